@@ -71,7 +71,7 @@ final class TableBuilder {
             config.source(),
             a,
             reports.stream()
-                .map(r -> r.provider() + " " + r.detail())
+                .map(r -> r.provider() + ": " + r.detail())
                 .collect(Collectors.joining("; ")));
       }
       selections.put(

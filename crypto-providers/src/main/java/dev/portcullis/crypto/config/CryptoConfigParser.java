@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -15,6 +14,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
+import javax.xml.datatype.DatatypeConfigurationException;
+import javax.xml.datatype.DatatypeFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import javax.xml.parsers.SAXParser;
 import javax.xml.parsers.SAXParserFactory;
@@ -38,6 +39,8 @@ final class CryptoConfigParser {
   static final String SCHEMA_RESOURCE = "/dev/portcullis/crypto/crypto-providers.xsd";
 
   private static final Schema SCHEMA = loadSchema();
+  private static final DatatypeFactory DATATYPES = datatypeFactory();
+  private static final java.util.Date EPOCH = new java.util.Date(0);
 
   // Xerces names the element and attribute at fault in its messages; quotes vary by message.
   private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
@@ -78,6 +81,14 @@ final class CryptoConfigParser {
       return f.newSAXParser();
     } catch (ParserConfigurationException e) {
       throw new IllegalStateException("the JDK's XML parser lacks a required feature", e);
+    }
+  }
+
+  private static DatatypeFactory datatypeFactory() {
+    try {
+      return DatatypeFactory.newInstance();
+    } catch (DatatypeConfigurationException e) {
+      throw new IllegalStateException("the JDK has no javax.xml.datatype implementation", e);
     }
   }
 
@@ -266,9 +277,14 @@ final class CryptoConfigParser {
       }
       Duration d;
       try {
-        d = Duration.parse(v.trim());
-      } catch (DateTimeParseException e) {
-        // xs:duration also allows years and months, which have no fixed length.
+        // The schema validator fills in defaults in canonical form ("P0Y0M0DT0H0M2S"), which
+        // java.time cannot read; javax.xml.datatype reads every xs:duration.
+        javax.xml.datatype.Duration x = DATATYPES.newDuration(v.trim());
+        if (x.getYears() != 0 || x.getMonths() != 0) {
+          throw new IllegalArgumentException("years and months have no fixed length");
+        }
+        d = Duration.ofMillis(x.getTimeInMillis(EPOCH));
+      } catch (IllegalArgumentException | UnsupportedOperationException e) {
         throw abort(
             open.peek(),
             name,

@@ -16,6 +16,6 @@ public record SelfTestResult(boolean passed, int vectors, int skipped, String de
   /** One line for logs and status tables. */
   public String summary() {
     String s = vectors + " vectors" + (skipped > 0 ? " (" + skipped + " declined)" : "");
-    return passed ? "passed " + s : "FAILED after " + s + ": " + detail;
+    return passed ? "passed " + s : "FAILED (" + vectors + " passed before): " + detail;
   }
 }
