@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import org.slf4j.Logger;
@@ -39,6 +40,9 @@ public final class CryptoRegistry implements AutoCloseable {
   private volatile String lastRejection;
   private volatile ConfigWatcher watcher;
   private final Path configFile;
+  // One supplier for every handle: a method reference made per call would cost an invokedynamic
+  // link on the first packet, which is exactly the first-use latency pre-warming removes.
+  private final Supplier<ProviderTable> tables = this::table;
 
   private CryptoRegistry(ProviderDirectory directory, Clock clock, Path configFile) {
     this.directory = directory;
@@ -223,22 +227,22 @@ public final class CryptoRegistry implements AutoCloseable {
    * @throws DisabledAlgorithmException if {@code algorithm} is a legacy algorithm not enabled
    */
   public MacKey macKey(Algorithm algorithm, byte[] key) {
-    return new MacKey(algorithm, key, 0, key.length, this::table);
+    return new MacKey(algorithm, key, 0, key.length, tables);
   }
 
   /** A MAC handle for {@code key[off, off+len)}. */
   public MacKey macKey(Algorithm algorithm, byte[] key, int off, int len) {
-    return new MacKey(algorithm, key, off, len, this::table);
+    return new MacKey(algorithm, key, off, len, tables);
   }
 
   /** An AES handle for {@code key} (16, 24 or 32 bytes) in the given mode. */
   public CipherKey cipherKey(Algorithm algorithm, byte[] key) {
-    return new CipherKey(algorithm, key, 0, key.length, this::table);
+    return new CipherKey(algorithm, key, 0, key.length, tables);
   }
 
   /** A digest handle. */
   public Digester digester(Algorithm algorithm) {
-    return new Digester(algorithm, this::table);
+    return new Digester(algorithm, tables);
   }
 
   // ---- plain JCA objects, for code that needs the engine itself -----------------------------

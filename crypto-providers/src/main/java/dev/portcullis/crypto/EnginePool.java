@@ -17,6 +17,10 @@ import java.util.function.Supplier;
  * operation that already holds an engine finishes on it: that is how work in flight completes on
  * the old table while new work uses the new one.
  *
+ * <p>The handles spell out acquire / try / release-or-discard in each operation instead of passing
+ * a lambda here: a lambda capturing the operation's arguments is an allocation per packet unless
+ * escape analysis happens to remove it, and the hot path must not depend on that.
+ *
  * <p>Why slots and not a {@code ThreadLocal}: a session-key cache may hold many thousands of
  * handles, and per-handle {@code ThreadLocal}s leave entries in every thread's map until a GC finds
  * them; slots go away with the handle and bound the engines per handle.
