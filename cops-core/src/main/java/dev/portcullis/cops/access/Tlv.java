@@ -1,0 +1,183 @@
+package dev.portcullis.cops.access;
+
+import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
+
+import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.CopsCodecException;
+import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The attribute framing shared by Portcullis access requests and decisions (docs/cops-wire.md): a
+ * 4-byte preamble (format version 1, reserved, attribute count) then attributes of Type (16 bits),
+ * Length (16 bits, value bytes only) and the value, zero padded to 32 bits.
+ */
+final class Tlv {
+  static final int FORMAT_VERSION = 1;
+
+  /** Attribute types from this value up are extensions: carried through, never rejected. */
+  static final int EXTENSION_BASE = 0x8000;
+
+  private Tlv() {}
+
+  /** One attribute as read: type, value, and the offset of its header. */
+  record Attribute(int type, Bytes value, int offset) {}
+
+  static List<Attribute> read(Bytes data) throws CopsCodecException {
+    int n = data.length();
+    if (n < 4) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, 0, "attribute preamble", n + " bytes", "4");
+    }
+    int version = data.get(0) & 0xFF;
+    if (version != FORMAT_VERSION) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, 0, "format version", version, String.valueOf(FORMAT_VERSION));
+    }
+    int count = u16(data, 2);
+    List<Attribute> out = new ArrayList<>(Math.min(count, 64));
+    int off = 4;
+    for (int i = 0; i < count; i++) {
+      if (n - off < 4) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT,
+            0,
+            off,
+            "attribute " + (i + 1) + " of " + count,
+            "missing",
+            count + " attributes as the preamble says");
+      }
+      int type = u16(data, off);
+      int len = u16(data, off + 2);
+      int padded = (len + 3) & ~3;
+      if (padded > n - off - 4) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT, 0, off + 2, "attribute length", len, "<= " + (n - off - 4));
+      }
+      out.add(new Attribute(type, data.slice(off + 4, len), off));
+      off += 4 + padded;
+    }
+    if (off != n) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, off, "trailing bytes", n - off, "none after the last attribute");
+    }
+    return out;
+  }
+
+  static int u16(Bytes b, int at) {
+    return (b.get(at) & 0xFF) << 8 | (b.get(at + 1) & 0xFF);
+  }
+
+  static void expectLength(Attribute a, String name, int... allowed) throws CopsCodecException {
+    for (int l : allowed) {
+      if (a.value().length() == l) {
+        return;
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int l : allowed) {
+      sb.append(sb.length() == 0 ? "" : " or ").append(l);
+    }
+    throw CopsCodecException.at(
+        BAD_MESSAGE_FORMAT, 0, a.offset() + 2, name + " length", a.value().length(), sb.toString());
+  }
+
+  static int u8(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 1);
+    return a.value().get(0) & 0xFF;
+  }
+
+  static int u16(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 2);
+    return u16(a.value(), 0);
+  }
+
+  static long u32(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 4);
+    Bytes v = a.value();
+    return ((long) u16(v, 0) << 16) | u16(v, 2);
+  }
+
+  static String utf8(Attribute a, String name) throws CopsCodecException {
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(a.value().toArray()))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "invalid UTF-8", "UTF-8 text");
+    }
+  }
+
+  static InetAddress address(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 4, 16);
+    try {
+      return a.value().length() == 4
+          ? InetAddress.getByAddress(a.value().toArray())
+          : java.net.Inet6Address.getByAddress(null, a.value().toArray(), -1);
+    } catch (UnknownHostException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Builds the attribute block. */
+  static final class Writer {
+    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private int count;
+
+    Writer put(int type, byte[] value) {
+      if (value.length > 0xFFFF) {
+        throw new IllegalArgumentException(
+            "attribute " + type + ": " + value.length + " bytes (expected: <= 65535)");
+      }
+      body.write(type >> 8);
+      body.write(type);
+      body.write(value.length >> 8);
+      body.write(value.length);
+      body.writeBytes(value);
+      for (int p = value.length; (p & 3) != 0; p++) {
+        body.write(0);
+      }
+      count++;
+      return this;
+    }
+
+    Writer u8(int type, int v) {
+      return put(type, new byte[] {(byte) v});
+    }
+
+    Writer u16(int type, int v) {
+      return put(type, new byte[] {(byte) (v >> 8), (byte) v});
+    }
+
+    Writer u32(int type, long v) {
+      return put(type, new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v});
+    }
+
+    Writer utf8(int type, String s) {
+      return put(type, s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    Bytes toBytes() {
+      if (count > 0xFFFF) {
+        throw new IllegalArgumentException("attributes: " + count + " (expected: <= 65535)");
+      }
+      ByteArrayOutputStream out = new ByteArrayOutputStream(4 + body.size());
+      out.write(FORMAT_VERSION);
+      out.write(0);
+      out.write(count >> 8);
+      out.write(count);
+      out.writeBytes(body.toByteArray());
+      return Bytes.of(out.toByteArray());
+    }
+  }
+}

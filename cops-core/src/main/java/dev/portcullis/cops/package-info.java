@@ -1,0 +1,23 @@
+/**
+ * COPS, the Common Open Policy Service protocol: message model, codec and Integrity object.
+ *
+ * <ul>
+ *   <li>RFC 2748 section 2.1: the common header ({@link dev.portcullis.cops.OpCode}, the solicited
+ *       flag, the client type).
+ *   <li>RFC 2748 section 2.2: the sixteen objects ({@link dev.portcullis.cops.CopsObject}), their
+ *       C-Nums ({@link dev.portcullis.cops.CNum}) and C-Types, and the code points they carry
+ *       ({@link dev.portcullis.cops.ErrorCode}, {@link dev.portcullis.cops.ReasonCode}, {@link
+ *       dev.portcullis.cops.ReportType}, {@link dev.portcullis.cops.DecisionCommand}).
+ *   <li>RFC 2748 section 3: the ten operations and their grammar ({@link
+ *       dev.portcullis.cops.CopsMessage}), enforced when a message is built and when it is decoded
+ *       ({@link dev.portcullis.cops.CopsCodec}).
+ *   <li>RFC 4261 section 4: the Integrity-TLS object and its error sub-codes.
+ *   <li>RFC 2748 sections 2.2.16 and 4: the HMAC Integrity object, in {@code
+ *       dev.portcullis.cops.integrity}.
+ *   <li>RFC 3084 section 4: COPS-PR sub-objects, in {@code dev.portcullis.cops.pr}.
+ * </ul>
+ *
+ * <p>The byte-level reference, with what Portcullis adds and where it departs from the RFCs, is
+ * {@code docs/cops-wire.md}.
+ */
+package dev.portcullis.cops;

@@ -1,0 +1,234 @@
+package dev.portcullis.cops;
+
+import dev.portcullis.cops.CopsMessage.ClientAccept;
+import dev.portcullis.cops.CopsMessage.ClientClose;
+import dev.portcullis.cops.CopsMessage.ClientOpen;
+import dev.portcullis.cops.CopsMessage.Decision;
+import dev.portcullis.cops.CopsMessage.DecisionSet;
+import dev.portcullis.cops.CopsMessage.DeleteRequest;
+import dev.portcullis.cops.CopsMessage.KeepAlive;
+import dev.portcullis.cops.CopsMessage.Report;
+import dev.portcullis.cops.CopsMessage.Request;
+import dev.portcullis.cops.CopsMessage.SyncStateComplete;
+import dev.portcullis.cops.CopsMessage.SyncStateRequest;
+import dev.portcullis.cops.CopsObject.AcctTimer;
+import dev.portcullis.cops.CopsObject.ClientSI;
+import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.CopsObject.DecisionData;
+import dev.portcullis.cops.CopsObject.DecisionDataKind;
+import dev.portcullis.cops.CopsObject.DecisionFlags;
+import dev.portcullis.cops.CopsObject.ErrorObject;
+import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.CopsObject.Interface;
+import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.CopsObject.PdpAddress;
+import dev.portcullis.cops.CopsObject.PepId;
+import dev.portcullis.cops.CopsObject.Reason;
+import dev.portcullis.cops.CopsObject.ReportTypeObject;
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * One message of every operation, each with the bytes written by hand from the layouts of RFC 2748
+ * sections 2 and 3 (and RFC 4261 section 4.1), commented field by field. The same vectors were fed
+ * to Wireshark's COPS dissector (tshark 4.0) as an independent check; see docs/cops-wire.md.
+ */
+final class CopsVectors {
+  private CopsVectors() {}
+
+  static final int CT = 0xC0A5; // the Portcullis client type
+
+  record Vector(String name, CopsMessage message, String hex) {
+    byte[] bytes() {
+      return Hex.bytes(hex);
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static InetAddress ip(String s) {
+    try {
+      return InetAddress.getByName(s);
+    } catch (java.net.UnknownHostException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static final Handle H1 = Handle.of("h1");
+
+  static List<Vector> all() {
+    return List.of(
+        new Vector(
+            "OPN",
+            ClientOpen.of(CT, "pep-1"),
+            """
+            10 06 c0a5   # version 1, flags 0 | op code 6 (OPN) | client-type 0xC0A5
+            00000014     # message length 20
+            000c 0b 01   # PEPID: length 12, C-Num 11, C-Type 1
+            7065702d31   # "pep-1"
+            000000       # NUL terminator and two bytes of zero padding, inside the length
+            """),
+        new Vector(
+            "OPN with ClientSI and IPv6 LastPDPAddr",
+            new ClientOpen(
+                CT,
+                false,
+                new PepId("pep"),
+                new ClientSI(false, Bytes.ofHex("0102")),
+                new PdpAddress(true, ip("2001:db8::1"), 3288),
+                null),
+            """
+            10 06 c0a5 0000 0030            # OPN, length 48
+            0008 0b 01 706570 00            # PEPID "pep" NUL (exactly 4 bytes, no padding)
+            0006 09 01 0102 0000            # ClientSI signaled, 2 bytes, 2 bytes padding
+            0018 0e 02                      # Last PDP Address, IPv6 (C-Num 14, C-Type 2), length 24
+            20010db8000000000000000000000001
+            0000 0cd8                       # reserved | TCP port 3288
+            """),
+        new Vector(
+            "OPN client-type 0 with Integrity-TLS (RFC 4261)",
+            new ClientOpen(0, false, new PepId("pep"), null, null, new IntegrityTls(1)),
+            """
+            10 06 0000 00000018             # OPN, client-type 0, length 24
+            0008 0b 01 70657000             # PEPID "pep"
+            0008 10 02 0001 0000            # Integrity-TLS: C-Num 16, C-Type 2 | flags StartTLS | reserved
+            """),
+        new Vector(
+            "CAT",
+            new ClientAccept(CT, false, new KaTimer(30), new AcctTimer(60), null),
+            """
+            10 07 c0a5 00000018             # CAT, length 24
+            0008 0a 01 0000 001e            # KA Timer: reserved | 30 s
+            0008 0f 01 0000 003c            # ACCT Timer: reserved | 60 s
+            """),
+        new Vector(
+            "REQ",
+            new Request(
+                CT,
+                false,
+                H1,
+                new Context(Context.R_INCOMING, 0),
+                new Interface(false, ip("10.0.0.1"), 2),
+                null,
+                List.of(new ClientSI(false, Bytes.ofHex("68656c6c6f"))),
+                List.of(),
+                null),
+            """
+            10 01 c0a5 00000030             # REQ, length 48
+            0006 01 01 6831 0000            # Client Handle "h1", 2 bytes padding
+            0008 02 01 0001 0000            # Context: R-Type 1 (incoming) | M-Type 0
+            000c 03 01 0a000001 00000002    # IN-Int IPv4 10.0.0.1 | ifIndex 2
+            0009 09 01 68656c6c6f 000000    # ClientSI "hello", 3 bytes padding
+            """),
+        new Vector(
+            "REQ with OUT-Int IPv6 and an LPDP decision",
+            new Request(
+                CT,
+                false,
+                H1,
+                new Context(Context.R_CONFIGURATION, 7),
+                null,
+                new Interface(true, ip("2001:db8::2"), 0xFFFFFFFFL),
+                List.of(),
+                List.of(
+                    new DecisionSet(
+                        new Context(Context.R_OUTGOING, 0),
+                        new DecisionFlags(true, DecisionCommand.INSTALL),
+                        new DecisionData(true, DecisionDataKind.STATELESS, Bytes.ofHex("aa")),
+                        null,
+                        null,
+                        null)),
+                null),
+            """
+            10 01 c0a5 00000048                 # REQ, length 72
+            0006 01 01 6831 0000                # Client Handle "h1"
+            0008 02 01 0008 0007                # Context: R-Type 8 (configuration) | M-Type 7
+            0018 04 02                          # OUT-Int IPv6, length 24
+            20010db8000000000000000000000002 ffffffff
+            0008 02 01 0004 0000                # LPDP decision Context: R-Type 4 (outgoing)
+            0008 07 01 0001 0000                # LPDP Decision Flags: Install | flags 0
+            0005 07 02 aa 000000                # LPDP Stateless Data, 1 byte, 3 padding
+            """),
+        new Vector(
+            "DEC",
+            Decision.of(
+                CT,
+                true,
+                H1,
+                new DecisionSet(
+                    new Context(Context.R_INCOMING, 0),
+                    new DecisionFlags(false, DecisionCommand.INSTALL),
+                    null,
+                    null,
+                    new DecisionData(
+                        false, DecisionDataKind.CLIENT_SPECIFIC, Bytes.ofHex("01020304")),
+                    null)),
+            """
+            11 02 c0a5 00000028             # DEC, solicited, length 40
+            0006 01 01 6831 0000            # Client Handle "h1"
+            0008 02 01 0001 0000            # Context: incoming
+            0008 06 01 0001 0000            # Decision Flags: Install (1) | flags 0
+            0008 06 04 01020304             # Client Specific Decision Data (C-Type 4)
+            """),
+        new Vector(
+            "DEC with Error",
+            Decision.error(CT, H1, new ErrorObject(ErrorCode.MANDATORY_OBJECT_MISSING)),
+            """
+            11 02 c0a5 00000018             # DEC, solicited, length 24
+            0006 01 01 6831 0000            # Client Handle "h1"
+            0008 08 01 0007 0000            # Error: 7 (mandatory COPS object missing) | sub-code 0
+            """),
+        new Vector(
+            "RPT",
+            new Report(CT, true, H1, new ReportTypeObject(ReportType.SUCCESS), null, null),
+            """
+            11 03 c0a5 00000018             # RPT, solicited, length 24
+            0006 01 01 6831 0000            # Client Handle "h1"
+            0008 0c 01 0001 0000            # Report-Type: Success | reserved
+            """),
+        new Vector(
+            "DRQ",
+            new DeleteRequest(CT, false, H1, new Reason(ReasonCode.MANAGEMENT), null),
+            """
+            10 04 c0a5 00000018             # DRQ, length 24
+            0006 01 01 6831 0000            # Client Handle "h1"
+            0008 05 01 0002 0000            # Reason: Management | sub-code 0
+            """),
+        new Vector(
+            "SSQ",
+            new SyncStateRequest(CT, false, null, null),
+            """
+            10 05 c0a5 00000008             # SSQ, no objects
+            """),
+        new Vector(
+            "CC with PDP redirect",
+            new ClientClose(
+                CT,
+                false,
+                new ErrorObject(ErrorCode.REDIRECT_TO_PREFERRED_SERVER),
+                new PdpAddress(false, ip("192.0.2.7"), 3288),
+                null),
+            """
+            10 08 c0a5 0000001c             # CC, length 28
+            0008 08 01 000c 0000            # Error: 12 (redirect to preferred server)
+            000c 0d 01 c0000207 0000 0cd8   # PDP Redirect Address IPv4 192.0.2.7 | reserved | port 3288
+            """),
+        new Vector(
+            "KA",
+            new KeepAlive(false, null),
+            """
+            10 09 0000 00000008             # KA, client-type 0, no objects
+            """),
+        new Vector(
+            "SSC",
+            new SyncStateComplete(CT, true, H1, null),
+            """
+            11 0a c0a5 00000010             # SSC, solicited, length 16
+            0006 01 01 6831 0000            # Client Handle "h1"
+            """));
+  }
+}
