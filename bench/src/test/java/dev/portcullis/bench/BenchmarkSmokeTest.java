@@ -1,0 +1,36 @@
+package dev.portcullis.bench;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Collection;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs every benchmark once, in-process, for a few milliseconds: proves they set up and run. The
+ * figures mean nothing; real runs use {@code java -jar bench/target/benchmarks.jar}.
+ */
+class BenchmarkSmokeTest {
+  @Test
+  void everyBenchmarkRuns() throws Exception {
+    Options o =
+        new OptionsBuilder()
+            .include(CopsCodecBenchmark.class.getSimpleName())
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(20))
+            .shouldFailOnError(true)
+            .build();
+    Collection<RunResult> results = new Runner(o).run();
+    assertFalse(results.isEmpty());
+    for (RunResult r : results) {
+      assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
+    }
+  }
+}
