@@ -1,5 +1,7 @@
 package dev.portcullis.crypto.config;
 
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.crypto.Algorithm;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,8 +13,6 @@ import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.datatype.DatatypeConfigurationException;
 import javax.xml.datatype.DatatypeFactory;
@@ -41,11 +41,6 @@ final class CryptoConfigParser {
   private static final Schema SCHEMA = loadSchema();
   private static final DatatypeFactory DATATYPES = datatypeFactory();
   private static final java.util.Date EPOCH = new java.util.Date(0);
-
-  // Xerces names the element and attribute at fault in its messages; quotes vary by message.
-  private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
-  private static final Pattern ATTRIBUTE = Pattern.compile("[Aa]ttribute ['\"]([^'\"]+)['\"]");
-  private static final Pattern CVC_CODE = Pattern.compile("^cvc-[a-zA-Z0-9.\\-]+: ");
 
   private CryptoConfigParser() {}
 
@@ -340,32 +335,9 @@ final class CryptoConfigParser {
     }
 
     private CryptoConfigException toConfigException(List<SAXParseException> group) {
-      SAXParseException first = group.get(0);
-      String element = null;
-      String attribute = null;
-      for (SAXParseException e : group) {
-        String m = String.valueOf(e.getMessage());
-        Matcher em = ELEMENT.matcher(m);
-        if (element == null && em.find()) {
-          element = em.group(1);
-        }
-        Matcher am = ATTRIBUTE.matcher(m);
-        if (attribute == null && am.find()) {
-          attribute = am.group(1);
-        }
-      }
-      if (element == null && !open.isEmpty()) {
-        element = open.peek();
-      }
-      String problem = CVC_CODE.matcher(String.valueOf(first.getMessage())).replaceFirst("");
+      ConfigException e = XmlConfigReader.describe(source, group, open.peek());
       return new CryptoConfigException(
-          source,
-          first.getLineNumber(),
-          first.getColumnNumber(),
-          element,
-          attribute,
-          problem,
-          first);
+          e.source(), e.line(), e.column(), e.element(), e.attribute(), e.problem(), e.getCause());
     }
 
     CryptoConfig result() throws CryptoConfigException {

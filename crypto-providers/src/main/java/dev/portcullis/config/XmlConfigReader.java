@@ -1,0 +1,371 @@
+package dev.portcullis.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.Deque;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.XMLConstants;
+import javax.xml.datatype.DatatypeConfigurationException;
+import javax.xml.datatype.DatatypeFactory;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.parsers.SAXParser;
+import javax.xml.parsers.SAXParserFactory;
+import javax.xml.validation.Schema;
+import javax.xml.validation.SchemaFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.xml.sax.Attributes;
+import org.xml.sax.Locator;
+import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
+import org.xml.sax.helpers.DefaultHandler;
+
+/**
+ * Reads an XML configuration file, validates it against a schema shipped in a jar, and returns a
+ * DOM whose elements remember the file, line and column they came from, so that the code walking it
+ * can report semantic errors in the same one-line shape as schema errors: {@code pdp.xml:12:40:
+ * element <listen>, attribute 'port': ...}.
+ *
+ * <p>DOCTYPE declarations and external entities are refused. Thread-safe; the schema is compiled
+ * once.
+ */
+public final class XmlConfigReader {
+  private static final String LINE = "portcullis.line";
+  private static final String COLUMN = "portcullis.column";
+  private static final String SOURCE = "portcullis.source";
+
+  private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
+  private static final Pattern ATTRIBUTE = Pattern.compile("[Aa]ttribute ['\"]([^'\"]+)['\"]");
+  private static final Pattern CVC_CODE = Pattern.compile("^cvc-[a-zA-Z0-9.\\-]+: ");
+  private static final DatatypeFactory DATATYPES;
+
+  static {
+    try {
+      DATATYPES = DatatypeFactory.newInstance();
+    } catch (DatatypeConfigurationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final Schema schema;
+  private final String schemaName;
+
+  private XmlConfigReader(Schema schema, String schemaName) {
+    this.schema = schema;
+    this.schemaName = schemaName;
+  }
+
+  /** A reader for the schema at {@code resource}, found next to {@code anchor}'s class. */
+  public static XmlConfigReader forSchema(Class<?> anchor, String resource) {
+    URL url = anchor.getResource(resource);
+    if (url == null) {
+      throw new IllegalStateException("schema missing from the jar: " + resource);
+    }
+    try {
+      SchemaFactory sf = SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI);
+      return new XmlConfigReader(sf.newSchema(url), resource);
+    } catch (SAXException e) {
+      throw new IllegalStateException("shipped schema does not load: " + resource, e);
+    }
+  }
+
+  /** Reads and validates a file; returns its root element. */
+  public Element read(Path file) throws ConfigException {
+    String name = file.toString();
+    try (InputStream in = Files.newInputStream(file)) {
+      return read(in, name);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(name, "file not found", null);
+    } catch (IOException e) {
+      throw new ConfigException(name, "cannot read: " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads and validates a stream; {@code source} names it in errors. */
+  public Element read(InputStream in, String source) throws ConfigException {
+    Builder b = new Builder(source);
+    try {
+      newParser().parse(in, b);
+      b.flush();
+    } catch (Abort e) {
+      throw e.error;
+    } catch (SAXParseException e) {
+      ConfigException pending = b.pending();
+      throw pending != null ? pending : describe(source, List.of(e), b.current());
+    } catch (SAXException e) {
+      throw new ConfigException(source, "not a valid configuration: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new ConfigException(source, "cannot read: " + e.getMessage(), e);
+    }
+    return b.doc.getDocumentElement();
+  }
+
+  private SAXParser newParser() throws SAXException {
+    SAXParserFactory f = SAXParserFactory.newInstance();
+    f.setNamespaceAware(true);
+    f.setSchema(schema);
+    try {
+      f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+      f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      f.setFeature("http://xml.org/sax/features/external-general-entities", false);
+      f.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+      return f.newSAXParser();
+    } catch (ParserConfigurationException e) {
+      throw new IllegalStateException("the JDK's XML parser lacks a required feature", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "XmlConfigReader[" + schemaName + "]";
+  }
+
+  // ---- errors
+  // ------------------------------------------------------------------------------------
+
+  /**
+   * One clear error from a group of schema messages about the same spot: the first message's text
+   * and position, the element and attribute named by any of them (a bad attribute value yields a
+   * type message, then an attribute message).
+   */
+  public static ConfigException describe(
+      String source, List<SAXParseException> group, String fallbackElement) {
+    SAXParseException first = group.get(0);
+    String element = null;
+    String attribute = null;
+    for (SAXParseException e : group) {
+      String m = String.valueOf(e.getMessage());
+      Matcher em = ELEMENT.matcher(m);
+      if (element == null && em.find()) {
+        element = em.group(1);
+      }
+      Matcher am = ATTRIBUTE.matcher(m);
+      if (attribute == null && am.find()) {
+        attribute = am.group(1);
+      }
+    }
+    if (element == null) {
+      element = fallbackElement;
+    }
+    String problem = CVC_CODE.matcher(String.valueOf(first.getMessage())).replaceFirst("");
+    return new ConfigException(
+        source, first.getLineNumber(), first.getColumnNumber(), element, attribute, problem, first);
+  }
+
+  /** An error about an element (and optionally one of its attributes) of a read document. */
+  public static ConfigException error(Element e, String attribute, String problem) {
+    return new ConfigException(
+        (String) e.getUserData(SOURCE),
+        line(e),
+        (Integer) e.getUserData(COLUMN),
+        e.getLocalName() != null ? e.getLocalName() : e.getTagName(),
+        attribute,
+        problem,
+        null);
+  }
+
+  /** The line an element's start tag ends on. */
+  public static int line(Element e) {
+    Object l = e.getUserData(LINE);
+    return l == null ? -1 : (Integer) l;
+  }
+
+  // ---- walking helpers
+  // ---------------------------------------------------------------------------
+
+  /** The child elements of {@code parent}, optionally only those named {@code name}. */
+  public static List<Element> children(Element parent, String name) {
+    List<Element> out = new ArrayList<>();
+    for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+      if (n instanceof Element && (name == null || name.equals(((Element) n).getLocalName()))) {
+        out.add((Element) n);
+      }
+    }
+    return out;
+  }
+
+  /** The single child named {@code name}, or null. */
+  public static Element child(Element parent, String name) {
+    List<Element> l = children(parent, name);
+    return l.isEmpty() ? null : l.get(0);
+  }
+
+  /** An attribute's value, or {@code dflt} if absent (the schema fills in its own defaults). */
+  public static String attr(Element e, String name, String dflt) {
+    return e.hasAttribute(name) ? e.getAttribute(name) : dflt;
+  }
+
+  public static boolean bool(Element e, String name, boolean dflt) {
+    String v = attr(e, name, null);
+    return v == null ? dflt : "true".equals(v.trim()) || "1".equals(v.trim());
+  }
+
+  /** An integer attribute in decimal or {@code 0x} hex, within bounds. */
+  public static int integer(Element e, String name, int dflt, int min, int max)
+      throws ConfigException {
+    String v = attr(e, name, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      String t = v.trim();
+      long n =
+          t.startsWith("0x") || t.startsWith("0X")
+              ? Long.parseLong(t.substring(2), 16)
+              : Long.parseLong(t);
+      if (n < min || n > max) {
+        throw error(e, name, name + ": " + v + " (expected: " + min + " to " + max + ")");
+      }
+      return (int) n;
+    } catch (NumberFormatException x) {
+      throw error(e, name, name + ": " + v + " (expected: a number, decimal or 0x hex)");
+    }
+  }
+
+  /** An {@code xs:duration} attribute with no years or months, as a positive-or-zero duration. */
+  public static Duration duration(Element e, String name, Duration dflt) throws ConfigException {
+    String v = attr(e, name, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      javax.xml.datatype.Duration x = DATATYPES.newDuration(v.trim());
+      if (x.getYears() != 0 || x.getMonths() != 0 || x.getSign() < 0) {
+        throw new IllegalArgumentException();
+      }
+      return Duration.ofMillis(x.getTimeInMillis(new Date(0)));
+    } catch (IllegalArgumentException | UnsupportedOperationException x) {
+      throw error(
+          e, name, name + ": " + v + " (expected: days, hours, minutes or seconds, e.g. PT30S)");
+    }
+  }
+
+  // ---- SAX to DOM with locations
+  // -----------------------------------------------------------------
+
+  private static final class Abort extends SAXException {
+    private static final long serialVersionUID = 1L;
+    final transient ConfigException error;
+
+    Abort(ConfigException error) {
+      super(error.getMessage());
+      this.error = error;
+    }
+  }
+
+  private static final class Builder extends DefaultHandler {
+    final String source;
+    final Document doc;
+    final Deque<Element> open = new ArrayDeque<>();
+    final List<SAXParseException> errors = new ArrayList<>();
+    Locator locator;
+
+    Builder(String source) {
+      this.source = source;
+      try {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        this.doc = f.newDocumentBuilder().newDocument();
+      } catch (ParserConfigurationException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    String current() {
+      return open.isEmpty() ? null : open.peek().getLocalName();
+    }
+
+    @Override
+    public void setDocumentLocator(Locator l) {
+      this.locator = l;
+    }
+
+    @Override
+    public void error(SAXParseException e) {
+      // A schema violation arrives before the content callback for its tag, often as a type
+      // message then an attribute message: collect them, report the group at the next callback.
+      errors.add(e);
+    }
+
+    @Override
+    public void fatalError(SAXParseException e) throws SAXException {
+      throw e;
+    }
+
+    ConfigException pending() {
+      if (errors.isEmpty()) {
+        return null;
+      }
+      ConfigException e = describe(source, new ArrayList<>(errors), current());
+      errors.clear();
+      return e;
+    }
+
+    void flush() throws ConfigException {
+      ConfigException e = pending();
+      if (e != null) {
+        throw e;
+      }
+    }
+
+    private void check() throws Abort {
+      ConfigException e = pending();
+      if (e != null) {
+        throw new Abort(e);
+      }
+    }
+
+    @Override
+    public void startElement(String uri, String localName, String qName, Attributes attrs)
+        throws SAXException {
+      check();
+      Element e = doc.createElementNS(uri.isEmpty() ? null : uri, qName);
+      for (int i = 0; i < attrs.getLength(); i++) {
+        e.setAttribute(attrs.getQName(i), attrs.getValue(i));
+      }
+      e.setUserData(LINE, locator == null ? -1 : locator.getLineNumber(), null);
+      e.setUserData(COLUMN, locator == null ? -1 : locator.getColumnNumber(), null);
+      e.setUserData(SOURCE, source, null);
+      if (open.isEmpty()) {
+        doc.appendChild(e);
+      } else {
+        open.peek().appendChild(e);
+      }
+      open.push(e);
+    }
+
+    @Override
+    public void endElement(String uri, String localName, String qName) throws SAXException {
+      check();
+      open.pop();
+    }
+
+    @Override
+    public void characters(char[] ch, int start, int length) throws SAXException {
+      check();
+      if (!open.isEmpty()) {
+        String s = new String(ch, start, length);
+        if (!s.isBlank()) {
+          open.peek().appendChild(doc.createTextNode(s));
+        }
+      }
+    }
+
+    @Override
+    public void endDocument() throws SAXException {
+      check();
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package dev.portcullis.pdp;
+
+import static dev.portcullis.config.XmlConfigReader.attr;
+import static dev.portcullis.config.XmlConfigReader.child;
+import static dev.portcullis.config.XmlConfigReader.children;
+import static dev.portcullis.config.XmlConfigReader.error;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.cops.CopsCodec;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.w3c.dom.Element;
+
+/**
+ * The PDP server's configuration ({@code pdp.xml}), validated: where to listen, timers, limits,
+ * which policy engine serves each client type, redirects, audit. Relative paths in the file are
+ * resolved against the file's directory. Reference: docs/pdp.md.
+ *
+ * @param clientTypes client type code to its engine and policy
+ * @param audit the audit file, or null for none
+ */
+public record PdpConfig(
+    String source,
+    InetAddress address,
+    int port,
+    Duration keepAlive,
+    Duration accounting,
+    Duration handshake,
+    int maxMessageSize,
+    int maxHandles,
+    int maxMessagesPerSecond,
+    int maxConnections,
+    Map<Integer, ClientTypeConfig> clientTypes,
+    List<Redirect> redirects,
+    Path audit,
+    Duration statsInterval) {
+
+  private static final XmlConfigReader READER =
+      XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
+
+  /** One served client type. */
+  public record ClientTypeConfig(int code, String engine, Path policy, boolean watch) {}
+
+  /** Send PEPs matching {@code pep} (a glob), for a client type or all, to another PDP. */
+  public record Redirect(Pattern pep, Integer clientType, InetAddress address, int port) {
+    public boolean applies(String pepId, int type) {
+      return (clientType == null || clientType == type) && pep.matcher(pepId).matches();
+    }
+  }
+
+  public PdpConfig {
+    clientTypes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(clientTypes));
+    redirects = List.copyOf(redirects);
+  }
+
+  /** This configuration listening elsewhere (command-line overrides). */
+  public PdpConfig withListen(InetAddress a, int p) {
+    return new PdpConfig(
+        source,
+        a,
+        p,
+        keepAlive,
+        accounting,
+        handshake,
+        maxMessageSize,
+        maxHandles,
+        maxMessagesPerSecond,
+        maxConnections,
+        clientTypes,
+        redirects,
+        audit,
+        statsInterval);
+  }
+
+  /** Reads and validates {@code pdp.xml}. */
+  public static PdpConfig load(Path file) throws ConfigException {
+    Element root = READER.read(file);
+    Path dir = file.toAbsolutePath().getParent();
+    Element listen = child(root, "listen");
+    InetAddress address = address(listen, "address", "127.0.0.1");
+    int port = listen == null ? 3288 : XmlConfigReader.integer(listen, "port", 3288, 0, 0xFFFF);
+    Element timers = child(root, "timers");
+    Duration ka = duration(timers, "keepalive", Duration.ofSeconds(30), 0, 0xFFFF);
+    Duration acct = duration(timers, "accounting", Duration.ZERO, 0, 0xFFFF);
+    Duration hs = duration(timers, "handshake", Duration.ofSeconds(10), 1, 3600);
+    Element limits = child(root, "limits");
+    int maxMsg =
+        limit(
+            limits,
+            "max-message-size",
+            CopsCodec.DEFAULT_MAX_MESSAGE_SIZE,
+            64,
+            CopsCodec.MAX_MESSAGE_SIZE_LIMIT);
+    int maxHandles = limit(limits, "max-handles", 65536, 1, Integer.MAX_VALUE);
+    int rate = limit(limits, "max-messages-per-second", 200_000, 1, Integer.MAX_VALUE);
+    int maxConn = limit(limits, "max-connections", 1024, 1, Integer.MAX_VALUE);
+    Map<Integer, ClientTypeConfig> types = new LinkedHashMap<>();
+    for (Element ct : children(root, "client-type")) {
+      int code = XmlConfigReader.integer(ct, "code", 0, 1, 0xFFFF);
+      ClientTypeConfig c =
+          new ClientTypeConfig(
+              code,
+              attr(ct, "engine", ""),
+              dir.resolve(attr(ct, "policy", "")),
+              XmlConfigReader.bool(ct, "watch", false));
+      if (types.put(code, c) != null) {
+        throw error(ct, "code", "client type " + code + " configured twice");
+      }
+    }
+    List<Redirect> redirects = new ArrayList<>();
+    for (Element r : children(root, "redirect")) {
+      Integer type =
+          r.hasAttribute("client-type")
+              ? XmlConfigReader.integer(r, "client-type", 0, 1, 0xFFFF)
+              : null;
+      redirects.add(
+          new Redirect(
+              glob(attr(r, "pep", "*")),
+              type,
+              address(r, "address", null),
+              XmlConfigReader.integer(r, "port", 3288, 1, 0xFFFF)));
+    }
+    Element audit = child(root, "audit");
+    Element stats = child(root, "stats");
+    Duration statsEvery =
+        stats == null
+            ? Duration.ofSeconds(60)
+            : XmlConfigReader.duration(stats, "interval", Duration.ofSeconds(60));
+    return new PdpConfig(
+        file.toString(),
+        address,
+        port,
+        ka,
+        acct,
+        hs,
+        maxMsg,
+        maxHandles,
+        rate,
+        maxConn,
+        types,
+        redirects,
+        audit == null ? null : dir.resolve(attr(audit, "file", "")),
+        statsEvery);
+  }
+
+  static Pattern glob(String g) {
+    StringBuilder re = new StringBuilder();
+    for (char ch : g.toCharArray()) {
+      re.append(ch == '*' ? ".*" : ch == '?' ? "." : Pattern.quote(String.valueOf(ch)));
+    }
+    return Pattern.compile(re.toString());
+  }
+
+  private static InetAddress address(Element e, String a, String dflt) throws ConfigException {
+    String v = e == null ? dflt : attr(e, a, dflt);
+    if (v == null || !v.matches("[0-9a-fA-F:.]+")) {
+      throw error(e, a, a + ": " + v + " (expected: a literal IPv4 or IPv6 address)");
+    }
+    try {
+      return InetAddress.getByName(v);
+    } catch (UnknownHostException x) {
+      throw error(e, a, a + ": " + v + " (expected: a literal IPv4 or IPv6 address)");
+    }
+  }
+
+  private static Duration duration(Element e, String a, Duration dflt, long minS, long maxS)
+      throws ConfigException {
+    if (e == null) {
+      return dflt;
+    }
+    Duration d = XmlConfigReader.duration(e, a, dflt);
+    if (d.getSeconds() < minS || d.getSeconds() > maxS || d.getNano() != 0) {
+      throw error(
+          e, a, a + ": " + d + " (expected: whole seconds from " + minS + " to " + maxS + ")");
+    }
+    return d;
+  }
+
+  private static int limit(Element e, String a, int dflt, int min, int max) throws ConfigException {
+    return e == null ? dflt : XmlConfigReader.integer(e, a, dflt, min, max);
+  }
+}

@@ -1,0 +1,622 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.CopsDecodeFailure;
+import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsMessage.ClientClose;
+import dev.portcullis.cops.CopsMessage.ClientOpen;
+import dev.portcullis.cops.CopsMessage.Decision;
+import dev.portcullis.cops.CopsMessage.DecisionSet;
+import dev.portcullis.cops.CopsMessage.DeleteRequest;
+import dev.portcullis.cops.CopsMessage.KeepAlive;
+import dev.portcullis.cops.CopsMessage.Report;
+import dev.portcullis.cops.CopsMessage.Request;
+import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.CopsObject.ClientSI;
+import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.CopsObject.DecisionFlags;
+import dev.portcullis.cops.CopsObject.ErrorObject;
+import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.CopsObject.PdpAddress;
+import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.policy.PolicyDecision;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.pdp.policy.PolicyRequest;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One PEP connection's state machine (RFC 2748 sections 2.3 to 4): Client-Open per client type,
+ * keep-alive echo and loss detection, request state per handle, reports, deletes, Client-Close both
+ * ways, redirects, and the answers to malformed input. Runs on the connection's event loop only, so
+ * it needs no locks; the server reaches it through {@link #execute}.
+ */
+final class PdpConnection extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(PdpConnection.class);
+
+  /** Request state the PDP holds for one handle. */
+  private record Installed(PolicyRequest request, Context context, PolicyDecision decision) {}
+
+  private final PdpServer server;
+  private final Map<Integer, Map<Handle, Installed>> sessions = new HashMap<>();
+  private Channel channel;
+  private String pepId;
+  private String peer = "?";
+  private long lastRead = System.nanoTime();
+  private ScheduledFuture<?> handshakeTimer;
+  private ScheduledFuture<?> keepAliveCheck;
+  private double tokens;
+  private long tokensAt = System.nanoTime();
+  private boolean closing;
+
+  PdpConnection(PdpServer server) {
+    this.server = server;
+    this.tokens = server.config().maxMessagesPerSecond();
+  }
+
+  String pepId() {
+    return pepId;
+  }
+
+  /** Runs {@code task} on this connection's event loop. */
+  void execute(Runnable task) {
+    Channel c = channel;
+    if (c != null) {
+      c.eventLoop().execute(task);
+    }
+  }
+
+  // ---- lifecycle
+  // ---------------------------------------------------------------------------------
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+    if (channel.remoteAddress() instanceof InetSocketAddress) {
+      InetSocketAddress a = (InetSocketAddress) channel.remoteAddress();
+      peer = a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+    if (!server.register(this)) {
+      log.warn(
+          "refused connection from {}: {} connections open (limit)",
+          peer,
+          server.config().maxConnections());
+      channel.close();
+      return;
+    }
+    long hs = server.config().handshake().toMillis();
+    handshakeTimer =
+        channel
+            .eventLoop()
+            .schedule(
+                () -> {
+                  if (pepId == null) {
+                    log.warn("closing {}: no Client-Open within {} ms", peer, hs);
+                    server.audit().record("dropped", "peer", peer, "reason", "handshake timeout");
+                    channel.close();
+                  }
+                },
+                hs,
+                TimeUnit.MILLISECONDS);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+    }
+    if (keepAliveCheck != null) {
+      keepAliveCheck.cancel(false);
+    }
+    for (Map.Entry<Integer, Map<Handle, Installed>> s : sessions.entrySet()) {
+      release(s.getKey(), s.getValue());
+    }
+    sessions.clear();
+    server.unregister(this);
+    if (pepId != null) {
+      log.info("PEP {} ({}) disconnected", pepId, peer);
+      server.audit().record("disconnected", "pep", pepId, "peer", peer);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // I/O errors (connection reset) end the connection; nothing a PEP sends gets here, the
+    // decoder turns it into a CopsDecodeFailure.
+    log.debug("connection {} failed: {}", peer, cause.toString());
+    ctx.close();
+  }
+
+  // ---- inbound
+  // -----------------------------------------------------------------------------------
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    lastRead = System.nanoTime();
+    takeToken();
+    if (msg instanceof CopsDecodeFailure) {
+      malformed(((CopsDecodeFailure) msg).cause());
+      return;
+    }
+    if (closing) {
+      return;
+    }
+    CopsMessage m = (CopsMessage) msg;
+    switch (m.opCode()) {
+      case OPN:
+        open((ClientOpen) m);
+        break;
+      case REQ:
+        request((Request) m, lastRead);
+        break;
+      case RPT:
+        report((Report) m);
+        break;
+      case DRQ:
+        delete((DeleteRequest) m);
+        break;
+      case KA:
+        channel.writeAndFlush(new KeepAlive(true, null));
+        break;
+      case CC:
+        clientClose((ClientClose) m);
+        break;
+      case SSC:
+        log.info("PEP {} finished synchronizing client type {}", pepId, hex(m.clientType()));
+        server.audit().record("synchronized", "pep", pepId, "clientType", m.clientType());
+        break;
+      default:
+        // DEC, CAT, SSQ travel from PDP to PEP only.
+        protocolError(
+            m.clientType(), ErrorCode.BAD_MESSAGE_FORMAT, 0, m.opCode() + " sent by a PEP");
+        break;
+    }
+  }
+
+  /** Rate limit: a token bucket; when empty, stop reading until it refills. */
+  private void takeToken() {
+    int rate = server.config().maxMessagesPerSecond();
+    long now = System.nanoTime();
+    tokens = Math.min(rate, tokens + (now - tokensAt) * (rate / 1e9));
+    tokensAt = now;
+    if (tokens < 1) {
+      channel.config().setAutoRead(false);
+      long waitNanos = (long) ((1 - tokens) * 1e9 / rate) + 1;
+      channel
+          .eventLoop()
+          .schedule(() -> channel.config().setAutoRead(true), waitNanos, TimeUnit.NANOSECONDS);
+    }
+    tokens -= 1;
+  }
+
+  private void open(ClientOpen o) {
+    int type = o.clientType();
+    String id = o.pepId().id();
+    if (pepId != null && !pepId.equals(id)) {
+      protocolError(
+          type,
+          ErrorCode.BAD_MESSAGE_FORMAT,
+          0,
+          "PEPID " + id + " after " + pepId + " on one connection");
+      return;
+    }
+    if (pepId == null) {
+      pepId = id;
+      handshakeTimer.cancel(false);
+      startKeepAliveCheck();
+    }
+    if (o.lastPdpAddress() != null) {
+      log.info(
+          "PEP {} was last connected to PDP {}:{}",
+          id,
+          o.lastPdpAddress().address().getHostAddress(),
+          o.lastPdpAddress().port());
+    }
+    PdpConfig.Redirect r = server.redirectFor(id, type);
+    if (r != null) {
+      log.info(
+          "redirecting PEP {} client type {} to {}:{}",
+          id,
+          hex(type),
+          r.address().getHostAddress(),
+          r.port());
+      server
+          .audit()
+          .record(
+              "redirected",
+              "pep",
+              id,
+              "clientType",
+              type,
+              "to",
+              r.address().getHostAddress() + ":" + r.port());
+      closeWith(
+          new ClientClose(
+              type,
+              false,
+              new ErrorObject(ErrorCode.REDIRECT_TO_PREFERRED_SERVER),
+              new PdpAddress(false, r.address(), r.port()),
+              null));
+      return;
+    }
+    if (server.policy(type) == null) {
+      log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
+      server
+          .audit()
+          .record("refused", "pep", id, "clientType", type, "reason", "unsupported client-type");
+      channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
+      if (sessions.isEmpty()) {
+        channel.close();
+      }
+      return;
+    }
+    if (sessions.containsKey(type)) {
+      protocolError(
+          type, ErrorCode.BAD_MESSAGE_FORMAT, 0, "second Client-Open for client type " + hex(type));
+      return;
+    }
+    sessions.put(type, new LinkedHashMap<>());
+    PdpConfig c = server.config();
+    CopsObject.AcctTimer acct =
+        c.accounting().isZero()
+            ? null
+            : new CopsObject.AcctTimer((int) c.accounting().getSeconds());
+    channel.writeAndFlush(
+        new CopsMessage.ClientAccept(
+            type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
+    log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
+    server.audit().record("opened", "pep", id, "peer", peer, "clientType", type);
+  }
+
+  private void startKeepAliveCheck() {
+    long ka = server.config().keepAlive().toNanos();
+    if (ka == 0) {
+      return;
+    }
+    long every = Math.max(TimeUnit.MILLISECONDS.toNanos(100), ka / 4);
+    keepAliveCheck =
+        channel
+            .eventLoop()
+            .scheduleAtFixedRate(
+                () -> {
+                  if (System.nanoTime() - lastRead > ka) {
+                    log.warn(
+                        "PEP {} ({}) dropped: nothing received for {} s (keep-alive timer)",
+                        pepId,
+                        peer,
+                        ka / 1_000_000_000L);
+                    server
+                        .audit()
+                        .record(
+                            "dropped", "pep", pepId, "peer", peer, "reason", "keep-alive timeout");
+                    closeAll(ErrorCode.COMMUNICATION_FAILURE);
+                  }
+                },
+                every,
+                every,
+                TimeUnit.NANOSECONDS);
+  }
+
+  private Map<Handle, Installed> session(CopsMessage m) {
+    Map<Handle, Installed> s = sessions.get(m.clientType());
+    if (s == null) {
+      protocolError(
+          m.clientType(),
+          ErrorCode.UNSUPPORTED_CLIENT_TYPE,
+          0,
+          m.opCode() + " for client type " + hex(m.clientType()) + " before its Client-Open");
+    }
+    return s;
+  }
+
+  private void request(Request r, long arrived) {
+    Map<Handle, Installed> s = session(r);
+    if (s == null) {
+      return;
+    }
+    int type = r.clientType();
+    if (!s.containsKey(r.handle()) && s.size() >= server.config().maxHandles()) {
+      channel.writeAndFlush(
+          Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+      log.warn("PEP {}: request refused, {} handles open (limit)", pepId, s.size());
+      return;
+    }
+    AccessRequest access;
+    try {
+      ClientSI si = r.clientSIs().isEmpty() ? null : r.clientSIs().get(0);
+      if (si == null || si.named()) {
+        throw dev.portcullis.cops.CopsCodecException.at(
+            ErrorCode.MANDATORY_CLIENT_SPECIFIC_INFO_MISSING,
+            0,
+            0,
+            "ClientSI",
+            "missing",
+            "a signaled ClientSI with the access request");
+      }
+      access = AccessRequest.decode(si.data());
+    } catch (CopsCodecException e) {
+      log.warn("PEP {}: request {} refused: {}", pepId, r.handle(), e.getMessage());
+      channel.writeAndFlush(Decision.error(type, r.handle(), e.errorObject()));
+      return;
+    }
+    ClientTypePolicy policy = server.policy(type);
+    PolicyEngine engine = policy.engine();
+    PolicyRequest pr =
+        new PolicyRequest(pepId, type, r.context().rType(), r.context().mType(), access);
+    PolicyDecision d = engine.decide(pr);
+    Installed previous = s.put(r.handle(), new Installed(pr, r.context(), d));
+    if (previous != null && !previous.request().equals(pr)) {
+      engine.released(previous.request());
+    }
+    channel.writeAndFlush(decision(type, true, r.handle(), r.context(), d));
+    long nanos = System.nanoTime() - arrived;
+    server.stats().decision(nanos);
+    server
+        .audit()
+        .record(
+            "decision",
+            "pep",
+            pepId,
+            "clientType",
+            type,
+            "handle",
+            r.handle().value().toHex(),
+            "operation",
+            access.operation().name(),
+            "subject",
+            access.subject(),
+            "service",
+            access.service(),
+            "decision",
+            d.install() ? "install" : "remove",
+            "rule",
+            d.data().ruleId(),
+            "reason",
+            d.data().reason(),
+            "latencyNanos",
+            nanos);
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "PEP {} {} {} -> {} ({})",
+          pepId,
+          access.operation(),
+          access.subject(),
+          d.install() ? "install" : "remove",
+          d.data().ruleId());
+    }
+  }
+
+  static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
+    DecisionFlags flags =
+        new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
+    return Decision.of(
+        type,
+        solicited,
+        h,
+        new DecisionSet(ctx, flags, null, null, d.data().toDecisionData(), null));
+  }
+
+  private void report(Report r) {
+    Map<Handle, Installed> s = session(r);
+    if (s == null) {
+      return;
+    }
+    server.stats().report();
+    boolean known = s.containsKey(r.handle());
+    server
+        .audit()
+        .record(
+            "report",
+            "pep",
+            pepId,
+            "clientType",
+            r.clientType(),
+            "handle",
+            r.handle().value().toHex(),
+            "type",
+            r.reportType().reportType() == null
+                ? String.valueOf(r.reportType().type())
+                : r.reportType().reportType().name(),
+            "knownHandle",
+            known);
+    if (!known) {
+      log.warn("PEP {} reported on unknown handle {}", pepId, r.handle());
+    }
+  }
+
+  private void delete(DeleteRequest d) {
+    Map<Handle, Installed> s = session(d);
+    if (s == null) {
+      return;
+    }
+    Installed i = s.remove(d.handle());
+    if (i != null) {
+      server.policy(d.clientType()).engine().released(i.request());
+    }
+    server
+        .audit()
+        .record(
+            "deleted",
+            "pep",
+            pepId,
+            "clientType",
+            d.clientType(),
+            "handle",
+            d.handle().value().toHex(),
+            "reason",
+            d.reason().code());
+  }
+
+  private void clientClose(ClientClose c) {
+    Map<Handle, Installed> s = sessions.remove(c.clientType());
+    if (s != null) {
+      release(c.clientType(), s);
+    }
+    log.info(
+        "PEP {} closed client type {}: error {} ({})",
+        pepId,
+        hex(c.clientType()),
+        c.error().code(),
+        c.error().errorCode() == null ? "?" : c.error().errorCode().description());
+    server
+        .audit()
+        .record("closed", "pep", pepId, "clientType", c.clientType(), "error", c.error().code());
+    if (sessions.isEmpty()) {
+      channel.close();
+    }
+  }
+
+  private void release(int type, Map<Handle, Installed> s) {
+    ClientTypePolicy p = server.policy(type);
+    if (p != null) {
+      PolicyEngine e = p.engine();
+      for (Installed i : s.values()) {
+        e.released(i.request());
+      }
+    }
+  }
+
+  // ---- errors
+  // ------------------------------------------------------------------------------------
+
+  private void malformed(CopsCodecException e) {
+    server.stats().protocolError();
+    int type = Math.max(0, e.clientType());
+    log.warn(
+        "PEP {} ({}) sent a malformed message: {} (error {})",
+        pepId == null ? "?" : pepId,
+        peer,
+        e.getMessage(),
+        e.error().code());
+    server
+        .audit()
+        .record(
+            "malformed",
+            "pep",
+            pepId,
+            "peer",
+            peer,
+            "error",
+            e.error().code(),
+            "detail",
+            e.getMessage());
+    if (e.opCode() == dev.portcullis.cops.OpCode.REQ
+        && e.handle() != null
+        && sessions.containsKey(type)) {
+      // RFC 2748 3.2: a malformed request gets a DEC with the Error; the stream cannot be
+      // trusted after it, so the connection ends too.
+      channel.write(Decision.error(type, e.handle(), e.errorObject()));
+    }
+    closeWith(new ClientClose(type, false, e.errorObject(), null, null));
+  }
+
+  private void protocolError(int type, ErrorCode code, int sub, String what) {
+    server.stats().protocolError();
+    log.warn(
+        "PEP {} ({}): {}; closing (error {})",
+        pepId == null ? "?" : pepId,
+        peer,
+        what,
+        code.code());
+    server
+        .audit()
+        .record("protocol-error", "pep", pepId, "peer", peer, "error", code.code(), "detail", what);
+    closeWith(ClientClose.of(type, code, sub));
+  }
+
+  private void closeWith(ClientClose cc) {
+    closing = true;
+    channel.writeAndFlush(cc).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Sends a Client-Close for every open client type (or type 0 if none), then closes. */
+  void closeAll(ErrorCode code) {
+    closing = true;
+    if (sessions.isEmpty()) {
+      channel.write(ClientClose.of(0, code, 0));
+    }
+    for (int type : sessions.keySet()) {
+      channel.write(ClientClose.of(type, code, 0));
+    }
+    channel
+        .writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  // ---- pushes
+  // ------------------------------------------------------------------------------------
+
+  /**
+   * Decides every installed request of {@code type} again with {@code engine} and sends an
+   * unsolicited DEC for each whose decision changed.
+   */
+  void reevaluate(int type, PolicyEngine engine) {
+    Map<Handle, Installed> s = sessions.get(type);
+    if (s == null || closing) {
+      return;
+    }
+    int pushed = 0;
+    for (Map.Entry<Handle, Installed> e : s.entrySet()) {
+      Installed i = e.getValue();
+      PolicyDecision d = engine.reevaluate(i.request());
+      if (!d.equals(i.decision())) {
+        e.setValue(new Installed(i.request(), i.context(), d));
+        channel.write(decision(type, false, e.getKey(), i.context(), d));
+        server.stats().pushed();
+        server
+            .audit()
+            .record(
+                "pushed",
+                "pep",
+                pepId,
+                "clientType",
+                type,
+                "handle",
+                e.getKey().value().toHex(),
+                "decision",
+                d.install() ? "install" : "remove",
+                "rule",
+                d.data().ruleId());
+        pushed++;
+      }
+    }
+    if (pushed > 0) {
+      channel.flush();
+      log.info("policy change: {} unsolicited decisions sent to PEP {}", pushed, pepId);
+    }
+  }
+
+  /** Asks the PEP to resend its request state for {@code type} (SSQ). */
+  void synchronize(int type) {
+    if (sessions.containsKey(type)) {
+      channel.writeAndFlush(new CopsMessage.SyncStateRequest(type, false, null, null));
+    }
+  }
+
+  int openHandles() {
+    int n = 0;
+    for (Map<Handle, Installed> s : sessions.values()) {
+      n += s.size();
+    }
+    return n;
+  }
+
+  static String hex(int clientType) {
+    return String.format("0x%04X", clientType);
+  }
+}

@@ -1,0 +1,332 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.cops.CopsDecoder;
+import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The COPS Policy Decision Point: a Netty server with one {@link PdpConnection} state machine per
+ * PEP connection, the configured policy engine per client type, policy reloads that push changed
+ * decisions, audit and counters, and a graceful shutdown that sends every PEP a Client-Close
+ * "shutting down".
+ *
+ * <p>Decisions are computed on the connection's event loop: the engines are fast, and handing a
+ * request to another thread costs more than deciding it.
+ */
+public final class PdpServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PdpServer.class);
+
+  private final PdpConfig config;
+  private final Map<Integer, ClientTypePolicy> policies;
+  private final Set<PdpConnection> connections = ConcurrentHashMap.newKeySet();
+  private final PdpStats stats = new PdpStats();
+  private final AuditLog audit;
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final ScheduledExecutorService housekeeping;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private Channel serverChannel;
+
+  private PdpServer(
+      PdpConfig config, Map<Integer, ClientTypePolicy> policies, AuditLog audit, int threads) {
+    this.config = config;
+    this.policies = policies;
+    this.audit = audit;
+    boolean epoll = Epoll.isAvailable();
+    this.boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    this.workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+    this.housekeeping =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "portcullis-pdp-housekeeping");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Loads the policies of every configured client type and starts listening.
+   *
+   * @param threads event-loop threads for connections (0: Netty's default, twice the cores)
+   * @throws ConfigException if a policy file or engine name is wrong
+   * @throws IOException if the port cannot be bound or the audit file opened
+   */
+  public static PdpServer start(PdpConfig config, int threads) throws ConfigException, IOException {
+    Map<String, PolicyEngineProvider> providers = new HashMap<>();
+    for (PolicyEngineProvider p :
+        ServiceLoader.load(PolicyEngineProvider.class, PdpServer.class.getClassLoader())) {
+      providers.putIfAbsent(p.name(), p);
+    }
+    Map<Integer, ClientTypePolicy> policies = new HashMap<>();
+    for (PdpConfig.ClientTypeConfig c : config.clientTypes().values()) {
+      PolicyEngineProvider p = providers.get(c.engine());
+      if (p == null) {
+        throw new ConfigException(
+            config.source(),
+            "client type "
+                + PdpConnection.hex(c.code())
+                + ": engine "
+                + c.engine()
+                + " (expected: one of "
+                + providers.keySet()
+                + ")",
+            null);
+      }
+      ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch());
+      log.info(
+          "client type {}: {} engine, {}",
+          PdpConnection.hex(c.code()),
+          c.engine(),
+          policy.engine().describe());
+      policies.put(c.code(), policy);
+    }
+    PdpServer s = new PdpServer(config, policies, AuditLog.open(config.audit()), threads);
+    try {
+      s.bind();
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  private void bind() throws IOException {
+    boolean epoll = Epoll.isAvailable();
+    Class<? extends ServerChannel> type =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(type)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast("decoder", new CopsDecoder(config.maxMessageSize(), null))
+                        .addLast("encoder", CopsEncoder.INSTANCE)
+                        .addLast("pdp", new PdpConnection(PdpServer.this));
+                  }
+                });
+    try {
+      serverChannel =
+          b.bind(new InetSocketAddress(config.address(), config.port())).sync().channel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while binding", e);
+    } catch (Exception e) {
+      throw new IOException(
+          "cannot listen on "
+              + config.address().getHostAddress()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    log.info("PDP listening on {} ({} transport)", address(), epoll ? "epoll" : "NIO");
+    audit.record("started", "address", address().toString());
+    long every = Math.max(1, config.statsInterval().toMillis());
+    housekeeping.scheduleWithFixedDelay(
+        () -> log.info("stats: {}", stats.summary()), every, every, TimeUnit.MILLISECONDS);
+    housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
+  }
+
+  /** The address the server listens on (the real port when 0 was configured). */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  public PdpConfig config() {
+    return config;
+  }
+
+  public PdpStats stats() {
+    return stats;
+  }
+
+  AuditLog audit() {
+    return audit;
+  }
+
+  ClientTypePolicy policy(int clientType) {
+    return policies.get(clientType);
+  }
+
+  /** The engine serving a client type, or null. */
+  public PolicyEngine engine(int clientType) {
+    ClientTypePolicy p = policies.get(clientType);
+    return p == null ? null : p.engine();
+  }
+
+  PdpConfig.Redirect redirectFor(String pepId, int type) {
+    for (PdpConfig.Redirect r : config.redirects()) {
+      if (r.applies(pepId, type)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  boolean register(PdpConnection c) {
+    if (closed.get() || connections.size() >= config.maxConnections()) {
+      return false;
+    }
+    connections.add(c);
+    stats.connected();
+    return true;
+  }
+
+  void unregister(PdpConnection c) {
+    if (connections.remove(c)) {
+      stats.disconnected();
+    }
+  }
+
+  // ---- policy reload
+  // -----------------------------------------------------------------------------
+
+  /**
+   * Reloads one client type's policy file and pushes changed decisions to exactly the PEPs whose
+   * installed decisions changed.
+   *
+   * @throws ConfigException if the file is invalid; the running policy stays in force
+   * @throws IllegalArgumentException if the client type is not served
+   */
+  public void reload(int clientType) throws ConfigException {
+    ClientTypePolicy p = policies.get(clientType);
+    if (p == null) {
+      throw new IllegalArgumentException(
+          "client type " + PdpConnection.hex(clientType) + " is not served");
+    }
+    PolicyEngine next;
+    try {
+      next = p.reload();
+    } catch (ConfigException e) {
+      log.warn(
+          "policy for client type {} rejected, the previous one stays in force: {}",
+          PdpConnection.hex(clientType),
+          e.getMessage());
+      audit.record("policy-rejected", "clientType", clientType, "detail", e.getMessage());
+      throw e;
+    }
+    log.info(
+        "policy for client type {} reloaded: {}", PdpConnection.hex(clientType), next.describe());
+    audit.record("policy-reloaded", "clientType", clientType, "policy", next.describe());
+    for (PdpConnection c : connections) {
+      c.execute(() -> c.reevaluate(clientType, next));
+    }
+  }
+
+  /** Reloads every client type's policy; the first failure is thrown after trying all. */
+  public void reloadAll() throws ConfigException {
+    ConfigException first = null;
+    for (int type : policies.keySet()) {
+      try {
+        reload(type);
+      } catch (ConfigException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private void watchPolicies() {
+    for (ClientTypePolicy p : policies.values()) {
+      if (p.watch && p.changed()) {
+        try {
+          reload(p.clientType);
+        } catch (ConfigException | RuntimeException e) {
+          // logged by reload
+        }
+      }
+    }
+  }
+
+  /** Asks every PEP with {@code clientType} open to resynchronize its state (SSQ). */
+  public void synchronize(int clientType) {
+    for (PdpConnection c : connections) {
+      c.execute(() -> c.synchronize(clientType));
+    }
+  }
+
+  /** The PEP ids connected now. */
+  public List<String> connectedPeps() {
+    return connections.stream()
+        .map(PdpConnection::pepId)
+        .filter(java.util.Objects::nonNull)
+        .sorted()
+        .toList();
+  }
+
+  // ---- shutdown
+  // ----------------------------------------------------------------------------------
+
+  /**
+   * Stops accepting, sends every PEP a Client-Close "shutting down" for each open client type,
+   * waits for the connections to close (at most 5 seconds), and stops.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (serverChannel != null) {
+      serverChannel.close().syncUninterruptibly();
+    }
+    CountDownLatch done = new CountDownLatch(connections.size());
+    for (PdpConnection c : connections) {
+      c.execute(
+          () -> {
+            c.closeAll(ErrorCode.SHUTTING_DOWN);
+            done.countDown();
+          });
+    }
+    try {
+      done.await(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    housekeeping.shutdownNow();
+    workers.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    log.info("PDP stopped; {}", stats.summary());
+    audit.record("stopped");
+    audit.close();
+  }
+}

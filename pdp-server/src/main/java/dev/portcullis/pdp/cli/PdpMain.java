@@ -1,0 +1,93 @@
+package dev.portcullis.pdp.cli;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pdp-server}: runs a COPS Policy Decision Point until stopped (Ctrl-C or SIGTERM). */
+@Command(
+    name = "pdp-server",
+    mixinStandardHelpOptions = true,
+    version = "pdp-server 0.1.0",
+    description =
+        "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")
+public final class PdpMain implements Callable<Integer> {
+  @Option(
+      names = {"-c", "--config"},
+      defaultValue = "config/pdp.xml",
+      description = "PDP configuration (default: ${DEFAULT-VALUE}).")
+  Path config;
+
+  @Option(names = "--bind", description = "Address to listen on, overriding the file.")
+  String bind;
+
+  @Option(
+      names = "--port",
+      description = "TCP port to listen on, overriding the file (0: any free port).")
+  Integer port;
+
+  @Option(
+      names = "--threads",
+      defaultValue = "0",
+      description = "Event-loop threads (default: 2 x cores).")
+  int threads;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
+    }
+    System.exit(new CommandLine(new PdpMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() {
+    PdpServer server;
+    try {
+      PdpConfig c = PdpConfig.load(config);
+      if (bind != null || port != null) {
+        InetAddress a = bind == null ? c.address() : InetAddress.getByName(bind);
+        c = c.withListen(a, port == null ? c.port() : port);
+      }
+      server = PdpServer.start(c, threads);
+    } catch (ConfigException e) {
+      spec.commandLine().getErr().println("error: " + e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      spec.commandLine().getErr().println("error: " + e.getMessage());
+      return 1;
+    }
+    spec.commandLine()
+        .getOut()
+        .println(
+            "PDP listening on "
+                + server.address().getAddress().getHostAddress()
+                + ":"
+                + server.address().getPort());
+    spec.commandLine().getOut().flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  stopped.countDown();
+                },
+                "pdp-shutdown"));
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,24 @@
+package dev.portcullis.pdp.policy;
+
+import dev.portcullis.config.ConfigException;
+import java.nio.file.Path;
+
+/**
+ * Makes policy engines of one kind from policy files. Found with {@link java.util.ServiceLoader}
+ * under {@code META-INF/services/dev.portcullis.pdp.policy.PolicyEngineProvider}; {@code pdp.xml}
+ * names providers by {@link #name()}.
+ */
+public interface PolicyEngineProvider {
+
+  /** The name {@code pdp.xml} uses, e.g. {@code rules} or {@code mls}. */
+  String name();
+
+  /**
+   * Loads a policy file.
+   *
+   * @param previous the engine being replaced on a reload (to carry state such as open sessions
+   *     over), or null at start
+   * @throws ConfigException naming the file, line, element and attribute at fault
+   */
+  PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException;
+}

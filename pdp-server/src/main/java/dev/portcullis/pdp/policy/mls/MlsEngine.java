@@ -1,0 +1,342 @@
+package dev.portcullis.pdp.policy.mls;
+
+import static dev.portcullis.config.XmlConfigReader.attr;
+import static dev.portcullis.config.XmlConfigReader.child;
+import static dev.portcullis.config.XmlConfigReader.children;
+import static dev.portcullis.config.XmlConfigReader.error;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.cops.access.AccessDecision;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.policy.PolicyDecision;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.pdp.policy.PolicyRequest;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.w3c.dom.Element;
+
+/**
+ * Multilevel security as MYSEA enforces it (seed 001, chapter 2): subjects hold clearances (a range
+ * of levels and a set of categories), log in at a session level inside their clearance, and every
+ * new connection to a labelled service is checked against the session's label.
+ *
+ * <ul>
+ *   <li>Bell-LaPadula (confidentiality): read only if the session dominates the service (no read
+ *       up), write only if the service dominates the session (no write down).
+ *   <li>Biba (integrity): read only if the service dominates the session (no read down), write only
+ *       if the session dominates the service (no write up).
+ *   <li>Read-write needs both, so it is granted only at equal labels.
+ * </ul>
+ *
+ * <p>Session operations are requests: LOGIN opens a session at the request's session level and
+ * categories, CHANGE_LEVEL moves it to the requested level, LOGOUT (or deleting the login's request
+ * state) ends it. Sessions are keyed by PEP and subject and survive policy reloads.
+ */
+public final class MlsEngine implements PolicyEngine {
+  private static final XmlConfigReader READER =
+      XmlConfigReader.forSchema(MlsEngine.class, "/dev/portcullis/pdp/policy-mls.xsd");
+
+  /** The provider named {@code mls}. */
+  public static final class Provider implements PolicyEngineProvider {
+    @Override
+    public String name() {
+      return "mls";
+    }
+
+    @Override
+    public PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException {
+      MlsEngine e = MlsEngine.load(policyFile);
+      if (previous instanceof MlsEngine) {
+        e.sessions.putAll(((MlsEngine) previous).sessions);
+      }
+      return e;
+    }
+  }
+
+  /** Which model a service is checked under. */
+  public enum Model {
+    BLP,
+    BIBA
+  }
+
+  private record Clearance(int min, int max, Set<String> categories) {}
+
+  private record Service(Label label, Model model) {}
+
+  private final Map<String, Integer> levels;
+  private final Map<Integer, String> levelNames;
+  private final Set<String> categories;
+  private final Map<String, Clearance> subjects;
+  private final Map<String, Service> services;
+  private final Map<String, Label> sessions = new ConcurrentHashMap<>();
+  private final String source;
+
+  private MlsEngine(
+      Map<String, Integer> levels,
+      Set<String> categories,
+      Map<String, Clearance> subjects,
+      Map<String, Service> services,
+      String source) {
+    this.levels = levels;
+    this.levelNames = new HashMap<>();
+    levels.forEach((n, r) -> levelNames.put(r, n));
+    this.categories = categories;
+    this.subjects = subjects;
+    this.services = services;
+    this.source = source;
+  }
+
+  /** Reads an MLS policy file. */
+  public static MlsEngine load(Path file) throws ConfigException {
+    Element root = READER.read(file);
+    Map<String, Integer> levels = new HashMap<>();
+    Set<Integer> ranks = new java.util.HashSet<>();
+    for (Element l : children(child(root, "levels"), "level")) {
+      String name = attr(l, "name", "");
+      int rank = XmlConfigReader.integer(l, "rank", 0, 0, 0xFFFF);
+      if (levels.put(name, rank) != null) {
+        throw error(l, "name", "level " + name + " defined twice");
+      }
+      if (!ranks.add(rank)) {
+        throw error(
+            l, "rank", "rank " + rank + " used by two levels (expected: one level per rank)");
+      }
+    }
+    Set<String> cats = new LinkedHashSet<>();
+    Element ce = child(root, "categories");
+    if (ce != null) {
+      for (Element c : children(ce, "category")) {
+        if (!cats.add(attr(c, "name", ""))) {
+          throw error(c, "name", "category " + attr(c, "name", "") + " defined twice");
+        }
+      }
+    }
+    Map<String, Clearance> subjects = new HashMap<>();
+    for (Element s : children(root, "subject")) {
+      int min = level(s, "min", levels);
+      int max = level(s, "max", levels);
+      if (min > max) {
+        throw error(s, "max", "max below min (expected: min <= max)");
+      }
+      Clearance c = new Clearance(min, max, categories(s, cats));
+      if (subjects.put(attr(s, "name", ""), c) != null) {
+        throw error(s, "name", "subject " + attr(s, "name", "") + " defined twice");
+      }
+    }
+    Map<String, Service> services = new HashMap<>();
+    for (Element s : children(root, "service")) {
+      Service svc =
+          new Service(
+              new Label(level(s, "level", levels), categories(s, cats)),
+              "biba".equals(attr(s, "model", "blp")) ? Model.BIBA : Model.BLP);
+      if (services.put(attr(s, "name", ""), svc) != null) {
+        throw error(s, "name", "service " + attr(s, "name", "") + " defined twice");
+      }
+    }
+    return new MlsEngine(levels, cats, subjects, services, file.toString());
+  }
+
+  private static int level(Element e, String a, Map<String, Integer> levels)
+      throws ConfigException {
+    Integer r = levels.get(attr(e, a, ""));
+    if (r == null) {
+      throw error(e, a, a + ": " + attr(e, a, "") + " (expected: one of " + levels.keySet() + ")");
+    }
+    return r;
+  }
+
+  private static Set<String> categories(Element e, Set<String> known) throws ConfigException {
+    Set<String> out = new LinkedHashSet<>();
+    for (String w : attr(e, "categories", "").trim().split("\\s+")) {
+      if (w.isEmpty()) {
+        continue;
+      }
+      if (!known.contains(w)) {
+        throw error(e, "categories", "category " + w + " (expected: one of " + known + ")");
+      }
+      out.add(w);
+    }
+    return out;
+  }
+
+  // ---- decisions
+  // ---------------------------------------------------------------------------------
+
+  private static String key(PolicyRequest r) {
+    return r.pepId() + '\u0000' + r.access().subject();
+  }
+
+  @Override
+  public PolicyDecision decide(PolicyRequest r) {
+    return evaluate(r, true);
+  }
+
+  @Override
+  public PolicyDecision reevaluate(PolicyRequest r) {
+    return evaluate(r, false);
+  }
+
+  @Override
+  public void released(PolicyRequest r) {
+    switch (r.access().operation()) {
+      case LOGIN:
+      case CHANGE_LEVEL:
+        sessions.remove(key(r));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private PolicyDecision evaluate(PolicyRequest r, boolean mutate) {
+    AccessRequest a = r.access();
+    Clearance c = subjects.get(a.subject());
+    if (c == null) {
+      return deny("no clearance for subject " + a.subject());
+    }
+    switch (a.operation()) {
+      case LOGIN:
+        {
+          if (a.sessionLevel() == null) {
+            return deny("login without a session level");
+          }
+          Label want = new Label(a.sessionLevel(), new LinkedHashSet<>(a.categories()));
+          String why = withinClearance(c, want);
+          if (why != null) {
+            return deny(why);
+          }
+          if (mutate) {
+            sessions.put(key(r), want);
+          }
+          return grant("login", want);
+        }
+      case CHANGE_LEVEL:
+        {
+          Label now = sessions.get(key(r));
+          if (now == null) {
+            return deny("no session to change");
+          }
+          if (a.requestedLevel() == null) {
+            return deny("change of level without a requested level");
+          }
+          Label want = new Label(a.requestedLevel(), now.categories());
+          String why = withinClearance(c, want);
+          if (why != null) {
+            return deny(why);
+          }
+          if (mutate) {
+            sessions.put(key(r), want);
+          }
+          return grant("change-level", want);
+        }
+      case LOGOUT:
+        if (mutate) {
+          sessions.remove(key(r));
+        }
+        return PolicyDecision.grant("logout", "session ended");
+      default:
+        return access(r, c);
+    }
+  }
+
+  private PolicyDecision access(PolicyRequest r, Clearance c) {
+    AccessRequest a = r.access();
+    Label session = sessions.get(key(r));
+    if (session == null) {
+      return deny("no session: log in first");
+    }
+    if (withinClearance(c, session) != null) {
+      return deny("session label no longer within clearance");
+    }
+    Service s = a.service() == null ? null : services.get(a.service());
+    if (s == null) {
+      return deny("unlabelled service " + a.service());
+    }
+    AccessMode mode = a.accessMode() == null ? AccessMode.READ : a.accessMode();
+    boolean read = mode != AccessMode.WRITE;
+    boolean write = mode != AccessMode.READ;
+    boolean ok =
+        (!read || mayRead(s.model(), session, s.label()))
+            && (!write || mayWrite(s.model(), session, s.label()));
+    String model = s.model() == Model.BLP ? "Bell-LaPadula" : "Biba";
+    return ok
+        ? new PolicyDecision(
+            true,
+            new AccessDecision(
+                "mls-" + s.model().name().toLowerCase(java.util.Locale.ROOT),
+                model + " " + mode + " at " + describe(session) + " on " + describe(s.label()),
+                session.rank(),
+                null,
+                List.copyOf(session.categories()),
+                null))
+        : deny(
+            model + " forbids " + mode + " at " + describe(session) + " on " + describe(s.label()));
+  }
+
+  /** Bell-LaPadula: no read up. Biba: no read down. */
+  public static boolean mayRead(Model m, Label subject, Label object) {
+    return m == Model.BLP ? subject.dominates(object) : object.dominates(subject);
+  }
+
+  /** Bell-LaPadula: no write down. Biba: no write up. */
+  public static boolean mayWrite(Model m, Label subject, Label object) {
+    return m == Model.BLP ? object.dominates(subject) : subject.dominates(object);
+  }
+
+  private String withinClearance(Clearance c, Label l) {
+    if (!levelNames.containsKey(l.rank())) {
+      return "level " + l.rank() + " is not a level of this policy";
+    }
+    if (l.rank() < c.min() || l.rank() > c.max()) {
+      return "level "
+          + levelNames.get(l.rank())
+          + " outside clearance "
+          + levelNames.get(c.min())
+          + ".."
+          + levelNames.get(c.max());
+    }
+    if (!c.categories().containsAll(l.categories())) {
+      return "categories " + l.categories() + " beyond clearance " + c.categories();
+    }
+    return null;
+  }
+
+  private String describe(Label l) {
+    return levelNames.getOrDefault(l.rank(), String.valueOf(l.rank())) + l.categories();
+  }
+
+  private static PolicyDecision grant(String rule, Label l) {
+    return new PolicyDecision(
+        true, new AccessDecision(rule, null, l.rank(), null, List.copyOf(l.categories()), null));
+  }
+
+  private static PolicyDecision deny(String why) {
+    return PolicyDecision.deny("mls", why);
+  }
+
+  /** Open sessions, for status and tests. */
+  public int sessionCount() {
+    return sessions.size();
+  }
+
+  @Override
+  public String describe() {
+    return levels.size()
+        + " levels, "
+        + categories.size()
+        + " categories, "
+        + subjects.size()
+        + " subjects, "
+        + services.size()
+        + " services from "
+        + source;
+  }
+}

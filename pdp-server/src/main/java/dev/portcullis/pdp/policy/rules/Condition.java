@@ -1,0 +1,100 @@
+package dev.portcullis.pdp.policy.rules;
+
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.policy.PolicyRequest;
+import java.net.InetAddress;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** One compiled condition of a rule's {@code <match>}: cheap to evaluate, no allocation. */
+interface Condition {
+  boolean test(PolicyRequest r);
+
+  /** A value is one of a set (a string attribute of the request). */
+  static Condition globs(
+      List<Pattern> globs, java.util.function.Function<PolicyRequest, String> get) {
+    Pattern[] p = globs.toArray(new Pattern[0]);
+    return r -> {
+      String v = get.apply(r);
+      if (v == null) {
+        return false;
+      }
+      for (Pattern g : p) {
+        if (g.matcher(v).matches()) {
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+
+  static Condition ints(int[] values, java.util.function.ToIntFunction<PolicyRequest> get) {
+    int[] v = values.clone();
+    Arrays.sort(v);
+    return r -> {
+      int x = get.applyAsInt(r);
+      return x >= 0 && Arrays.binarySearch(v, x) >= 0;
+    };
+  }
+
+  /** Inclusive ranges {@code [lo, hi]} over a value that is -1 when absent. */
+  static Condition ranges(int[][] ranges, java.util.function.ToIntFunction<PolicyRequest> get) {
+    return r -> {
+      int x = get.applyAsInt(r);
+      if (x < 0) {
+        return false;
+      }
+      for (int[] range : ranges) {
+        if (x >= range[0] && x <= range[1]) {
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+
+  static Condition cidrs(
+      List<Cidr> blocks, java.util.function.Function<AccessRequest, InetAddress> get) {
+    Cidr[] b = blocks.toArray(new Cidr[0]);
+    return r -> {
+      InetAddress a = get.apply(r.access());
+      if (a == null) {
+        return false;
+      }
+      byte[] bytes = a.getAddress();
+      for (Cidr c : b) {
+        if (c.contains(bytes)) {
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+
+  static Condition allCategories(Set<String> required) {
+    return r -> r.access().categories().containsAll(required);
+  }
+
+  /** An address block: network bytes and prefix length. */
+  record Cidr(byte[] network, int prefix) {
+    boolean contains(byte[] a) {
+      if (a.length != network.length) {
+        return false;
+      }
+      int full = prefix / 8;
+      for (int i = 0; i < full; i++) {
+        if (a[i] != network[i]) {
+          return false;
+        }
+      }
+      int rest = prefix % 8;
+      if (rest == 0) {
+        return true;
+      }
+      int mask = 0xFF << (8 - rest) & 0xFF;
+      return (a[full] & mask) == (network[full] & mask);
+    }
+  }
+}
