@@ -1,0 +1,16 @@
+package dev.portcullis.pep;
+
+import java.net.InetSocketAddress;
+
+/** Callbacks for what the PDP does on its own. Called on the client's event loop: be quick. */
+public interface PepListener {
+
+  /** The PDP changed an installed decision (an unsolicited DEC after a policy change). */
+  default void decisionChanged(String handle, PepDecision decision) {}
+
+  /** The client type was accepted (again, after a reconnect). */
+  default void opened(InetSocketAddress pdp, int keepAliveSeconds) {}
+
+  /** The connection ended; the client reconnects unless it is being closed. */
+  default void disconnected(PepException reason) {}
+}

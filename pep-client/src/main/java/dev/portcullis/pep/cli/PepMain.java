@@ -1,0 +1,249 @@
+package dev.portcullis.pep.cli;
+
+import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.sim.SimulationReport;
+import dev.portcullis.pep.sim.Simulator;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pep-client}: ask a PDP for one decision, or run the session simulator. */
+@Command(
+    name = "pep-client",
+    mixinStandardHelpOptions = true,
+    version = "pep-client 0.1.0",
+    description = "A COPS PEP: one decision, or the session simulator.",
+    subcommands = {
+      PepMain.RequestCommand.class,
+      PepMain.SimulateCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class PepMain implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "dev/portcullis/pep/cli/logback-pep.xml");
+    }
+    System.exit(new CommandLine(new PepMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+    return 0;
+  }
+
+  /** Parses {@code host:port}. */
+  static InetSocketAddress hostPort(String s) {
+    int colon = s.lastIndexOf(':');
+    if (colon <= 0 || colon == s.length() - 1) {
+      throw new CommandLine.TypeConversionException("--pdp: " + s + " (expected: HOST:PORT)");
+    }
+    try {
+      return new InetSocketAddress(
+          s.substring(0, colon).replace("[", "").replace("]", ""),
+          Integer.parseInt(s.substring(colon + 1)));
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.TypeConversionException("--pdp: " + s + " (expected: HOST:PORT)");
+    }
+  }
+
+  @Command(
+      name = "request",
+      mixinStandardHelpOptions = true,
+      description = "Ask the PDP for one decision and print it.")
+  static final class RequestCommand implements Callable<Integer> {
+    @Option(
+        names = "--pdp",
+        defaultValue = "127.0.0.1:3288",
+        description = "PDP address (default: ${DEFAULT-VALUE}).")
+    String pdp;
+
+    @Option(names = "--pep-id", defaultValue = "pep-cli", description = "PEPID to open with.")
+    String pepId;
+
+    @Option(
+        names = "--client-type",
+        defaultValue = "0xC0A5",
+        description = "Client type (default: ${DEFAULT-VALUE}).")
+    String clientType;
+
+    @Option(
+        names = "--operation",
+        defaultValue = "ACCESS",
+        description = "ACCESS, LOGIN, CHANGE_LEVEL or LOGOUT.")
+    AccessOperation operation;
+
+    @Option(names = "--subject", required = true, description = "Who asks.")
+    String subject;
+
+    @Option(names = "--service", description = "Service name.")
+    String service;
+
+    @Option(names = "--src", description = "Source address.")
+    String src;
+
+    @Option(names = "--dst", description = "Destination address.")
+    String dst;
+
+    @Option(names = "--dport", description = "Destination port.")
+    Integer dport;
+
+    @Option(names = "--protocol", description = "IP protocol number (6 TCP, 17 UDP).")
+    Integer protocol;
+
+    @Option(names = "--level", description = "Session level.")
+    Integer level;
+
+    @Option(names = "--requested-level", description = "Level asked for by CHANGE_LEVEL.")
+    Integer requestedLevel;
+
+    @Option(names = "--category", description = "Session category (repeatable).")
+    List<String> categories = new ArrayList<>();
+
+    @Option(names = "--mode", description = "READ, WRITE or READ_WRITE.")
+    AccessMode mode;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      AccessRequest ar =
+          new AccessRequest(
+              operation,
+              subject,
+              level,
+              categories,
+              src == null ? null : InetAddress.getByName(src),
+              null,
+              dst == null ? null : InetAddress.getByName(dst),
+              dport,
+              protocol,
+              service,
+              mode,
+              requestedLevel,
+              null);
+      int ct = Integer.decode(clientType);
+      try (PepClient pep =
+          PepClient.builder()
+              .pdp(hostPort(pdp))
+              .pepId(pepId)
+              .clientType(ct)
+              .requestTimeout(Duration.ofSeconds(10))
+              .build()) {
+        pep.open().get(10, TimeUnit.SECONDS);
+        PepDecision d =
+            pep.request("cli-1", new Context(Context.R_INCOMING, 0), ar).get(10, TimeUnit.SECONDS);
+        out.printf(
+            "%s  rule=%s  reason=%s  level=%s  valid-for=%s%n",
+            d.granted() ? "GRANTED" : "DENIED",
+            d.data().ruleId(),
+            d.data().reason(),
+            d.data().grantedLevel(),
+            d.data().validForSeconds());
+        out.flush();
+        return d.granted() ? 0 : 1;
+      } catch (ExecutionException e) {
+        Throwable c = e.getCause();
+        spec.commandLine()
+            .getErr()
+            .println("error: " + (c instanceof PepException ? c.getMessage() : c.toString()));
+        return 2;
+      }
+    }
+  }
+
+  @Command(
+      name = "simulate",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run N sessions of OPN, CAT, REQ, DEC, CC against a PDP and time them (seed 000).")
+  static final class SimulateCommand implements Callable<Integer> {
+    @Option(
+        names = "--pdp",
+        defaultValue = "127.0.0.1:3288",
+        description = "PDP address (default: ${DEFAULT-VALUE}).")
+    String pdp;
+
+    @Option(
+        names = "--sessions",
+        defaultValue = "200",
+        description = "Sessions to run (default: ${DEFAULT-VALUE}).")
+    int sessions;
+
+    @Option(
+        names = "--concurrency",
+        defaultValue = "1",
+        description = "Sessions at a time (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(
+        names = "--client-type",
+        defaultValue = "0xC0A5",
+        description = "Client type (default: ${DEFAULT-VALUE}).")
+    String clientType;
+
+    @Option(
+        names = "--json",
+        description = "Also write the results, with every sample, to this file.")
+    Path json;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (sessions < 1 || sessions > 1_000_000 || concurrency < 1 || concurrency > 10_000) {
+        spec.commandLine()
+            .getErr()
+            .println("error: --sessions 1 to 1000000, --concurrency 1 to 10000");
+        return 2;
+      }
+      InetSocketAddress to = hostPort(pdp);
+      Simulator.Result r;
+      try (Simulator sim = new Simulator(to, Integer.decode(clientType))) {
+        r = sim.run(sessions, concurrency, 30);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      SimulationReport.print(
+          out,
+          String.format(
+              "%d sessions against %s, %d at a time, PEP side:", sessions, to, concurrency),
+          List.of(r.connect(), r.open(), r.request(), r.session()));
+      if (r.failures() > 0) {
+        out.printf("  %d sessions failed; first: %s%n", r.failures(), r.firstFailure());
+      }
+      if (json != null) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("pdp", to.toString());
+        meta.put("sessions", sessions);
+        meta.put("concurrency", concurrency);
+        meta.put("failures", r.failures());
+        SimulationReport.writeJson(
+            json, meta, Map.of("pep", List.of(r.connect(), r.open(), r.request(), r.session())));
+        out.println("  results written to " + json);
+      }
+      out.flush();
+      return r.failures() == 0 ? 0 : 1;
+    }
+  }
+}
