@@ -359,11 +359,12 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     PolicyRequest pr =
         new PolicyRequest(pepId, type, r.context().rType(), r.context().mType(), access);
     PolicyDecision d = engine.decide(pr);
-    Installed previous = s.put(r.handle(), new Installed(pr, r.context(), d));
-    if (previous != null && !previous.request().equals(pr)) {
-      engine.released(previous.request());
-    }
-    channel.writeAndFlush(decision(type, true, r.handle(), r.context(), d));
+    // A REQ on an existing handle updates that request state (RFC 2748 section 3.1); the engine
+    // hears of a release only when the state is deleted.
+    s.put(r.handle(), new Installed(pr, r.context(), d));
+    Decision dec = decision(type, true, r.handle(), r.context(), d);
+    // Counted before the write, so whoever reads the counter after the PEP has its answer sees
+    // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
     long nanos = System.nanoTime() - arrived;
     server.stats().decision(nanos);
     server
@@ -399,6 +400,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           d.install() ? "install" : "remove",
           d.data().ruleId());
     }
+    channel.writeAndFlush(dec);
   }
 
   static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {

@@ -1,0 +1,66 @@
+package dev.portcullis.pep;
+
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Starts PDPs on 127.0.0.1 with a free port, from config text written to a temp directory. */
+final class Pdps {
+  private Pdps() {}
+
+  static final String RULES =
+      """
+      <rules>
+        <rule id="ssh" decision="install" reason="ops">
+          <match operation="ACCESS" subject="alice" service="ssh" destination="10.0.0.0/8" destination-port="22"/>
+          <grant valid-for="PT1H"/>
+        </rule>
+        <rule id="web" decision="install">
+          <match destination-port="443"/>
+        </rule>
+        <default decision="remove" reason="no rule"/>
+      </rules>
+      """;
+
+  static final String MLS =
+      """
+      <mls>
+        <levels>
+          <level name="U" rank="0"/><level name="C" rank="1"/><level name="S" rank="2"/>
+        </levels>
+        <categories><category name="NATO"/></categories>
+        <subject name="alice" min="U" max="S" categories="NATO"/>
+        <service name="intel" level="C" categories="NATO" model="blp"/>
+      </mls>
+      """;
+
+  static Path write(Path dir, String name, String text) throws Exception {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  /** A PDP serving 0xC0A5 with {@link #RULES} and 0xC0A6 with {@link #MLS}. */
+  static PdpServer start(Path dir, String extra) throws Exception {
+    write(dir, "rules.xml", RULES);
+    write(dir, "mls.xml", MLS);
+    Path cfg =
+        write(
+            dir,
+            "pdp.xml",
+            """
+            <pdp>
+              <listen address="127.0.0.1" port="0"/>
+              <timers keepalive="PT%KA%S" handshake="PT2S"/>
+              <client-type code="0xC0A5" engine="rules" policy="rules.xml"/>
+              <client-type code="0xC0A6" engine="mls" policy="mls.xml"/>
+              %EXTRA%
+              <audit file="audit.jsonl"/>
+            </pdp>
+            """
+                .replace("%EXTRA%", extra)
+                .replace("%KA%", System.getProperty("test.ka", "30")));
+    return PdpServer.start(PdpConfig.load(cfg), 2);
+  }
+}
