@@ -56,6 +56,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private String pepId;
   private String peer = "?";
   private long lastRead = System.nanoTime();
+  private long acceptedAt;
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepAliveCheck;
   private double tokens;
@@ -85,6 +86,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+    acceptedAt = System.nanoTime();
     if (channel.remoteAddress() instanceof InetSocketAddress) {
       InetSocketAddress a = (InetSocketAddress) channel.remoteAddress();
       peer = a.getAddress().getHostAddress() + ":" + a.getPort();
@@ -127,6 +129,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     sessions.clear();
     server.unregister(this);
+    time(PdpTimings.Phase.CONNECTION, acceptedAt);
     if (pepId != null) {
       log.info("PEP {} ({}) disconnected", pepId, peer);
       server.audit().record("disconnected", "pep", pepId, "peer", peer);
@@ -144,6 +147,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
 
   // ---- inbound
   // -----------------------------------------------------------------------------------
+
+  private void time(PdpTimings.Phase p, long since) {
+    PdpTimings t = server.timings();
+    if (t != null) {
+      t.record(p, System.nanoTime() - since);
+    }
+  }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -216,6 +226,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (pepId == null) {
+      time(PdpTimings.Phase.ACCEPT_TO_OPEN, acceptedAt);
       pepId = id;
       handshakeTimer.cancel(false);
       startKeepAliveCheck();
@@ -276,6 +287,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         c.accounting().isZero()
             ? null
             : new CopsObject.AcctTimer((int) c.accounting().getSeconds());
+    time(PdpTimings.Phase.OPEN_TO_ACCEPT, lastRead);
     channel.writeAndFlush(
         new CopsMessage.ClientAccept(
             type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
@@ -367,6 +379,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
     long nanos = System.nanoTime() - arrived;
     server.stats().decision(nanos);
+    PdpTimings t = server.timings();
+    if (t != null) {
+      t.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
+    }
     server
         .audit()
         .record(

@@ -55,6 +55,7 @@ public final class PdpServer implements AutoCloseable {
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile PdpTimings timings;
   private Channel serverChannel;
 
   private PdpServer(
@@ -176,6 +177,23 @@ public final class PdpServer implements AutoCloseable {
 
   public PdpStats stats() {
     return stats;
+  }
+
+  /**
+   * Starts keeping every session's PDP-side timings (for the simulator's report); they are kept in
+   * memory until the server stops, so only for measured runs.
+   */
+  public PdpTimings enableTimings() {
+    PdpTimings t = timings;
+    if (t == null) {
+      t = new PdpTimings();
+      timings = t;
+    }
+    return t;
+  }
+
+  PdpTimings timings() {
+    return timings;
   }
 
   AuditLog audit() {
