@@ -81,6 +81,11 @@ public final class AuditLog implements AutoCloseable {
     }
   }
 
+  /** False for {@link #NONE}: callers on hot paths skip building records. */
+  public boolean enabled() {
+    return queue != null;
+  }
+
   public long dropped() {
     return dropped.sum();
   }

@@ -155,6 +155,16 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Answers are written as requests are read and flushed once per batch of reads: one system call
+   * for all the decisions a burst of requests produced.
+   */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+    ctx.fireChannelReadComplete();
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     lastRead = System.nanoTime();
@@ -181,7 +191,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         delete((DeleteRequest) m);
         break;
       case KA:
-        channel.writeAndFlush(new KeepAlive(true, null));
+        channel.write(new KeepAlive(true, null));
         break;
       case CC:
         clientClose((ClientClose) m);
@@ -288,7 +298,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
             ? null
             : new CopsObject.AcctTimer((int) c.accounting().getSeconds());
     time(PdpTimings.Phase.OPEN_TO_ACCEPT, lastRead);
-    channel.writeAndFlush(
+    channel.write(
         new CopsMessage.ClientAccept(
             type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
     log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
@@ -343,7 +353,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     int type = r.clientType();
     if (!s.containsKey(r.handle()) && s.size() >= server.config().maxHandles()) {
-      channel.writeAndFlush(
+      channel.write(
           Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
       log.warn("PEP {}: request refused, {} handles open (limit)", pepId, s.size());
       return;
@@ -363,7 +373,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       access = AccessRequest.decode(si.data());
     } catch (CopsCodecException e) {
       log.warn("PEP {}: request {} refused: {}", pepId, r.handle(), e.getMessage());
-      channel.writeAndFlush(Decision.error(type, r.handle(), e.errorObject()));
+      channel.write(Decision.error(type, r.handle(), e.errorObject()));
       return;
     }
     ClientTypePolicy policy = server.policy(type);
@@ -383,30 +393,32 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     if (t != null) {
       t.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
     }
-    server
-        .audit()
-        .record(
-            "decision",
-            "pep",
-            pepId,
-            "clientType",
-            type,
-            "handle",
-            r.handle().value().toHex(),
-            "operation",
-            access.operation().name(),
-            "subject",
-            access.subject(),
-            "service",
-            access.service(),
-            "decision",
-            d.install() ? "install" : "remove",
-            "rule",
-            d.data().ruleId(),
-            "reason",
-            d.data().reason(),
-            "latencyNanos",
-            nanos);
+    if (server.audit().enabled()) {
+      server
+          .audit()
+          .record(
+              "decision",
+              "pep",
+              pepId,
+              "clientType",
+              type,
+              "handle",
+              r.handle().value().toHex(),
+              "operation",
+              access.operation().name(),
+              "subject",
+              access.subject(),
+              "service",
+              access.service(),
+              "decision",
+              d.install() ? "install" : "remove",
+              "rule",
+              d.data().ruleId(),
+              "reason",
+              d.data().reason(),
+              "latencyNanos",
+              nanos);
+    }
     if (log.isDebugEnabled()) {
       log.debug(
           "PEP {} {} {} -> {} ({})",
@@ -416,7 +428,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           d.install() ? "install" : "remove",
           d.data().ruleId());
     }
-    channel.writeAndFlush(dec);
+    channel.write(dec);
   }
 
   static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {

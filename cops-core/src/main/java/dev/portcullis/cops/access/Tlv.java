@@ -104,14 +104,18 @@ final class Tlv {
     return ((long) u16(v, 0) << 16) | u16(v, 2);
   }
 
+  // A strict decoder per thread: making one per attribute costs more than the decoding.
+  private static final ThreadLocal<java.nio.charset.CharsetDecoder> UTF8 =
+      ThreadLocal.withInitial(
+          () ->
+              StandardCharsets.UTF_8
+                  .newDecoder()
+                  .onMalformedInput(CodingErrorAction.REPORT)
+                  .onUnmappableCharacter(CodingErrorAction.REPORT));
+
   static String utf8(Attribute a, String name) throws CopsCodecException {
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(a.value().toArray()))
-          .toString();
+      return UTF8.get().decode(java.nio.ByteBuffer.wrap(a.value().toArray())).toString();
     } catch (CharacterCodingException e) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "invalid UTF-8", "UTF-8 text");

@@ -1,0 +1,434 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.FixedLengthFrameDecoder;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Side-by-side load measurements on loopback, in one run:
+ *
+ * <ol>
+ *   <li>round trip: a raw TCP ping-pong of a REQ-sized message and a DEC-sized answer, then REQ/DEC
+ *       round trips against the PDP, one connection, one outstanding;
+ *   <li>throughput: decisions per second with many requests outstanding over several connections;
+ *   <li>connection set-up: a bare TCP connect versus TCP connect plus OPN/CAT.
+ * </ol>
+ *
+ * Both clients frame by the COPS length field and send pre-encoded bytes, so the difference is the
+ * PDP's work. The PDP runs the rules engine with audit off.
+ */
+@Command(
+    name = "pdp-load",
+    mixinStandardHelpOptions = true,
+    description = "PDP round-trip, throughput and set-up against raw TCP.")
+public final class PdpLoad implements Callable<Integer> {
+  @Option(
+      names = "--policy",
+      defaultValue = "config/policy-rules.xml",
+      description = "Rules policy (default: ${DEFAULT-VALUE}).")
+  Path policy;
+
+  @Option(names = "--round-trips", defaultValue = "20000")
+  int roundTrips;
+
+  @Option(names = "--connections", defaultValue = "2")
+  int connections;
+
+  @Option(
+      names = "--outstanding",
+      defaultValue = "32",
+      description = "Requests outstanding per connection.")
+  int outstanding;
+
+  @Option(
+      names = "--seconds",
+      defaultValue = "5",
+      description = "Measured seconds of the throughput run.")
+  int seconds;
+
+  @Option(names = "--pdp-threads", defaultValue = "1", description = "PDP event-loop threads.")
+  int pdpThreads;
+
+  @Option(names = "--connects", defaultValue = "2000")
+  int connects;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new PdpLoad()).execute(args));
+  }
+
+  static byte[] request(int handle) throws Exception {
+    AccessRequest ar =
+        new AccessRequest(
+            AccessOperation.ACCESS,
+            "alice",
+            2,
+            List.of("nat"),
+            InetAddress.getByName("192.0.2.1"),
+            50000,
+            InetAddress.getByName("10.1.2.3"),
+            22,
+            6,
+            "ssh",
+            AccessMode.READ,
+            null,
+            null);
+    return CopsCodec.encode(
+        CopsMessage.Request.of(
+            AccessRequest.CLIENT_TYPE,
+            CopsObject.Handle.of(String.format("h%06d", handle)),
+            new CopsObject.Context(CopsObject.Context.R_INCOMING, 0),
+            ar.toClientSI()));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PdpConfig cfg =
+        new PdpConfig(
+            "pdp-load",
+            InetAddress.getLoopbackAddress(),
+            0,
+            Duration.ofSeconds(30),
+            Duration.ZERO,
+            Duration.ofSeconds(10),
+            CopsCodec.DEFAULT_MAX_MESSAGE_SIZE,
+            1 << 20,
+            Integer.MAX_VALUE,
+            1024,
+            Map.of(
+                AccessRequest.CLIENT_TYPE,
+                new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, "rules", policy, false)),
+            List.of(),
+            null,
+            Duration.ofHours(1));
+    byte[] opn = CopsCodec.encode(CopsMessage.ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
+    byte[] req = request(0);
+    int decLength;
+    EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
+    EventLoopGroup rawGroup = new EpollEventLoopGroup(pdpThreads);
+    try (PdpServer pdp = PdpServer.start(cfg, pdpThreads)) {
+      // The DEC the PDP sends for this REQ, to size the raw answer identically.
+      decLength = firstAnswerLength(clientGroup, pdp.address(), opn, req);
+      Channel raw = rawServer(rawGroup, req.length, decLength);
+      InetSocketAddress rawAddr = (InetSocketAddress) raw.localAddress();
+      System.out.printf(
+          "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread%n",
+          req.length, decLength, connections, outstanding, pdpThreads);
+
+      // 1. round trips
+      pingPong(clientGroup, rawAddr, null, req, roundTrips / 4); // warm-up
+      pingPong(clientGroup, pdp.address(), opn, req, roundTrips / 4);
+      long[] rawRtt = pingPong(clientGroup, rawAddr, null, req, roundTrips);
+      long[] copsRtt = pingPong(clientGroup, pdp.address(), opn, req, roundTrips);
+      System.out.println();
+      System.out.println("round trip, one connection, one outstanding (us):");
+      System.out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
+      row("raw TCP ping-pong", rawRtt);
+      row("COPS REQ/DEC via the PDP", copsRtt);
+      System.out.printf(
+          "  ratio COPS/raw: mean %.2fx, median %.2fx%n",
+          mean(copsRtt) / mean(rawRtt), (double) q(copsRtt, 0.5) / q(rawRtt, 0.5));
+
+      // 2. throughput
+      double rawTput = throughput(clientGroup, rawAddr, null, req.length);
+      double copsTput = throughput(clientGroup, pdp.address(), opn, req.length);
+      System.out.println();
+      System.out.printf(
+          "throughput, %d connections x %d outstanding, %d s:%n",
+          connections, outstanding, seconds);
+      System.out.printf("  %-28s %,12.0f answers/s%n", "raw TCP responder", rawTput);
+      System.out.printf(
+          "  %-28s %,12.0f decisions/s (%.2fx raw)%n",
+          "PDP, rules engine", copsTput, copsTput / rawTput);
+
+      // 3. connection set-up
+      long[] tcp = connects(clientGroup, pdp.address(), null, connects);
+      long[] open = connects(clientGroup, pdp.address(), opn, connects);
+      System.out.println();
+      System.out.println("connection set-up, sequential (us):");
+      System.out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
+      row("bare TCP connect", tcp);
+      row("TCP connect + OPN/CAT", open);
+      System.out.printf("  ratio: median %.2fx%n", (double) q(open, 0.5) / q(tcp, 0.5));
+      raw.close().sync();
+    } finally {
+      clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+      rawGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+    return 0;
+  }
+
+  static void row(String name, long[] ns) {
+    System.out.printf(
+        "  %-28s %9.1f %9.1f %9.1f%n", name, mean(ns) / 1e3, q(ns, 0.5) / 1e3, q(ns, 0.99) / 1e3);
+  }
+
+  static double mean(long[] v) {
+    return Arrays.stream(v).average().orElse(0);
+  }
+
+  static long q(long[] v, double q) {
+    long[] s = v.clone();
+    Arrays.sort(s);
+    return s.length == 0 ? 0 : s[Math.min(s.length - 1, (int) Math.ceil(q * s.length) - 1)];
+  }
+
+  /** A responder that answers every {@code in}-byte message with a fixed {@code out}-byte one. */
+  static Channel rawServer(EventLoopGroup group, int in, int out) throws InterruptedException {
+    ByteBuf answer =
+        Unpooled.unreleasableBuffer(
+            Unpooled.directBuffer(out).writeBytes(header(out)).writeZero(out - 8));
+    return new ServerBootstrap()
+        .group(group)
+        .channel(EpollServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                    .addLast(new FixedLengthFrameDecoder(in))
+                    .addLast(
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ((ByteBuf) msg).release();
+                            ctx.write(answer.duplicate());
+                          }
+
+                          @Override
+                          public void channelReadComplete(ChannelHandlerContext ctx) {
+                            ctx.flush();
+                          }
+                        });
+              }
+            })
+        .bind(InetAddress.getLoopbackAddress(), 0)
+        .sync()
+        .channel();
+  }
+
+  /** A COPS-looking header with the given length, so one framer reads both answers. */
+  static byte[] header(int len) {
+    return new byte[] {
+      0x11,
+      0x02,
+      (byte) 0xC0,
+      (byte) 0xA5,
+      (byte) (len >>> 24),
+      (byte) (len >>> 16),
+      (byte) (len >>> 8),
+      (byte) len
+    };
+  }
+
+  /** A client connection framing by the COPS length field and handing frames to a callback. */
+  static Channel connect(
+      EventLoopGroup g,
+      InetSocketAddress to,
+      java.util.function.BiConsumer<ChannelHandlerContext, ByteBuf> onFrame)
+      throws InterruptedException {
+    return new Bootstrap()
+        .group(g)
+        .channel(EpollSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                    .addLast(new LengthFieldBasedFrameDecoder(1 << 20, 4, 4, -8, 0))
+                    .addLast(
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ByteBuf b = (ByteBuf) msg;
+                            try {
+                              onFrame.accept(ctx, b);
+                            } finally {
+                              b.release();
+                            }
+                          }
+                        });
+              }
+            })
+        .connect(to)
+        .sync()
+        .channel();
+  }
+
+  static int firstAnswerLength(EventLoopGroup g, InetSocketAddress pdp, byte[] opn, byte[] req)
+      throws Exception {
+    CompletableFuture<Integer> len = new CompletableFuture<>();
+    Channel ch =
+        connect(
+            g,
+            pdp,
+            (ctx, b) -> {
+              if (b.getByte(1) == 7) { // CAT
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(req));
+              } else {
+                len.complete(b.readableBytes());
+              }
+            });
+    ch.writeAndFlush(Unpooled.wrappedBuffer(opn));
+    int n = len.get(10, TimeUnit.SECONDS);
+    ch.close().sync();
+    return n;
+  }
+
+  /** Sequential round trips driven from the event loop; returns each one's nanoseconds. */
+  static long[] pingPong(EventLoopGroup g, InetSocketAddress to, byte[] opn, byte[] req, int n)
+      throws Exception {
+    long[] rtt = new long[n];
+    ByteBuf msg = Unpooled.unreleasableBuffer(Unpooled.directBuffer(req.length).writeBytes(req));
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    int[] i = {0};
+    long[] sent = {0};
+    Channel ch =
+        connect(
+            g,
+            to,
+            (ctx, b) -> {
+              long now = System.nanoTime();
+              if (opn != null && b.getByte(1) == 7) { // CAT: start
+                sent[0] = System.nanoTime();
+                ctx.writeAndFlush(msg.duplicate());
+                return;
+              }
+              rtt[i[0]++] = now - sent[0];
+              if (i[0] == n) {
+                done.complete(null);
+                return;
+              }
+              sent[0] = System.nanoTime();
+              ctx.writeAndFlush(msg.duplicate());
+            });
+    if (opn != null) {
+      ch.writeAndFlush(Unpooled.wrappedBuffer(opn));
+    } else {
+      ch.eventLoop()
+          .execute(
+              () -> {
+                sent[0] = System.nanoTime();
+                ch.writeAndFlush(msg.duplicate());
+              });
+    }
+    done.get(120, TimeUnit.SECONDS);
+    ch.close().sync();
+    return rtt;
+  }
+
+  /** Answers per second with {@code outstanding} messages in flight on each connection. */
+  double throughput(EventLoopGroup g, InetSocketAddress to, byte[] opn, int reqLength)
+      throws Exception {
+    LongAdder answers = new LongAdder();
+    Channel[] chs = new Channel[connections];
+    ByteBuf[] reqs = new ByteBuf[outstanding];
+    for (int h = 0; h < outstanding; h++) {
+      reqs[h] =
+          Unpooled.unreleasableBuffer(Unpooled.directBuffer(reqLength).writeBytes(request(h)));
+    }
+    CompletableFuture<?>[] ready = new CompletableFuture<?>[connections];
+    for (int c = 0; c < connections; c++) {
+      CompletableFuture<Void> r = new CompletableFuture<>();
+      ready[c] = r;
+      int[] next = {0};
+      chs[c] =
+          connect(
+              g,
+              to,
+              (ctx, b) -> {
+                if (opn != null && b.getByte(1) == 7) {
+                  for (ByteBuf q : reqs) {
+                    ctx.write(q.duplicate());
+                  }
+                  ctx.flush();
+                  r.complete(null);
+                  return;
+                }
+                answers.increment();
+                // Re-send on the handle just answered: one outstanding per handle, always W in
+                // flight.
+                ctx.writeAndFlush(reqs[next[0]++ % outstanding].duplicate());
+              });
+      if (opn != null) {
+        chs[c].writeAndFlush(Unpooled.wrappedBuffer(opn));
+      } else {
+        Channel ch = chs[c];
+        ch.eventLoop()
+            .execute(
+                () -> {
+                  for (ByteBuf q : reqs) {
+                    ch.write(q.duplicate());
+                  }
+                  ch.flush();
+                  r.complete(null);
+                });
+      }
+    }
+    CompletableFuture.allOf(ready).get(10, TimeUnit.SECONDS);
+    Thread.sleep(2000); // warm-up
+    long a0 = answers.sum();
+    long t0 = System.nanoTime();
+    Thread.sleep(seconds * 1000L);
+    double rate = (answers.sum() - a0) / ((System.nanoTime() - t0) / 1e9);
+    for (Channel ch : chs) {
+      ch.close().sync();
+    }
+    return rate;
+  }
+
+  /** Sequential connection set-ups: TCP connect (and OPN/CAT if given) then close. */
+  static long[] connects(EventLoopGroup g, InetSocketAddress to, byte[] opn, int n)
+      throws Exception {
+    long[] t = new long[n];
+    for (int i = 0; i < n; i++) {
+      CompletableFuture<Long> done = new CompletableFuture<>();
+      long t0 = System.nanoTime();
+      Channel ch = connect(g, to, (ctx, b) -> done.complete(System.nanoTime()));
+      if (opn == null) {
+        t[i] = System.nanoTime() - t0;
+      } else {
+        ch.writeAndFlush(Unpooled.wrappedBuffer(opn));
+        t[i] = done.get(10, TimeUnit.SECONDS) - t0;
+      }
+      ch.close().sync();
+    }
+    return t;
+  }
+}
