@@ -140,7 +140,16 @@ public final class PdpLoad implements Callable<Integer> {
     int decLength;
     EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
     EventLoopGroup rawGroup = new EpollEventLoopGroup(pdpThreads);
-    try (PdpServer pdp = PdpServer.start(cfg, pdpThreads)) {
+    PdpServer started;
+    try {
+      started = PdpServer.start(cfg, pdpThreads);
+    } catch (dev.portcullis.config.ConfigException e) {
+      clientGroup.shutdownGracefully();
+      rawGroup.shutdownGracefully();
+      System.err.println("error: " + e.getMessage());
+      return 2;
+    }
+    try (PdpServer pdp = started) {
       // The DEC the PDP sends for this REQ, to size the raw answer identically.
       decLength = firstAnswerLength(clientGroup, pdp.address(), opn, req);
       Channel raw = rawServer(rawGroup, req.length, decLength);

@@ -177,12 +177,15 @@ public final class CopsCodec {
   /** The objects of a message with their offsets, and the handle once one is read. */
   private static final class Objects {
     final List<CopsObject> list = new ArrayList<>(8);
-    final List<Integer> offsets = new ArrayList<>(8);
+    int[] offsets = new int[8];
     Handle handle;
 
     void add(CopsObject o, int off) {
+      if (list.size() == offsets.length) {
+        offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2);
+      }
+      offsets[list.size()] = off;
       list.add(o);
-      offsets.add(off);
       if (handle == null && o instanceof Handle) {
         handle = (Handle) o;
       }
@@ -358,7 +361,7 @@ public final class CopsCodec {
   /** Walks the object list in order, the way the grammar reads it. */
   private static final class Cursor {
     final List<CopsObject> objs;
-    final List<Integer> offs;
+    final int[] offs;
     int i;
     int integrityOffset = -1;
 
@@ -376,7 +379,7 @@ public final class CopsCodec {
     }
 
     int offset() {
-      return i < offs.size() ? offs.get(i) : -1;
+      return i < objs.size() ? offs[i] : -1;
     }
 
     CopsObject next() {
@@ -398,7 +401,7 @@ public final class CopsCodec {
       CopsObject o = next();
       if (!type.isInstance(o)) {
         throw CopsCodecException.at(
-            BAD_MESSAGE_FORMAT, 0, offs.get(i - 1), what, "C-Type " + o.cType(), what);
+            BAD_MESSAGE_FORMAT, 0, offs[i - 1], what, "C-Type " + o.cType(), what);
       }
       return type.cast(o);
     }

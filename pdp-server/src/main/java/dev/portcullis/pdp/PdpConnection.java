@@ -435,10 +435,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     DecisionFlags flags =
         new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
     return Decision.of(
-        type,
-        solicited,
-        h,
-        new DecisionSet(ctx, flags, null, null, d.data().toDecisionData(), null));
+        type, solicited, h, new DecisionSet(ctx, flags, null, null, d.decisionData(), null));
   }
 
   private void report(Report r) {

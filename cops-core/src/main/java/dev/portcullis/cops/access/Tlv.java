@@ -4,7 +4,6 @@ import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
-import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.CharacterCodingException;
@@ -133,24 +132,31 @@ final class Tlv {
     }
   }
 
-  /** Builds the attribute block. */
+  /** Builds the attribute block in one growing array, preamble included. */
   static final class Writer {
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private byte[] buf = new byte[64];
+    private int len = 4; // the preamble is filled in by toBytes()
     private int count;
+
+    private void ensure(int extra) {
+      if (len + extra > buf.length) {
+        buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+      }
+    }
 
     Writer put(int type, byte[] value) {
       if (value.length > 0xFFFF) {
         throw new IllegalArgumentException(
             "attribute " + type + ": " + value.length + " bytes (expected: <= 65535)");
       }
-      body.write(type >> 8);
-      body.write(type);
-      body.write(value.length >> 8);
-      body.write(value.length);
-      body.writeBytes(value);
-      for (int p = value.length; (p & 3) != 0; p++) {
-        body.write(0);
-      }
+      int padded = (value.length + 3) & ~3;
+      ensure(4 + padded);
+      buf[len] = (byte) (type >> 8);
+      buf[len + 1] = (byte) type;
+      buf[len + 2] = (byte) (value.length >> 8);
+      buf[len + 3] = (byte) value.length;
+      System.arraycopy(value, 0, buf, len + 4, value.length);
+      len += 4 + padded; // the array is zero-filled, so the padding already is zero
       count++;
       return this;
     }
@@ -175,13 +181,11 @@ final class Tlv {
       if (count > 0xFFFF) {
         throw new IllegalArgumentException("attributes: " + count + " (expected: <= 65535)");
       }
-      ByteArrayOutputStream out = new ByteArrayOutputStream(4 + body.size());
-      out.write(FORMAT_VERSION);
-      out.write(0);
-      out.write(count >> 8);
-      out.write(count);
-      out.writeBytes(body.toByteArray());
-      return Bytes.of(out.toByteArray());
+      buf[0] = FORMAT_VERSION;
+      buf[1] = 0;
+      buf[2] = (byte) (count >> 8);
+      buf[3] = (byte) count;
+      return Bytes.of(buf, 0, len);
     }
   }
 }

@@ -1,16 +1,25 @@
 package dev.portcullis.pdp.policy;
 
+import dev.portcullis.cops.CopsObject.DecisionData;
 import dev.portcullis.cops.access.AccessDecision;
 import java.util.Objects;
 
 /**
- * An engine's answer: install (grant) or remove (deny), and the decision data returned with it.
- *
- * @param data why and on what terms; never null (use an empty {@link AccessDecision})
+ * An engine's answer: install (grant) or remove (deny), and the decision data returned with it. A
+ * value: equal when both parts are equal. Engines that answer many requests with the same decision
+ * (a rule's outcome) return the same instance, whose encoded decision data is then computed once.
  */
-public record PolicyDecision(boolean install, AccessDecision data) {
-  public PolicyDecision {
-    Objects.requireNonNull(data, "data");
+public final class PolicyDecision {
+  private final boolean install;
+  private final AccessDecision data;
+  private volatile DecisionData encoded;
+
+  /**
+   * @param data why and on what terms; never null (use an empty {@link AccessDecision})
+   */
+  public PolicyDecision(boolean install, AccessDecision data) {
+    this.install = install;
+    this.data = Objects.requireNonNull(data, "data");
   }
 
   public static PolicyDecision grant(String ruleId, String reason) {
@@ -19,5 +28,40 @@ public record PolicyDecision(boolean install, AccessDecision data) {
 
   public static PolicyDecision deny(String ruleId, String reason) {
     return new PolicyDecision(false, new AccessDecision(ruleId, reason, null, null, null, null));
+  }
+
+  public boolean install() {
+    return install;
+  }
+
+  public AccessDecision data() {
+    return data;
+  }
+
+  /** The Client Specific Decision Data object carrying {@link #data()}, encoded once. */
+  public DecisionData decisionData() {
+    DecisionData d = encoded;
+    if (d == null) {
+      d = data.toDecisionData();
+      encoded = d;
+    }
+    return d;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PolicyDecision
+        && ((PolicyDecision) o).install == install
+        && ((PolicyDecision) o).data.equals(data);
+  }
+
+  @Override
+  public int hashCode() {
+    return Boolean.hashCode(install) * 31 + data.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "PolicyDecision[" + (install ? "install" : "remove") + ", " + data + "]";
   }
 }
