@@ -151,7 +151,8 @@ public record PdpConfig(
         statsEvery);
   }
 
-  static Pattern glob(String g) {
+  /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */
+  public static Pattern glob(String g) {
     StringBuilder re = new StringBuilder();
     for (char ch : g.toCharArray()) {
       re.append(ch == '*' ? ".*" : ch == '?' ? "." : Pattern.quote(String.valueOf(ch)));

@@ -11,6 +11,7 @@ import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -241,17 +242,7 @@ public final class RulesEngine implements PolicyEngine {
   private static List<Pattern> globs(List<String> words) {
     List<Pattern> out = new ArrayList<>();
     for (String w : words) {
-      StringBuilder re = new StringBuilder();
-      for (char ch : w.toCharArray()) {
-        if (ch == '*') {
-          re.append(".*");
-        } else if (ch == '?') {
-          re.append('.');
-        } else {
-          re.append(Pattern.quote(String.valueOf(ch)));
-        }
-      }
-      out.add(Pattern.compile(re.toString()));
+      out.add(PdpConfig.glob(w));
     }
     return out;
   }
