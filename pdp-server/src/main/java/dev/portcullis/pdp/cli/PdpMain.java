@@ -49,6 +49,47 @@ public final class PdpMain implements Callable<Integer> {
     System.exit(new CommandLine(new PdpMain()).execute(args));
   }
 
+  /**
+   * Runs {@code action} when the process receives signal {@code name} (SIGHUP: reload the policies,
+   * as operators expect of a daemon). Reached reflectively: {@code sun.misc.Signal} is the JDK's
+   * only signal API and javac flags any direct use of it; where it is missing, reloads still happen
+   * through {@code watch="true"} and the API.
+   */
+  static boolean onSignal(String name, Runnable action) {
+    try {
+      Class<?> signal = Class.forName("sun.misc.Signal");
+      Class<?> handler = Class.forName("sun.misc.SignalHandler");
+      Object h =
+          java.lang.reflect.Proxy.newProxyInstance(
+              handler.getClassLoader(),
+              new Class<?>[] {handler},
+              (proxy, method, args) -> {
+                switch (method.getName()) {
+                  case "handle":
+                    action.run();
+                    return null;
+                  case "hashCode":
+                    return System.identityHashCode(proxy);
+                  case "equals":
+                    return proxy == args[0];
+                  default:
+                    return "signal handler for SIG" + name;
+                }
+              });
+      signal
+          .getMethod("handle", signal, handler)
+          .invoke(null, signal.getConstructor(String.class).newInstance(name), h);
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      org.slf4j.LoggerFactory.getLogger(PdpMain.class)
+          .info(
+              "SIG{} handling not available here ({}); use watch=\"true\" to reload",
+              name,
+              e.toString());
+      return false;
+    }
+  }
+
   @Override
   public Integer call() {
     PdpServer server;
@@ -66,14 +107,16 @@ public final class PdpMain implements Callable<Integer> {
       spec.commandLine().getErr().println("error: " + e.getMessage());
       return 1;
     }
-    spec.commandLine()
-        .getOut()
-        .println(
-            "PDP listening on "
-                + server.address().getAddress().getHostAddress()
-                + ":"
-                + server.address().getPort());
-    spec.commandLine().getOut().flush();
+    // Before "listening" is printed: whoever waits for that line may signal at once.
+    onSignal(
+        "HUP",
+        () -> {
+          try {
+            server.reloadAll();
+          } catch (ConfigException e) {
+            // logged by the server, which keeps the running policy
+          }
+        });
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -83,6 +126,14 @@ public final class PdpMain implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "pdp-shutdown"));
+    spec.commandLine()
+        .getOut()
+        .println(
+            "PDP listening on "
+                + server.address().getAddress().getHostAddress()
+                + ":"
+                + server.address().getPort());
+    spec.commandLine().getOut().flush();
     try {
       stopped.await();
     } catch (InterruptedException e) {
