@@ -22,7 +22,6 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -162,12 +161,15 @@ public final class PdpLoad implements Callable<Integer> {
       pingPong(clientGroup, rawAddr, null, req, roundTrips / 4); // warm-up
       pingPong(clientGroup, pdp.address(), opn, req, roundTrips / 4);
       long[] rawRtt = pingPong(clientGroup, rawAddr, null, req, roundTrips);
+      dev.portcullis.pdp.PdpTimings timings = pdp.enableTimings();
       long[] copsRtt = pingPong(clientGroup, pdp.address(), opn, req, roundTrips);
+      long[] inPdp = timings.samples(dev.portcullis.pdp.PdpTimings.Phase.REQUEST_TO_DECISION);
       System.out.println();
       System.out.println("round trip, one connection, one outstanding (us):");
       System.out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
       row("raw TCP ping-pong", rawRtt);
       row("COPS REQ/DEC via the PDP", copsRtt);
+      row("  of which inside the PDP", inPdp);
       System.out.printf(
           "  ratio COPS/raw: mean %.2fx, median %.2fx%n",
           mean(copsRtt) / mean(rawRtt), (double) q(copsRtt, 0.5) / q(rawRtt, 0.5));
@@ -216,11 +218,13 @@ public final class PdpLoad implements Callable<Integer> {
     return s.length == 0 ? 0 : s[Math.min(s.length - 1, (int) Math.ceil(q * s.length) - 1)];
   }
 
-  /** A responder that answers every {@code in}-byte message with a fixed {@code out}-byte one. */
+  /**
+   * A responder that answers every {@code in}-byte message with a fixed {@code out}-byte one,
+   * counting messages in the bytes as they arrive and answering a whole read in one write.
+   */
   static Channel rawServer(EventLoopGroup group, int in, int out) throws InterruptedException {
-    ByteBuf answer =
-        Unpooled.unreleasableBuffer(
-            Unpooled.directBuffer(out).writeBytes(header(out)).writeZero(out - 8));
+    byte[] answer = new byte[out];
+    System.arraycopy(header(out), 0, answer, 0, 8);
     return new ServerBootstrap()
         .group(group)
         .channel(EpollServerSocketChannel.class)
@@ -230,18 +234,24 @@ public final class PdpLoad implements Callable<Integer> {
               @Override
               protected void initChannel(SocketChannel ch) {
                 ch.pipeline()
-                    .addLast(new FixedLengthFrameDecoder(in))
                     .addLast(
                         new ChannelInboundHandlerAdapter() {
-                          @Override
-                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ((ByteBuf) msg).release();
-                            ctx.write(answer.duplicate());
-                          }
+                          private long received;
 
                           @Override
-                          public void channelReadComplete(ChannelHandlerContext ctx) {
-                            ctx.flush();
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ByteBuf b = (ByteBuf) msg;
+                            long before = received / in;
+                            received += b.readableBytes();
+                            b.release();
+                            int n = (int) (received / in - before);
+                            if (n > 0) {
+                              ByteBuf o = ctx.alloc().directBuffer(n * out);
+                              for (int i = 0; i < n; i++) {
+                                o.writeBytes(answer);
+                              }
+                              ctx.writeAndFlush(o);
+                            }
                           }
                         });
               }
@@ -362,53 +372,120 @@ public final class PdpLoad implements Callable<Integer> {
     return rtt;
   }
 
-  /** Answers per second with {@code outstanding} messages in flight on each connection. */
+  /**
+   * Answers per second with {@code outstanding} messages in flight on each connection. The
+   * generator parses answer lengths in place and answers each read with one write of as many
+   * requests as answers arrived, so it costs little per message and the responder is what is
+   * measured.
+   */
   double throughput(EventLoopGroup g, InetSocketAddress to, byte[] opn, int reqLength)
       throws Exception {
     LongAdder answers = new LongAdder();
     Channel[] chs = new Channel[connections];
-    ByteBuf[] reqs = new ByteBuf[outstanding];
+    byte[] batch = new byte[outstanding * reqLength];
     for (int h = 0; h < outstanding; h++) {
-      reqs[h] =
-          Unpooled.unreleasableBuffer(Unpooled.directBuffer(reqLength).writeBytes(request(h)));
+      System.arraycopy(request(h), 0, batch, h * reqLength, reqLength);
     }
     CompletableFuture<?>[] ready = new CompletableFuture<?>[connections];
     for (int c = 0; c < connections; c++) {
       CompletableFuture<Void> r = new CompletableFuture<>();
       ready[c] = r;
-      int[] next = {0};
       chs[c] =
-          connect(
-              g,
-              to,
-              (ctx, b) -> {
-                if (opn != null && b.getByte(1) == 7) {
-                  for (ByteBuf q : reqs) {
-                    ctx.write(q.duplicate());
-                  }
-                  ctx.flush();
-                  r.complete(null);
-                  return;
-                }
-                answers.increment();
-                // Re-send on the handle just answered: one outstanding per handle, always W in
-                // flight.
-                ctx.writeAndFlush(reqs[next[0]++ % outstanding].duplicate());
-              });
-      if (opn != null) {
-        chs[c].writeAndFlush(Unpooled.wrappedBuffer(opn));
-      } else {
-        Channel ch = chs[c];
-        ch.eventLoop()
-            .execute(
-                () -> {
-                  for (ByteBuf q : reqs) {
-                    ch.write(q.duplicate());
-                  }
-                  ch.flush();
-                  r.complete(null);
-                });
-      }
+          new Bootstrap()
+              .group(g)
+              .channel(EpollSocketChannel.class)
+              .option(ChannelOption.TCP_NODELAY, true)
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline()
+                          .addLast(
+                              new ChannelInboundHandlerAdapter() {
+                                private final byte[] header = new byte[8];
+                                private int headerFill;
+                                private long frameLeft;
+                                private boolean open = opn == null;
+                                private int next;
+
+                                @Override
+                                public void channelActive(ChannelHandlerContext ctx) {
+                                  if (opn != null) {
+                                    ctx.writeAndFlush(Unpooled.wrappedBuffer(opn));
+                                  } else {
+                                    start(ctx);
+                                  }
+                                }
+
+                                private void start(ChannelHandlerContext ctx) {
+                                  ctx.writeAndFlush(Unpooled.wrappedBuffer(batch));
+                                  r.complete(null);
+                                }
+
+                                @Override
+                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                  ByteBuf b = (ByteBuf) msg;
+                                  int done = 0;
+                                  while (b.isReadable()) {
+                                    if (frameLeft > 0) {
+                                      int skip = (int) Math.min(frameLeft, b.readableBytes());
+                                      b.skipBytes(skip);
+                                      frameLeft -= skip;
+                                      if (frameLeft == 0) {
+                                        done++;
+                                      }
+                                      continue;
+                                    }
+                                    int take = Math.min(8 - headerFill, b.readableBytes());
+                                    b.readBytes(header, headerFill, take);
+                                    headerFill += take;
+                                    if (headerFill == 8) {
+                                      headerFill = 0;
+                                      long len =
+                                          ((header[4] & 0xFFL) << 24)
+                                              | ((header[5] & 0xFF) << 16)
+                                              | ((header[6] & 0xFF) << 8)
+                                              | (header[7] & 0xFF);
+                                      if (!open && header[1] == 7) { // CAT
+                                        open = true;
+                                        frameLeft = len - 8;
+                                        if (frameLeft == 0) {
+                                          start(ctx);
+                                        } else {
+                                          // the rest of the CAT is skipped below; start once it is
+                                          // consumed
+                                          int skip = (int) Math.min(frameLeft, b.readableBytes());
+                                          b.skipBytes(skip);
+                                          frameLeft -= skip;
+                                          start(ctx);
+                                        }
+                                        continue;
+                                      }
+                                      frameLeft = len - 8;
+                                      if (frameLeft == 0) {
+                                        done++;
+                                      }
+                                    }
+                                  }
+                                  b.release();
+                                  if (done > 0) {
+                                    answers.add(done);
+                                    ByteBuf o = ctx.alloc().directBuffer(done * reqLength);
+                                    for (int i = 0; i < done; i++) {
+                                      // Re-send on the handles in turn: one outstanding per handle,
+                                      // W in flight.
+                                      o.writeBytes(
+                                          batch, (next++ % outstanding) * reqLength, reqLength);
+                                    }
+                                    ctx.writeAndFlush(o);
+                                  }
+                                }
+                              });
+                    }
+                  })
+              .connect(to)
+              .sync()
+              .channel();
     }
     CompletableFuture.allOf(ready).get(10, TimeUnit.SECONDS);
     Thread.sleep(2000); // warm-up

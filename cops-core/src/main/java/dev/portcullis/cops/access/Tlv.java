@@ -113,8 +113,19 @@ final class Tlv {
                   .onUnmappableCharacter(CodingErrorAction.REPORT));
 
   static String utf8(Attribute a, String name) throws CopsCodecException {
+    byte[] v = a.value().toArray();
+    boolean ascii = true;
+    for (byte b : v) {
+      if (b < 0) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      return new String(v, StandardCharsets.US_ASCII); // the common case, without a decoder
+    }
     try {
-      return UTF8.get().decode(java.nio.ByteBuffer.wrap(a.value().toArray())).toString();
+      return UTF8.get().decode(java.nio.ByteBuffer.wrap(v)).toString();
     } catch (CharacterCodingException e) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "invalid UTF-8", "UTF-8 text");

@@ -13,13 +13,29 @@ interface Condition {
   boolean test(PolicyRequest r);
 
   /** A value is one of a set (a string attribute of the request). */
+  /**
+   * A string attribute matches one of the globs. Globs without {@code *} or {@code ?} are compared
+   * as plain strings: no matcher allocated on the hot path.
+   */
   static Condition globs(
-      List<Pattern> globs, java.util.function.Function<PolicyRequest, String> get) {
-    Pattern[] p = globs.toArray(new Pattern[0]);
+      List<String> globs, java.util.function.Function<PolicyRequest, String> get) {
+    Set<String> literals = new java.util.HashSet<>();
+    List<Pattern> patterns = new java.util.ArrayList<>();
+    for (String g : globs) {
+      if (g.indexOf('*') < 0 && g.indexOf('?') < 0) {
+        literals.add(g);
+      } else {
+        patterns.add(dev.portcullis.pdp.PdpConfig.glob(g));
+      }
+    }
+    Pattern[] p = patterns.toArray(new Pattern[0]);
     return r -> {
       String v = get.apply(r);
       if (v == null) {
         return false;
+      }
+      if (literals.contains(v)) {
+        return true;
       }
       for (Pattern g : p) {
         if (g.matcher(v).matches()) {

@@ -11,7 +11,6 @@ import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -26,7 +25,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.w3c.dom.Element;
 
 /**
@@ -151,7 +149,7 @@ public final class RulesEngine implements PolicyEngine {
   private static Condition[] compile(Element m) throws ConfigException {
     List<Condition> c = new ArrayList<>();
     if (m.hasAttribute("pep")) {
-      c.add(Condition.globs(globs(required(m, "pep")), PolicyRequest::pepId));
+      c.add(Condition.globs(required(m, "pep"), PolicyRequest::pepId));
     }
     if (m.hasAttribute("client-type")) {
       c.add(Condition.ints(numbers(m, "client-type", 0xFFFF), PolicyRequest::clientType));
@@ -182,10 +180,10 @@ public final class RulesEngine implements PolicyEngine {
       c.add(r -> ops.contains(r.access().operation()));
     }
     if (m.hasAttribute("subject")) {
-      c.add(Condition.globs(globs(required(m, "subject")), r -> r.access().subject()));
+      c.add(Condition.globs(required(m, "subject"), r -> r.access().subject()));
     }
     if (m.hasAttribute("service")) {
-      c.add(Condition.globs(globs(required(m, "service")), r -> r.access().service()));
+      c.add(Condition.globs(required(m, "service"), r -> r.access().service()));
     }
     if (m.hasAttribute("source")) {
       c.add(Condition.cidrs(cidrs(m, "source"), AccessRequest::sourceAddress));
@@ -237,14 +235,6 @@ public final class RulesEngine implements PolicyEngine {
 
   private static int orMinus1(Integer v) {
     return v == null ? -1 : v;
-  }
-
-  private static List<Pattern> globs(List<String> words) {
-    List<Pattern> out = new ArrayList<>();
-    for (String w : words) {
-      out.add(PdpConfig.glob(w));
-    }
-    return out;
   }
 
   private static int[] numbers(Element m, String a, int max) throws ConfigException {
