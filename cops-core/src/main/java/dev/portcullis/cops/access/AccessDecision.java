@@ -7,7 +7,6 @@ import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsObject.DecisionData;
 import dev.portcullis.cops.CopsObject.DecisionDataKind;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -42,15 +41,8 @@ public record AccessDecision(
   }
 
   public AccessDecision {
-    categories = List.copyOf(categories == null ? List.of() : categories);
-    extensions =
-        Collections.unmodifiableMap(new TreeMap<>(extensions == null ? Map.of() : extensions));
-    for (int t : extensions.keySet()) {
-      if (t < Tlv.EXTENSION_BASE || t > 0xFFFF) {
-        throw new IllegalArgumentException(
-            "extension type: " + t + " (expected: 0x8000 to 0xffff)");
-      }
-    }
+    categories = Tlv.categories(categories);
+    extensions = Tlv.extensions(extensions);
     if (grantedLevel != null && (grantedLevel < 0 || grantedLevel > 0xFFFF)) {
       throw new IllegalArgumentException(
           "granted level: " + grantedLevel + " (expected: 0 to 65535)");

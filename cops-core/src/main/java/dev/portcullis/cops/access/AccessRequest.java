@@ -8,7 +8,6 @@ import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsObject.ClientSI;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,15 +64,8 @@ public record AccessRequest(
     if (subject.isEmpty()) {
       throw new IllegalArgumentException("subject: empty (expected: a name)");
     }
-    categories = List.copyOf(categories == null ? List.of() : categories);
-    extensions =
-        Collections.unmodifiableMap(new TreeMap<>(extensions == null ? Map.of() : extensions));
-    for (int t : extensions.keySet()) {
-      if (t < Tlv.EXTENSION_BASE || t > 0xFFFF) {
-        throw new IllegalArgumentException(
-            "extension type: " + t + " (expected: 0x8000 to 0xffff)");
-      }
-    }
+    categories = Tlv.categories(categories);
+    extensions = Tlv.extensions(extensions);
     check16("session level", sessionLevel);
     check16("requested level", requestedLevel);
     check16("source port", sourcePort);

@@ -25,6 +25,25 @@ final class Tlv {
 
   private Tlv() {}
 
+  /** An immutable copy of a category list (the shared empty list when there are none). */
+  static java.util.List<String> categories(java.util.List<String> c) {
+    return c == null || c.isEmpty() ? java.util.List.of() : java.util.List.copyOf(c);
+  }
+
+  /** An immutable, type-ordered copy of extension attributes, each type 0x8000 to 0xFFFF. */
+  static java.util.Map<Integer, Bytes> extensions(java.util.Map<Integer, Bytes> e) {
+    if (e == null || e.isEmpty()) {
+      return java.util.Map.of();
+    }
+    for (int t : e.keySet()) {
+      if (t < EXTENSION_BASE || t > 0xFFFF) {
+        throw new IllegalArgumentException(
+            "extension type: " + t + " (expected: 0x8000 to 0xffff)");
+      }
+    }
+    return java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(e));
+  }
+
   /** One attribute as read: type, value, and the offset of its header. */
   record Attribute(int type, Bytes value, int offset) {}
 
