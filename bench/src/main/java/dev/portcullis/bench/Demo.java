@@ -57,6 +57,7 @@ public final class Demo implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    dev.portcullis.cops.NettySetup.beforeNetty();
     System.exit(new CommandLine(new Demo()).execute(args));
   }
 

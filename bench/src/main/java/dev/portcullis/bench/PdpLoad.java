@@ -87,6 +87,7 @@ public final class PdpLoad implements Callable<Integer> {
   int connects;
 
   public static void main(String[] args) {
+    dev.portcullis.cops.NettySetup.beforeNetty();
     System.exit(new CommandLine(new PdpLoad()).execute(args));
   }
 

@@ -43,6 +43,7 @@ public final class PdpMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    dev.portcullis.cops.NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
     }
