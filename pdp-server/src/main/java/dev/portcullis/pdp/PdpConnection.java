@@ -60,6 +60,8 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepAliveCheck;
   private double tokens;
+  private final java.util.ArrayDeque<Object> backlog = new java.util.ArrayDeque<>();
+  private boolean drainScheduled;
   private long tokensAt = System.nanoTime();
   private boolean closing;
 
@@ -168,7 +170,16 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     lastRead = System.nanoTime();
-    takeToken();
+    if (!backlog.isEmpty() || !takeToken()) {
+      // Over the rate: hold the message, stop reading, and go on when tokens have refilled.
+      backlog.add(msg);
+      pause();
+      return;
+    }
+    handle(msg);
+  }
+
+  private void handle(Object msg) {
     if (msg instanceof CopsDecodeFailure) {
       malformed(((CopsDecodeFailure) msg).cause());
       return;
@@ -182,7 +193,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         open((ClientOpen) m);
         break;
       case REQ:
-        request((Request) m, lastRead);
+        request((Request) m, System.nanoTime());
         break;
       case RPT:
         report((Report) m);
@@ -209,19 +220,43 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   }
 
   /** Rate limit: a token bucket; when empty, stop reading until it refills. */
-  private void takeToken() {
+  /** Rate limit: a token bucket refilled at {@code max-messages-per-second}. */
+  private boolean takeToken() {
     int rate = server.config().maxMessagesPerSecond();
     long now = System.nanoTime();
     tokens = Math.min(rate, tokens + (now - tokensAt) * (rate / 1e9));
     tokensAt = now;
     if (tokens < 1) {
-      channel.config().setAutoRead(false);
-      long waitNanos = (long) ((1 - tokens) * 1e9 / rate) + 1;
-      channel
-          .eventLoop()
-          .schedule(() -> channel.config().setAutoRead(true), waitNanos, TimeUnit.NANOSECONDS);
+      return false;
     }
     tokens -= 1;
+    return true;
+  }
+
+  /** Stops reading and schedules the backlog's processing for when one token is back. */
+  private void pause() {
+    if (drainScheduled) {
+      return;
+    }
+    drainScheduled = true;
+    channel.config().setAutoRead(false);
+    int rate = server.config().maxMessagesPerSecond();
+    long waitNanos = (long) (Math.max(0, 1 - tokens) * 1e9 / rate) + 1;
+    channel.eventLoop().schedule(this::drain, waitNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void drain() {
+    drainScheduled = false;
+    while (!backlog.isEmpty() && channel.isActive()) {
+      if (!takeToken()) {
+        pause();
+        channel.flush();
+        return;
+      }
+      handle(backlog.poll());
+    }
+    channel.flush();
+    channel.config().setAutoRead(true);
   }
 
   private void open(ClientOpen o) {

@@ -436,4 +436,54 @@ class PdpPepIntegrationTest {
           ErrorCode.UNSUPPORTED_CLIENT_TYPE.code(), ((CopsMessage.ClientClose) cc).error().code());
     }
   }
+
+  @Test
+  void theHandleLimitRefusesNewHandlesWithError4() throws Exception {
+    try (PdpServer s = Pdps.start(dir, "<limits max-handles=\"2\"/>");
+        PepClient pep = pep(s, "gw", AccessRequest.CLIENT_TYPE, new PepListener() {})) {
+      await(pep.open());
+      await(pep.request("a", CTX, ssh("alice")));
+      await(pep.request("b", CTX, ssh("alice")));
+      assertTrue(
+          await(pep.request("a", CTX, ssh("bob"))).solicited(), "updating a known handle is fine");
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> await(pep.request("c", CTX, ssh("alice"))));
+      assertEquals(ErrorCode.UNABLE_TO_PROCESS, ((PepException) e.getCause()).error());
+      pep.delete("a", ReasonCode.MANAGEMENT);
+      assertTrue(await(pep.request("c", CTX, ssh("alice"))).granted(), "room again after a DRQ");
+    }
+  }
+
+  @Test
+  void aPepOverItsMessageRateIsSlowedNotDropped() throws Exception {
+    try (PdpServer s = Pdps.start(dir, "<limits max-messages-per-second=\"100\"/>");
+        PepClient pep = pep(s, "chatty", AccessRequest.CLIENT_TYPE, new PepListener() {})) {
+      await(pep.open());
+      long t0 = System.nanoTime();
+      List<java.util.concurrent.CompletableFuture<PepDecision>> all = new java.util.ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        all.add(pep.request("h" + i, CTX, ssh("alice")));
+      }
+      for (var f : all) {
+        assertTrue(await(f).granted());
+      }
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertTrue(
+          ms >= 1500, "300 requests at 100/s (a burst of 100 allowed) took only " + ms + " ms");
+      assertTrue(pep.isOpen());
+    }
+  }
+
+  @Test
+  void aConnectionThatNeverOpensIsClosedAfterTheHandshakeTimeout() throws Exception {
+    try (PdpServer s = Pdps.start(dir, "");
+        Socket sock = new Socket()) {
+      sock.connect(s.address(), 2000);
+      sock.setSoTimeout(10_000);
+      long t0 = System.nanoTime();
+      assertEquals(-1, sock.getInputStream().read());
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      assertTrue(ms >= 1500 && ms < 8000, "closed after " + ms + " ms (handshake PT2S)");
+    }
+  }
 }

@@ -41,7 +41,10 @@ final class Pdps {
     return p;
   }
 
-  /** A PDP serving 0xC0A5 with {@link #RULES} and 0xC0A6 with {@link #MLS}. */
+  /**
+   * A PDP serving 0xC0A5 with {@link #RULES} and 0xC0A6 with {@link #MLS}; {@code extra} is a
+   * {@code <limits>} element or redirects.
+   */
   static PdpServer start(Path dir, String extra) throws Exception {
     write(dir, "rules.xml", RULES);
     write(dir, "mls.xml", MLS);
@@ -53,13 +56,15 @@ final class Pdps {
             <pdp>
               <listen address="127.0.0.1" port="0"/>
               <timers keepalive="PT%KA%S" handshake="PT2S"/>
+              %LIMITS%
               <client-type code="0xC0A5" engine="rules" policy="rules.xml"/>
               <client-type code="0xC0A6" engine="mls" policy="mls.xml"/>
               %EXTRA%
               <audit file="audit.jsonl"/>
             </pdp>
             """
-                .replace("%EXTRA%", extra)
+                .replace("%LIMITS%", extra.startsWith("<limits") ? extra : "")
+                .replace("%EXTRA%", extra.startsWith("<limits") ? "" : extra)
                 .replace("%KA%", System.getProperty("test.ka", "30")));
     return PdpServer.start(PdpConfig.load(cfg), 2);
   }
