@@ -96,8 +96,7 @@ class CopsCodecTest {
     assertFalse(slow.finish());
   }
 
-  // ---- malformed input
-  // ---------------------------------------------------------------------------
+  // ---- malformed input --------------------------------------------------------------------------
 
   private static CopsCodecException reject(String hex) {
     EmbeddedChannel ch = new EmbeddedChannel(new CopsDecoder());
@@ -255,8 +254,7 @@ class CopsCodecTest {
     assertThrows(IllegalArgumentException.class, () -> new CopsDecoder(4, null));
   }
 
-  // ---- building messages
-  // -------------------------------------------------------------------------
+  // ---- building messages ------------------------------------------------------------------------
 
   @Test
   void messagesAreValidatedWhenBuilt() {

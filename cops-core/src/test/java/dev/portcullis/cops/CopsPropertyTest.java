@@ -40,8 +40,7 @@ import net.jqwik.api.Provide;
  */
 class CopsPropertyTest {
 
-  // ---- generators
-  // --------------------------------------------------------------------------------
+  // ---- generators -------------------------------------------------------------------------------
 
   static Arbitrary<Bytes> bytes(int min, int max) {
     return Arbitraries.bytes().array(byte[].class).ofMinSize(min).ofMaxSize(max).map(Bytes::of);
@@ -199,8 +198,7 @@ class CopsPropertyTest {
     return Arbitraries.oneOf(req, dec, decErr, rpt, drq, ssq, ssc, opn, cat, cc, ka);
   }
 
-  // ---- properties
-  // --------------------------------------------------------------------------------
+  // ---- properties -------------------------------------------------------------------------------
 
   @Property(tries = 1000)
   void decodeOfEncodeIsIdentity(@ForAll("messages") CopsMessage m) throws Exception {

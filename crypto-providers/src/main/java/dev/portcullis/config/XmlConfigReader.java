@@ -132,8 +132,7 @@ public final class XmlConfigReader {
     return "XmlConfigReader[" + schemaName + "]";
   }
 
-  // ---- errors
-  // ------------------------------------------------------------------------------------
+  // ---- errors -----------------------------------------------------------------------------------
 
   /**
    * One clear error from a group of schema messages about the same spot: the first message's text
@@ -182,8 +181,7 @@ public final class XmlConfigReader {
     return l == null ? -1 : (Integer) l;
   }
 
-  // ---- walking helpers
-  // ---------------------------------------------------------------------------
+  // ---- walking helpers --------------------------------------------------------------------------
 
   /** The child elements of {@code parent}, optionally only those named {@code name}. */
   public static List<Element> children(Element parent, String name) {
@@ -252,8 +250,7 @@ public final class XmlConfigReader {
     }
   }
 
-  // ---- SAX to DOM with locations
-  // -----------------------------------------------------------------
+  // ---- SAX to DOM with locations ----------------------------------------------------------------
 
   private static final class Abort extends SAXException {
     private static final long serialVersionUID = 1L;

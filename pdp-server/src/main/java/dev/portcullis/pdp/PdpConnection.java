@@ -82,8 +82,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  // ---- lifecycle
-  // ---------------------------------------------------------------------------------
+  // ---- lifecycle --------------------------------------------------------------------------------
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
@@ -147,8 +146,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  // ---- inbound
-  // -----------------------------------------------------------------------------------
+  // ---- inbound ----------------------------------------------------------------------------------
 
   private void time(PdpTimings.Phase p, long since) {
     PdpTimings t = server.timings();
@@ -219,7 +217,6 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Rate limit: a token bucket; when empty, stop reading until it refills. */
   /** Rate limit: a token bucket refilled at {@code max-messages-per-second}. */
   private boolean takeToken() {
     int rate = server.config().maxMessagesPerSecond();
@@ -553,8 +550,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  // ---- errors
-  // ------------------------------------------------------------------------------------
+  // ---- errors -----------------------------------------------------------------------------------
 
   private void malformed(CopsCodecException e) {
     server.stats().protocolError();
@@ -620,8 +616,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         .addListener(ChannelFutureListener.CLOSE);
   }
 
-  // ---- pushes
-  // ------------------------------------------------------------------------------------
+  // ---- pushes -----------------------------------------------------------------------------------
 
   /**
    * Decides every installed request of {@code type} again with {@code engine} and sends an

@@ -234,8 +234,7 @@ public final class PdpServer implements AutoCloseable {
     }
   }
 
-  // ---- policy reload
-  // -----------------------------------------------------------------------------
+  // ---- policy reload ----------------------------------------------------------------------------
 
   /**
    * Reloads one client type's policy file and pushes changed decisions to exactly the PEPs whose
@@ -312,8 +311,7 @@ public final class PdpServer implements AutoCloseable {
         .toList();
   }
 
-  // ---- shutdown
-  // ----------------------------------------------------------------------------------
+  // ---- shutdown ---------------------------------------------------------------------------------
 
   /**
    * Stops accepting, sends every PEP a Client-Close "shutting down" for each open client type,

@@ -296,8 +296,7 @@ public final class PepClient implements AutoCloseable {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  // ---- connection
-  // --------------------------------------------------------------------------------
+  // ---- connection -------------------------------------------------------------------------------
 
   private void connect() {
     InetSocketAddress to = target;

@@ -305,8 +305,7 @@ class PdpPepIntegrationTest {
     }
   }
 
-  // ---- timers and hostile input
-  // ------------------------------------------------------------------
+  // ---- timers and hostile input -----------------------------------------------------------------
 
   private static byte[] readMessage(InputStream in) throws IOException {
     DataInputStream d = new DataInputStream(in);

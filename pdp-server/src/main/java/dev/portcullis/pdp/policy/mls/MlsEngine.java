@@ -167,8 +167,7 @@ public final class MlsEngine implements PolicyEngine {
     return out;
   }
 
-  // ---- decisions
-  // ---------------------------------------------------------------------------------
+  // ---- decisions --------------------------------------------------------------------------------
 
   private static String key(PolicyRequest r) {
     return r.pepId() + '\u0000' + r.access().subject();
