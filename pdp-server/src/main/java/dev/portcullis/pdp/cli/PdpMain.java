@@ -47,7 +47,18 @@ public final class PdpMain implements Callable<Integer> {
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
     }
-    System.exit(new CommandLine(new PdpMain()).execute(args));
+    System.exit(
+        new CommandLine(new PdpMain())
+            .setExecutionExceptionHandler(
+                (e, cl, parsed) -> {
+                  // A bad host name, an out-of-range value: one line, no stack trace.
+                  cl.getErr()
+                      .println(
+                          "error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+                  org.slf4j.LoggerFactory.getLogger(PdpMain.class).debug("failure", e);
+                  return 2;
+                })
+            .execute(args));
   }
 
   /**

@@ -44,7 +44,18 @@ public final class PepMain implements Callable<Integer> {
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pep/cli/logback-pep.xml");
     }
-    System.exit(new CommandLine(new PepMain()).execute(args));
+    System.exit(
+        new CommandLine(new PepMain())
+            .setExecutionExceptionHandler(
+                (e, cl, parsed) -> {
+                  // A bad host name, an out-of-range value: one line, no stack trace.
+                  cl.getErr()
+                      .println(
+                          "error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+                  org.slf4j.LoggerFactory.getLogger(PepMain.class).debug("failure", e);
+                  return 2;
+                })
+            .execute(args));
   }
 
   @Override
@@ -53,18 +64,43 @@ public final class PepMain implements Callable<Integer> {
     return 0;
   }
 
+  /** {@code --pdp HOST:PORT}. */
+  static final class HostPort implements CommandLine.ITypeConverter<InetSocketAddress> {
+    @Override
+    public InetSocketAddress convert(String value) {
+      return hostPort(value);
+    }
+  }
+
+  /** {@code --client-type}, decimal or 0x hex, 1 to 65535. */
+  static final class ClientType implements CommandLine.ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      try {
+        int v = Integer.decode(value);
+        if (v >= 1 && v <= 0xFFFF) {
+          return v;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new CommandLine.TypeConversionException(
+          value + " (expected: 1 to 65535, decimal or 0x hex)");
+    }
+  }
+
   /** Parses {@code host:port}. */
   static InetSocketAddress hostPort(String s) {
     int colon = s.lastIndexOf(':');
     if (colon <= 0 || colon == s.length() - 1) {
-      throw new CommandLine.TypeConversionException("--pdp: " + s + " (expected: HOST:PORT)");
+      throw new CommandLine.TypeConversionException(s + " (expected: HOST:PORT)");
     }
     try {
       return new InetSocketAddress(
           s.substring(0, colon).replace("[", "").replace("]", ""),
           Integer.parseInt(s.substring(colon + 1)));
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.TypeConversionException("--pdp: " + s + " (expected: HOST:PORT)");
+      throw new CommandLine.TypeConversionException(s + " (expected: HOST:PORT)");
     }
   }
 
@@ -75,18 +111,20 @@ public final class PepMain implements Callable<Integer> {
   static final class RequestCommand implements Callable<Integer> {
     @Option(
         names = "--pdp",
+        converter = HostPort.class,
         defaultValue = "127.0.0.1:3288",
         description = "PDP address (default: ${DEFAULT-VALUE}).")
-    String pdp;
+    InetSocketAddress pdp;
 
     @Option(names = "--pep-id", defaultValue = "pep-cli", description = "PEPID to open with.")
     String pepId;
 
     @Option(
         names = "--client-type",
+        converter = ClientType.class,
         defaultValue = "0xC0A5",
         description = "Client type (default: ${DEFAULT-VALUE}).")
-    String clientType;
+    int clientType;
 
     @Option(
         names = "--operation",
@@ -144,10 +182,10 @@ public final class PepMain implements Callable<Integer> {
               mode,
               requestedLevel,
               null);
-      int ct = Integer.decode(clientType);
+      int ct = clientType;
       try (PepClient pep =
           PepClient.builder()
-              .pdp(hostPort(pdp))
+              .pdp(pdp)
               .pepId(pepId)
               .clientType(ct)
               .requestTimeout(Duration.ofSeconds(10))
@@ -182,9 +220,10 @@ public final class PepMain implements Callable<Integer> {
   static final class SimulateCommand implements Callable<Integer> {
     @Option(
         names = "--pdp",
+        converter = HostPort.class,
         defaultValue = "127.0.0.1:3288",
         description = "PDP address (default: ${DEFAULT-VALUE}).")
-    String pdp;
+    InetSocketAddress pdp;
 
     @Option(
         names = "--sessions",
@@ -200,9 +239,10 @@ public final class PepMain implements Callable<Integer> {
 
     @Option(
         names = "--client-type",
+        converter = ClientType.class,
         defaultValue = "0xC0A5",
         description = "Client type (default: ${DEFAULT-VALUE}).")
-    String clientType;
+    int clientType;
 
     @Option(
         names = "--json",
@@ -219,9 +259,9 @@ public final class PepMain implements Callable<Integer> {
             .println("error: --sessions 1 to 1000000, --concurrency 1 to 10000");
         return 2;
       }
-      InetSocketAddress to = hostPort(pdp);
+      InetSocketAddress to = pdp;
       Simulator.Result r;
-      try (Simulator sim = new Simulator(to, Integer.decode(clientType))) {
+      try (Simulator sim = new Simulator(to, clientType)) {
         r = sim.run(sessions, concurrency, 30);
       }
       PrintWriter out = spec.commandLine().getOut();
