@@ -45,20 +45,32 @@ final class Tlv {
   }
 
   /** One attribute as read: type, value, and the offset of its header. */
-  record Attribute(int type, Bytes value, int offset) {}
+  record Attribute(int type, byte[] block, int valueOffset, int length, int offset) {
+    /** A copy of the value (extension attributes are kept this way). */
+    Bytes value() {
+      return Bytes.of(block, valueOffset, length);
+    }
+
+    int u8(int i) {
+      return block[valueOffset + i] & 0xFF;
+    }
+  }
 
   static List<Attribute> read(Bytes data) throws CopsCodecException {
-    int n = data.length();
+    // One copy of the block; attributes are views into it, so decoding copies each value once,
+    // into the String or address it becomes.
+    byte[] block = data.toArray();
+    int n = block.length;
     if (n < 4) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, 0, "attribute preamble", n + " bytes", "4");
     }
-    int version = data.get(0) & 0xFF;
+    int version = block[0] & 0xFF;
     if (version != FORMAT_VERSION) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, 0, "format version", version, String.valueOf(FORMAT_VERSION));
     }
-    int count = u16(data, 2);
+    int count = u16(block, 2);
     List<Attribute> out = new ArrayList<>(Math.min(count, 64));
     int off = 4;
     for (int i = 0; i < count; i++) {
@@ -71,14 +83,14 @@ final class Tlv {
             "missing",
             count + " attributes as the preamble says");
       }
-      int type = u16(data, off);
-      int len = u16(data, off + 2);
+      int type = u16(block, off);
+      int len = u16(block, off + 2);
       int padded = (len + 3) & ~3;
       if (padded > n - off - 4) {
         throw CopsCodecException.at(
             BAD_MESSAGE_FORMAT, 0, off + 2, "attribute length", len, "<= " + (n - off - 4));
       }
-      out.add(new Attribute(type, data.slice(off + 4, len), off));
+      out.add(new Attribute(type, block, off + 4, len, off));
       off += 4 + padded;
     }
     if (off != n) {
@@ -88,13 +100,13 @@ final class Tlv {
     return out;
   }
 
-  static int u16(Bytes b, int at) {
-    return (b.get(at) & 0xFF) << 8 | (b.get(at + 1) & 0xFF);
+  static int u16(byte[] b, int at) {
+    return (b[at] & 0xFF) << 8 | (b[at + 1] & 0xFF);
   }
 
   static void expectLength(Attribute a, String name, int... allowed) throws CopsCodecException {
     for (int l : allowed) {
-      if (a.value().length() == l) {
+      if (a.length() == l) {
         return;
       }
     }
@@ -103,23 +115,22 @@ final class Tlv {
       sb.append(sb.length() == 0 ? "" : " or ").append(l);
     }
     throw CopsCodecException.at(
-        BAD_MESSAGE_FORMAT, 0, a.offset() + 2, name + " length", a.value().length(), sb.toString());
+        BAD_MESSAGE_FORMAT, 0, a.offset() + 2, name + " length", a.length(), sb.toString());
   }
 
   static int u8(Attribute a, String name) throws CopsCodecException {
     expectLength(a, name, 1);
-    return a.value().get(0) & 0xFF;
+    return a.u8(0);
   }
 
   static int u16(Attribute a, String name) throws CopsCodecException {
     expectLength(a, name, 2);
-    return u16(a.value(), 0);
+    return u16(a.block(), a.valueOffset());
   }
 
   static long u32(Attribute a, String name) throws CopsCodecException {
     expectLength(a, name, 4);
-    Bytes v = a.value();
-    return ((long) u16(v, 0) << 16) | u16(v, 2);
+    return ((long) u16(a.block(), a.valueOffset()) << 16) | u16(a.block(), a.valueOffset() + 2);
   }
 
   // A strict decoder per thread: making one per attribute costs more than the decoding.
@@ -132,19 +143,22 @@ final class Tlv {
                   .onUnmappableCharacter(CodingErrorAction.REPORT));
 
   static String utf8(Attribute a, String name) throws CopsCodecException {
-    byte[] v = a.value().toArray();
+    byte[] b = a.block();
+    int from = a.valueOffset();
+    int to = from + a.length();
     boolean ascii = true;
-    for (byte b : v) {
-      if (b < 0) {
+    for (int i = from; i < to; i++) {
+      if (b[i] < 0) {
         ascii = false;
         break;
       }
     }
     if (ascii) {
-      return new String(v, StandardCharsets.US_ASCII); // the common case, without a decoder
+      // The common case, without a decoder.
+      return new String(b, from, a.length(), StandardCharsets.US_ASCII);
     }
     try {
-      return UTF8.get().decode(java.nio.ByteBuffer.wrap(v)).toString();
+      return UTF8.get().decode(java.nio.ByteBuffer.wrap(b, from, a.length())).toString();
     } catch (CharacterCodingException e) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "invalid UTF-8", "UTF-8 text");
@@ -154,9 +168,11 @@ final class Tlv {
   static InetAddress address(Attribute a, String name) throws CopsCodecException {
     expectLength(a, name, 4, 16);
     try {
-      return a.value().length() == 4
-          ? InetAddress.getByAddress(a.value().toArray())
-          : java.net.Inet6Address.getByAddress(null, a.value().toArray(), -1);
+      byte[] addr =
+          java.util.Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
+      return addr.length == 4
+          ? InetAddress.getByAddress(addr)
+          : java.net.Inet6Address.getByAddress(null, addr, -1);
     } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
