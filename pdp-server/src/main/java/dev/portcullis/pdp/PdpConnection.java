@@ -335,6 +335,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
             type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
     log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
     server.audit().record("opened", "pep", id, "peer", peer, "clientType", type);
+    if (o.lastPdpAddress() != null && !server.isSelf(o.lastPdpAddress())) {
+      // The PEP comes from another PDP (failover, redirect): this one holds none of its
+      // request state, so ask for it (RFC 2748 sections 2.2.14 and 3.5).
+      log.info(
+          "PEP {} last used another PDP: asking it to synchronize client type {}", id, hex(type));
+      channel.write(new CopsMessage.SyncStateRequest(type, false, null, null));
+    }
   }
 
   private void startKeepAliveCheck() {

@@ -210,6 +210,17 @@ public final class PdpServer implements AutoCloseable {
     return p == null ? null : p.engine();
   }
 
+  /** True if a Last PDP Address names this server (same port, and a local or listening address). */
+  boolean isSelf(dev.portcullis.cops.CopsObject.PdpAddress a) {
+    InetSocketAddress me = address();
+    if (a.port() != me.getPort()) {
+      return false;
+    }
+    return a.address().equals(me.getAddress())
+        || me.getAddress().isAnyLocalAddress()
+        || a.address().isLoopbackAddress() && me.getAddress().isLoopbackAddress();
+  }
+
   PdpConfig.Redirect redirectFor(String pepId, int type) {
     for (PdpConfig.Redirect r : config.redirects()) {
       if (r.applies(pepId, type)) {

@@ -485,4 +485,48 @@ class PdpPepIntegrationTest {
       assertTrue(ms >= 1500 && ms < 8000, "closed after " + ms + " ms (handshake PT2S)");
     }
   }
+
+  @Test
+  void aPepComingFromAnotherPdpIsAskedToSynchronize() throws Exception {
+    try (PdpServer s = Pdps.start(dir, "");
+        Socket sock = new Socket()) {
+      sock.connect(s.address(), 2000);
+      sock.setSoTimeout(5000);
+      CopsMessage opn =
+          new CopsMessage.ClientOpen(
+              AccessRequest.CLIENT_TYPE,
+              false,
+              new dev.portcullis.cops.CopsObject.PepId("failover"),
+              null,
+              new dev.portcullis.cops.CopsObject.PdpAddress(
+                  true, InetAddress.getByName("192.0.2.9"), 3288),
+              null);
+      sock.getOutputStream().write(CopsCodec.encode(opn));
+      assertInstanceOf(
+          CopsMessage.ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
+      assertInstanceOf(
+          CopsMessage.SyncStateRequest.class, CopsCodec.decode(readMessage(sock.getInputStream())));
+    }
+    try (PdpServer s = Pdps.start(dir, "");
+        Socket sock = new Socket()) {
+      sock.connect(s.address(), 2000);
+      sock.setSoTimeout(1000);
+      CopsMessage opn =
+          new CopsMessage.ClientOpen(
+              AccessRequest.CLIENT_TYPE,
+              false,
+              new dev.portcullis.cops.CopsObject.PepId("back"),
+              null,
+              new dev.portcullis.cops.CopsObject.PdpAddress(
+                  true, s.address().getAddress(), s.address().getPort()),
+              null);
+      sock.getOutputStream().write(CopsCodec.encode(opn));
+      assertInstanceOf(
+          CopsMessage.ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
+      assertThrows(
+          java.net.SocketTimeoutException.class,
+          () -> readMessage(sock.getInputStream()),
+          "no SSQ when it was this PDP");
+    }
+  }
 }
