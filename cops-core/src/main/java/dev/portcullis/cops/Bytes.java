@@ -13,6 +13,7 @@ public final class Bytes {
   public static final Bytes EMPTY = new Bytes(new byte[0]);
 
   private final byte[] b;
+  private int hash; // cached: handles are map keys on the PDP's hot path
 
   private Bytes(byte[] b) {
     this.b = b;
@@ -74,7 +75,12 @@ public final class Bytes {
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(b);
+    int h = hash;
+    if (h == 0) {
+      h = Arrays.hashCode(b);
+      hash = h;
+    }
+    return h;
   }
 
   @Override
