@@ -157,6 +157,10 @@ public final class PdpLoad implements Callable<Integer> {
       decLength = firstAnswerLength(clientGroup, pdp.address(), opn, req);
       Channel raw = rawServer(rawGroup, req.length, decLength);
       InetSocketAddress rawAddr = (InetSocketAddress) raw.localAddress();
+      byte[] fixedDec = new byte[decLength];
+      System.arraycopy(header(decLength), 0, fixedDec, 0, 8);
+      Channel decoding = decodingServer(rawGroup, fixedDec);
+      InetSocketAddress decAddr = (InetSocketAddress) decoding.localAddress();
       System.out.printf(
           "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread%n",
           req.length, decLength, connections, outstanding, pdpThreads);
@@ -167,11 +171,14 @@ public final class PdpLoad implements Callable<Integer> {
       pingPong(clientGroup, pdp.address(), opn, req, roundTrips / 4);
       int rounds = 10;
       long[] rawRtt = new long[0];
+      long[] decRtt = new long[0];
       long[] copsRtt = new long[0];
+      pingPong(clientGroup, decAddr, null, req, roundTrips / 4);
       double[] ratios = new double[rounds];
       dev.portcullis.pdp.PdpTimings timings = pdp.enableTimings();
       for (int round = 0; round < rounds; round++) {
         long[] r = pingPong(clientGroup, rawAddr, null, req, roundTrips / rounds);
+        decRtt = concat(decRtt, pingPong(clientGroup, decAddr, null, req, roundTrips / rounds));
         long[] c = pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds);
         ratios[round] = (double) q(c, 0.5) / q(r, 0.5);
         rawRtt = concat(rawRtt, r);
@@ -184,6 +191,7 @@ public final class PdpLoad implements Callable<Integer> {
           "round trip, one connection, one outstanding, %d rounds alternating (us):%n", rounds);
       System.out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
       row("raw TCP ping-pong", rawRtt);
+      row("COPS decoder, fixed answer", decRtt);
       row("COPS REQ/DEC via the PDP", copsRtt);
       row("  of which inside the PDP", inPdp);
       System.out.printf(
@@ -212,6 +220,7 @@ public final class PdpLoad implements Callable<Integer> {
       row("TCP connect + OPN/CAT", open);
       System.out.printf("  ratio: median %.2fx%n", (double) q(open, 0.5) / q(tcp, 0.5));
       raw.close().sync();
+      decoding.close().sync();
     } finally {
       clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
       rawGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
@@ -274,6 +283,46 @@ public final class PdpLoad implements Callable<Integer> {
                               }
                               ctx.writeAndFlush(o);
                             }
+                          }
+                        });
+              }
+            })
+        .bind(InetAddress.getLoopbackAddress(), 0)
+        .sync()
+        .channel();
+  }
+
+  /**
+   * A responder that frames and decodes each message with {@link dev.portcullis.cops.CopsDecoder}
+   * and answers a fixed pre-encoded message: the codec's and pipeline's cost without any policy.
+   */
+  static Channel decodingServer(EventLoopGroup group, byte[] answerBytes)
+      throws InterruptedException {
+    return new ServerBootstrap()
+        .group(group)
+        .channel(EpollServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.pipeline()
+                    .addLast(new dev.portcullis.cops.CopsDecoder())
+                    .addLast(
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                            ctx.close();
+                          }
+
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ctx.write(Unpooled.wrappedBuffer(answerBytes));
+                          }
+
+                          @Override
+                          public void channelReadComplete(ChannelHandlerContext ctx) {
+                            ctx.flush();
                           }
                         });
               }
