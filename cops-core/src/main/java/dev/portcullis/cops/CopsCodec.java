@@ -454,13 +454,27 @@ public final class CopsCodec {
           Context ctx = c.required(CNum.CONTEXT, Context.class, "Context", end);
           Interface in = c.optional(CNum.IN_INTERFACE, Interface.class);
           Interface out = c.optional(CNum.OUT_INTERFACE, Interface.class);
-          List<ClientSI> si = new ArrayList<>();
-          while (c.at(CNum.CLIENT_SI)) {
-            si.add((ClientSI) c.next());
+          // The usual REQ has one ClientSI and no LPDP decision: build those lists without
+          // copies (List.of of one element is what the record keeps as it is).
+          List<ClientSI> si = List.of();
+          if (c.at(CNum.CLIENT_SI)) {
+            ClientSI first = (ClientSI) c.next();
+            if (!c.at(CNum.CLIENT_SI)) {
+              si = List.of(first);
+            } else {
+              si = new ArrayList<>();
+              si.add(first);
+              while (c.at(CNum.CLIENT_SI)) {
+                si.add((ClientSI) c.next());
+              }
+            }
           }
-          List<DecisionSet> lpdp = new ArrayList<>();
-          while (c.at(CNum.CONTEXT) || c.at(CNum.LPDP_DECISION)) {
-            lpdp.add(decisionSet(c, true));
+          List<DecisionSet> lpdp = List.of();
+          if (c.at(CNum.CONTEXT) || c.at(CNum.LPDP_DECISION)) {
+            lpdp = new ArrayList<>();
+            while (c.at(CNum.CONTEXT) || c.at(CNum.LPDP_DECISION)) {
+              lpdp.add(decisionSet(c, true));
+            }
           }
           IntegrityObject i =
               c.integrityThenEnd(
@@ -471,10 +485,19 @@ public final class CopsCodec {
         {
           Handle h = c.required(CNum.HANDLE, Handle.class, "Client Handle", end);
           ErrorObject err = c.optional(CNum.ERROR, ErrorObject.class);
-          List<DecisionSet> ds = new ArrayList<>();
+          List<DecisionSet> ds = List.of();
           if (err == null) {
-            while (c.at(CNum.CONTEXT) || c.at(CNum.DECISION)) {
-              ds.add(decisionSet(c, false));
+            if (c.at(CNum.CONTEXT) || c.at(CNum.DECISION)) {
+              DecisionSet first = decisionSet(c, false);
+              if (!c.at(CNum.CONTEXT) && !c.at(CNum.DECISION)) {
+                ds = List.of(first);
+              } else {
+                ds = new ArrayList<>();
+                ds.add(first);
+                while (c.at(CNum.CONTEXT) || c.at(CNum.DECISION)) {
+                  ds.add(decisionSet(c, false));
+                }
+              }
             }
             if (ds.isEmpty()) {
               c.required(CNum.CONTEXT, Context.class, "Decision (Context and Flags) or Error", end);
