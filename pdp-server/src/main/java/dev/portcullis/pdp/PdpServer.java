@@ -192,6 +192,11 @@ public final class PdpServer implements AutoCloseable {
     return t;
   }
 
+  /** Stops keeping timings (the samples kept so far stay readable through the old object). */
+  public void disableTimings() {
+    timings = null;
+  }
+
   PdpTimings timings() {
     return timings;
   }

@@ -6,7 +6,6 @@ import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsObject.DecisionData;
 import dev.portcullis.cops.CopsObject.DecisionDataKind;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -85,7 +84,7 @@ public record AccessDecision(
     String reason = null;
     Integer level = null;
     Long valid = null;
-    List<String> cats = new ArrayList<>();
+    List<String> cats = List.of();
     Map<Integer, Bytes> ext = new TreeMap<>();
     boolean[] seen = new boolean[6];
     for (Tlv.Attribute a : Tlv.read(data)) {
@@ -118,7 +117,7 @@ public record AccessDecision(
           valid = Tlv.u32(a, "valid for");
           break;
         default:
-          cats.add(Tlv.utf8(a, "category"));
+          cats = Tlv.append(cats, Tlv.utf8(a, "category"));
           break;
       }
     }

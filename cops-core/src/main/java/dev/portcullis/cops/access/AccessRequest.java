@@ -7,7 +7,6 @@ import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsObject.ClientSI;
 import java.net.InetAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -143,7 +142,7 @@ public record AccessRequest(
     String subject = null;
     Integer level = null;
     Integer requested = null;
-    List<String> cats = new ArrayList<>();
+    List<String> cats = List.of();
     InetAddress src = null;
     InetAddress dst = null;
     Integer sport = null;
@@ -187,7 +186,7 @@ public record AccessRequest(
           level = Tlv.u16(a, "session level");
           break;
         case Type.CATEGORY:
-          cats.add(Tlv.utf8(a, "category"));
+          cats = Tlv.append(cats, Tlv.utf8(a, "category"));
           break;
         case Type.SOURCE_ADDRESS:
           src = Tlv.address(a, "source address");

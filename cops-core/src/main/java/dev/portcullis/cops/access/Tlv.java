@@ -25,6 +25,19 @@ final class Tlv {
 
   private Tlv() {}
 
+  /**
+   * {@code list} plus {@code item}: an immutable one-element list for the first (the usual case,
+   * kept as it is by the records), a growing list after that.
+   */
+  static java.util.List<String> append(java.util.List<String> list, String item) {
+    if (list.isEmpty()) {
+      return java.util.List.of(item);
+    }
+    java.util.List<String> l = new java.util.ArrayList<>(list);
+    l.add(item);
+    return l;
+  }
+
   /** An immutable copy of a category list (the shared empty list when there are none). */
   static java.util.List<String> categories(java.util.List<String> c) {
     return c == null || c.isEmpty() ? java.util.List.of() : java.util.List.copyOf(c);
