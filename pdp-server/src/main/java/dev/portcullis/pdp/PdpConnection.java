@@ -57,6 +57,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private String peer = "?";
   private long lastRead = System.nanoTime();
   private long acceptedAt;
+  private long openedAt; // when the first Client-Open arrived
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepAliveCheck;
   private double tokens;
@@ -133,7 +134,16 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     time(PdpTimings.Phase.CONNECTION, acceptedAt);
     if (pepId != null) {
       log.info("PEP {} ({}) disconnected", pepId, peer);
-      server.audit().record("disconnected", "pep", pepId, "peer", peer);
+      server
+          .audit()
+          .record(
+              "disconnected",
+              "pep",
+              pepId,
+              "peer",
+              peer,
+              "connectionNanos",
+              System.nanoTime() - acceptedAt);
     }
     ctx.fireChannelInactive();
   }
@@ -269,6 +279,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     if (pepId == null) {
       time(PdpTimings.Phase.ACCEPT_TO_OPEN, acceptedAt);
+      openedAt = lastRead;
       pepId = id;
       handshakeTimer.cancel(false);
       startKeepAliveCheck();
@@ -334,7 +345,20 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         new CopsMessage.ClientAccept(
             type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
     log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
-    server.audit().record("opened", "pep", id, "peer", peer, "clientType", type);
+    server
+        .audit()
+        .record(
+            "opened",
+            "pep",
+            id,
+            "peer",
+            peer,
+            "clientType",
+            type,
+            "acceptToOpenNanos",
+            openedAt - acceptedAt,
+            "openNanos",
+            System.nanoTime() - lastRead);
     if (o.lastPdpAddress() != null && !server.isSelf(o.lastPdpAddress())) {
       // The PEP comes from another PDP (failover, redirect): this one holds none of its
       // request state, so ask for it (RFC 2748 sections 2.2.14 and 3.5).

@@ -7,6 +7,7 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
 import java.io.PrintWriter;
@@ -249,6 +250,13 @@ public final class PepMain implements Callable<Integer> {
         description = "Also write the results, with every sample, to this file.")
     Path json;
 
+    @Option(
+        names = "--pdp-audit",
+        description =
+            "The PDP's audit file (its <audit file=...>), to report the PDP side of the same"
+                + " sessions too; the PDP must run on this host with audit on.")
+    Path pdpAudit;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -261,6 +269,7 @@ public final class PepMain implements Callable<Integer> {
       }
       InetSocketAddress to = pdp;
       Simulator.Result r;
+      long started = System.currentTimeMillis();
       try (Simulator sim = new Simulator(to, clientType)) {
         r = sim.run(sessions, concurrency, 30);
       }
@@ -270,6 +279,11 @@ public final class PepMain implements Callable<Integer> {
           String.format(
               "%d sessions against %s, %d at a time, PEP side:", sessions, to, concurrency),
           List.of(r.connect(), r.open(), r.request(), r.session()));
+      List<SessionTimes> pdpSide = List.of();
+      if (pdpAudit != null) {
+        pdpSide = SimulationReport.fromAudit(pdpAudit, started, "sim-pep-");
+        SimulationReport.print(out, "PDP side (from " + pdpAudit + "):", pdpSide);
+      }
       if (r.failures() > 0) {
         out.printf("  %d sessions failed; first: %s%n", r.failures(), r.firstFailure());
       }
@@ -280,7 +294,10 @@ public final class PepMain implements Callable<Integer> {
         meta.put("concurrency", concurrency);
         meta.put("failures", r.failures());
         SimulationReport.writeJson(
-            json, meta, Map.of("pep", List.of(r.connect(), r.open(), r.request(), r.session())));
+            json,
+            meta,
+            Map.of(
+                "pep", List.of(r.connect(), r.open(), r.request(), r.session()), "pdp", pdpSide));
         out.println("  results written to " + json);
       }
       out.flush();

@@ -33,6 +33,67 @@ public final class SimulationReport {
     out.flush();
   }
 
+  /**
+   * The PDP side of simulated sessions, read from the PDP's audit file: the records of PEPs named
+   * {@code pepPrefix}... written since {@code sinceMillis}. Waits up to two seconds for the PDP's
+   * audit writer to catch up with the last session.
+   */
+  public static List<SessionTimes> fromAudit(Path audit, long sinceMillis, String pepPrefix)
+      throws IOException, InterruptedException {
+    ObjectMapper json = new ObjectMapper();
+    List<Long> acceptToOpen = new ArrayList<>();
+    List<Long> open = new ArrayList<>();
+    List<Long> decision = new ArrayList<>();
+    List<Long> connection = new ArrayList<>();
+    long deadline = System.nanoTime() + 2_000_000_000L;
+    int lastCount = -1;
+    while (true) {
+      acceptToOpen.clear();
+      open.clear();
+      decision.clear();
+      connection.clear();
+      for (String line : java.nio.file.Files.readAllLines(audit)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        var n = json.readTree(line);
+        if (n.path("ts").asLong() < sinceMillis
+            || !n.path("pep").asText("").startsWith(pepPrefix)) {
+          continue;
+        }
+        switch (n.path("event").asText()) {
+          case "opened":
+            acceptToOpen.add(n.path("acceptToOpenNanos").asLong());
+            open.add(n.path("openNanos").asLong());
+            break;
+          case "decision":
+            decision.add(n.path("latencyNanos").asLong());
+            break;
+          case "disconnected":
+            connection.add(n.path("connectionNanos").asLong());
+            break;
+          default:
+            break;
+        }
+      }
+      int count = connection.size();
+      if (count == lastCount || System.nanoTime() > deadline) {
+        break;
+      }
+      lastCount = count;
+      Thread.sleep(300);
+    }
+    return List.of(
+        new SessionTimes("accept -> OPN", toArray(acceptToOpen)),
+        new SessionTimes("OPN -> CAT", toArray(open)),
+        new SessionTimes("REQ -> DEC", toArray(decision)),
+        new SessionTimes("whole connection", toArray(connection)));
+  }
+
+  private static long[] toArray(List<Long> l) {
+    return l.stream().mapToLong(Long::longValue).toArray();
+  }
+
   /** Writes every phase's summary and samples (nanoseconds) as JSON. */
   public static void writeJson(
       Path file, Map<String, Object> meta, Map<String, List<SessionTimes>> sides)
