@@ -12,7 +12,6 @@ import java.util.regex.Pattern;
 interface Condition {
   boolean test(PolicyRequest r);
 
-  /** A value is one of a set (a string attribute of the request). */
   /**
    * A string attribute matches one of the globs. Globs without {@code *} or {@code ?} are compared
    * as plain strings: no matcher allocated on the hot path.
