@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Audit records as JSON lines, one per decision, report, connection event and policy change. Event
  * loops only enqueue (a bounded queue: an audit disk that cannot keep up costs records, counted and
- * logged, never a stalled PDP); one background thread formats and writes in batches.
+ * logged, never a stalled PDP); one background thread formats and writes in batches. Records are
+ * chained by SHA-256 hashes ({@link AuditChain}) so that an edited, removed or reordered record is
+ * found by {@code pdp-server verify-audit FILE}; appending to an existing file continues its chain.
  */
 public final class AuditLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
@@ -35,12 +37,14 @@ public final class AuditLog implements AutoCloseable {
   private final Thread writer;
   private final Path file;
   private final LongAdder dropped = new LongAdder();
+  private final AuditChain chain;
   private volatile boolean closed;
 
   private AuditLog() {
     this.queue = null;
     this.writer = null;
     this.file = null;
+    this.chain = null;
   }
 
   private AuditLog(Path file) throws IOException {
@@ -50,9 +54,25 @@ public final class AuditLog implements AutoCloseable {
     if (parent != null) {
       Files.createDirectories(parent);
     }
+    var head = AuditChain.headOf(file);
+    boolean torn = AuditChain.endsMidLine(file);
     BufferedWriter out =
         Files.newBufferedWriter(
             file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    if (head.isPresent()) {
+      this.chain = new AuditChain(head.get());
+    } else {
+      // Keep what is there (it is evidence) and start a new chain on a fresh line; verify-audit
+      // will report the break at exactly this point.
+      log.error(
+          "audit log {} does not end in an intact chained record (a torn write, another format or"
+              + " an edit); new records start a new chain after it",
+          file);
+      if (torn) {
+        out.newLine();
+      }
+      this.chain = new AuditChain(AuditChain.GENESIS);
+    }
     this.writer = new Thread(() -> run(out), "portcullis-audit");
     writer.setDaemon(true);
     writer.start();
@@ -101,7 +121,7 @@ public final class AuditLog implements AutoCloseable {
         batch.add(first);
         queue.drainTo(batch, 1023);
         for (Map<String, Object> m : batch) {
-          out.write(JSON.writeValueAsString(m));
+          out.write(chain.seal(JSON.writeValueAsString(m)));
           out.newLine();
         }
         out.flush();
@@ -129,5 +149,12 @@ public final class AuditLog implements AutoCloseable {
     if (dropped.sum() > 0) {
       log.warn("audit log {}: {} records dropped (queue full)", file, dropped.sum());
     }
+    // The head outside the file is what shows a truncated log: keep this line elsewhere.
+    log.info("audit log {} closed, chain head {}", file, chainHead());
+  }
+
+  /** The hash of the newest record written, for comparison with {@code verify-audit}. */
+  public String chainHead() {
+    return chain == null ? null : chain.head();
   }
 }

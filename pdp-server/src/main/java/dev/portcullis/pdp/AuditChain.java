@@ -1,0 +1,204 @@
+package dev.portcullis.pdp;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The hash chain that makes the audit log tamper-evident. Every record is one JSON object on one
+ * line whose last two members are {@code "prev"} (the previous record's hash, 64 zero digits for
+ * the first record of a file) and {@code "hash"}:
+ *
+ * <pre>
+ * hash = hex(SHA-256(UTF-8 bytes of the line with its trailing ,"hash":"..." member removed))
+ * </pre>
+ *
+ * <p>So a record's hash covers its content and its link to the record before it: altering a record
+ * breaks its own hash, removing or reordering records breaks the next record's {@code prev}. What a
+ * chain alone cannot show is the loss of the newest records (truncation); the PDP logs the chain
+ * head when it stops, which an operator can keep elsewhere and compare with the file's last hash.
+ */
+public final class AuditChain {
+  /** The {@code prev} of the first record in a file. */
+  public static final String GENESIS = "0".repeat(64);
+
+  private static final Pattern TAIL =
+      Pattern.compile(",\"prev\":\"([0-9a-f]{64})\",\"hash\":\"([0-9a-f]{64})\"}$");
+  private static final HexFormat HEX = HexFormat.of();
+  private static final int MAX_RECORD = 1 << 20;
+
+  private final MessageDigest sha256;
+  private volatile String head;
+
+  /** A chain that continues after the record whose hash is {@code head}. */
+  public AuditChain(String head) {
+    this.head = head;
+    try {
+      this.sha256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
+
+  /** The hash of the newest record, {@link #GENESIS} before the first. */
+  public String head() {
+    return head;
+  }
+
+  /**
+   * Seals a serialised JSON object (ending in {@code '}'}, without {@code prev} or {@code hash})
+   * into the next line of the chain and advances the head.
+   */
+  public String seal(String json) {
+    if (json.isEmpty() || json.charAt(json.length() - 1) != '}') {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    String body =
+        json.substring(0, json.length() - 1)
+            + (json.length() > 2 ? "," : "")
+            + "\"prev\":\""
+            + head
+            + "\"}";
+    String hash = hash(body);
+    head = hash;
+    return body.substring(0, body.length() - 1) + ",\"hash\":\"" + hash + "\"}";
+  }
+
+  private String hash(String body) {
+    return HEX.formatHex(sha256.digest(body.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * The hash to continue {@code file} from: {@link #GENESIS} for a missing or empty file, the last
+   * record's hash if it is intact, empty if the file ends in something that is not an intact
+   * chained record (a torn write after a crash, a foreign format, tampering).
+   */
+  public static Optional<String> headOf(Path file) throws IOException {
+    if (!Files.exists(file) || Files.size(file) == 0) {
+      return Optional.of(GENESIS);
+    }
+    String last = lastLine(file);
+    if (last == null) {
+      return Optional.empty();
+    }
+    Link link = new AuditChain(GENESIS).link(last);
+    return link != null && link.sealed() ? Optional.of(link.hash()) : Optional.empty();
+  }
+
+  /** A line's trailing {@code prev} and {@code hash}, and whether the hash matches the line. */
+  private record Link(String prev, String hash, boolean sealed) {}
+
+  /** The line's link, null if it does not end in {@code prev} and {@code hash} members. */
+  private Link link(String line) {
+    Matcher m = TAIL.matcher(line);
+    if (!m.find()) {
+      return null;
+    }
+    String body = line.substring(0, m.start()) + ",\"prev\":\"" + m.group(1) + "\"}";
+    return new Link(m.group(1), m.group(2), hash(body).equals(m.group(2)));
+  }
+
+  /** True if {@code file} is non-empty and its last byte is not a newline (a torn write). */
+  static boolean endsMidLine(Path file) throws IOException {
+    if (!Files.exists(file) || Files.size(file) == 0) {
+      return false;
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+      raf.seek(raf.length() - 1);
+      return raf.read() != '\n';
+    }
+  }
+
+  /**
+   * The last line if the file ends with a newline and that line fits in the tail we read (records
+   * are a few hundred bytes; {@link #MAX_RECORD} is generous), null otherwise.
+   */
+  private static String lastLine(Path file) throws IOException {
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+      long end = raf.length();
+      int n = (int) Math.min(end, MAX_RECORD + 1);
+      byte[] tail = new byte[n];
+      raf.seek(end - n);
+      raf.readFully(tail);
+      if (tail[n - 1] != '\n') {
+        return null;
+      }
+      int start = n - 2;
+      while (start >= 0 && tail[start] != '\n') {
+        start--;
+      }
+      if (start < 0 && end > n) {
+        return null;
+      }
+      return new String(tail, start + 1, n - 2 - start, StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The line (from 1) of the record whose hash is {@code hash}, 0 if no record has it. */
+  public static long lineOf(Path file, String hash) throws IOException {
+    String member = ",\"hash\":\"" + hash + "\"}";
+    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+      var it = lines.iterator();
+      for (long n = 1; it.hasNext(); n++) {
+        if (it.next().endsWith(member)) {
+          return n;
+        }
+      }
+      return 0;
+    }
+  }
+
+  /** The outcome of {@link #verify}: intact, or the first broken record and why. */
+  public record Verdict(long records, String head, long brokenLine, String problem) {
+    public boolean intact() {
+      return problem == null;
+    }
+  }
+
+  /**
+   * Reads {@code file} from the start and checks every record's hash and link. Stops at the first
+   * broken record: line numbers count from 1.
+   */
+  public static Verdict verify(Path file) throws IOException {
+    AuditChain c = new AuditChain(GENESIS);
+    String expectedPrev = GENESIS;
+    long line = 0;
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      String s;
+      while ((s = in.readLine()) != null) {
+        line++;
+        Link link = c.link(s);
+        if (link == null) {
+          return new Verdict(
+              line - 1, expectedPrev, line, "not a chained record (no trailing prev and hash)");
+        }
+        if (!link.sealed()) {
+          return new Verdict(
+              line - 1, expectedPrev, line, "hash does not match the record: it was altered");
+        }
+        if (!link.prev().equals(expectedPrev)) {
+          return new Verdict(
+              line - 1,
+              expectedPrev,
+              line,
+              line > 1 && link.prev().equals(GENESIS)
+                  ? "the chain starts again here: the records before it were not continued"
+                      + " (a torn write or an edited file)"
+                  : "prev does not match the record before it: records were removed,"
+                      + " inserted or reordered");
+        }
+        expectedPrev = link.hash();
+      }
+    }
+    return new Verdict(line, expectedPrev, 0, null);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.portcullis.pdp.cli;
+
+import dev.portcullis.pdp.AuditChain;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code pdp-server verify-audit FILE}: checks an audit log's hash chain. */
+@Command(
+    name = "verify-audit",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Checks the hash chain of a PDP audit log and names the first broken record.",
+      "Exit status: 0 intact, 1 broken, 2 unreadable."
+    })
+final class VerifyAudit implements Callable<Integer> {
+  @Parameters(paramLabel = "FILE", description = "The audit log (JSON lines) to check.")
+  Path file;
+
+  @Option(
+      names = "--head",
+      paramLabel = "HASH",
+      description =
+          "A chain head the PDP logged when it stopped (kept elsewhere): checks that the file"
+              + " still reaches it, i.e. no records were cut off the end.")
+  String head;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    var out = spec.commandLine().getOut();
+    var err = spec.commandLine().getErr();
+    AuditChain.Verdict v;
+    try {
+      if (Files.isDirectory(file)) {
+        err.println("error: " + file + " is a directory, not an audit log");
+        return 2;
+      }
+      v = AuditChain.verify(file);
+    } catch (NoSuchFileException e) {
+      err.println("error: no such file: " + file);
+      return 2;
+    } catch (IOException e) {
+      err.println("error: cannot read " + file + ": " + e.getMessage());
+      return 2;
+    }
+    if (!v.intact()) {
+      out.printf(
+          "%s: BROKEN at line %d: %s (%d records before it are intact)%n",
+          file, v.brokenLine(), v.problem(), v.records());
+      return 1;
+    }
+    if (head != null) {
+      long at;
+      try {
+        at = AuditChain.lineOf(file, head.toLowerCase(Locale.ROOT));
+      } catch (IOException e) {
+        err.println("error: cannot read " + file + ": " + e.getMessage());
+        return 2;
+      }
+      if (at == 0) {
+        out.printf(
+            "%s: BROKEN: the chain is intact over %d records but the expected head %s is not in"
+                + " it: records were cut off the end (or the head belongs to another log)%n",
+            file, v.records(), head);
+        return 1;
+      }
+      out.printf(
+          "%s: intact, %d records, head %s; the expected head is record %d%n",
+          file, v.records(), v.head(), at);
+      return 0;
+    }
+    out.printf("%s: intact, %d records, head %s%n", file, v.records(), v.head());
+    return 0;
+  }
+}

@@ -1,0 +1,74 @@
+package dev.portcullis.pdp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.pdp.AuditLog;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code pdp-server verify-audit}: exit status and the line an operator reads. */
+class VerifyAuditTest {
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return new CommandLine(new PdpMain())
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true))
+        .execute(args);
+  }
+
+  private Path log(int n) throws Exception {
+    Path file = dir.resolve("audit.jsonl");
+    try (AuditLog audit = AuditLog.open(file)) {
+      for (int i = 0; i < n; i++) {
+        audit.record("report", "pep", "gw", "handle", i, "type", "success");
+      }
+    }
+    return file;
+  }
+
+  @Test
+  void intact() throws Exception {
+    Path file = log(3);
+    assertEquals(0, run("verify-audit", file.toString()));
+    assertTrue(out.toString().contains("intact, 3 records"), out.toString());
+  }
+
+  @Test
+  void brokenNamesTheLine() throws Exception {
+    Path file = log(3);
+    List<String> l = Files.readAllLines(file);
+    l.set(1, l.get(1).replace("success", "failure"));
+    Files.write(file, l);
+    assertEquals(1, run("verify-audit", file.toString()));
+    assertTrue(out.toString().contains("BROKEN at line 2"), out.toString());
+  }
+
+  @Test
+  void keptHeadRevealsTruncation() throws Exception {
+    Path file = log(3);
+    String head = AuditChain.verify(file).head();
+    assertEquals(0, run("verify-audit", "--head", head, file.toString()));
+    List<String> l = Files.readAllLines(file);
+    Files.write(file, l.subList(0, 2));
+    assertEquals(1, run("verify-audit", "--head", head, file.toString()));
+    assertTrue(out.toString().contains("cut off the end"), out.toString());
+  }
+
+  @Test
+  void missingFileIsOneLine() {
+    assertEquals(2, run("verify-audit", dir.resolve("nope.jsonl").toString()));
+    assertTrue(err.toString().startsWith("error: no such file"), err.toString());
+  }
+}
