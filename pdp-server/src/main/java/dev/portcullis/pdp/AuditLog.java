@@ -83,14 +83,38 @@ public final class AuditLog implements AutoCloseable {
     return file == null ? NONE : new AuditLog(file);
   }
 
-  /** Records an event: {@code kv} alternates keys and values. */
+  /** Records an event: {@code kv} alternates keys and values; null values are left out. */
   public void record(String event, Object... kv) {
     if (queue == null || closed) {
       return;
     }
+    offer(start(event), kv);
+  }
+
+  /**
+   * Records an event on a PEP connection: every such record names the PEP id (null before the
+   * Client-Open) and the peer's address and port, then the event's own {@code kv}.
+   */
+  public void recordPeer(String event, String pep, String peer, Object... kv) {
+    if (queue == null || closed) {
+      return;
+    }
+    Map<String, Object> m = start(event);
+    if (pep != null) {
+      m.put("pep", pep);
+    }
+    m.put("peer", peer);
+    offer(m, kv);
+  }
+
+  private static Map<String, Object> start(String event) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("ts", System.currentTimeMillis());
     m.put("event", event);
+    return m;
+  }
+
+  private void offer(Map<String, Object> m, Object[] kv) {
     for (int i = 0; i + 1 < kv.length; i += 2) {
       if (kv[i + 1] != null) {
         m.put(String.valueOf(kv[i]), kv[i + 1]);

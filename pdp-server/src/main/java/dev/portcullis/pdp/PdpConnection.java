@@ -109,7 +109,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
                 () -> {
                   if (pepId == null) {
                     log.warn("closing {}: no Client-Open within {} ms", peer, hs);
-                    server.audit().record("dropped", "peer", peer, "reason", "handshake timeout");
+                    server.audit().recordPeer("dropped", null, peer, "reason", "handshake timeout");
                     channel.close();
                   }
                 },
@@ -136,14 +136,8 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       log.info("PEP {} ({}) disconnected", pepId, peer);
       server
           .audit()
-          .record(
-              "disconnected",
-              "pep",
-              pepId,
-              "peer",
-              peer,
-              "connectionNanos",
-              System.nanoTime() - acceptedAt);
+          .recordPeer(
+              "disconnected", pepId, peer, "connectionNanos", System.nanoTime() - acceptedAt);
     }
     ctx.fireChannelInactive();
   }
@@ -217,7 +211,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         break;
       case SSC:
         log.info("PEP {} finished synchronizing client type {}", pepId, hex(m.clientType()));
-        server.audit().record("synchronized", "pep", pepId, "clientType", m.clientType());
+        server.audit().recordPeer("synchronized", pepId, peer, "clientType", m.clientType());
         break;
       default:
         // DEC, CAT, SSQ travel from PDP to PEP only.
@@ -301,10 +295,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           r.port());
       server
           .audit()
-          .record(
+          .recordPeer(
               "redirected",
-              "pep",
               id,
+              peer,
               "clientType",
               type,
               "to",
@@ -322,7 +316,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
       server
           .audit()
-          .record("refused", "pep", id, "clientType", type, "reason", "unsupported client-type");
+          .recordPeer("refused", id, peer, "clientType", type, "reason", "unsupported client-type");
       channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
       if (sessions.isEmpty()) {
         channel.close();
@@ -347,11 +341,9 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
     server
         .audit()
-        .record(
+        .recordPeer(
             "opened",
-            "pep",
             id,
-            "peer",
             peer,
             "clientType",
             type,
@@ -387,8 +379,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
                         ka / 1_000_000_000L);
                     server
                         .audit()
-                        .record(
-                            "dropped", "pep", pepId, "peer", peer, "reason", "keep-alive timeout");
+                        .recordPeer("dropped", pepId, peer, "reason", "keep-alive timeout");
                     closeAll(ErrorCode.COMMUNICATION_FAILURE);
                   }
                 },
@@ -459,10 +450,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     if (server.audit().enabled()) {
       server
           .audit()
-          .record(
+          .recordPeer(
               "decision",
-              "pep",
               pepId,
+              peer,
               "clientType",
               type,
               "handle",
@@ -510,10 +501,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     boolean known = s.containsKey(r.handle());
     server
         .audit()
-        .record(
+        .recordPeer(
             "report",
-            "pep",
             pepId,
+            peer,
             "clientType",
             r.clientType(),
             "handle",
@@ -540,10 +531,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     server
         .audit()
-        .record(
+        .recordPeer(
             "deleted",
-            "pep",
             pepId,
+            peer,
             "clientType",
             d.clientType(),
             "handle",
@@ -565,7 +556,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         c.error().errorCode() == null ? "?" : c.error().errorCode().description());
     server
         .audit()
-        .record("closed", "pep", pepId, "clientType", c.clientType(), "error", c.error().code());
+        .recordPeer("closed", pepId, peer, "clientType", c.clientType(), "error", c.error().code());
     if (sessions.isEmpty()) {
       channel.close();
     }
@@ -594,16 +585,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         e.error().code());
     server
         .audit()
-        .record(
-            "malformed",
-            "pep",
-            pepId,
-            "peer",
-            peer,
-            "error",
-            e.error().code(),
-            "detail",
-            e.getMessage());
+        .recordPeer("malformed", pepId, peer, "error", e.error().code(), "detail", e.getMessage());
     if (e.opCode() == dev.portcullis.cops.OpCode.REQ
         && e.handle() != null
         && sessions.containsKey(type)) {
@@ -622,9 +604,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         peer,
         what,
         code.code());
-    server
-        .audit()
-        .record("protocol-error", "pep", pepId, "peer", peer, "error", code.code(), "detail", what);
+    server.audit().recordPeer("protocol-error", pepId, peer, "error", code.code(), "detail", what);
     closeWith(ClientClose.of(type, code, sub));
   }
 
@@ -668,10 +648,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         server.stats().pushed();
         server
             .audit()
-            .record(
+            .recordPeer(
                 "pushed",
-                "pep",
                 pepId,
+                peer,
                 "clientType",
                 type,
                 "handle",

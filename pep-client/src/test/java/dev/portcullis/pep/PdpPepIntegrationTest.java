@@ -104,6 +104,22 @@ class PdpPepIntegrationTest {
     assertTrue(audit.contains("\"rule\":\"ssh\""), audit);
     assertTrue(audit.contains("\"event\":\"report\""), audit);
     assertTrue(audit.contains("\"event\":\"deleted\""), audit);
+    // Every record about the connection names the PEP and where it connected from.
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    int connectionRecords = 0;
+    for (String line : audit.split("\n")) {
+      var r = json.readTree(line);
+      String event = r.get("event").asText();
+      if (!event.equals("started") && !event.equals("stopped")) {
+        connectionRecords++;
+        assertEquals("gw-1", r.path("pep").asText(), line);
+        assertTrue(r.path("peer").asText().startsWith("127.0.0.1:"), line);
+      }
+    }
+    assertTrue(connectionRecords >= 6, audit);
+    assertTrue(
+        dev.portcullis.pdp.AuditChain.verify(dir.resolve("audit.jsonl")).intact(),
+        "the audit file verifies");
   }
 
   @Test
