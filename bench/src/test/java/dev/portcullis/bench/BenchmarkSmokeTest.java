@@ -21,6 +21,7 @@ class BenchmarkSmokeTest {
     Options o =
         new OptionsBuilder()
             .include(CopsCodecBenchmark.class.getSimpleName())
+            .include(TlsHandshakeBenchmark.class.getSimpleName())
             .forks(0)
             .warmupIterations(0)
             .measurementIterations(1)

@@ -11,7 +11,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +26,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLEngineResult;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -163,55 +161,10 @@ class DevCertificatesTest {
             .build();
     SSLEngine s = server.newEngine(ByteBufAllocator.DEFAULT);
     SSLEngine c = client.newEngine(ByteBufAllocator.DEFAULT, "localhost", 3288);
-    handshake(c, s);
+    InMemoryTls.handshake(c, s);
     assertEquals("TLSv1.3", c.getSession().getProtocol());
     X509Certificate peer = (X509Certificate) s.getSession().getPeerCertificates()[0];
     assertTrue(peer.getSubjectX500Principal().getName().contains("CN=gw-1"));
-  }
-
-  /** Drives two engines against each other in memory; bounded, fails if they stall. */
-  private static void handshake(SSLEngine c, SSLEngine s) throws Exception {
-    int size = Math.max(c.getSession().getPacketBufferSize(), s.getSession().getPacketBufferSize());
-    ByteBuffer cToS = ByteBuffer.allocate(4 * size);
-    ByteBuffer sToC = ByteBuffer.allocate(4 * size);
-    ByteBuffer app = ByteBuffer.allocate(4 * size);
-    ByteBuffer empty = ByteBuffer.allocate(0);
-    c.beginHandshake();
-    s.beginHandshake();
-    for (int i = 0; i < 200; i++) {
-      step(c, empty, cToS, sToC, app);
-      step(s, empty, sToC, cToS, app);
-      if (done(c) && done(s)) {
-        return;
-      }
-    }
-    throw new AssertionError(
-        "handshake did not finish: " + c.getHandshakeStatus() + "/" + s.getHandshakeStatus());
-  }
-
-  private static boolean done(SSLEngine e) {
-    var h = e.getHandshakeStatus();
-    return h == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING
-        || h == SSLEngineResult.HandshakeStatus.FINISHED;
-  }
-
-  private static void step(
-      SSLEngine e, ByteBuffer empty, ByteBuffer out, ByteBuffer in, ByteBuffer app)
-      throws Exception {
-    e.wrap(empty, out);
-    runTasks(e);
-    in.flip();
-    e.unwrap(in, app);
-    in.compact();
-    runTasks(e);
-    app.clear();
-  }
-
-  private static void runTasks(SSLEngine e) {
-    Runnable task;
-    while ((task = e.getDelegatedTask()) != null) {
-      task.run();
-    }
   }
 
   /** OpenSSL, which nobody here wrote, accepts the chains for their purposes. */
