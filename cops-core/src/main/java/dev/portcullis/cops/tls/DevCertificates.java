@@ -185,6 +185,20 @@ public final class DevCertificates {
     Path crt = dir.resolve(file + ".crt");
     Path key = dir.resolve(file + ".key");
     if (complete(file, crt, key)) {
+      try {
+        readCertificate(crt).verify(caCert.getPublicKey());
+      } catch (GeneralSecurityException e) {
+        throw new IOException(
+            crt
+                + " was not issued by "
+                + dir.resolve("ca.crt")
+                + " (was the CA made again?): remove "
+                + crt.getFileName()
+                + " and "
+                + key.getFileName()
+                + " to have them issued by the current CA",
+            e);
+      }
       return new Credential(crt, key);
     }
     KeyPair kp = keyPair();

@@ -119,6 +119,18 @@ class DevCertificatesTest {
   }
 
   @Test
+  void leavesFromAReplacedCaAreRefusedByName() throws Exception {
+    Path dir = tmp.resolve("pki");
+    DevCertificates.ensure(dir, List.of(), List.of("gw-1"));
+    Files.delete(dir.resolve("ca.crt"));
+    Files.delete(dir.resolve("ca.key"));
+    IOException e =
+        assertThrows(
+            IOException.class, () -> DevCertificates.ensure(dir, List.of(), List.of("gw-1")));
+    assertTrue(e.getMessage().contains("pdp.crt was not issued by"), e.getMessage());
+  }
+
+  @Test
   void pepIdsThatCannotNameAFileAreRefused() {
     var e =
         assertThrows(
