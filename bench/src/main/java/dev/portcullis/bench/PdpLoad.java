@@ -137,7 +137,8 @@ public final class PdpLoad implements Callable<Integer> {
                 new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, "rules", policy, false)),
             List.of(),
             null,
-            Duration.ofHours(1));
+            Duration.ofHours(1),
+            null);
     byte[] opn = CopsCodec.encode(CopsMessage.ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;

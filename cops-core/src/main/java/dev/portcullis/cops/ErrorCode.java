@@ -59,4 +59,10 @@ public enum ErrorCode {
    * RFC 4261 section 4.2: error 15 with this sub-code means "TLS required" (C-Num 16, C-Type 2).
    */
   public static final int SUB_CODE_TLS_REQUIRED = 0x1002;
+
+  /**
+   * Error 15 with this sub-code: the HMAC Integrity object (C-Num 16, C-Type 1) is required. RFC
+   * 2748 gives error 15 no sub-code; Portcullis names the missing object the way RFC 4261 does.
+   */
+  public static final int SUB_CODE_INTEGRITY_REQUIRED = 0x1001;
 }

@@ -99,11 +99,35 @@ public final class AuditLog implements AutoCloseable {
     if (queue == null || closed) {
       return;
     }
+    offer(peerRecord(event, pep, peer), kv);
+  }
+
+  private static Map<String, Object> peerRecord(String event, String pep, String peer) {
     Map<String, Object> m = start(event);
     if (pep != null) {
       m.put("pep", pep);
     }
     m.put("peer", peer);
+    return m;
+  }
+
+  /**
+   * As {@link #recordPeer}, adding the connection's TLS session: {@code tlsSession} (the session id
+   * in hex) and {@code tlsHandshake} (full, resumed or unknown), or {@code "tls": "none"} on a
+   * plain connection.
+   */
+  public void recordConnection(
+      String event, String pep, String peer, String tlsSession, String tlsHandshake, Object... kv) {
+    if (queue == null || closed) {
+      return;
+    }
+    Map<String, Object> m = peerRecord(event, pep, peer);
+    if (tlsHandshake == null) {
+      m.put("tls", "none");
+    } else {
+      m.put("tlsSession", tlsSession);
+      m.put("tlsHandshake", tlsHandshake);
+    }
     offer(m, kv);
   }
 

@@ -26,6 +26,7 @@ import org.w3c.dom.Element;
  *
  * @param clientTypes client type code to its engine and policy
  * @param audit the audit file, or null for none
+ * @param security TLS, Integrity and protection levels, or null for plain COPS
  */
 public record PdpConfig(
     String source,
@@ -41,7 +42,8 @@ public record PdpConfig(
     Map<Integer, ClientTypeConfig> clientTypes,
     List<Redirect> redirects,
     Path audit,
-    Duration statsInterval) {
+    Duration statsInterval,
+    PdpSecurity security) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -77,7 +79,28 @@ public record PdpConfig(
         clientTypes,
         redirects,
         audit,
-        statsInterval);
+        statsInterval,
+        security);
+  }
+
+  /** This configuration with other security settings (tests, tools). */
+  public PdpConfig withSecurity(PdpSecurity s) {
+    return new PdpConfig(
+        source,
+        address,
+        port,
+        keepAlive,
+        accounting,
+        handshake,
+        maxMessageSize,
+        maxHandles,
+        maxMessagesPerSecond,
+        maxConnections,
+        clientTypes,
+        redirects,
+        audit,
+        statsInterval,
+        s);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -148,7 +171,8 @@ public record PdpConfig(
         types,
         redirects,
         audit == null ? null : dir.resolve(attr(audit, "file", "")),
-        statsEvery);
+        statsEvery,
+        PdpSecurity.parse(child(root, "security"), dir, file.toString()));
   }
 
   /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */

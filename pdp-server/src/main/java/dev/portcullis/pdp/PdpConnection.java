@@ -17,11 +17,15 @@ import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.CopsObject.DecisionFlags;
 import dev.portcullis.cops.CopsObject.ErrorObject;
 import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.CopsObject.IntegrityTls;
 import dev.portcullis.cops.CopsObject.KaTimer;
 import dev.portcullis.cops.CopsObject.PdpAddress;
 import dev.portcullis.cops.DecisionCommand;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
@@ -29,10 +33,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -50,7 +59,18 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   /** Request state the PDP holds for one handle. */
   private record Installed(PolicyRequest request, Context context, PolicyDecision decision) {}
 
+  /** Where the connection stands with RFC 4261. */
+  private enum TlsState {
+    PLAIN,
+    /** Client-Accept with Integrity-TLS sent; the PEP's next bytes must be a TLS handshake. */
+    OFFERED,
+    ESTABLISHED
+  }
+
   private final PdpServer server;
+  private final IntegritySession integrity;
+  private TlsState tls = TlsState.PLAIN;
+  private CopsTls.Handshake handshake;
   private final Map<Integer, Map<Handle, Installed>> sessions = new HashMap<>();
   private Channel channel;
   private String pepId;
@@ -66,8 +86,9 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private long tokensAt = System.nanoTime();
   private boolean closing;
 
-  PdpConnection(PdpServer server) {
+  PdpConnection(PdpServer server, IntegritySession integrity) {
     this.server = server;
+    this.integrity = integrity;
     this.tokens = server.config().maxMessagesPerSecond();
   }
 
@@ -107,9 +128,9 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
             .eventLoop()
             .schedule(
                 () -> {
-                  if (pepId == null) {
-                    log.warn("closing {}: no Client-Open within {} ms", peer, hs);
-                    server.audit().recordPeer("dropped", null, peer, "reason", "handshake timeout");
+                  if (sessions.isEmpty()) {
+                    log.warn("closing {}: no client type opened within {} ms", peer, hs);
+                    audit("dropped", null, "reason", "handshake timeout");
                     channel.close();
                   }
                 },
@@ -134,10 +155,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     time(PdpTimings.Phase.CONNECTION, acceptedAt);
     if (pepId != null) {
       log.info("PEP {} ({}) disconnected", pepId, peer);
-      server
-          .audit()
-          .recordPeer(
-              "disconnected", pepId, peer, "connectionNanos", System.nanoTime() - acceptedAt);
+      audit("disconnected", pepId, "connectionNanos", System.nanoTime() - acceptedAt);
     }
     ctx.fireChannelInactive();
   }
@@ -211,7 +229,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         break;
       case SSC:
         log.info("PEP {} finished synchronizing client type {}", pepId, hex(m.clientType()));
-        server.audit().recordPeer("synchronized", pepId, peer, "clientType", m.clientType());
+        audit("synchronized", pepId, "clientType", m.clientType());
         break;
       default:
         // DEC, CAT, SSQ travel from PDP to PEP only.
@@ -263,6 +281,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private void open(ClientOpen o) {
     int type = o.clientType();
     String id = o.pepId().id();
+    if (type == 0) {
+      startTlsRequested(o);
+      return;
+    }
     if (pepId != null && !pepId.equals(id)) {
       protocolError(
           type,
@@ -275,8 +297,9 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       time(PdpTimings.Phase.ACCEPT_TO_OPEN, acceptedAt);
       openedAt = lastRead;
       pepId = id;
-      handshakeTimer.cancel(false);
-      startKeepAliveCheck();
+    }
+    if (!secure(o)) {
+      return;
     }
     if (o.lastPdpAddress() != null) {
       log.info(
@@ -293,16 +316,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           hex(type),
           r.address().getHostAddress(),
           r.port());
-      server
-          .audit()
-          .recordPeer(
-              "redirected",
-              id,
-              peer,
-              "clientType",
-              type,
-              "to",
-              r.address().getHostAddress() + ":" + r.port());
+      audit(
+          "redirected",
+          id,
+          "clientType",
+          type,
+          "to",
+          r.address().getHostAddress() + ":" + r.port());
       closeWith(
           new ClientClose(
               type,
@@ -314,9 +334,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     if (server.policy(type) == null) {
       log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
-      server
-          .audit()
-          .recordPeer("refused", id, peer, "clientType", type, "reason", "unsupported client-type");
+      audit("refused", id, "clientType", type, "reason", "unsupported client-type");
       channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
       if (sessions.isEmpty()) {
         channel.close();
@@ -327,6 +345,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       protocolError(
           type, ErrorCode.BAD_MESSAGE_FORMAT, 0, "second Client-Open for client type " + hex(type));
       return;
+    }
+    if (sessions.isEmpty()) {
+      handshakeTimer.cancel(false);
+      startKeepAliveCheck();
     }
     sessions.put(type, new LinkedHashMap<>());
     PdpConfig c = server.config();
@@ -339,18 +361,15 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         new CopsMessage.ClientAccept(
             type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
     log.info("PEP {} ({}) opened client type {}", id, peer, hex(type));
-    server
-        .audit()
-        .recordPeer(
-            "opened",
-            id,
-            peer,
-            "clientType",
-            type,
-            "acceptToOpenNanos",
-            openedAt - acceptedAt,
-            "openNanos",
-            System.nanoTime() - lastRead);
+    audit(
+        "opened",
+        id,
+        "clientType",
+        type,
+        "acceptToOpenNanos",
+        openedAt - acceptedAt,
+        "openNanos",
+        System.nanoTime() - lastRead);
     if (o.lastPdpAddress() != null && !server.isSelf(o.lastPdpAddress())) {
       // The PEP comes from another PDP (failover, redirect): this one holds none of its
       // request state, so ask for it (RFC 2748 sections 2.2.14 and 3.5).
@@ -358,6 +377,209 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           "PEP {} last used another PDP: asking it to synchronize client type {}", id, hex(type));
       channel.write(new CopsMessage.SyncStateRequest(type, false, null, null));
     }
+  }
+
+  // ---- security (RFC 4261, RFC 2748 section 4.2, protection levels)
+  // ------------------------------
+
+  /** A client-type 0 Client-Open: the PEP asks to start TLS (RFC 4261 section 5.1). */
+  private void startTlsRequested(ClientOpen o) {
+    String id = o.pepId().id();
+    if (!(o.integrity() instanceof IntegrityTls) || !((IntegrityTls) o.integrity()).startTls()) {
+      protocolError(
+          0,
+          ErrorCode.BAD_MESSAGE_FORMAT,
+          0,
+          "client-type 0 Client-Open without Integrity-TLS StartTLS (RFC 4261 section 5.1)");
+      return;
+    }
+    if (tls != TlsState.PLAIN) {
+      protocolError(
+          0, ErrorCode.BAD_MESSAGE_FORMAT, 0, "a second TLS negotiation on one connection");
+      return;
+    }
+    if (server.tls() == null) {
+      // The answer of a PDP that does not know Integrity-TLS (RFC 2748 section 2.2.16 rules).
+      refuse(
+          id,
+          0,
+          ErrorCode.UNKNOWN_OBJECT,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "PEP asked for TLS; this PDP has no TLS configured");
+      return;
+    }
+    offerTls(id, "pep");
+  }
+
+  /** Sends the Client-Accept with Integrity-TLS and waits for the PEP's TLS handshake. */
+  private void offerTls(String id, String initiator) {
+    tls = TlsState.OFFERED;
+    log.info("PEP {} ({}): starting TLS ({}-initiated, RFC 4261)", id, peer, initiator);
+    audit("tls-negotiation", id, "initiator", initiator);
+    channel.writeAndFlush(
+        new CopsMessage.ClientAccept(
+            0,
+            true,
+            new KaTimer((int) server.config().keepAlive().getSeconds()),
+            null,
+            new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
+    channel.pipeline().addFirst("starttls", new StartTlsGate(server.tls()));
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof SslHandshakeCompletionEvent) {
+      handshakeDone((SslHandshakeCompletionEvent) evt);
+    } else if (evt == StartTlsGate.NOT_TLS) {
+      refuse(
+          pepId,
+          0,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "sent COPS where the agreed TLS handshake should start (RFC 4261)");
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  private void handshakeDone(SslHandshakeCompletionEvent e) {
+    if (!e.isSuccess()) {
+      server.stats().securityRefusal();
+      String why = String.valueOf(e.cause().getMessage());
+      log.warn("PEP {} ({}): TLS handshake failed: {}", pepId == null ? "?" : pepId, peer, why);
+      audit("tls-failed", pepId, "reason", why);
+      closing = true;
+      channel.close();
+      return;
+    }
+    SslHandler h = channel.pipeline().get(SslHandler.class);
+    handshake = server.tls().describe(h);
+    tls = TlsState.ESTABLISHED;
+    server.stats().handshake(handshake.resumed());
+    X509Certificate cert = handshake.peer();
+    log.info(
+        "PEP {} ({}): TLS established, {} {}, {} handshake{}",
+        pepId == null ? "?" : pepId,
+        peer,
+        handshake.protocol(),
+        handshake.cipherSuite(),
+        handshake.kind(),
+        cert == null ? "" : ", certificate " + cert.getSubjectX500Principal().getName());
+    audit(
+        "tls-established",
+        pepId,
+        "protocol",
+        handshake.protocol(),
+        "cipherSuite",
+        handshake.cipherSuite(),
+        "peerCertificate",
+        cert == null ? null : cert.getSubjectX500Principal().getName());
+  }
+
+  /**
+   * Checks a Client-Open against the PEP's protection level, its TLS identity and Integrity;
+   * refuses (and returns false) or arranges what the level needs.
+   */
+  private boolean secure(ClientOpen o) {
+    int type = o.clientType();
+    String id = o.pepId().id();
+    PdpSecurity sec = server.security();
+    ProtectionLevel required = sec == null ? ProtectionLevel.NONE : sec.levelFor(id);
+    boolean signed = o.integrity() instanceof CopsObject.Integrity;
+    if (tls != TlsState.ESTABLISHED && required.tls()) {
+      if (sec.initiate()) {
+        offerTls(id, "pdp"); // RFC 4261 section 5.2; the PEP opens again once TLS is up
+        return false;
+      }
+      refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "protection level " + required.configName() + " requires TLS");
+      return false;
+    }
+    if (tls == TlsState.ESTABLISHED && sec.clientAuth() != ClientAuth.NONE) {
+      String problem = identityProblem(sec, id);
+      if (problem != null) {
+        refuse(id, type, ErrorCode.AUTHENTICATION_FAILURE, 0, problem);
+        return false;
+      }
+    }
+    if (signed && integrity == null) {
+      refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_FAILURE,
+          0,
+          "Client-Open carries an Integrity object; this PDP has no Integrity keys");
+      return false;
+    }
+    boolean integrityOn = integrity != null && integrity.peerSigns();
+    if (required.integrity() && !integrityOn) {
+      refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_INTEGRITY_REQUIRED,
+          "protection level " + required.configName() + " requires the Integrity object");
+      return false;
+    }
+    if (integrityOn) {
+      integrity.signOutgoing(true); // the Client-Accept is the PDP's first signed message
+    }
+    return true;
+  }
+
+  /** Null if the PEP's certificate names {@code id}; otherwise what is wrong. */
+  private String identityProblem(PdpSecurity sec, String id) {
+    X509Certificate cert = handshake.peer();
+    if (cert == null) {
+      return sec.clientAuth() == ClientAuth.REQUIRE ? "no client certificate" : null;
+    }
+    List<String> names =
+        sec.identityFrom() == PdpSecurity.IdentitySource.SUBJECT_CN
+            ? java.util.Collections.singletonList(CopsTls.commonName(cert))
+            : CopsTls.subjectAltNames(cert);
+    for (String n : names) {
+      if (n != null && id.equals(sec.identityMap().getOrDefault(n, n))) {
+        return null;
+      }
+    }
+    return "PEPID "
+        + id
+        + " does not match the certificate ("
+        + sec.identityFrom().configName
+        + " "
+        + names
+        + ")";
+  }
+
+  /** Refuses a PEP for security: Client-Close with the error, an audit record, the close. */
+  private void refuse(String id, int type, ErrorCode code, int sub, String why) {
+    server.stats().securityRefusal();
+    log.warn(
+        "refused PEP {} ({}) client type {}: {} (error {}, sub-code 0x{})",
+        id == null ? "?" : id,
+        peer,
+        hex(type),
+        why,
+        code.code(),
+        Integer.toHexString(sub));
+    audit("refused", id, "clientType", type, "error", code.code(), "subCode", sub, "reason", why);
+    closeWith(ClientClose.of(type, code, sub));
+  }
+
+  private void audit(String event, String pep, Object... kv) {
+    server
+        .audit()
+        .recordConnection(
+            event,
+            pep,
+            peer,
+            handshake == null ? null : handshake.sessionId(),
+            handshake == null ? null : handshake.kind(),
+            kv);
   }
 
   private void startKeepAliveCheck() {
@@ -377,9 +599,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
                         pepId,
                         peer,
                         ka / 1_000_000_000L);
-                    server
-                        .audit()
-                        .recordPeer("dropped", pepId, peer, "reason", "keep-alive timeout");
+                    audit("dropped", pepId, "reason", "keep-alive timeout");
                     closeAll(ErrorCode.COMMUNICATION_FAILURE);
                   }
                 },
@@ -448,30 +668,27 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       t.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
     }
     if (server.audit().enabled()) {
-      server
-          .audit()
-          .recordPeer(
-              "decision",
-              pepId,
-              peer,
-              "clientType",
-              type,
-              "handle",
-              r.handle().value().toHex(),
-              "operation",
-              access.operation().name(),
-              "subject",
-              access.subject(),
-              "service",
-              access.service(),
-              "decision",
-              d.install() ? "install" : "remove",
-              "rule",
-              d.data().ruleId(),
-              "reason",
-              d.data().reason(),
-              "latencyNanos",
-              nanos);
+      audit(
+          "decision",
+          pepId,
+          "clientType",
+          type,
+          "handle",
+          r.handle().value().toHex(),
+          "operation",
+          access.operation().name(),
+          "subject",
+          access.subject(),
+          "service",
+          access.service(),
+          "decision",
+          d.install() ? "install" : "remove",
+          "rule",
+          d.data().ruleId(),
+          "reason",
+          d.data().reason(),
+          "latencyNanos",
+          nanos);
     }
     if (log.isDebugEnabled()) {
       log.debug(
@@ -499,22 +716,19 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     }
     server.stats().report();
     boolean known = s.containsKey(r.handle());
-    server
-        .audit()
-        .recordPeer(
-            "report",
-            pepId,
-            peer,
-            "clientType",
-            r.clientType(),
-            "handle",
-            r.handle().value().toHex(),
-            "type",
-            r.reportType().reportType() == null
-                ? String.valueOf(r.reportType().type())
-                : r.reportType().reportType().name(),
-            "knownHandle",
-            known);
+    audit(
+        "report",
+        pepId,
+        "clientType",
+        r.clientType(),
+        "handle",
+        r.handle().value().toHex(),
+        "type",
+        r.reportType().reportType() == null
+            ? String.valueOf(r.reportType().type())
+            : r.reportType().reportType().name(),
+        "knownHandle",
+        known);
     if (!known) {
       log.warn("PEP {} reported on unknown handle {}", pepId, r.handle());
     }
@@ -529,18 +743,15 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     if (i != null) {
       server.policy(d.clientType()).engine().released(i.request());
     }
-    server
-        .audit()
-        .recordPeer(
-            "deleted",
-            pepId,
-            peer,
-            "clientType",
-            d.clientType(),
-            "handle",
-            d.handle().value().toHex(),
-            "reason",
-            d.reason().code());
+    audit(
+        "deleted",
+        pepId,
+        "clientType",
+        d.clientType(),
+        "handle",
+        d.handle().value().toHex(),
+        "reason",
+        d.reason().code());
   }
 
   private void clientClose(ClientClose c) {
@@ -554,9 +765,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         hex(c.clientType()),
         c.error().code(),
         c.error().errorCode() == null ? "?" : c.error().errorCode().description());
-    server
-        .audit()
-        .recordPeer("closed", pepId, peer, "clientType", c.clientType(), "error", c.error().code());
+    audit("closed", pepId, "clientType", c.clientType(), "error", c.error().code());
     if (sessions.isEmpty()) {
       channel.close();
     }
@@ -583,9 +792,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         peer,
         e.getMessage(),
         e.error().code());
-    server
-        .audit()
-        .recordPeer("malformed", pepId, peer, "error", e.error().code(), "detail", e.getMessage());
+    audit("malformed", pepId, "error", e.error().code(), "detail", e.getMessage());
     if (e.opCode() == dev.portcullis.cops.OpCode.REQ
         && e.handle() != null
         && sessions.containsKey(type)) {
@@ -604,7 +811,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         peer,
         what,
         code.code());
-    server.audit().recordPeer("protocol-error", pepId, peer, "error", code.code(), "detail", what);
+    audit("protocol-error", pepId, "error", code.code(), "detail", what);
     closeWith(ClientClose.of(type, code, sub));
   }
 
@@ -646,20 +853,17 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         e.setValue(new Installed(i.request(), i.context(), d));
         channel.write(decision(type, false, e.getKey(), i.context(), d));
         server.stats().pushed();
-        server
-            .audit()
-            .recordPeer(
-                "pushed",
-                pepId,
-                peer,
-                "clientType",
-                type,
-                "handle",
-                e.getKey().value().toHex(),
-                "decision",
-                d.install() ? "install" : "remove",
-                "rule",
-                d.data().ruleId());
+        audit(
+            "pushed",
+            pepId,
+            "clientType",
+            type,
+            "handle",
+            e.getKey().value().toHex(),
+            "decision",
+            d.install() ? "install" : "remove",
+            "rule",
+            d.data().ruleId());
         pushed++;
       }
     }

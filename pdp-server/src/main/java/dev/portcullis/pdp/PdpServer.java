@@ -4,6 +4,14 @@ import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.integrity.KeyRing;
+import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.cops.tls.DevCertificates;
+import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import io.netty.bootstrap.ServerBootstrap;
@@ -20,6 +28,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +60,9 @@ public final class PdpServer implements AutoCloseable {
   private final Set<PdpConnection> connections = ConcurrentHashMap.newKeySet();
   private final PdpStats stats = new PdpStats();
   private final AuditLog audit;
+  private final CopsTls tls;
+  private final KeyRing keyRing;
+  private final CryptoRegistry integrityRegistry;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
@@ -59,10 +71,17 @@ public final class PdpServer implements AutoCloseable {
   private Channel serverChannel;
 
   private PdpServer(
-      PdpConfig config, Map<Integer, ClientTypePolicy> policies, AuditLog audit, int threads) {
+      PdpConfig config,
+      Map<Integer, ClientTypePolicy> policies,
+      AuditLog audit,
+      Security security,
+      int threads) {
     this.config = config;
     this.policies = policies;
     this.audit = audit;
+    this.tls = security.tls;
+    this.keyRing = security.ring;
+    this.integrityRegistry = security.registry;
     boolean epoll = Epoll.isAvailable();
     this.boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
     this.workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
@@ -111,7 +130,15 @@ public final class PdpServer implements AutoCloseable {
           policy.engine().describe());
       policies.put(c.code(), policy);
     }
-    PdpServer s = new PdpServer(config, policies, AuditLog.open(config.audit()), threads);
+    Security security = Security.open(config);
+    AuditLog audit;
+    try {
+      audit = AuditLog.open(config.audit());
+    } catch (IOException | RuntimeException e) {
+      security.close();
+      throw e;
+    }
+    PdpServer s = new PdpServer(config, policies, audit, security, threads);
     try {
       s.bind();
     } catch (IOException | RuntimeException e) {
@@ -136,10 +163,18 @@ public final class PdpServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    IntegritySession integrity =
+                        keyRing == null
+                            ? null
+                            : new IntegritySession(keyRing, Clock.systemUTC(), false);
                     ch.pipeline()
-                        .addLast("decoder", new CopsDecoder(config.maxMessageSize(), null))
-                        .addLast("encoder", CopsEncoder.INSTANCE)
-                        .addLast("pdp", new PdpConnection(PdpServer.this));
+                        .addLast("decoder", new CopsDecoder(config.maxMessageSize(), integrity))
+                        .addLast(
+                            "encoder",
+                            integrity == null
+                                ? CopsEncoder.INSTANCE
+                                : new SigningCopsEncoder(integrity))
+                        .addLast("pdp", new PdpConnection(PdpServer.this, integrity));
                   }
                 });
     try {
@@ -173,6 +208,107 @@ public final class PdpServer implements AutoCloseable {
 
   public PdpConfig config() {
     return config;
+  }
+
+  /** The PDP's TLS, or null when it does not speak TLS. */
+  CopsTls tls() {
+    return tls;
+  }
+
+  /** The PDP's security settings, or null for plain COPS. */
+  PdpSecurity security() {
+    return config.security();
+  }
+
+  /** The TLS and Integrity material a PDP runs with, made once at start. */
+  private static final class Security {
+    final CopsTls tls;
+    final KeyRing ring;
+    final CryptoRegistry registry;
+
+    private Security(CopsTls tls, KeyRing ring, CryptoRegistry registry) {
+      this.tls = tls;
+      this.ring = ring;
+      this.registry = registry;
+    }
+
+    static Security open(PdpConfig config) throws ConfigException, IOException {
+      PdpSecurity s = config.security();
+      if (s == null) {
+        return new Security(null, null, null);
+      }
+      CryptoRegistry registry = null;
+      KeyRing ring = null;
+      if (!s.keys().isEmpty()) {
+        registry = IntegrityKeys.registry(s.keys());
+        try {
+          ring = IntegrityKeys.ring(s.keys(), registry);
+        } catch (ConfigException | RuntimeException e) {
+          registry.close();
+          throw e;
+        }
+        log.info("Integrity: {}", ring.keys());
+      }
+      CopsTls tls = null;
+      if (s.tls() != null) {
+        try {
+          tls = serverTls(config, s);
+        } catch (IOException | RuntimeException e) {
+          if (registry != null) {
+            registry.close();
+          }
+          throw e;
+        }
+      }
+      return new Security(tls, ring, registry);
+    }
+
+    private static CopsTls serverTls(PdpConfig config, PdpSecurity s) throws IOException {
+      TlsSettings t = s.tls();
+      java.nio.file.Path chain = t.certificate();
+      java.nio.file.Path key = t.key();
+      java.nio.file.Path trust = t.trust();
+      if (t.development()) {
+        List<String> names = new java.util.ArrayList<>();
+        if (!config.address().isLoopbackAddress() && !config.address().isAnyLocalAddress()) {
+          names.add(config.address().getHostAddress());
+        }
+        DevCertificates.Pki pki = DevCertificates.ensure(t.devPki(), names, List.of());
+        log.warn(
+            "TLS: no certificate configured; using development certificates from {} (not for"
+                + " production)",
+            pki.directory());
+        chain = pki.pdp().certificateChain();
+        key = pki.pdp().privateKey();
+        trust = pki.caCertificate();
+      }
+      CopsTls tls =
+          CopsTls.server(
+              t,
+              chain,
+              key,
+              trust,
+              s.clientAuth(),
+              s.sessionTimeout().getSeconds(),
+              s.sessionCacheSize());
+      log.info(
+          "TLS: {} engine, {}, client certificates {}, sessions resumable for {}, PEPs {} TLS",
+          t.engine().configName(),
+          t.protocols(),
+          s.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
+          s.sessionTimeout(),
+          s.initiate() ? "offered (RFC 4261 5.2) when they need" : "refused without");
+      return tls;
+    }
+
+    void close() {
+      if (tls != null) {
+        tls.close();
+      }
+      if (registry != null) {
+        registry.close();
+      }
+    }
   }
 
   public PdpStats stats() {
@@ -360,5 +496,6 @@ public final class PdpServer implements AutoCloseable {
     log.info("PDP stopped; {}", stats.summary());
     audit.record("stopped");
     audit.close();
+    new Security(tls, keyRing, integrityRegistry).close();
   }
 }

@@ -15,6 +15,10 @@ public final class PdpStats {
   private final LongAdder pushes = new LongAdder();
   private final LongAdder reports = new LongAdder();
   private final LongAdder protocolErrors = new LongAdder();
+  private final LongAdder tlsFull = new LongAdder();
+  private final LongAdder tlsResumed = new LongAdder();
+  private final LongAdder tlsUnknown = new LongAdder();
+  private final LongAdder securityRefusals = new LongAdder();
   private final LongAdder[] latency = new LongAdder[64];
   private final long started = System.nanoTime();
 
@@ -48,6 +52,40 @@ public final class PdpStats {
 
   void protocolError() {
     protocolErrors.increment();
+  }
+
+  void handshake(Boolean resumed) {
+    (resumed == null ? tlsUnknown : resumed ? tlsResumed : tlsFull).increment();
+  }
+
+  void securityRefusal() {
+    securityRefusals.increment();
+  }
+
+  /** TLS handshakes that verified a certificate (full handshakes). */
+  public long fullHandshakes() {
+    return tlsFull.sum();
+  }
+
+  /** TLS handshakes that resumed a session. */
+  public long resumedHandshakes() {
+    return tlsResumed.sum();
+  }
+
+  /**
+   * TLS handshakes neither known full nor resumed: no client certificate asked for, on an engine
+   * that does not report resumption (only the OpenSSL engine does).
+   */
+  public long unknownHandshakes() {
+    return tlsUnknown.sum();
+  }
+
+  /**
+   * PEPs refused for security: below their protection level, failed authentication, identity
+   * mismatch, bytes before the TLS handshake.
+   */
+  public long securityRefusals() {
+    return securityRefusals.sum();
   }
 
   public int connectedPeps() {
@@ -104,7 +142,8 @@ public final class PdpStats {
     double secs = Math.max(1e-9, (System.nanoTime() - started) / 1e9);
     return String.format(
         "%d PEPs connected (%d connections so far), %d decisions (%.0f/s average), %d pushed,"
-            + " %d reports, %d protocol errors, decision latency p50 < %d us, p99 < %d us",
+            + " %d reports, %d protocol errors, TLS handshakes %d full / %d resumed / %d unknown,"
+            + " %d security refusals, decision latency p50 < %d us, p99 < %d us",
         connectedPeps(),
         totalConnections(),
         decisions(),
@@ -112,6 +151,10 @@ public final class PdpStats {
         unsolicitedDecisions(),
         reports(),
         protocolErrors(),
+        fullHandshakes(),
+        resumedHandshakes(),
+        unknownHandshakes(),
+        securityRefusals(),
         latencyQuantileNanos(0.5) / 1000,
         latencyQuantileNanos(0.99) / 1000);
   }

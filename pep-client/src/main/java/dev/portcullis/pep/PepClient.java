@@ -12,6 +12,7 @@ import dev.portcullis.cops.CopsObject.ClientSI;
 import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.CopsObject.ErrorObject;
 import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.CopsObject.IntegrityTls;
 import dev.portcullis.cops.CopsObject.PdpAddress;
 import dev.portcullis.cops.CopsObject.Reason;
 import dev.portcullis.cops.CopsObject.ReportTypeObject;
@@ -21,6 +22,9 @@ import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import dev.portcullis.cops.tls.CopsTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -32,11 +36,15 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -82,6 +90,7 @@ public final class PepClient implements AutoCloseable {
   private final Duration reconnectInitial;
   private final Duration reconnectMax;
   private final Duration connectTimeout;
+  private final PepSecurity security;
   private final NioEventLoopGroup group;
   private final EventLoop loop;
 
@@ -98,6 +107,16 @@ public final class PepClient implements AutoCloseable {
   private long backoffMillis;
   private long lastRead;
   private int keepAliveSeconds;
+  // TLS: the current context (its session cache is what gets resumed), and the reuse policy's
+  // bookkeeping for the session line it holds.
+  private CopsTls tls;
+  private long tlsLineStarted;
+  private int tlsResumptions;
+  private boolean tlsUp;
+  private final java.util.concurrent.atomic.AtomicLong fullHandshakes =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong resumedHandshakes =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private record Pending(
       CompletableFuture<PepDecision> future, io.netty.util.concurrent.ScheduledFuture<?> timeout) {}
@@ -114,6 +133,7 @@ public final class PepClient implements AutoCloseable {
     this.reconnectInitial = b.reconnectInitial;
     this.reconnectMax = b.reconnectMax;
     this.connectTimeout = b.connectTimeout;
+    this.security = b.security;
     this.group = new NioEventLoopGroup(1);
     this.loop = group.next();
     this.backoffMillis = reconnectInitial.toMillis();
@@ -294,12 +314,74 @@ public final class PepClient implements AutoCloseable {
       log.debug("close did not finish cleanly: {}", e.toString());
     }
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    if (tls != null) {
+      tls.close();
+    }
+  }
+
+  /**
+   * Closes the connection with a Client-Close and opens a new one (the TLS session is resumed when
+   * the reuse policy allows); completes when the PDP accepts again. Installed requests are sent
+   * again. For measuring connection set-up and for moving to a new session on purpose.
+   */
+  public CompletableFuture<Void> reconnect() {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          Channel old = channel;
+          channel = null; // its closing is not a lost PDP
+          boolean was = accepted;
+          accepted = false;
+          closing = false;
+          opening = f;
+          failAll(new PepException(0, 0, "reconnecting"));
+          if (old != null && old.isActive()) {
+            (was
+                    ? old.writeAndFlush(ClientClose.of(clientType, ErrorCode.UNSPECIFIED, 0))
+                    : old.newSucceededFuture())
+                .addListener(x -> old.close().addListener(y -> connect()));
+          } else {
+            connect();
+          }
+        });
+    return f;
+  }
+
+  /** TLS handshakes so far that verified the PDP's certificate (full handshakes). */
+  public long fullHandshakes() {
+    return fullHandshakes.get();
+  }
+
+  /** TLS handshakes so far that resumed an earlier session. */
+  public long resumedHandshakes() {
+    return resumedHandshakes.get();
   }
 
   // ---- connection -------------------------------------------------------------------------------
 
   private void connect() {
     InetSocketAddress to = target;
+    if (security != null && security.tls() != null) {
+      try {
+        prepareTls();
+      } catch (javax.net.ssl.SSLException e) {
+        PepException x =
+            new PepException(ErrorCode.CLIENT_FAILURE.code(), 0, "TLS unusable: " + e.getMessage());
+        if (opening != null) {
+          opening.completeExceptionally(x);
+          opening = null;
+          closing = true;
+        }
+        return;
+      }
+    }
+    IntegritySession integrity =
+        security == null || security.keys() == null
+            ? null
+            : new IntegritySession(security.keys(), Clock.systemUTC(), false);
+    if (integrity != null) {
+      integrity.signOutgoing(true);
+    }
     new Bootstrap()
         .group(loop)
         .channel(NioSocketChannel.class)
@@ -310,9 +392,12 @@ public final class PepClient implements AutoCloseable {
               @Override
               protected void initChannel(SocketChannel ch) {
                 ch.pipeline()
-                    .addLast(new CopsDecoder(CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, null))
-                    .addLast(CopsEncoder.INSTANCE)
-                    .addLast(new Handler());
+                    .addLast(new CopsDecoder(CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, integrity))
+                    .addLast(
+                        integrity == null
+                            ? CopsEncoder.INSTANCE
+                            : new SigningCopsEncoder(integrity))
+                    .addLast(new Handler(integrity));
               }
             })
         .connect(to)
@@ -335,19 +420,72 @@ public final class PepClient implements AutoCloseable {
               }
               channel = f.channel();
               lastRead = System.nanoTime();
-              PdpAddress last =
-                  lastPdp == null
-                      ? null
-                      : new PdpAddress(true, lastPdp.getAddress(), lastPdp.getPort());
-              channel.writeAndFlush(
-                  new CopsMessage.ClientOpen(
-                      clientType,
-                      false,
-                      new dev.portcullis.cops.CopsObject.PepId(pepId),
-                      null,
-                      last,
-                      null));
+              tlsUp = false;
+              if (security != null && security.tls() != null && security.initiateTls()) {
+                // RFC 4261 section 5.1: client-type 0 Client-Open with Integrity-TLS.
+                channel.writeAndFlush(
+                    new CopsMessage.ClientOpen(
+                        0,
+                        false,
+                        new dev.portcullis.cops.CopsObject.PepId(pepId),
+                        null,
+                        null,
+                        new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
+              } else {
+                sendOpen(channel);
+              }
             });
+  }
+
+  private void sendOpen(Channel ch) {
+    PdpAddress last =
+        lastPdp == null ? null : new PdpAddress(true, lastPdp.getAddress(), lastPdp.getPort());
+    ch.writeAndFlush(
+        new CopsMessage.ClientOpen(
+            clientType, false, new dev.portcullis.cops.CopsObject.PepId(pepId), null, last, null));
+  }
+
+  /**
+   * Keeps the TLS context, and with it the session the next handshake offers, while the reuse
+   * policy allows; otherwise starts a new one, so the next handshake is a full one.
+   */
+  private void prepareTls() throws javax.net.ssl.SSLException {
+    PepSecurity.SessionReuse reuse = security.sessionReuse();
+    boolean spent =
+        tls != null
+            && (tlsResumptions >= reuse.maxUses()
+                || System.nanoTime() - tlsLineStarted > reuse.maxAge().toNanos());
+    if (tls == null || spent) {
+      if (tls != null) {
+        log.debug(
+            "PEP {}: TLS session used {} times over {} ms; next handshake is a full one",
+            pepId,
+            tlsResumptions,
+            (System.nanoTime() - tlsLineStarted) / 1_000_000);
+        tls.close();
+      }
+      tls = security.newTls();
+      tlsResumptions = 0;
+      tlsLineStarted = System.nanoTime();
+    }
+  }
+
+  /** Sends {@code cc}, then ends the attempt to open (or the connection) with {@code e}. */
+  private void closeAndFail(ChannelHandlerContext ctx, ClientClose cc, PepException e) {
+    ctx.writeAndFlush(cc);
+    fail(ctx, e);
+  }
+
+  /** Ends the attempt to open (or the connection) with {@code e}. */
+  private void fail(ChannelHandlerContext ctx, PepException e) {
+    log.warn("PEP {}: {}", pepId, e.getMessage());
+    accepted = false;
+    if (opening != null) {
+      opening.completeExceptionally(e);
+      opening = null;
+      closing = true;
+    }
+    ctx.channel().close();
   }
 
   private void scheduleReconnect(PepException why) {
@@ -416,6 +554,94 @@ public final class PepClient implements AutoCloseable {
   }
 
   private final class Handler extends ChannelInboundHandlerAdapter {
+    private final IntegritySession integrity;
+
+    Handler(IntegritySession integrity) {
+      this.integrity = integrity;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof SslHandshakeCompletionEvent) {
+        handshakeDone(ctx, (SslHandshakeCompletionEvent) evt);
+      } else {
+        ctx.fireUserEventTriggered(evt);
+      }
+    }
+
+    /** RFC 4261: the PDP's Client-Accept with Integrity-TLS says "start the handshake now". */
+    private void startTls(ChannelHandlerContext ctx) {
+      if (security == null || security.tls() == null) {
+        closeAndFail(
+            ctx,
+            ClientClose.of(0, ErrorCode.UNKNOWN_OBJECT, ErrorCode.SUB_CODE_TLS_REQUIRED),
+            new PepException(
+                ErrorCode.AUTHENTICATION_REQUIRED.code(),
+                ErrorCode.SUB_CODE_TLS_REQUIRED,
+                "PDP " + target + " requires TLS (RFC 4261) and this PEP has no TLS configured"));
+        return;
+      }
+      if (tlsUp || ctx.pipeline().get(SslHandler.class) != null) {
+        closeAndFail(
+            ctx,
+            ClientClose.of(0, ErrorCode.BAD_MESSAGE_FORMAT, 0),
+            new PepException(
+                ErrorCode.BAD_MESSAGE_FORMAT.code(), 0, "PDP asked for TLS a second time"));
+        return;
+      }
+      ctx.pipeline()
+          .addFirst(
+              "tls", tls.newClientHandler(ctx.alloc(), target.getHostString(), target.getPort()));
+    }
+
+    private void handshakeDone(ChannelHandlerContext ctx, SslHandshakeCompletionEvent e) {
+      if (!e.isSuccess()) {
+        fail(
+            ctx,
+            new PepException(
+                ErrorCode.AUTHENTICATION_FAILURE.code(),
+                0,
+                "TLS handshake with PDP " + target + " failed: " + e.cause().getMessage()));
+        return;
+      }
+      CopsTls.Handshake h = tls.describe(ctx.pipeline().get(SslHandler.class));
+      List<String> names = h.peer() == null ? List.of() : CopsTls.subjectAltNames(h.peer());
+      if (!security.authorisedPdps().isEmpty()
+          && java.util.Collections.disjoint(names, security.authorisedPdps())) {
+        closeAndFail(
+            ctx,
+            ClientClose.of(0, ErrorCode.AUTHENTICATION_FAILURE, 0),
+            new PepException(
+                ErrorCode.AUTHENTICATION_FAILURE.code(),
+                0,
+                "PDP "
+                    + target
+                    + " is not an authorised PDP: its certificate names "
+                    + names
+                    + ", authorised are "
+                    + security.authorisedPdps()));
+        return;
+      }
+      if (Boolean.TRUE.equals(h.resumed())) {
+        tlsResumptions++;
+        resumedHandshakes.incrementAndGet();
+      } else {
+        tlsLineStarted = System.nanoTime();
+        tlsResumptions = 0;
+        fullHandshakes.incrementAndGet();
+      }
+      tlsUp = true;
+      log.info(
+          "PEP {}: TLS with {} established, {} {}, {} handshake",
+          pepId,
+          target,
+          h.protocol(),
+          h.cipherSuite(),
+          h.kind());
+      listener.tlsEstablished(h);
+      sendOpen(ctx.channel());
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       lastRead = System.nanoTime();
@@ -430,7 +656,33 @@ public final class PepClient implements AutoCloseable {
       CopsMessage m = (CopsMessage) msg;
       switch (m.opCode()) {
         case CAT:
-          accepted(ctx, (CopsMessage.ClientAccept) m);
+          CopsMessage.ClientAccept a = (CopsMessage.ClientAccept) m;
+          if (a.integrity() instanceof IntegrityTls) {
+            startTls(ctx);
+          } else if (security != null && security.tls() != null && !tlsUp) {
+            // RFC 4261 section 5.1: a PEP requiring TLS closes if the PDP does not agree.
+            closeAndFail(
+                ctx,
+                ClientClose.of(
+                    0, ErrorCode.AUTHENTICATION_REQUIRED, ErrorCode.SUB_CODE_TLS_REQUIRED),
+                new PepException(
+                    ErrorCode.AUTHENTICATION_REQUIRED.code(),
+                    ErrorCode.SUB_CODE_TLS_REQUIRED,
+                    "PDP " + target + " accepted without agreeing to TLS; this PEP requires TLS"));
+          } else if (integrity != null && !integrity.peerSigns()) {
+            closeAndFail(
+                ctx,
+                ClientClose.of(
+                    clientType,
+                    ErrorCode.AUTHENTICATION_REQUIRED,
+                    ErrorCode.SUB_CODE_INTEGRITY_REQUIRED),
+                new PepException(
+                    ErrorCode.AUTHENTICATION_REQUIRED.code(),
+                    ErrorCode.SUB_CODE_INTEGRITY_REQUIRED,
+                    "PDP " + target + " answered without the Integrity object this PEP requires"));
+          } else {
+            accepted(ctx, a);
+          }
           break;
         case DEC:
           decision((Decision) m);
@@ -465,13 +717,12 @@ public final class PepClient implements AutoCloseable {
           lastPdp,
           keepAliveSeconds);
       listener.opened(lastPdp, keepAliveSeconds);
+      // After a reconnect the PDP holds none of our state: send it again.
+      installed.forEach((h, i) -> ctx.write(requestMessage(h, i.context(), i.request(), false)));
+      ctx.flush();
       if (opening != null) {
         opening.complete(null);
         opening = null;
-      } else {
-        // A reconnect: the PDP lost our state; send it again.
-        installed.forEach((h, i) -> ctx.write(requestMessage(h, i.context(), i.request(), false)));
-        ctx.flush();
       }
     }
 
@@ -600,8 +851,15 @@ public final class PepClient implements AutoCloseable {
     private Duration reconnectInitial = Duration.ofMillis(200);
     private Duration reconnectMax = Duration.ofSeconds(30);
     private Duration connectTimeout = Duration.ofSeconds(5);
+    private PepSecurity security;
 
     private Builder() {}
+
+    /** TLS and/or Integrity for the connection (default: plain COPS). */
+    public Builder security(PepSecurity security) {
+      this.security = security;
+      return this;
+    }
 
     /** The PDP to connect to (default 127.0.0.1:3288). */
     public Builder pdp(InetSocketAddress pdp) {

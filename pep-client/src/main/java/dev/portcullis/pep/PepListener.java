@@ -11,6 +11,9 @@ public interface PepListener {
   /** The client type was accepted (again, after a reconnect). */
   default void opened(InetSocketAddress pdp, int keepAliveSeconds) {}
 
+  /** A TLS handshake with the PDP finished (full or resumed) and the PDP was authenticated. */
+  default void tlsEstablished(dev.portcullis.cops.tls.CopsTls.Handshake handshake) {}
+
   /** The connection ended; the client reconnects unless it is being closed. */
   default void disconnected(PepException reason) {}
 }

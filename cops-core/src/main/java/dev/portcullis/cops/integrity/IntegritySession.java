@@ -33,6 +33,11 @@ import java.util.Objects;
  * PEP), carries its sender's starting number, chosen at random, and each later message in that
  * direction carries the previous number plus one.
  *
+ * <p>Once the peer has sent one message with an Integrity object, every later one must carry one (a
+ * message without is refused with error 15, Authentication Required). Outbound messages are signed
+ * once {@link #signOutgoing} is on: a PEP turns it on before its first Client-Open, a PDP when a
+ * PEP's Client-Open arrived signed.
+ *
  * <p>Confined to the connection's event loop; not thread-safe.
  */
 public final class IntegritySession implements IntegrityVerifier {
@@ -46,6 +51,7 @@ public final class IntegritySession implements IntegrityVerifier {
   private long nextSend;
   private boolean receiving;
   private long expectedReceive;
+  private boolean signing;
 
   /**
    * @param required reject messages without an Integrity object (error 15)
@@ -65,6 +71,21 @@ public final class IntegritySession implements IntegrityVerifier {
   /** A session whose first sequence number is random, as it should be. */
   public IntegritySession(KeyRing ring, Clock clock, boolean required) {
     this(ring, clock, required, RANDOM.nextInt() & 0xFFFF_FFFFL);
+  }
+
+  /** Signs every later outbound message (except those carrying Integrity-TLS). */
+  public void signOutgoing(boolean on) {
+    signing = on;
+  }
+
+  /** True if outbound messages are signed. */
+  public boolean signsOutgoing() {
+    return signing;
+  }
+
+  /** True once the peer has sent a valid Integrity object (from then on it must always). */
+  public boolean peerSigns() {
+    return receiving;
   }
 
   /** The sequence number the next signed message will carry. */
@@ -108,7 +129,7 @@ public final class IntegritySession implements IntegrityVerifier {
   public void verify(CopsMessage m, ByteBuf frame, int integrityOffset) throws CopsCodecException {
     IntegrityObject io = m.integrity();
     if (io == null) {
-      if (required) {
+      if (required || receiving) {
         throw CopsCodecException.at(
             AUTHENTICATION_REQUIRED,
             0,

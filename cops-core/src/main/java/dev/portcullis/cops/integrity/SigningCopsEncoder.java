@@ -1,11 +1,17 @@
 package dev.portcullis.cops.integrity;
 
+import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsObject;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToByteEncoder;
 
-/** Encodes and signs every outbound message with one connection's {@link IntegritySession}. */
+/**
+ * Encodes outbound messages for one connection, signing them with its {@link IntegritySession}
+ * while {@link IntegritySession#signsOutgoing()} is on. A message carrying Integrity-TLS (RFC 4261)
+ * is never signed: a message holds one Integrity object.
+ */
 public final class SigningCopsEncoder extends MessageToByteEncoder<CopsMessage> {
   private final IntegritySession session;
 
@@ -16,6 +22,10 @@ public final class SigningCopsEncoder extends MessageToByteEncoder<CopsMessage> 
 
   @Override
   protected void encode(ChannelHandlerContext ctx, CopsMessage msg, ByteBuf out) {
-    session.encodeSigned(msg, out);
+    if (session.signsOutgoing() && !(msg.integrity() instanceof CopsObject.IntegrityTls)) {
+      session.encodeSigned(msg, out);
+    } else {
+      CopsCodec.encode(msg, out);
+    }
   }
 }

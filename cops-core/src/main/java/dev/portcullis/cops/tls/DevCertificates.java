@@ -337,7 +337,7 @@ public final class DevCertificates {
     }
   }
 
-  private static PrivateKey readKey(Path file) throws IOException {
+  static PrivateKey readKey(Path file) throws IOException {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser p = new PEMParser(r)) {
       Object o = p.readObject();

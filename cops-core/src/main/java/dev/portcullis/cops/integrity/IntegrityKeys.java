@@ -1,0 +1,211 @@
+package dev.portcullis.cops.integrity;
+
+import static dev.portcullis.config.XmlConfigReader.attr;
+import static dev.portcullis.config.XmlConfigReader.children;
+import static dev.portcullis.config.XmlConfigReader.error;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.config.CryptoConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import org.w3c.dom.Element;
+
+/**
+ * Integrity keys from config: {@code <integrity>} with one {@code <key>} per Key ID, each naming
+ * its algorithm, a file holding the secret (hex), and its lifetime. Keys with overlapping lifetimes
+ * let a key be rolled without dropping a connection: the newest valid key signs, any valid key
+ * verifies. Secrets never appear in config files, logs or messages.
+ */
+public final class IntegrityKeys {
+  /** One configured key; the secret stays in its file until {@link #ring} reads it. */
+  public record Spec(
+      long id,
+      IntegrityAlgorithm algorithm,
+      Path secretFile,
+      boolean create,
+      Instant notBefore,
+      Instant notAfter,
+      String source,
+      int line) {
+    ConfigException error(String problem) {
+      return new ConfigException(source, line, -1, "key", "secret-file", problem, null);
+    }
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private IntegrityKeys() {}
+
+  /** Reads the {@code <key>} children of {@code integrity}; paths resolve against {@code dir}. */
+  public static List<Spec> parse(Element integrity, Path dir, String source)
+      throws ConfigException {
+    List<Spec> out = new ArrayList<>();
+    for (Element k : children(integrity, "key")) {
+      long id = XmlConfigReader.integer(k, "id", 0, 0, Integer.MAX_VALUE);
+      String name = attr(k, "algorithm", IntegrityAlgorithm.HMAC_SHA256_128.displayName());
+      IntegrityAlgorithm alg;
+      try {
+        alg = IntegrityAlgorithm.ofName(name);
+      } catch (IllegalArgumentException e) {
+        throw error(k, "algorithm", e.getMessage());
+      }
+      if (alg.legacy() && !XmlConfigReader.bool(k, "legacy", false)) {
+        throw error(
+            k,
+            "legacy",
+            alg.displayName()
+                + " is a legacy algorithm (MD5): allowed only where a peer offers nothing better,"
+                + " and then marked legacy=\"true\"");
+      }
+      for (Spec s : out) {
+        if (s.id() == id) {
+          throw error(k, "id", "Key ID " + id + " configured twice");
+        }
+      }
+      Instant nb = instant(k, "not-before", Instant.EPOCH);
+      Instant na = instant(k, "not-after", Instant.parse("9999-12-31T23:59:59Z"));
+      if (!na.isAfter(nb)) {
+        throw error(
+            k, "not-after", "not-after: " + na + " (expected: after not-before " + nb + ")");
+      }
+      String file = attr(k, "secret-file", "");
+      out.add(
+          new Spec(
+              id,
+              alg,
+              dir.resolve(file).normalize(),
+              XmlConfigReader.bool(k, "create", false),
+              nb,
+              na,
+              source,
+              XmlConfigReader.line(k)));
+    }
+    return out;
+  }
+
+  private static Instant instant(Element e, String a, Instant dflt) throws ConfigException {
+    if (!e.hasAttribute(a)) {
+      return dflt;
+    }
+    try {
+      return Instant.parse(e.getAttribute(a));
+    } catch (DateTimeParseException x) {
+      throw error(
+          e, a, a + ": " + e.getAttribute(a) + " (expected: a UTC time like 2026-01-01T00:00:00Z)");
+    }
+  }
+
+  /** A registry for Integrity MACs: the JDK's providers, HmacMD5 enabled only if a key needs it. */
+  public static CryptoRegistry registry(List<Spec> specs) {
+    CryptoConfig.Builder b = CryptoConfig.builder().defaults("SunJCE", "SUN").prewarm(false);
+    if (specs.stream().anyMatch(s -> s.algorithm().legacy())) {
+      b.enableLegacy(Algorithm.HMAC_MD5);
+    }
+    try {
+      return CryptoRegistry.create(b.build());
+    } catch (dev.portcullis.crypto.config.CryptoConfigException e) {
+      throw new IllegalStateException(
+          "built-in crypto configuration refused: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Reads every secret (making those marked {@code create="true"} that do not exist yet) and builds
+   * the ring. Secret bytes are wiped once the registry holds them.
+   *
+   * @throws ConfigException naming the key's config line and file for a missing, unreadable or
+   *     short secret
+   */
+  public static KeyRing ring(List<Spec> specs, CryptoRegistry registry) throws ConfigException {
+    KeyRing.Builder b = KeyRing.builder(registry);
+    for (Spec s : specs) {
+      byte[] secret = secret(s);
+      try {
+        b.add(s.id(), s.algorithm(), secret, s.notBefore(), s.notAfter());
+      } catch (IllegalArgumentException e) {
+        throw s.error(e.getMessage() + " in " + s.secretFile());
+      } finally {
+        Arrays.fill(secret, (byte) 0);
+      }
+    }
+    return b.build();
+  }
+
+  private static byte[] secret(Spec s) throws ConfigException {
+    Path f = s.secretFile();
+    try {
+      if (s.create() && !Files.exists(f)) {
+        create(f);
+      }
+      String text = Files.readString(f, StandardCharsets.US_ASCII).replaceAll("\\s+", "");
+      byte[] key;
+      try {
+        key = HexFormat.of().parseHex(text);
+      } catch (IllegalArgumentException e) {
+        throw s.error("Integrity key " + s.id() + ": " + f + " does not hold hex digits");
+      }
+      if (key.length < KeyRing.MIN_KEY_LENGTH) {
+        Arrays.fill(key, (byte) 0);
+        throw s.error(
+            "Integrity key "
+                + s.id()
+                + ": "
+                + f
+                + " holds "
+                + key.length
+                + " bytes (expected: at least "
+                + KeyRing.MIN_KEY_LENGTH
+                + ")");
+      }
+      return key;
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw s.error(
+          "Integrity key "
+              + s.id()
+              + ": secret file "
+              + f
+              + " not found (create=\"true\" makes one)");
+    } catch (IOException e) {
+      throw s.error("Integrity key " + s.id() + ": cannot read " + f + ": " + e);
+    }
+  }
+
+  /** 32 random bytes as hex, owner-only, written whole or not at all; a racing creator wins. */
+  private static void create(Path f) throws IOException {
+    Path dir = f.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    byte[] key = new byte[32];
+    RANDOM.nextBytes(key);
+    Path tmp = Files.createTempFile(dir, ".integrity", ".tmp");
+    try {
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // not a POSIX file system
+      }
+      Files.writeString(tmp, HexFormat.of().formatHex(key) + "\n", StandardCharsets.US_ASCII);
+      try {
+        Files.move(tmp, f);
+      } catch (FileAlreadyExistsException e) {
+        // another process made it first; use theirs
+      }
+    } finally {
+      Arrays.fill(key, (byte) 0);
+      Files.deleteIfExists(tmp);
+    }
+  }
+}
