@@ -324,4 +324,293 @@ class SecureCopsTest {
       assertNotNull(pep.pdp());
     }
   }
+
+  // ---- RFC 4261 on the wire, with a client nobody here wrote
+  // -------------------------------------
+
+  /** Reads one COPS message from {@code in} (bounded by the header's length). */
+  static dev.portcullis.cops.CopsMessage read(java.io.InputStream in) throws Exception {
+    byte[] header = in.readNBytes(8);
+    assertEquals(8, header.length, "a COPS header");
+    int len = java.nio.ByteBuffer.wrap(header, 4, 4).getInt();
+    assertTrue(len >= 8 && len < 4096, "length " + len);
+    byte[] m = new byte[len];
+    System.arraycopy(header, 0, m, 0, 8);
+    byte[] body = in.readNBytes(len - 8);
+    System.arraycopy(body, 0, m, 8, body.length);
+    return dev.portcullis.cops.CopsCodec.decode(m);
+  }
+
+  static byte[] startTlsOpen(String pepId) {
+    return dev.portcullis.cops.CopsCodec.encode(
+        new dev.portcullis.cops.CopsMessage.ClientOpen(
+            0,
+            false,
+            new dev.portcullis.cops.CopsObject.PepId(pepId),
+            null,
+            null,
+            new dev.portcullis.cops.CopsObject.IntegrityTls(
+                dev.portcullis.cops.CopsObject.IntegrityTls.FLAG_START_TLS)));
+  }
+
+  @Test
+  void copsWhereTheAgreedHandshakeShouldStartGetsClientClose15() throws Exception {
+    try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
+        java.net.Socket sock = new java.net.Socket()) {
+      sock.connect(s.address(), 5000);
+      sock.setSoTimeout(5000);
+      sock.getOutputStream().write(startTlsOpen("gw-1"));
+      var cat = (dev.portcullis.cops.CopsMessage.ClientAccept) read(sock.getInputStream());
+      assertEquals(0, cat.clientType());
+      assertTrue(cat.integrity() instanceof dev.portcullis.cops.CopsObject.IntegrityTls);
+      // A keep-alive instead of a ClientHello.
+      sock.getOutputStream()
+          .write(
+              dev.portcullis.cops.CopsCodec.encode(
+                  new dev.portcullis.cops.CopsMessage.KeepAlive(false, null)));
+      var cc = (dev.portcullis.cops.CopsMessage.ClientClose) read(sock.getInputStream());
+      assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
+      assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
+      assertEquals(-1, sock.getInputStream().read(), "then the PDP closes");
+    }
+  }
+
+  @Test
+  void aStartTlsRequestToAPdpWithoutTlsGetsError13() throws Exception {
+    try (PdpServer s = Pdps.start(dir, "");
+        java.net.Socket sock = new java.net.Socket()) {
+      sock.connect(s.address(), 5000);
+      sock.setSoTimeout(5000);
+      sock.getOutputStream().write(startTlsOpen("gw-1"));
+      var cc = (dev.portcullis.cops.CopsMessage.ClientClose) read(sock.getInputStream());
+      assertEquals(ErrorCode.UNKNOWN_OBJECT.code(), cc.error().code());
+      assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
+    }
+  }
+
+  /**
+   * {@code openssl s_client} completes a mutually authenticated handshake with the PDP after the
+   * StartTLS exchange: a relay does the COPS part (OPN with Integrity-TLS, CAT) and then passes
+   * bytes through, as s_client knows nothing of COPS.
+   */
+  @Test
+  void opensslSClientCompletesTheHandshakeAfterStartTls() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed");
+    try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
+        java.net.ServerSocket relay =
+            new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      DevCertificates.Pki pki =
+          DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of("gw-1"));
+      Thread t =
+          new Thread(
+              () -> {
+                try (java.net.Socket client = relay.accept();
+                    java.net.Socket pdp = new java.net.Socket()) {
+                  pdp.connect(s.address(), 5000);
+                  pdp.getOutputStream().write(startTlsOpen("gw-1"));
+                  read(pdp.getInputStream()); // the CAT with Integrity-TLS
+                  Thread back =
+                      new Thread(
+                          () -> {
+                            try {
+                              pdp.getInputStream().transferTo(client.getOutputStream());
+                            } catch (java.io.IOException e) {
+                              // the other side closed
+                            }
+                          });
+                  back.start();
+                  client.getInputStream().transferTo(pdp.getOutputStream());
+                  back.join(5000);
+                } catch (Exception e) {
+                  // the test's assertions report what went wrong
+                }
+              },
+              "starttls-relay");
+      t.setDaemon(true);
+      t.start();
+      DevCertificates.Credential c = pki.peps().get("gw-1");
+      Process p =
+          new ProcessBuilder(
+                  "openssl",
+                  "s_client",
+                  "-connect",
+                  "127.0.0.1:" + relay.getLocalPort(),
+                  "-CAfile",
+                  pki.caCertificate().toString(),
+                  "-cert",
+                  c.certificateChain().toString(),
+                  "-key",
+                  c.privateKey().toString(),
+                  "-verify_return_error",
+                  "-verify_ip",
+                  "127.0.0.1")
+              .redirectErrorStream(true)
+              .start();
+      p.getOutputStream().close(); // EOF on stdin: s_client closes once the handshake is done
+      assertTrue(p.waitFor(20, TimeUnit.SECONDS), "openssl s_client finished");
+      String out = new String(p.getInputStream().readAllBytes());
+      assertTrue(out.contains("Verify return code: 0 (ok)"), out);
+      assertTrue(out.contains("TLSv1.3"), out);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (s.stats().fullHandshakes() < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertEquals(1, s.stats().fullHandshakes(), "the PDP completed the handshake too");
+    }
+  }
+
+  // ---- Integrity in the live protocol
+  // -------------------------------------------------------------
+
+  static String integrityPdp(String keys, String level) {
+    return "<security><integrity>"
+        + keys
+        + "</integrity><protection pep=\"*\" level=\""
+        + level
+        + "\"/></security>";
+  }
+
+  static String key(int id, String file, java.time.Instant nb, java.time.Instant na) {
+    return "<key id=\""
+        + id
+        + "\" secret-file=\""
+        + file
+        + "\" create=\"true\" not-before=\""
+        + nb
+        + "\" not-after=\""
+        + na
+        + "\"/>";
+  }
+
+  PepSecurity pepIntegrity(dev.portcullis.crypto.CryptoRegistry registry, String... keysXml)
+      throws Exception {
+    var root =
+        dev.portcullis.config.XmlConfigReader.forSchema(
+                dev.portcullis.pdp.PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd")
+            .read(
+                new java.io.ByteArrayInputStream(
+                    ("<pdp><client-type code=\"1\" engine=\"rules\" policy=\"x\"/><security><integrity>"
+                            + String.join("", keysXml)
+                            + "</integrity></security></pdp>")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                "test");
+    var integrity =
+        dev.portcullis.config.XmlConfigReader.child(
+            dev.portcullis.config.XmlConfigReader.child(root, "security"), "integrity");
+    var specs = dev.portcullis.cops.integrity.IntegrityKeys.parse(integrity, dir, "test");
+    return new PepSecurity(
+        null,
+        true,
+        null,
+        null,
+        null,
+        List.of(),
+        PepSecurity.SessionReuse.DEFAULT,
+        dev.portcullis.cops.integrity.IntegrityKeys.ring(specs, registry));
+  }
+
+  @Test
+  void integrityProtectsTheSessionAndAKeyRollNeverDropsThePep() throws Exception {
+    java.time.Instant now = java.time.Instant.now();
+    // Key 1 until now+3s; key 2 from now+1.5s: both sides sign with key 2 once it is valid, and
+    // key 1 ends while the connection is open.
+    String keys =
+        key(1, "k1.hex", now.minusSeconds(3600), now.plusMillis(3000))
+            + key(2, "k2.hex", now.plusMillis(1500), now.plusSeconds(3600));
+    try (PdpServer s = Pdps.start(dir, integrityPdp(keys, "integrity"));
+        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of());
+        PepClient pep = pep(s, "gw-1", pepIntegrity(registry, keys), new PepListener() {})) {
+      PdpPepIntegrationTest.await(pep.open());
+      for (int i = 0; i < 4; i++) {
+        assertTrue(
+            PdpPepIntegrationTest.await(
+                    pep.request(
+                        "h" + i, PdpPepIntegrationTest.CTX, PdpPepIntegrationTest.ssh("alice")))
+                .granted(),
+            "request " + i);
+        Thread.sleep(1100);
+      }
+      assertTrue(pep.isOpen());
+      assertEquals(1, s.stats().totalConnections(), "never reconnected");
+      assertEquals(0, s.stats().protocolErrors());
+    }
+  }
+
+  @Test
+  void aPepWithoutIntegrityIsRefusedWhenItsLevelNeedsIt() throws Exception {
+    java.time.Instant now = java.time.Instant.now();
+    String keys = key(1, "k1.hex", now.minusSeconds(60), now.plusSeconds(3600));
+    try (PdpServer s = Pdps.start(dir, integrityPdp(keys, "integrity"));
+        PepClient pep = pep(s, "gw-1", null, new PepListener() {})) {
+      PepException e = refusal(pep.open());
+      assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), e.errorCode());
+      assertEquals(ErrorCode.SUB_CODE_INTEGRITY_REQUIRED, e.subCode());
+    }
+    assertTrue(
+        audit(dir.resolve("audit.jsonl")).stream()
+            .anyMatch(
+                r ->
+                    r.path("event").asText().equals("refused")
+                        && r.path("subCode").asInt() == ErrorCode.SUB_CODE_INTEGRITY_REQUIRED));
+  }
+
+  @Test
+  void aPepWithTheWrongKeyIsClosedWithAuthenticationFailure() throws Exception {
+    java.time.Instant now = java.time.Instant.now();
+    try (PdpServer s =
+            Pdps.start(
+                dir,
+                integrityPdp(
+                    key(1, "pdp-k1.hex", now.minusSeconds(60), now.plusSeconds(3600)),
+                    "integrity"));
+        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of());
+        PepClient pep =
+            pep(
+                s,
+                "gw-1",
+                pepIntegrity(
+                    registry, key(1, "pep-k1.hex", now.minusSeconds(60), now.plusSeconds(3600))),
+                new PepListener() {})) {
+      PepException e = refusal(pep.open());
+      assertEquals(ErrorCode.AUTHENTICATION_FAILURE.code(), e.errorCode(), e.getMessage());
+    }
+  }
+
+  @Test
+  void tlsAndIntegrityTogether() throws Exception {
+    java.time.Instant now = java.time.Instant.now();
+    String keys = key(7, "k7.hex", now.minusSeconds(60), now.plusSeconds(3600));
+    String sec =
+        "<security><tls engine=\"openssl\" dev-pki=\"pki\"/><integrity>"
+            + keys
+            + "</integrity><protection pep=\"*\" level=\"integrity+confidentiality\"/></security>";
+    try (PdpServer s = Pdps.start(dir, sec);
+        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of())) {
+      PepSecurity tls = pepTls(TlsEngine.OPENSSL, "gw-1", PepSecurity.SessionReuse.DEFAULT);
+      PepSecurity both =
+          new PepSecurity(
+              tls.tls(),
+              true,
+              tls.certificate(),
+              tls.key(),
+              tls.trust(),
+              List.of(),
+              tls.sessionReuse(),
+              pepIntegrity(registry, keys).keys());
+      try (PepClient pep = pep(s, "gw-1", both, new PepListener() {})) {
+        PdpPepIntegrationTest.await(pep.open());
+        assertTrue(
+            PdpPepIntegrationTest.await(
+                    pep.request(
+                        "h1", PdpPepIntegrationTest.CTX, PdpPepIntegrationTest.ssh("alice")))
+                .granted());
+      }
+      // TLS alone is below this level.
+      try (PepClient pep = pep(s, "gw-1", tls, new PepListener() {})) {
+        PepException e = refusal(pep.open());
+        assertEquals(ErrorCode.SUB_CODE_INTEGRITY_REQUIRED, e.subCode());
+      }
+    }
+  }
 }
