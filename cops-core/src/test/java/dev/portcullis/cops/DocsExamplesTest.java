@@ -13,17 +13,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** Every hex example in docs/cops-wire.md decodes and re-encodes to the same bytes. */
+/**
+ * Every hex example in docs/cops-wire.md and docs/tls.md decodes and re-encodes to the same bytes.
+ */
 class DocsExamplesTest {
   private static final Pattern EXAMPLE =
       Pattern.compile("<!-- example: ([^>]+?) -->\\s*```hex\\n(.*?)```", Pattern.DOTALL);
 
   static Map<String, byte[]> examples() throws Exception {
-    String doc = Files.readString(Path.of("..", "docs", "cops-wire.md"));
     Map<String, byte[]> out = new LinkedHashMap<>();
-    Matcher m = EXAMPLE.matcher(doc);
-    while (m.find()) {
-      out.put(m.group(1), Hex.bytes(m.group(2)));
+    for (String file : new String[] {"cops-wire.md", "tls.md"}) {
+      Matcher m = EXAMPLE.matcher(Files.readString(Path.of("..", "docs", file)));
+      while (m.find()) {
+        if (out.put(m.group(1), Hex.bytes(m.group(2))) != null) {
+          throw new AssertionError("example named twice: " + m.group(1));
+        }
+      }
     }
     return out;
   }
@@ -31,7 +36,7 @@ class DocsExamplesTest {
   @Test
   void everyExampleIsAValidMessage() throws Exception {
     Map<String, byte[]> ex = examples();
-    assertTrue(ex.size() >= 8, "examples found: " + ex.keySet());
+    assertTrue(ex.size() >= 11, "examples found: " + ex.keySet());
     for (Map.Entry<String, byte[]> e : ex.entrySet()) {
       CopsMessage m;
       try {
@@ -41,6 +46,23 @@ class DocsExamplesTest {
       }
       assertEquals(Hex.of(e.getValue()), Hex.of(CopsCodec.encode(m)), e.getKey());
     }
+  }
+
+  @Test
+  void theTlsNegotiationExamplesAreWhatThePdpAndPepSend() throws Exception {
+    Map<String, byte[]> ex = examples();
+    CopsMessage.ClientOpen opn =
+        (CopsMessage.ClientOpen) CopsCodec.decode(ex.get("RFC 4261 OPN, client-type 0"));
+    assertEquals(0, opn.clientType());
+    assertTrue(((CopsObject.IntegrityTls) opn.integrity()).startTls());
+    CopsMessage.ClientAccept cat =
+        (CopsMessage.ClientAccept) CopsCodec.decode(ex.get("RFC 4261 CAT, client-type 0"));
+    assertEquals(30, cat.kaTimer().seconds());
+    assertTrue(((CopsObject.IntegrityTls) cat.integrity()).startTls());
+    CopsMessage.ClientClose cc =
+        (CopsMessage.ClientClose) CopsCodec.decode(ex.get("CC TLS required"));
+    assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
+    assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
   }
 
   @Test

@@ -71,6 +71,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private final IntegritySession integrity;
   private TlsState tls = TlsState.PLAIN;
   private CopsTls.Handshake handshake;
+  private String claimedId; // the PEPID of a client-type 0 Client-Open, before any other
   private final Map<Integer, Map<Handle, Installed>> sessions = new HashMap<>();
   private Channel channel;
   private String pepId;
@@ -285,12 +286,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       startTlsRequested(o);
       return;
     }
-    if (pepId != null && !pepId.equals(id)) {
+    String earlier = pepId != null ? pepId : claimedId;
+    if (earlier != null && !earlier.equals(id)) {
       protocolError(
           type,
           ErrorCode.BAD_MESSAGE_FORMAT,
           0,
-          "PEPID " + id + " after " + pepId + " on one connection");
+          "PEPID " + id + " after " + earlier + " on one connection");
       return;
     }
     if (pepId == null) {
@@ -385,6 +387,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   /** A client-type 0 Client-Open: the PEP asks to start TLS (RFC 4261 section 5.1). */
   private void startTlsRequested(ClientOpen o) {
     String id = o.pepId().id();
+    claimedId = id;
     if (!(o.integrity() instanceof IntegrityTls) || !((IntegrityTls) o.integrity()).startTls()) {
       protocolError(
           0,
@@ -446,8 +449,8 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     if (!e.isSuccess()) {
       server.stats().securityRefusal();
       String why = String.valueOf(e.cause().getMessage());
-      log.warn("PEP {} ({}): TLS handshake failed: {}", pepId == null ? "?" : pepId, peer, why);
-      audit("tls-failed", pepId, "reason", why);
+      log.warn("PEP {} ({}): TLS handshake failed: {}", who(), peer, why);
+      audit("tls-failed", pepId != null ? pepId : claimedId, "reason", why);
       closing = true;
       channel.close();
       return;
@@ -459,7 +462,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     X509Certificate cert = handshake.peer();
     log.info(
         "PEP {} ({}): TLS established, {} {}, {} handshake{}",
-        pepId == null ? "?" : pepId,
+        who(),
         peer,
         handshake.protocol(),
         handshake.cipherSuite(),
@@ -467,7 +470,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         cert == null ? "" : ", certificate " + cert.getSubjectX500Principal().getName());
     audit(
         "tls-established",
-        pepId,
+        pepId != null ? pepId : claimedId,
         "protocol",
         handshake.protocol(),
         "cipherSuite",
@@ -568,6 +571,11 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
         Integer.toHexString(sub));
     audit("refused", id, "clientType", type, "error", code.code(), "subCode", sub, "reason", why);
     closeWith(ClientClose.of(type, code, sub));
+  }
+
+  /** The PEP's id, or the one it claimed when asking for TLS, or "?". */
+  private String who() {
+    return pepId != null ? pepId : claimedId != null ? claimedId : "?";
   }
 
   private void audit(String event, String pep, Object... kv) {

@@ -95,4 +95,56 @@ class PdpConfigTest {
     ConfigException e = assertThrows(ConfigException.class, () -> PdpServer.start(c, 1));
     assertTrue(e.getMessage().contains("engine oracle (expected: one of"), e.getMessage());
   }
+
+  @Test
+  void theTlsSampleConfigurationLoads() throws Exception {
+    PdpConfig c = PdpConfig.load(Path.of("..", "config", "pdp-tls.xml"));
+    PdpSecurity s = c.security();
+    assertEquals(dev.portcullis.cops.tls.TlsEngine.OPENSSL, s.tls().engine());
+    assertEquals(io.netty.handler.ssl.ClientAuth.REQUIRE, s.clientAuth());
+    assertEquals(dev.portcullis.cops.ProtectionLevel.CONFIDENTIALITY, s.levelFor("gw-1"));
+    assertEquals(
+        dev.portcullis.cops.ProtectionLevel.INTEGRITY_AND_CONFIDENTIALITY, s.levelFor("lab-7"));
+    assertEquals(1, s.keys().size());
+  }
+
+  static final String CT = "<client-type code=\"1\" engine=\"rules\" policy=\"r\"/>";
+
+  @Test
+  void securityMistakesNameTheirPlace() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    "<pdp>"
+                        + CT
+                        + "\n<security>\n<protection level=\"confidentiality\"/></security></pdp>"));
+    assertEquals(3, e.line());
+    assertTrue(e.getMessage().contains("needs TLS"), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pdp>" + CT + "<security><tls engine=\"gnutls\"/></security></pdp>"));
+    assertEquals("engine", e.attribute());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pdp>" + CT + "<security><tls protocols=\"TLSv1.1\"/></security></pdp>"));
+    assertTrue(e.getMessage().contains("older versions are not offered"), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    "<pdp>"
+                        + CT
+                        + "<security><integrity><key id=\"1\" algorithm=\"HMAC-MD5-96\" secret-file=\"k\"/></integrity></security></pdp>"));
+    assertEquals("legacy", e.attribute());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pdp>" + CT + "<security><tls certificate=\"a.crt\"/></security></pdp>"));
+    assertTrue(e.getMessage().contains("name both or neither"), e.getMessage());
+  }
 }

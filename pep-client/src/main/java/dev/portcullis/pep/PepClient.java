@@ -470,6 +470,22 @@ public final class PepClient implements AutoCloseable {
     }
   }
 
+  /** What the security sub-codes of RFC 4261 (and Portcullis's Integrity one) ask of a PEP. */
+  static String subCodeMeaning(int code, int sub) {
+    if (code == ErrorCode.AUTHENTICATION_REQUIRED.code()
+        && sub == ErrorCode.SUB_CODE_TLS_REQUIRED) {
+      return ", sub-code 0x1002: the PDP requires TLS (RFC 4261); configure <tls>";
+    }
+    if (code == ErrorCode.AUTHENTICATION_REQUIRED.code()
+        && sub == ErrorCode.SUB_CODE_INTEGRITY_REQUIRED) {
+      return ", sub-code 0x1001: the PDP requires the Integrity object; configure <integrity>";
+    }
+    if (code == ErrorCode.UNKNOWN_OBJECT.code() && sub == ErrorCode.SUB_CODE_TLS_REQUIRED) {
+      return ", sub-code 0x1002: the PDP does not speak TLS";
+    }
+    return sub == 0 ? "" : ", sub-code 0x" + Integer.toHexString(sub);
+  }
+
   /** Sends {@code cc}, then ends the attempt to open (or the connection) with {@code e}. */
   private void closeAndFail(ChannelHandlerContext ctx, ClientClose cc, PepException e) {
     ctx.writeAndFlush(cc);
@@ -796,7 +812,8 @@ public final class PepClient implements AutoCloseable {
                   + Integer.toHexString(c.clientType())
                   + ": error "
                   + err.code()
-                  + (err.errorCode() == null ? "" : " (" + err.errorCode().description() + ")"));
+                  + (err.errorCode() == null ? "" : " (" + err.errorCode().description() + ")")
+                  + subCodeMeaning(err.code(), err.subCode()));
       if (opening != null) {
         opening.completeExceptionally(e);
         opening = null;

@@ -5,6 +5,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.sim.SessionTimes;
@@ -163,6 +164,13 @@ public final class PepMain implements Callable<Integer> {
     @Option(names = "--mode", description = "READ, WRITE or READ_WRITE.")
     AccessMode mode;
 
+    @Option(
+        names = "--config",
+        description =
+            "pep.xml: PEP id, client type, PDP and security (TLS, Integrity); --pdp, --pep-id and"
+                + " --client-type given on the command line win.")
+    Path config;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -184,13 +192,30 @@ public final class PepMain implements Callable<Integer> {
               requestedLevel,
               null);
       int ct = clientType;
-      try (PepClient pep =
-          PepClient.builder()
-              .pdp(pdp)
-              .pepId(pepId)
-              .clientType(ct)
-              .requestTimeout(Duration.ofSeconds(10))
-              .build()) {
+      InetSocketAddress to = pdp;
+      String id = pepId;
+      final PepConfig cfg;
+      try {
+        cfg = config == null ? null : PepConfig.load(config);
+      } catch (dev.portcullis.config.ConfigException e) {
+        spec.commandLine().getErr().println("error: " + e.getMessage());
+        return 2;
+      }
+      if (cfg != null) {
+        var given = spec.commandLine().getParseResult();
+        to = given.hasMatchedOption("--pdp") ? pdp : cfg.pdp();
+        id = given.hasMatchedOption("--pep-id") ? pepId : cfg.pepId();
+        ct = given.hasMatchedOption("--client-type") ? clientType : cfg.clientType();
+      }
+      try (cfg;
+          PepClient pep =
+              PepClient.builder()
+                  .pdp(to)
+                  .pepId(id)
+                  .clientType(ct)
+                  .security(cfg == null ? null : cfg.security())
+                  .requestTimeout(Duration.ofSeconds(10))
+                  .build()) {
         pep.open().get(10, TimeUnit.SECONDS);
         PepDecision d =
             pep.request("cli-1", new Context(Context.R_INCOMING, 0), ar).get(10, TimeUnit.SECONDS);

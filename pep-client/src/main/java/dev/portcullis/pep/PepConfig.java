@@ -1,0 +1,204 @@
+package dev.portcullis.pep;
+
+import static dev.portcullis.config.XmlConfigReader.attr;
+import static dev.portcullis.config.XmlConfigReader.child;
+import static dev.portcullis.config.XmlConfigReader.children;
+import static dev.portcullis.config.XmlConfigReader.error;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.cops.ProtectionLevel;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.integrity.KeyRing;
+import dev.portcullis.cops.tls.DevCertificates;
+import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.CryptoRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Element;
+
+/**
+ * A PEP's configuration ({@code pep.xml}): its id and client type, the PDP, and how the connection
+ * is protected. Relative paths resolve against the file's directory. Close it when done: it holds
+ * the Integrity keys. Reference: docs/tls.md.
+ */
+public final class PepConfig implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PepConfig.class);
+  private static final XmlConfigReader READER =
+      XmlConfigReader.forSchema(PepConfig.class, "/dev/portcullis/pep/pep.xsd");
+
+  private final String pepId;
+  private final int clientType;
+  private final InetSocketAddress pdp;
+  private final PepSecurity security;
+  private final CryptoRegistry registry;
+
+  private PepConfig(
+      String pepId,
+      int clientType,
+      InetSocketAddress pdp,
+      PepSecurity security,
+      CryptoRegistry registry) {
+    this.pepId = pepId;
+    this.clientType = clientType;
+    this.pdp = pdp;
+    this.security = security;
+    this.registry = registry;
+  }
+
+  public String pepId() {
+    return pepId;
+  }
+
+  public int clientType() {
+    return clientType;
+  }
+
+  public InetSocketAddress pdp() {
+    return pdp;
+  }
+
+  /** TLS and Integrity, or null for plain COPS. */
+  public PepSecurity security() {
+    return security;
+  }
+
+  /** Reads and validates {@code pep.xml}; makes development certificates if TLS names none. */
+  public static PepConfig load(Path file) throws ConfigException {
+    Element root = READER.read(file);
+    Path dir = file.toAbsolutePath().getParent();
+    String source = file.toString();
+    String id = attr(root, "id", "");
+    try {
+      new dev.portcullis.cops.CopsObject.PepId(id);
+    } catch (IllegalArgumentException e) {
+      throw error(root, "id", e.getMessage());
+    }
+    int clientType;
+    try {
+      clientType = Integer.decode(attr(root, "client-type", "0xC0A5"));
+    } catch (NumberFormatException e) {
+      clientType = -1;
+    }
+    if (clientType < 1 || clientType > 0xFFFF) {
+      throw error(
+          root,
+          "client-type",
+          "client-type: " + attr(root, "client-type", "") + " (expected: 1 to 0xFFFF)");
+    }
+    Element p = child(root, "pdp");
+    String host = p == null ? "127.0.0.1" : attr(p, "address", "127.0.0.1");
+    int port = p == null ? 3288 : XmlConfigReader.integer(p, "port", 3288, 1, 0xFFFF);
+    InetSocketAddress pdp = new InetSocketAddress(host, port);
+    if (pdp.isUnresolved()) {
+      throw error(p, "address", "address: " + host + " does not resolve");
+    }
+    Element sec = child(root, "security");
+    if (sec == null) {
+      return new PepConfig(id, clientType, pdp, null, null);
+    }
+    CryptoRegistry registry = null;
+    try {
+      KeyRing ring = null;
+      Element integrity = child(sec, "integrity");
+      if (integrity != null) {
+        List<IntegrityKeys.Spec> specs = IntegrityKeys.parse(integrity, dir, source);
+        registry = IntegrityKeys.registry(specs);
+        ring = IntegrityKeys.ring(specs, registry);
+      }
+      PepSecurity security = security(child(sec, "tls"), dir, source, id, ring);
+      if (sec.hasAttribute("level")) {
+        ProtectionLevel want = ProtectionLevel.ofName(sec.getAttribute("level"));
+        if (want == null) {
+          throw error(
+              sec,
+              "level",
+              "level: "
+                  + sec.getAttribute("level")
+                  + " (expected: none, integrity, confidentiality or integrity+confidentiality)");
+        }
+        if (want != security.level()) {
+          throw error(
+              sec,
+              "level",
+              "level "
+                  + want.configName()
+                  + " does not match what is configured ("
+                  + security.level().configName()
+                  + "): "
+                  + (want.tls() ? "add" : "remove")
+                  + " <tls> or "
+                  + (want.integrity() ? "add" : "remove")
+                  + " <integrity> as needed");
+        }
+      }
+      return new PepConfig(id, clientType, pdp, security, registry);
+    } catch (ConfigException | RuntimeException e) {
+      if (registry != null) {
+        registry.close();
+      }
+      throw e;
+    }
+  }
+
+  private static PepSecurity security(
+      Element tlsElement, Path dir, String source, String pepId, KeyRing ring)
+      throws ConfigException {
+    if (tlsElement == null) {
+      return new PepSecurity(
+          null, true, null, null, null, List.of(), PepSecurity.SessionReuse.DEFAULT, ring);
+    }
+    TlsSettings tls = TlsSettings.parse(tlsElement, dir);
+    List<String> authorised = new ArrayList<>();
+    for (Element a : children(tlsElement, "authorised-pdp")) {
+      authorised.add(attr(a, "name", ""));
+    }
+    PepSecurity.SessionReuse reuse = PepSecurity.SessionReuse.DEFAULT;
+    Element r = child(tlsElement, "session-reuse");
+    if (r != null) {
+      reuse =
+          new PepSecurity.SessionReuse(
+              XmlConfigReader.duration(r, "max-age", reuse.maxAge()),
+              XmlConfigReader.integer(r, "max-uses", reuse.maxUses(), 0, Integer.MAX_VALUE));
+    }
+    Path cert = tls.certificate();
+    Path key = tls.key();
+    Path trust = tls.trust();
+    if (tls.development()) {
+      try {
+        DevCertificates.Pki pki = DevCertificates.ensure(tls.devPki(), List.of(), List.of(pepId));
+        log.warn(
+            "TLS: no certificate configured; using development certificates from {} (not for"
+                + " production)",
+            pki.directory());
+        cert = pki.peps().get(pepId).certificateChain();
+        key = pki.peps().get(pepId).privateKey();
+        trust = pki.caCertificate();
+      } catch (IOException | IllegalArgumentException e) {
+        throw new ConfigException(
+            source, "development certificates in " + tls.devPki() + ": " + e.getMessage(), e);
+      }
+    }
+    return new PepSecurity(
+        tls,
+        XmlConfigReader.bool(tlsElement, "initiate", true),
+        cert,
+        key,
+        trust,
+        authorised,
+        reuse,
+        ring);
+  }
+
+  @Override
+  public void close() {
+    if (registry != null) {
+      registry.close();
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.portcullis.pep;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.cops.ProtectionLevel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PepConfigTest {
+  @TempDir Path dir;
+
+  PepConfig load(String xml) throws Exception {
+    Path f = dir.resolve("pep.xml");
+    Files.writeString(f, xml);
+    return PepConfig.load(f);
+  }
+
+  @Test
+  void theTlsSampleConfigurationLoads() throws Exception {
+    try (PepConfig c = PepConfig.load(Path.of("..", "config", "pep-tls.xml"))) {
+      assertEquals("gw-1", c.pepId());
+      assertEquals(0xC0A5, c.clientType());
+      assertEquals(3288, c.pdp().getPort());
+      PepSecurity s = c.security();
+      assertEquals(ProtectionLevel.CONFIDENTIALITY, s.level());
+      assertEquals(List.of("127.0.0.1", "localhost"), s.authorisedPdps());
+      assertEquals(new PepSecurity.SessionReuse(Duration.ofHours(1), 100), s.sessionReuse());
+      assertTrue(Files.isReadable(s.certificate()), "development certificate made");
+    }
+  }
+
+  @Test
+  void aPlainPepHasNoSecurity() throws Exception {
+    try (PepConfig c = load("<pep id=\"gw-9\"/>")) {
+      assertNull(c.security());
+      assertEquals(0xC0A5, c.clientType());
+    }
+  }
+
+  @Test
+  void integrityKeysAreMadeAndRead() throws Exception {
+    try (PepConfig c =
+        load(
+            "<pep id=\"gw-9\"><security level=\"integrity\"><integrity>"
+                + "<key id=\"3\" secret-file=\"k.hex\" create=\"true\"/></integrity></security></pep>")) {
+      assertNotNull(c.security().keys());
+      assertEquals(ProtectionLevel.INTEGRITY, c.security().level());
+      assertEquals(
+          "rw-------",
+          java.nio.file.attribute.PosixFilePermissions.toString(
+              Files.getPosixFilePermissions(dir.resolve("k.hex"))));
+    }
+  }
+
+  @Test
+  void mistakesNameTheirPlace() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pep id=\"gw-9\">\n<security level=\"confidentiality\"/></pep>"));
+    assertEquals(2, e.line());
+    assertEquals("level", e.attribute());
+    assertTrue(e.getMessage().contains("add <tls>"), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    "<pep id=\"gw-9\"><security><integrity><key id=\"1\" secret-file=\"none.hex\"/>"
+                        + "</integrity></security></pep>"));
+    assertTrue(e.getMessage().contains("not found"), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class, () -> load("<pep id=\"gw-9\" client-type=\"0x10000\"/>"));
+    assertEquals("client-type", e.attribute());
+  }
+}
