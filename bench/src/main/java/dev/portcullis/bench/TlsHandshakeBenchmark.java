@@ -1,17 +1,15 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.DevCertificates;
 import dev.portcullis.cops.tls.InMemoryTls;
+import dev.portcullis.cops.tls.TlsEngine;
+import dev.portcullis.cops.tls.TlsSettings;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.OpenSsl;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.Provider;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
@@ -50,99 +48,56 @@ import org.openjdk.jmh.annotations.Warmup;
     jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 @State(Scope.Thread)
 public class TlsHandshakeBenchmark {
-  // Bouncy Castle's JSSE is not measured: the package registry here serves no bctls release
-  // matching the pinned bcprov (1.86), and BC does not support mixing releases.
-  @Param({"JDK", "Conscrypt", "OpenSSL"})
+  /** A {@link TlsEngine} config name. */
+  @Param({"openssl", "jdk", "conscrypt", "bouncycastle"})
   public String engine;
 
   @Param({"TLSv1.3", "TLSv1.2"})
   public String protocol;
 
   private Path dir;
-  private DevCertificates.Pki pki;
-  private SslContext server;
-  private SslContext client;
+  private CopsTls server;
+  private CopsTls client;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     dir = Files.createTempDirectory("portcullis-tls-bench");
-    pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of("gw-1"));
-    if (engine.equals("OpenSSL") && !OpenSsl.isAvailable()) {
+    Path pki = dir.resolve("pki");
+    DevCertificates.Pki p = DevCertificates.ensure(pki, List.of(), List.of("gw-1"));
+    TlsEngine e = TlsEngine.ofName(engine);
+    if (e.unavailabilityCause() != null) {
       throw new IllegalStateException(
-          "the OpenSSL engine (netty-tcnative) is not usable here: "
-              + OpenSsl.unavailabilityCause());
+          "TLS engine " + engine + " is not usable here: " + e.unavailabilityCause());
     }
-    server = serverContext();
-    client = clientContext();
+    // The contexts a PDP and a PEP run with (dev.portcullis.cops.tls.CopsTls).
+    TlsSettings s = new TlsSettings(e, List.of(protocol), null, null, null, pki);
+    server =
+        CopsTls.server(
+            s,
+            p.pdp().certificateChain(),
+            p.pdp().privateKey(),
+            p.caCertificate(),
+            ClientAuth.REQUIRE,
+            3600,
+            0);
+    DevCertificates.Credential c = p.peps().get("gw-1");
+    client = CopsTls.client(s, c.certificateChain(), c.privateKey(), p.caCertificate());
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
-    ReferenceCountUtil.release(server);
-    ReferenceCountUtil.release(client);
+    server.close();
+    client.close();
     try (var files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
-  private SslContextBuilder engine(SslContextBuilder b) {
-    return switch (engine) {
-      case "JDK" -> b.sslProvider(SslProvider.JDK);
-      case "Conscrypt" -> b.sslProvider(SslProvider.JDK).sslContextProvider(conscrypt());
-      case "OpenSSL" -> b.sslProvider(SslProvider.OPENSSL);
-      default -> throw new IllegalArgumentException("unknown engine " + engine);
-    };
-  }
-
-  private static Provider conscrypt() {
-    return org.conscrypt.Conscrypt.newProvider();
-  }
-
-  /**
-   * The CA as trust anchor. Conscrypt gets its own PKIX trust manager: under TLS 1.3 it asks the
-   * trust manager to check the peer with auth type "GENERIC", which the JDK's rejects.
-   */
-  private SslContextBuilder trust(SslContextBuilder b) throws Exception {
-    if (!engine.equals("Conscrypt")) {
-      return b.trustManager(pki.caCertificate().toFile());
-    }
-    java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
-    try (var in = Files.newInputStream(pki.caCertificate())) {
-      ks.setCertificateEntry(
-          "ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    javax.net.ssl.TrustManagerFactory tmf =
-        javax.net.ssl.TrustManagerFactory.getInstance("PKIX", conscrypt());
-    tmf.init(ks);
-    return b.trustManager(tmf);
-  }
-
-  private SslContext serverContext() throws Exception {
-    return trust(
-            engine(
-                SslContextBuilder.forServer(
-                    pki.pdp().certificateChain().toFile(), pki.pdp().privateKey().toFile())))
-        .clientAuth(ClientAuth.REQUIRE)
-        .protocols(protocol)
-        .build();
-  }
-
-  private SslContext clientContext() throws Exception {
-    return trust(engine(SslContextBuilder.forClient()))
-        .keyManager(
-            pki.peps().get("gw-1").certificateChain().toFile(),
-            pki.peps().get("gw-1").privateKey().toFile())
-        .protocols(protocol)
-        .endpointIdentificationAlgorithm("HTTPS")
-        .build();
-  }
-
   private int nextPort = 1;
 
-  private static void handshake(SslContext client, SslContext server, int port) throws Exception {
-    SSLEngine c = client.newEngine(ByteBufAllocator.DEFAULT, "localhost", port);
-    SSLEngine s = server.newEngine(ByteBufAllocator.DEFAULT);
+  private void handshake(int port) throws Exception {
+    SSLEngine c = client.context().newEngine(ByteBufAllocator.DEFAULT, "localhost", port);
+    SSLEngine s = server.context().newEngine(ByteBufAllocator.DEFAULT);
     try {
       InMemoryTls.handshake(c, s);
     } finally {
@@ -153,11 +108,11 @@ public class TlsHandshakeBenchmark {
 
   @Benchmark
   public void full() throws Exception {
-    handshake(client, server, 10_000 + (nextPort++ % 50_000));
+    handshake(10_000 + (nextPort++ % 50_000));
   }
 
   @Benchmark
   public void resumed() throws Exception {
-    handshake(client, server, 3288);
+    handshake(3288);
   }
 }

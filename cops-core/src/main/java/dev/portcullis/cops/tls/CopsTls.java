@@ -155,7 +155,7 @@ public final class CopsTls implements AutoCloseable {
       char[] none = new char[0];
       ks.setKeyEntry(
           "own",
-          DevCertificates.readKey(key),
+          DevCertificates.readKey(key, Providers.BC),
           none,
           certs.toArray(new java.security.cert.Certificate[0]));
       javax.net.ssl.KeyManagerFactory kmf =
@@ -193,8 +193,8 @@ public final class CopsTls implements AutoCloseable {
   private static final class Providers {
     static final Provider CONSCRYPT = org.conscrypt.Conscrypt.newProvider();
     // BCJSSE does its cryptography through a JCA provider it is given: Bouncy Castle's own.
-    static final Provider BCJSSE =
-        new BouncyCastleJsseProvider(new org.bouncycastle.jce.provider.BouncyCastleProvider());
+    static final Provider BC = new org.bouncycastle.jce.provider.BouncyCastleProvider();
+    static final Provider BCJSSE = new BouncyCastleJsseProvider(BC);
   }
 
   private static Tracking tracking(TlsEngine engine, Path trust) throws SSLException {

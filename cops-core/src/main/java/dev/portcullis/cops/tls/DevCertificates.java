@@ -338,13 +338,22 @@ public final class DevCertificates {
   }
 
   static PrivateKey readKey(Path file) throws IOException {
+    return readKey(file, null);
+  }
+
+  /** Reads a PKCS#8 PEM key as a key of {@code provider} (null: the default providers'). */
+  static PrivateKey readKey(Path file, java.security.Provider provider) throws IOException {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser p = new PEMParser(r)) {
       Object o = p.readObject();
       if (!(o instanceof PrivateKeyInfo info)) {
         throw new IOException(file + " does not hold a PKCS#8 private key");
       }
-      return new JcaPEMKeyConverter().getPrivateKey(info);
+      JcaPEMKeyConverter c = new JcaPEMKeyConverter();
+      if (provider != null) {
+        c.setProvider(provider);
+      }
+      return c.getPrivateKey(info);
     }
   }
 }

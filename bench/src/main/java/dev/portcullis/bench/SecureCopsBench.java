@@ -1,0 +1,413 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.tls.DevCertificates;
+import dev.portcullis.cops.tls.TlsEngine;
+import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepSecurity;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * What securing COPS costs, side by side in one run on loopback (issue 5's figures): connection
+ * set-up to CAT for plain COPS, a full TLS handshake and a resumed one, per engine; REQ/DEC round
+ * trip (one outstanding) and decisions per second (a window outstanding) for plain, Integrity, TLS
+ * and TLS with Integrity. PDP and PEP run in this JVM with their real network code; each cell gets
+ * its own PDP configured for it.
+ */
+@Command(
+    name = "secure-cops-bench",
+    mixinStandardHelpOptions = true,
+    description = "Measure COPS connection set-up and REQ/DEC cost per security layer and engine.")
+public final class SecureCopsBench implements Callable<Integer> {
+  @Option(
+      names = "--connects",
+      defaultValue = "200",
+      description = "Measured connections per set-up cell (default: ${DEFAULT-VALUE}).")
+  int connects;
+
+  @Option(
+      names = "--round-trips",
+      defaultValue = "5000",
+      description = "Measured REQ/DEC round trips per layer (default: ${DEFAULT-VALUE}).")
+  int roundTrips;
+
+  @Option(
+      names = "--decisions",
+      defaultValue = "50000",
+      description = "Decisions for the throughput figure per layer (default: ${DEFAULT-VALUE}).")
+  int decisions;
+
+  @Option(
+      names = "--window",
+      defaultValue = "64",
+      description = "Requests outstanding in the throughput run (default: ${DEFAULT-VALUE}).")
+  int window;
+
+  @Option(
+      names = "--warmup",
+      defaultValue = "0.2",
+      description =
+          "Fraction of each cell's count run first, in the same order, and not counted"
+              + " (default: ${DEFAULT-VALUE}).")
+  double warmup;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description =
+          "Rounds the cells take turns in; each runs 1/rounds of its count per round"
+              + " (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
+      names = "--engines",
+      split = ",",
+      defaultValue = "openssl,jdk,conscrypt,bouncycastle",
+      description = "TLS engines for the set-up cells (default: ${DEFAULT-VALUE}).")
+  List<String> engines;
+
+  @Option(
+      names = "--tls-engine",
+      defaultValue = "openssl",
+      description = "TLS engine of the round-trip cells (default: ${DEFAULT-VALUE}).")
+  String rttEngine;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  private Path dir;
+  private Path pki;
+
+  public static void main(String[] args) {
+    dev.portcullis.cops.NettySetup.beforeNetty();
+    System.exit(new CommandLine(new SecureCopsBench()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    dir = Files.createTempDirectory("portcullis-secure-bench");
+    pki = dir.resolve("pki");
+    DevCertificates.ensure(pki, List.of(), List.of("bench"));
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        "<rules><rule id=\"ssh\" decision=\"install\"><match service=\"ssh\"/></rule>"
+            + "<default decision=\"remove\"/></rules>");
+    String keys = "<integrity><key id=\"1\" secret-file=\"k1.hex\" create=\"true\"/></integrity>";
+    List<Cell> setup = new ArrayList<>();
+    List<Cell> layers = new ArrayList<>();
+    try (CryptoRegistry registry = IntegrityKeys.registry(List.of())) {
+      setup.add(new Cell("plain", pdp(""), null));
+      for (String e : engines) {
+        TlsEngine engine = TlsEngine.ofName(e);
+        if (engine == null || engine.unavailabilityCause() != null) {
+          out.printf(
+              "%s skipped: %s%n",
+              e, engine == null ? "unknown engine" : engine.unavailabilityCause());
+          continue;
+        }
+        // Both versions: TLS 1.3 resumption still runs an ECDHE key exchange, TLS 1.2's does not;
+        // Conscrypt and BCJSSE resume only TLS 1.2 sessions (docs/tls.md).
+        for (String p : List.of("TLSv1.3", "TLSv1.2")) {
+          String sec = tlsSecurity(engine, p, "", "confidentiality");
+          setup.add(new Cell(e + " " + p + " full", pdp(sec), tls(engine, p, 0, null)));
+          setup.add(new Cell(e + " " + p + " resumed", pdp(sec), tls(engine, p, 1_000_000, null)));
+        }
+      }
+      TlsEngine te = TlsEngine.ofName(rttEngine);
+      layers.add(new Cell("plain", pdp(""), null));
+      layers.add(
+          new Cell(
+              "integrity (HMAC-SHA-256-128)",
+              pdp("<security>" + keys + "<protection level=\"integrity\"/></security>"),
+              integrity(registry)));
+      layers.add(
+          new Cell(
+              "TLS 1.3",
+              pdp(tlsSecurity(te, "TLSv1.3", "", "confidentiality")),
+              tls(te, "TLSv1.3", 1_000_000, null)));
+      layers.add(
+          new Cell(
+              "TLS 1.3 + integrity",
+              pdp(tlsSecurity(te, "TLSv1.3", keys, "integrity+confidentiality")),
+              tls(te, "TLSv1.3", 1_000_000, integrity(registry).keys())));
+      for (Cell c : setup) {
+        c.open();
+      }
+      for (Cell c : layers) {
+        c.open();
+      }
+      // Warm-up: every code path once, in the same order, then the measured rounds. The cells
+      // take turns round by round, so drift on a noisy machine falls on all of them alike.
+      for (int round = -1; round < rounds; round++) {
+        boolean measured = round >= 0;
+        int k = measured ? connects / rounds : Math.max(1, (int) (connects * warmup));
+        for (Cell c : setup) {
+          c.connects(k, measured);
+        }
+        int r = measured ? roundTrips / rounds : Math.max(1, (int) (roundTrips * warmup));
+        int d = measured ? decisions / rounds : Math.max(window, (int) (decisions * warmup));
+        for (Cell c : layers) {
+          c.roundTrips(r, measured);
+          c.burst(d, window, measured);
+        }
+      }
+      report(out, setup, layers, te);
+    } finally {
+      for (Cell c : setup) {
+        c.close();
+      }
+      for (Cell c : layers) {
+        c.close();
+      }
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    out.flush();
+    return 0;
+  }
+
+  private void report(PrintWriter out, List<Cell> setup, List<Cell> layers, TlsEngine te) {
+    out.printf(
+        "Connection set-up, connect to CAT (PepClient.reconnect: Client-Close, close, connect,"
+            + " OPN, CAT), %d per cell in %d rounds, microseconds:%n",
+        connects, rounds);
+    out.printf("  %-26s %9s %9s %11s %12s%n", "cell", "median", "p90", "vs plain", "handshakes");
+    double plain = setup.get(0).median();
+    double full = 0;
+    for (Cell c : setup) {
+      double med = c.median();
+      String ratio = "";
+      if (c.name.endsWith("full")) {
+        full = med;
+        ratio = String.format("%.1fx", med / plain);
+      } else if (c.name.endsWith("resumed")) {
+        ratio = String.format("%.2f full", med / full);
+      }
+      out.printf(
+          "  %-26s %9.0f %9.0f %11s %12s%n",
+          c.name,
+          med,
+          c.quantile(0.9),
+          ratio,
+          c.pepSecurity == null
+              ? ""
+              : c.pep.fullHandshakes() + "f/" + c.pep.resumedHandshakes() + "r");
+    }
+    out.printf(
+        "%nREQ/DEC on an open connection, TLS engine %s: round trip with one outstanding (%d),"
+            + " decisions/s with %d outstanding (%d):%n",
+        te.configName(), roundTrips, window, decisions);
+    out.printf(
+        "  %-28s %9s %9s %9s %12s %9s%n",
+        "layer", "rtt med", "rtt p90", "vs plain", "decisions/s", "vs plain");
+    Cell base = layers.get(0);
+    for (Cell c : layers) {
+      out.printf(
+          "  %-28s %9.1f %9.1f %9s %12.0f %9s%n",
+          c.name,
+          c.median(),
+          c.quantile(0.9),
+          c == base ? "" : String.format("%+.0f%%", 100 * (c.median() / base.median() - 1)),
+          c.perSecond(),
+          c == base ? "" : String.format("%.2fx", c.perSecond() / base.perSecond()));
+    }
+  }
+
+  // ---- configurations ---------------------------------------------------------------------------
+
+  private String tlsSecurity(TlsEngine e, String protocol, String keys, String level) {
+    return "<security><tls engine=\""
+        + e.configName()
+        + "\" protocols=\""
+        + protocol
+        + "\" dev-pki=\"pki\"/>"
+        + keys
+        + "<protection level=\""
+        + level
+        + "\"/></security>";
+  }
+
+  private PepSecurity tls(
+      TlsEngine e, String protocol, int maxUses, dev.portcullis.cops.integrity.KeyRing ring)
+      throws Exception {
+    DevCertificates.Pki p = DevCertificates.ensure(pki, List.of(), List.of("bench"));
+    DevCertificates.Credential c = p.peps().get("bench");
+    return new PepSecurity(
+        new TlsSettings(e, List.of(protocol), null, null, null, pki),
+        true,
+        c.certificateChain(),
+        c.privateKey(),
+        p.caCertificate(),
+        List.of(),
+        new PepSecurity.SessionReuse(Duration.ofHours(1), maxUses),
+        ring);
+  }
+
+  private PepSecurity integrity(CryptoRegistry registry) throws Exception {
+    var spec =
+        new IntegrityKeys.Spec(
+            1,
+            dev.portcullis.cops.integrity.IntegrityAlgorithm.HMAC_SHA256_128,
+            dir.resolve("k1.hex"),
+            true,
+            Instant.EPOCH,
+            Instant.parse("9999-12-31T23:59:59Z"),
+            "bench",
+            0);
+    return new PepSecurity(
+        null,
+        true,
+        null,
+        null,
+        null,
+        List.of(),
+        PepSecurity.SessionReuse.DEFAULT,
+        IntegrityKeys.ring(List.of(spec), registry));
+  }
+
+  private PdpServer pdp(String security) throws Exception {
+    Path cfg = dir.resolve("pdp.xml");
+    Files.writeString(
+        cfg,
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<limits max-messages-per-second=\"100000000\" max-connections=\"4096\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
+            + security
+            + "</pdp>");
+    return PdpServer.start(PdpConfig.load(cfg), 1);
+  }
+
+  // ---- cells ------------------------------------------------------------------------------------
+
+  /** One PDP and one PEP configured for a cell, and the samples taken on them. */
+  private static final class Cell implements AutoCloseable {
+    final String name;
+    final PdpServer pdp;
+    final PepSecurity pepSecurity;
+    PepClient pep;
+    final List<Long> nanos = new ArrayList<>();
+    long decided;
+    long decidingNanos;
+    final AccessRequest ar = request();
+    final Context ctx = new Context(Context.R_INCOMING, 0);
+
+    Cell(String name, PdpServer pdp, PepSecurity pepSecurity) {
+      this.name = name;
+      this.pdp = pdp;
+      this.pepSecurity = pepSecurity;
+    }
+
+    void open() throws Exception {
+      pep =
+          PepClient.builder()
+              .pdp(pdp.address())
+              .pepId("bench")
+              .security(pepSecurity)
+              .requestTimeout(Duration.ofSeconds(30))
+              .build();
+      pep.open().get(30, TimeUnit.SECONDS);
+    }
+
+    void connects(int n, boolean measured) throws Exception {
+      for (int i = 0; i < n; i++) {
+        long t = System.nanoTime();
+        pep.reconnect().get(30, TimeUnit.SECONDS);
+        if (measured) {
+          nanos.add(System.nanoTime() - t);
+        }
+      }
+    }
+
+    void roundTrips(int n, boolean measured) throws Exception {
+      for (int i = 0; i < n; i++) {
+        long t = System.nanoTime();
+        pep.request("h", ctx, ar).get(30, TimeUnit.SECONDS);
+        if (measured) {
+          nanos.add(System.nanoTime() - t);
+        }
+      }
+    }
+
+    /** {@code n} decisions in waves of {@code window} outstanding. */
+    void burst(int n, int window, boolean measured) throws Exception {
+      long t = System.nanoTime();
+      int done = 0;
+      while (done < n) {
+        List<CompletableFuture<?>> wave = new ArrayList<>(window);
+        for (int i = 0; i < window; i++) {
+          wave.add(pep.request("w" + i, ctx, ar));
+        }
+        CompletableFuture.allOf(wave.toArray(new CompletableFuture<?>[0]))
+            .get(60, TimeUnit.SECONDS);
+        done += window;
+      }
+      if (measured) {
+        decided += done;
+        decidingNanos += System.nanoTime() - t;
+      }
+    }
+
+    double quantile(double q) {
+      long[] a = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+      return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (a.length * q))] / 1e3;
+    }
+
+    double median() {
+      return quantile(0.5);
+    }
+
+    double perSecond() {
+      return decided / (decidingNanos / 1e9);
+    }
+
+    @Override
+    public void close() {
+      if (pep != null) {
+        pep.close();
+      }
+      pdp.close();
+    }
+  }
+
+  private static AccessRequest request() {
+    try {
+      return new AccessRequest(
+          AccessOperation.ACCESS,
+          "alice",
+          null,
+          null,
+          null,
+          null,
+          InetAddress.getByName("10.1.2.3"),
+          22,
+          6,
+          "ssh",
+          null,
+          null,
+          null);
+    } catch (java.net.UnknownHostException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
