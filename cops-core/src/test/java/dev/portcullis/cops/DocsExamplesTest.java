@@ -36,7 +36,7 @@ class DocsExamplesTest {
   @Test
   void everyExampleIsAValidMessage() throws Exception {
     Map<String, byte[]> ex = examples();
-    assertTrue(ex.size() >= 11, "examples found: " + ex.keySet());
+    assertTrue(ex.size() >= 13, "examples found: " + ex.keySet());
     for (Map.Entry<String, byte[]> e : ex.entrySet()) {
       CopsMessage m;
       try {
@@ -63,6 +63,24 @@ class DocsExamplesTest {
         (CopsMessage.ClientClose) CopsCodec.decode(ex.get("CC TLS required"));
     assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
     assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
+  }
+
+  @Test
+  void theEnrolmentExamplesCarryTheDocumentedAttributes() throws Exception {
+    Map<String, byte[]> ex = examples();
+    CopsMessage.Request req = (CopsMessage.Request) CopsCodec.decode(ex.get("enrolment REQ"));
+    assertEquals(dev.portcullis.cops.access.Enrolment.CLIENT_TYPE, req.clientType());
+    var r = dev.portcullis.cops.access.Enrolment.Request.decode(req.clientSIs().get(0).data());
+    assertEquals("otc-5f0c2a91d4e3b876", r.credentialId());
+    assertEquals(32, r.secret().length());
+    assertEquals("3003020100", Hex.of(r.csr().toArray()));
+    CopsMessage.Decision dec =
+        (CopsMessage.Decision) CopsCodec.decode(ex.get("enrolment DEC refused"));
+    var resp =
+        dev.portcullis.cops.access.Enrolment.Response.decode(
+            dec.decisions().get(0).clientSpecific().data());
+    assertEquals("credential otc-5f0c2a91d4e3b876 was used already", resp.reason());
+    assertTrue(resp.certificates().isEmpty());
   }
 
   @Test

@@ -24,6 +24,7 @@ import dev.portcullis.cops.DecisionCommand;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.policy.PolicyDecision;
@@ -334,7 +335,8 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
               null));
       return;
     }
-    if (server.policy(type) == null) {
+    boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
+    if (!enrolment && server.policy(type) == null) {
       log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
       audit("refused", id, "clientType", type, "reason", "unsupported client-type");
       channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
@@ -487,7 +489,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     int type = o.clientType();
     String id = o.pepId().id();
     PdpSecurity sec = server.security();
-    ProtectionLevel required = sec == null ? ProtectionLevel.NONE : sec.levelFor(id);
+    boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
+    // An enrolling PEP has no Integrity key or certificate yet: TLS is all it can offer, and all
+    // enrolment accepts (its secret must not travel in the clear).
+    ProtectionLevel required =
+        enrolment
+            ? ProtectionLevel.CONFIDENTIALITY
+            : sec == null ? ProtectionLevel.NONE : sec.levelFor(id);
     boolean signed = o.integrity() instanceof CopsObject.Integrity;
     if (tls != TlsState.ESTABLISHED && required.tls()) {
       if (sec.initiate()) {
@@ -503,7 +511,12 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       return false;
     }
     if (tls == TlsState.ESTABLISHED && sec.clientAuth() != ClientAuth.NONE) {
-      String problem = identityProblem(sec, id);
+      String problem =
+          handshake.peer() == null
+              ? enrolment
+                  ? null
+                  : "no client certificate: without one only enrolment (client type 0xC0A7) is open"
+              : identityProblem(sec, id);
       if (problem != null) {
         refuse(id, type, ErrorCode.AUTHENTICATION_FAILURE, 0, problem);
         return false;
@@ -634,6 +647,10 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     int type = r.clientType();
+    if (type == Enrolment.CLIENT_TYPE && server.enrols()) {
+      enrol(r);
+      return;
+    }
     if (!s.containsKey(r.handle()) && s.size() >= server.config().maxHandles()) {
       channel.write(
           Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
@@ -708,6 +725,87 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
           d.data().ruleId());
     }
     channel.write(dec);
+  }
+
+  /** An enrolment request: checked and answered off the event loop, then written back here. */
+  private void enrol(Request r) {
+    Enrolment.Request er;
+    try {
+      ClientSI si = r.clientSIs().isEmpty() ? null : r.clientSIs().get(0);
+      if (si == null || si.named()) {
+        throw CopsCodecException.at(
+            ErrorCode.MANDATORY_CLIENT_SPECIFIC_INFO_MISSING,
+            0,
+            0,
+            "ClientSI",
+            "missing",
+            "a signaled ClientSI with the enrolment request");
+      }
+      er = Enrolment.Request.decode(si.data());
+    } catch (CopsCodecException e) {
+      log.warn("PEP {}: enrolment request {} refused: {}", pepId, r.handle(), e.getMessage());
+      audit("enrolment-refused", pepId, "reason", e.getMessage());
+      channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
+      return;
+    }
+    audit("enrolment-attempt", pepId, "credential", er.credentialId());
+    String id = pepId;
+    server
+        .enrol(id, er)
+        .whenComplete(
+            (outcome, failure) ->
+                execute(
+                    () -> {
+                      if (failure != null || !channel.isActive()) {
+                        log.warn(
+                            "PEP {}: enrolment not answered: {}",
+                            id,
+                            failure == null ? "connection closed" : failure.toString());
+                        return;
+                      }
+                      if (outcome.granted()) {
+                        log.info(
+                            "PEP {} enrolled with credential {}: certificate serial {}",
+                            id,
+                            er.credentialId(),
+                            outcome.certificate().getSerialNumber().toString(16));
+                        audit(
+                            "enrolled",
+                            id,
+                            "credential",
+                            er.credentialId(),
+                            "serial",
+                            outcome.certificate().getSerialNumber().toString(16),
+                            "notAfter",
+                            outcome.certificate().getNotAfter().toInstant().toString());
+                      } else {
+                        server.stats().securityRefusal();
+                        log.warn("PEP {}: enrolment refused: {}", id, outcome.reason());
+                        audit(
+                            "enrolment-refused",
+                            id,
+                            "credential",
+                            er.credentialId(),
+                            "reason",
+                            outcome.reason());
+                      }
+                      channel.writeAndFlush(
+                          Decision.of(
+                              r.clientType(),
+                              true,
+                              r.handle(),
+                              new DecisionSet(
+                                  r.context(),
+                                  new DecisionFlags(
+                                      false,
+                                      outcome.granted()
+                                          ? DecisionCommand.INSTALL
+                                          : DecisionCommand.REMOVE),
+                                  null,
+                                  null,
+                                  outcome.response().toDecisionData(),
+                                  null)));
+                    }));
   }
 
   static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {

@@ -34,6 +34,7 @@ import org.w3c.dom.Element;
  * @param identityMap certificate identity to PEP id; identities not listed must equal the PEP id
  * @param keys Integrity keys (empty: the PDP does not speak Integrity)
  * @param protection first matching rule gives a PEP's level; none matching: {@code none}
+ * @param enrolment one-time credential enrolment, or null when not offered
  */
 public record PdpSecurity(
     TlsSettings tls,
@@ -44,7 +45,14 @@ public record PdpSecurity(
     IdentitySource identityFrom,
     Map<String, String> identityMap,
     List<IntegrityKeys.Spec> keys,
-    List<Protection> protection) {
+    List<Protection> protection,
+    Enrolment enrolment) {
+
+  /**
+   * Enrolment with one-time credentials: where they are kept, the CA that signs the certificates
+   * (null: the development CA of {@code tls}), and how long those certificates last.
+   */
+  public record Enrolment(Path store, Path caCertificate, Path caKey, Duration lifetime) {}
 
   /** Where a PEP's identity is read from its certificate. */
   public enum IdentitySource {
@@ -166,6 +174,44 @@ public record PdpSecurity(
       }
       protection.add(new Protection(PdpConfig.glob(attr(p, "pep", "*")), level));
     }
-    return new PdpSecurity(tls, auth, initiate, timeout, cache, from, map, keys, protection);
+    Enrolment enrolment = null;
+    Element e = child(security, "enrolment");
+    if (e != null) {
+      if (tls == null) {
+        throw error(e, "store", "enrolment runs over TLS only, and <security> has no <tls>");
+      }
+      if (auth == ClientAuth.REQUIRE) {
+        throw error(
+            e,
+            "store",
+            "enrolment needs client-auth=\"optional\" on <tls>: an enrolling PEP has no"
+                + " certificate yet (only enrolment is open to PEPs without one)");
+      }
+      Path ca =
+          e.hasAttribute("ca-certificate") ? dir.resolve(attr(e, "ca-certificate", "")) : null;
+      Path caKey = e.hasAttribute("ca-key") ? dir.resolve(attr(e, "ca-key", "")) : null;
+      if ((ca == null) != (caKey == null)) {
+        throw error(
+            e,
+            ca == null ? "ca-certificate" : "ca-key",
+            "ca-certificate and ca-key: name both or neither");
+      }
+      if (ca == null && !tls.development()) {
+        throw error(
+            e,
+            "ca-certificate",
+            "ca-certificate and ca-key: required unless <tls> uses development certificates");
+      }
+      Duration lifetime = XmlConfigReader.duration(e, "certificate-lifetime", Duration.ofDays(365));
+      if (lifetime.isNegative() || lifetime.isZero()) {
+        throw error(
+            e,
+            "certificate-lifetime",
+            "certificate-lifetime: " + lifetime + " (expected: positive)");
+      }
+      enrolment = new Enrolment(dir.resolve(attr(e, "store", "")), ca, caKey, lifetime);
+    }
+    return new PdpSecurity(
+        tls, auth, initiate, timeout, cache, from, map, keys, protection, enrolment);
   }
 }

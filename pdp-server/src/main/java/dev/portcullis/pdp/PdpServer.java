@@ -12,6 +12,8 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.DevCertificates;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import io.netty.bootstrap.ServerBootstrap;
@@ -63,6 +65,8 @@ public final class PdpServer implements AutoCloseable {
   private final CopsTls tls;
   private final KeyRing keyRing;
   private final CryptoRegistry integrityRegistry;
+  private final Enroller enroller;
+  private final java.util.concurrent.ExecutorService enrolments;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
@@ -82,6 +86,16 @@ public final class PdpServer implements AutoCloseable {
     this.tls = security.tls;
     this.keyRing = security.ring;
     this.integrityRegistry = security.registry;
+    this.enroller = security.enroller;
+    this.enrolments =
+        enroller == null
+            ? null
+            : Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "portcullis-pdp-enrolment");
+                  t.setDaemon(true);
+                  return t;
+                });
     boolean epoll = Epoll.isAvailable();
     this.boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
     this.workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
@@ -220,11 +234,27 @@ public final class PdpServer implements AutoCloseable {
     return config.security();
   }
 
+  /** True if this PDP enrols PEPs with one-time credentials. */
+  boolean enrols() {
+    return enroller != null;
+  }
+
+  /**
+   * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
+   * store sees them in order.
+   */
+  java.util.concurrent.CompletableFuture<Enroller.Outcome> enrol(
+      String pepId, dev.portcullis.cops.access.Enrolment.Request r) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> enroller.enrol(pepId, r, java.time.Instant.now()), enrolments);
+  }
+
   /** The TLS and Integrity material a PDP runs with, made once at start. */
   private static final class Security {
     final CopsTls tls;
     final KeyRing ring;
     final CryptoRegistry registry;
+    Enroller enroller;
 
     private Security(CopsTls tls, KeyRing ring, CryptoRegistry registry) {
       this.tls = tls;
@@ -260,7 +290,43 @@ public final class PdpServer implements AutoCloseable {
           throw e;
         }
       }
-      return new Security(tls, ring, registry);
+      Security sec = new Security(tls, ring, registry);
+      if (s.enrolment() != null) {
+        try {
+          sec.enroller = enroller(s);
+        } catch (IOException | RuntimeException e) {
+          sec.close();
+          throw e;
+        }
+      }
+      return sec;
+    }
+
+    private static Enroller enroller(PdpSecurity s) throws IOException {
+      PdpSecurity.Enrolment e = s.enrolment();
+      java.nio.file.Path caCrt = e.caCertificate();
+      java.nio.file.Path caKey = e.caKey();
+      if (caCrt == null) {
+        DevCertificates.Pki pki = DevCertificates.ensure(s.tls().devPki(), List.of(), List.of());
+        caCrt = pki.caCertificate();
+        caKey = pki.directory().resolve("ca.key");
+      }
+      try {
+        Enroller enroller =
+            new Enroller(
+                CredentialStore.open(e.store()),
+                DevCertificates.certificateFile(caCrt),
+                DevCertificates.privateKeyFile(caKey),
+                e.lifetime());
+        log.info(
+            "enrolment: one-time credentials in {}, certificates signed by {} for {}",
+            enroller.store().directory(),
+            caCrt,
+            e.lifetime());
+        return enroller;
+      } catch (java.security.GeneralSecurityException x) {
+        throw new IOException("enrolment CA " + caCrt + ": " + x.getMessage(), x);
+      }
     }
 
     private static CopsTls serverTls(PdpConfig config, PdpSecurity s) throws IOException {
@@ -497,5 +563,8 @@ public final class PdpServer implements AutoCloseable {
     audit.record("stopped");
     audit.close();
     new Security(tls, keyRing, integrityRegistry).close();
+    if (enrolments != null) {
+      enrolments.shutdown();
+    }
   }
 }

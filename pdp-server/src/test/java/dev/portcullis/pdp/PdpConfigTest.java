@@ -146,5 +146,16 @@ class PdpConfigTest {
             ConfigException.class,
             () -> load("<pdp>" + CT + "<security><tls certificate=\"a.crt\"/></security></pdp>"));
     assertTrue(e.getMessage().contains("name both or neither"), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load("<pdp>" + CT + "<security><tls/><enrolment store=\"otc\"/></security></pdp>"));
+    assertTrue(e.getMessage().contains("client-auth=\"optional\""), e.getMessage());
+    e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pdp>" + CT + "<security><enrolment store=\"otc\"/></security></pdp>"));
+    assertTrue(e.getMessage().contains("over TLS only"), e.getMessage());
   }
 }

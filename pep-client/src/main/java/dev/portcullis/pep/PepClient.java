@@ -178,35 +178,64 @@ public final class PepClient implements AutoCloseable {
     CompletableFuture<PepDecision> f = new CompletableFuture<>();
     loop.execute(
         () -> {
-          if (!accepted) {
-            f.completeExceptionally(
-                new PepException(0, 0, "not open: call open() and wait for it"));
+          if (!admit(handle, f)) {
             return;
           }
-          if (pending.containsKey(handle)) {
-            f.completeExceptionally(
-                new IllegalStateException(
-                    "handle " + handle + " already has a request waiting for its decision"));
-            return;
-          }
-          io.netty.util.concurrent.ScheduledFuture<?> t =
-              loop.schedule(
-                  () -> timedOut(handle), requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-          pending.put(handle, new Pending(f, t));
           installed.put(
               handle,
               new Installed(
                   context,
                   access,
                   installed.containsKey(handle) ? installed.get(handle).decision() : null));
-          channel.writeAndFlush(requestMessage(handle, context, access, false));
+          channel.writeAndFlush(requestMessage(handle, context, access.toClientSI(), false));
         });
     return f;
   }
 
-  private Request requestMessage(
-      String handle, Context context, AccessRequest access, boolean solicited) {
-    ClientSI si = access.toClientSI();
+  /**
+   * Sends one request with {@code si} as its ClientSI, for client types other than the access one
+   * (enrolment); the request state is not kept for re-sending after a reconnect. The decision's
+   * {@link PepDecision#clientData()} holds what the PDP answered.
+   */
+  public CompletableFuture<PepDecision> exchange(String handle, Context context, ClientSI si) {
+    Objects.requireNonNull(handle, "handle");
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(si, "si");
+    CompletableFuture<PepDecision> f = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          if (admit(handle, f)) {
+            channel.writeAndFlush(requestMessage(handle, context, si, false));
+          }
+        });
+    return f;
+  }
+
+  /**
+   * On the event loop: registers {@code f} as the pending decision of {@code handle}, with its
+   * timeout; or fails it (not open, or a decision already pending) and returns false.
+   */
+  private boolean admit(String handle, CompletableFuture<PepDecision> f) {
+    if (!accepted) {
+      f.completeExceptionally(new PepException(0, 0, "not open: call open() and wait for it"));
+      return false;
+    }
+    if (pending.containsKey(handle)) {
+      f.completeExceptionally(
+          new IllegalStateException(
+              "handle " + handle + " already has a request waiting for its decision"));
+      return false;
+    }
+    pending.put(
+        handle,
+        new Pending(
+            f,
+            loop.schedule(
+                () -> timedOut(handle), requestTimeout.toMillis(), TimeUnit.MILLISECONDS)));
+    return true;
+  }
+
+  private Request requestMessage(String handle, Context context, ClientSI si, boolean solicited) {
     return new Request(
         clientType,
         solicited,
@@ -742,7 +771,8 @@ public final class PepClient implements AutoCloseable {
           keepAliveSeconds);
       listener.opened(lastPdp, keepAliveSeconds);
       // After a reconnect the PDP holds none of our state: send it again.
-      installed.forEach((h, i) -> ctx.write(requestMessage(h, i.context(), i.request(), false)));
+      installed.forEach(
+          (h, i) -> ctx.write(requestMessage(h, i.context(), i.request().toClientSI(), false)));
       ctx.flush();
       if (opening != null) {
         opening.complete(null);
@@ -777,14 +807,21 @@ public final class PepClient implements AutoCloseable {
       var set = d.decisions().get(0);
       boolean granted = set.flags().command() == DecisionCommand.INSTALL.code();
       AccessDecision data = new AccessDecision(null, null, null, null, null, null);
-      if (set.clientSpecific() != null) {
+      // Every client type but enrolment's carries the access format (0xC0A5 rules, 0xC0A6 MLS).
+      if (set.clientSpecific() != null
+          && clientType != dev.portcullis.cops.access.Enrolment.CLIENT_TYPE) {
         try {
           data = AccessDecision.decode(set.clientSpecific().data());
         } catch (dev.portcullis.cops.CopsCodecException e) {
           log.warn("PEP {}: decision data for {} unreadable: {}", pepId, h, e.getMessage());
         }
       }
-      PepDecision pd = new PepDecision(granted, data, d.solicited());
+      PepDecision pd =
+          new PepDecision(
+              granted,
+              data,
+              d.solicited(),
+              set.clientSpecific() == null ? null : set.clientSpecific().data());
       Installed i = installed.get(h);
       if (i != null) {
         installed.put(h, new Installed(i.context(), i.request(), pd));
@@ -834,7 +871,7 @@ public final class PepClient implements AutoCloseable {
       installed.forEach(
           (h, i) -> {
             if (s.handle() == null || handle(s.handle()).equals(h)) {
-              ctx.write(requestMessage(h, i.context(), i.request(), true));
+              ctx.write(requestMessage(h, i.context(), i.request().toClientSI(), true));
             }
           });
       ctx.writeAndFlush(new CopsMessage.SyncStateComplete(clientType, true, s.handle(), null));

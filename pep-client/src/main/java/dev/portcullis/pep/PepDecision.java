@@ -5,5 +5,13 @@ import dev.portcullis.cops.access.AccessDecision;
 /**
  * A PDP's decision on one request: granted (Install) or not (Remove), with the decision data it
  * sent (empty if none), and whether it was solicited by a request or pushed by the PDP.
+ *
+ * @param data the access decision data (empty for the enrolment client type, 0xC0A7)
+ * @param clientData the Client Specific Decision Data as sent, or null if none
  */
-public record PepDecision(boolean granted, AccessDecision data, boolean solicited) {}
+public record PepDecision(
+    boolean granted, AccessDecision data, boolean solicited, dev.portcullis.cops.Bytes clientData) {
+  public PepDecision(boolean granted, AccessDecision data, boolean solicited) {
+    this(granted, data, solicited, null);
+  }
+}

@@ -202,22 +202,34 @@ public final class DevCertificates {
       return new Credential(crt, key);
     }
     KeyPair kp = keyPair();
+    X509Certificate cert =
+        certificate(caCert, caKey, name(cn), kp.getPublic(), sans, purpose, LEAF_LIFETIME);
+    writePrivate(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
+    write(crt, pem(cert) + pem(caCert));
+    generated.add(file);
+    return new Credential(crt, key);
+  }
+
+  private static X509Certificate certificate(
+      X509Certificate caCert,
+      PrivateKey caKey,
+      X500Name subject,
+      java.security.PublicKey publicKey,
+      List<GeneralName> sans,
+      KeyPurposeId purpose,
+      Duration lifetime)
+      throws IOException, GeneralSecurityException, OperatorCreationException {
     Instant now = Instant.now();
     X509v3CertificateBuilder b =
         new JcaX509v3CertificateBuilder(
-            caCert,
-            serial(),
-            from(now),
-            Date.from(now.plus(LEAF_LIFETIME)),
-            name(cn),
-            kp.getPublic());
+            caCert, serial(), from(now), Date.from(now.plus(lifetime)), subject, publicKey);
     JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     b.addExtension(
         Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
     b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
     b.addExtension(
-        Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()));
+        Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(publicKey));
     b.addExtension(
         Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
     if (!sans.isEmpty()) {
@@ -226,11 +238,49 @@ public final class DevCertificates {
           false,
           new GeneralNames(sans.toArray(GeneralName[]::new)));
     }
-    X509Certificate cert = sign(b, caKey);
-    writePrivate(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
-    write(crt, pem(cert) + pem(caCert));
-    generated.add(file);
-    return new Credential(crt, key);
+    return sign(b, caKey);
+  }
+
+  /**
+   * Issues a PEP certificate (subject O=Portcullis development, CN = the PEP id, also a dNSName
+   * when the id is a host name; extendedKeyUsage clientAuth) for {@code publicKey} under a CA: what
+   * enrolment with a one-time credential hands a new PEP.
+   */
+  public static X509Certificate issuePepCertificate(
+      X509Certificate caCert,
+      PrivateKey caKey,
+      String pepId,
+      java.security.PublicKey publicKey,
+      Duration lifetime)
+      throws GeneralSecurityException {
+    List<GeneralName> sans = new ArrayList<>();
+    if (HOST_NAME.matcher(pepId).matches()) {
+      sans.add(new GeneralName(GeneralName.dNSName, pepId));
+    }
+    try {
+      return certificate(
+          caCert, caKey, name(pepId), publicKey, sans, KeyPurposeId.id_kp_clientAuth, lifetime);
+    } catch (IOException | OperatorCreationException e) {
+      throw new GeneralSecurityException("cannot issue a certificate for " + pepId + ": " + e, e);
+    }
+  }
+
+  /** Reads a PEM certificate. */
+  public static X509Certificate certificateFile(Path file)
+      throws IOException, GeneralSecurityException {
+    return readCertificate(file);
+  }
+
+  /** Reads a PKCS#8 PEM private key. */
+  public static PrivateKey privateKeyFile(Path file) throws IOException {
+    return readKey(file);
+  }
+
+  /** The PEM text of a certificate or of a private key (PKCS#8). */
+  public static String toPem(Object certificateOrKey) throws IOException {
+    return certificateOrKey instanceof PrivateKey
+        ? pem(new JcaPKCS8Generator((PrivateKey) certificateOrKey, null))
+        : pem(certificateOrKey);
   }
 
   /** Both files there: reuse; neither: make; one without the other: refuse to guess. */

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
     name = "pdp-server",
     mixinStandardHelpOptions = true,
     version = "pdp-server 0.1.0",
-    subcommands = VerifyAudit.class,
+    subcommands = {VerifyAudit.class, IssueCredential.class},
     description =
         "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")
 public final class PdpMain implements Callable<Integer> {

@@ -36,6 +36,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       PepMain.RequestCommand.class,
       PepMain.SimulateCommand.class,
+      PepMain.EnrolCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class PepMain implements Callable<Integer> {
@@ -327,6 +328,81 @@ public final class PepMain implements Callable<Integer> {
       }
       out.flush();
       return r.failures() == 0 ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "enrol",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Enrol with a one-time credential (docs/tls.md): make a key pair, get a certificate for"
+            + " this PEP id from the PDP over TLS, and store both where pep.xml's <tls"
+            + " certificate=... key=...> name them."
+      })
+  static final class EnrolCommand implements Callable<Integer> {
+    @Option(
+        names = "--config",
+        required = true,
+        description = "pep.xml with <tls certificate=... key=... trust=...>.")
+    Path config;
+
+    @Option(
+        names = "--credential-file",
+        required = true,
+        description =
+            "File holding the credential pdp-server issue-credential printed (ID.SECRET); kept"
+                + " off the command line, where other users could read it.")
+    Path credentialFile;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      String token;
+      try {
+        token = java.nio.file.Files.readString(credentialFile).trim();
+      } catch (java.io.IOException e) {
+        err.println("error: cannot read " + credentialFile + ": " + e.getMessage());
+        return 2;
+      }
+      try (PepConfig cfg = PepConfig.load(config)) {
+        var sec = cfg.security();
+        if (sec == null || sec.tls() == null || sec.tls().development()) {
+          err.println(
+              "error: "
+                  + config
+                  + ": enrolment needs <tls certificate=... key=... trust=...>: where to store"
+                  + " what it gets, and the CA that authenticates the PDP");
+          return 2;
+        }
+        var r =
+            dev.portcullis.pep.PepEnrolment.enrol(
+                cfg.pdp(),
+                cfg.pepId(),
+                sec.tls(),
+                sec.tls().trust(),
+                sec.authorisedPdps(),
+                token,
+                sec.tls().certificate(),
+                sec.tls().key());
+        out.printf(
+            "enrolled %s: certificate serial %s, valid until %s; written to %s and %s%n",
+            cfg.pepId(),
+            r.certificate().getSerialNumber().toString(16),
+            r.certificate().getNotAfter().toInstant(),
+            r.certificateFile(),
+            r.keyFile());
+        out.flush();
+        return 0;
+      } catch (dev.portcullis.config.ConfigException e) {
+        err.println("error: " + e.getMessage());
+        return 2;
+      } catch (PepException e) {
+        err.println("error: " + e.getMessage());
+        return 1;
+      }
     }
   }
 }

@@ -1,0 +1,98 @@
+package dev.portcullis.pdp.cli;
+
+import dev.portcullis.config.ConfigException;
+import dev.portcullis.pdp.AuditLog;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.enrol.CredentialStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code pdp-server issue-credential --pep ID}: issues a one-time enrolment credential into the
+ * store the PDP configuration names, prints it once, and records the issue in the store's own
+ * hash-chained log ({@code credentials.jsonl}).
+ */
+@Command(
+    name = "issue-credential",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Issues a one-time enrolment credential bound to one PEP id (docs/tls.md).",
+      "Prints the credential once: hand it to the PEP's operator over a trusted channel."
+    })
+final class IssueCredential implements Callable<Integer> {
+  @Option(
+      names = {"-c", "--config"},
+      defaultValue = "config/pdp.xml",
+      description =
+          "PDP configuration with <security><enrolment store=...> (default: ${DEFAULT-VALUE}).")
+  Path config;
+
+  @Option(names = "--pep", required = true, description = "The PEP id the credential is for.")
+  String pep;
+
+  @Option(
+      names = "--valid-for",
+      defaultValue = "PT24H",
+      description = "How long it may be used (ISO-8601 duration, default: ${DEFAULT-VALUE}).")
+  Duration validFor;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    var out = spec.commandLine().getOut();
+    var err = spec.commandLine().getErr();
+    try {
+      new dev.portcullis.cops.CopsObject.PepId(pep);
+    } catch (IllegalArgumentException e) {
+      err.println("error: --pep: " + e.getMessage());
+      return 2;
+    }
+    if (validFor.isNegative() || validFor.isZero()) {
+      err.println("error: --valid-for: " + validFor + " (expected: a positive duration)");
+      return 2;
+    }
+    PdpConfig c;
+    try {
+      c = PdpConfig.load(config);
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+    if (c.security() == null || c.security().enrolment() == null) {
+      err.println("error: " + config + " configures no <security><enrolment store=...>");
+      return 2;
+    }
+    Path storeDir = c.security().enrolment().store();
+    try {
+      CredentialStore store = CredentialStore.open(storeDir);
+      CredentialStore.Issued i = store.issue(pep, validFor);
+      try (AuditLog log = AuditLog.open(store.directory().resolve("credentials.jsonl"))) {
+        log.record(
+            "credential-issued",
+            "credential",
+            i.id(),
+            "pep",
+            i.pepId(),
+            "notAfter",
+            i.notAfter().toString(),
+            "operator",
+            System.getProperty("user.name"));
+      }
+      out.printf("credential for PEP %s, valid until %s:%n%s%n", pep, i.notAfter(), i.token());
+      out.println(
+          "enrol with: pep-client enrol --config PEP.xml --credential-file FILE, FILE holding the"
+              + " line above");
+      out.flush();
+      return 0;
+    } catch (IOException e) {
+      err.println("error: credential store " + storeDir + ": " + e.getMessage());
+      return 2;
+    }
+  }
+}

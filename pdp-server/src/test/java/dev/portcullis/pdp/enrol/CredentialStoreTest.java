@@ -1,0 +1,103 @@
+package dev.portcullis.pdp.enrol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CredentialStoreTest {
+  @TempDir Path dir;
+
+  @Test
+  void aCredentialIsUsedExactlyOnceEvenWhenEightThreadsRace() throws Exception {
+    CredentialStore store = CredentialStore.open(dir);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      for (int round = 0; round < 20; round++) {
+        String id = store.issue("gw-1", Duration.ofHours(1)).id();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Boolean>> f = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+          // Separate store objects, as separate processes would have.
+          CredentialStore own = CredentialStore.open(dir);
+          Callable<Boolean> c =
+              () -> {
+                go.await();
+                return own.consume(id);
+              };
+          f.add(pool.submit(c));
+        }
+        go.countDown();
+        int won = 0;
+        for (Future<Boolean> x : f) {
+          won += x.get(10, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        assertEquals(1, won, "round " + round);
+        assertEquals(CredentialStore.State.USED, store.state(id));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aUseSurvivesACrashRightAfterIt() throws Exception {
+    CredentialStore before = CredentialStore.open(dir);
+    CredentialStore.Issued i = before.issue("gw-1", Duration.ofHours(1));
+    assertTrue(before.consume(i.id()));
+    // What a PDP restarted after a crash between marking and issuing sees: a used credential.
+    CredentialStore after = CredentialStore.open(dir);
+    assertEquals(CredentialStore.State.USED, after.state(i.id()));
+    assertFalse(after.consume(i.id()));
+    assertEquals("gw-1", after.lookup(i.id()).pepId());
+  }
+
+  @Test
+  void theStoreHoldsNoSecretAndOnlyItsOwnerReadsIt() throws Exception {
+    CredentialStore store = CredentialStore.open(dir);
+    CredentialStore.Issued i = store.issue("gw-1", Duration.ofHours(1));
+    String[] parts = CredentialStore.parseToken(i.token());
+    byte[] secret = Base64.getUrlDecoder().decode(parts[1]);
+    assertEquals(32, secret.length);
+    Path file = dir.resolve("valid").resolve(i.id() + ".json");
+    String stored = Files.readString(file);
+    assertFalse(stored.contains(parts[1]), stored);
+    assertFalse(stored.contains(java.util.HexFormat.of().formatHex(secret)), stored);
+    assertEquals(
+        "rw-------",
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals(
+        "rwx------",
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    CredentialStore.Credential c = store.lookup(i.id());
+    assertTrue(CredentialStore.secretMatches(c, secret));
+    secret[0] ^= 1;
+    assertFalse(CredentialStore.secretMatches(c, secret));
+  }
+
+  @Test
+  void namesThatAreNotCredentialIdsAreNeverLookedUp() throws Exception {
+    CredentialStore store = CredentialStore.open(dir);
+    assertNull(store.lookup("../../etc/passwd"));
+    assertEquals(CredentialStore.State.UNKNOWN, store.state("otc-0000000000000000"));
+    assertFalse(store.consume("../valid/x"));
+    assertNull(CredentialStore.parseToken("no-dot-here"));
+  }
+}

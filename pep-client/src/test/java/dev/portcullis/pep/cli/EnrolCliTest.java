@@ -1,0 +1,75 @@
+package dev.portcullis.pep.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.tls.DevCertificates;
+import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pdp.cli.PdpMain;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The operator's and the PEP's commands: issue a credential, enrol with it. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EnrolCliTest {
+  @TempDir Path dir;
+
+  static String run(Object command, int expected, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(command);
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int rc = cl.execute(args);
+    assertEquals(expected, rc, out + "\n" + err);
+    return out + err.toString();
+  }
+
+  @Test
+  void issueThenEnrol() throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
+    Path pdpXml = dir.resolve("pdp.xml");
+    Files.writeString(
+        pdpXml,
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
+            + "<security><tls dev-pki=\"pki\" client-auth=\"optional\"/>"
+            + "<protection level=\"confidentiality\"/><enrolment store=\"otc\"/></security></pdp>");
+    String issued =
+        run(new PdpMain(), 0, "issue-credential", "-c", pdpXml.toString(), "--pep", "gw-9");
+    String token = issued.lines().filter(l -> l.startsWith("otc-")).findFirst().orElseThrow();
+    Path credential = dir.resolve("credential.txt");
+    Files.writeString(credential, token + "\n");
+    assertTrue(AuditChain.verify(dir.resolve("otc").resolve("credentials.jsonl")).intact());
+    try (PdpServer s = PdpServer.start(PdpConfig.load(pdpXml), 1)) {
+      Path ca = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of()).caCertificate();
+      Path pepXml = dir.resolve("pep.xml");
+      Files.writeString(
+          pepXml,
+          "<pep id=\"gw-9\"><pdp address=\"127.0.0.1\" port=\""
+              + s.address().getPort()
+              + "\"/><security><tls certificate=\"gw-9.crt\" key=\"gw-9.key\" trust=\""
+              + ca
+              + "\"/></security></pep>");
+      String[] enrol = {
+        "enrol", "--config", pepXml.toString(), "--credential-file", credential.toString()
+      };
+      String enrolled = run(new PepMain(), 0, enrol);
+      assertTrue(enrolled.contains("enrolled gw-9"), enrolled);
+      assertTrue(Files.exists(dir.resolve("gw-9.crt")));
+      // The same credential a second time: refused, with the reason.
+      String again = run(new PepMain(), 1, enrol);
+      assertTrue(again.contains("used already"), again);
+    }
+  }
+}
