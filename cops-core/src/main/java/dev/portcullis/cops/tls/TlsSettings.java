@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 import org.w3c.dom.Element;
 
 /**
@@ -72,6 +73,17 @@ public record TlsSettings(
           "engine: " + engineName + " (expected: openssl, jdk, conscrypt or bouncycastle)");
     }
     String cause = engine.unavailabilityCause();
+    if (cause != null && !tls.hasAttribute("engine")) {
+      // The default engine's native library is not there (another platform): JSSE works anywhere.
+      LoggerFactory.getLogger(TlsSettings.class)
+          .warn(
+              "TLS: the default engine {} cannot run here ({}); using {}",
+              engine.configName(),
+              cause,
+              TlsEngine.JDK.configName());
+      engine = TlsEngine.JDK;
+      cause = null;
+    }
     if (cause != null) {
       throw error(
           tls, "engine", "TLS engine " + engineName + " cannot run on this machine: " + cause);
