@@ -271,7 +271,8 @@ public final class CopsTls implements AutoCloseable {
       ReferenceCountedOpenSslEngine o = (ReferenceCountedOpenSslEngine) e;
       synchronized (o) {
         tracking.forget(e);
-        return io.netty.internal.tcnative.SSL.isSessionReused(o.sslPointer());
+        long ssl = o.sslPointer();
+        return ssl == 0 ? null : io.netty.internal.tcnative.SSL.isSessionReused(ssl);
       }
     }
     if (engine == TlsEngine.CONSCRYPT) {
