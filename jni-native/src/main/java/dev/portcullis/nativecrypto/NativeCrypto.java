@@ -1,0 +1,158 @@
+package dev.portcullis.nativecrypto;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+
+/**
+ * Loads {@code libportcullis_native} and declares its entry points. Dependency-free on purpose (the
+ * pattern of Netty's {@code Epoll} and Conscrypt's {@code NativeCryptoJni}): nothing here can fail
+ * to load for a reason other than the library itself.
+ *
+ * <p>Where the library comes from, in order: turned off if the system property {@code
+ * portcullis.native.disable} is {@code true}; {@code META-INF/native/<os>-<arch>/} in this jar,
+ * extracted to {@code portcullis.native.dir} (default {@code java.io.tmpdir}; choose a directory
+ * that allows execution where {@code /tmp} does not); else {@code System.loadLibrary} from {@code
+ * java.library.path}. The library must report the {@link #ABI_VERSION} this class was built with.
+ */
+public final class NativeCrypto {
+  /** Must equal PORTCULLIS_NATIVE_ABI in portcullis_native.c. */
+  static final int ABI_VERSION = 1;
+
+  private static final String LIBRARY = "portcullis_native";
+  private static final Throwable UNAVAILABILITY_CAUSE = load();
+
+  private NativeCrypto() {}
+
+  /** True if the native library is loaded and usable. */
+  public static boolean isAvailable() {
+    return UNAVAILABILITY_CAUSE == null;
+  }
+
+  /** Why the library is not usable, or null if it is. */
+  public static Throwable unavailabilityCause() {
+    return UNAVAILABILITY_CAUSE;
+  }
+
+  /** Throws, with the reason, unless the library is usable. */
+  public static void ensureAvailability() {
+    if (UNAVAILABILITY_CAUSE != null) {
+      throw new UnsatisfiedLinkError(
+          "the Portcullis native library is not available: " + UNAVAILABILITY_CAUSE);
+    }
+  }
+
+  /** {@code linux-x86_64} and the like: the directory in the jar for this platform. */
+  static String platform() {
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "osx" : os;
+    String a =
+        arch.equals("amd64") || arch.equals("x86_64")
+            ? "x86_64"
+            : arch.equals("aarch64") || arch.equals("arm64") ? "aarch_64" : arch;
+    return o + "-" + a;
+  }
+
+  private static Throwable load() {
+    if (Boolean.getBoolean("portcullis.native.disable")) {
+      return new UnsupportedOperationException(
+          "turned off by the system property portcullis.native.disable");
+    }
+    Throwable fromJar;
+    try {
+      fromJar = loadFromJar();
+    } catch (Throwable t) {
+      fromJar = t;
+    }
+    if (fromJar != null) {
+      try {
+        System.loadLibrary(LIBRARY);
+      } catch (Throwable t) {
+        UnsatisfiedLinkError e =
+            new UnsatisfiedLinkError(
+                "lib"
+                    + LIBRARY
+                    + ".so: not in the jar for "
+                    + platform()
+                    + " ("
+                    + fromJar.getMessage()
+                    + ") nor on java.library.path ("
+                    + t.getMessage()
+                    + ")");
+        e.initCause(fromJar);
+        return e;
+      }
+    }
+    try {
+      int v = abiVersion();
+      if (v != ABI_VERSION) {
+        return new UnsatisfiedLinkError(
+            "lib"
+                + LIBRARY
+                + " is of another build (ABI "
+                + v
+                + ", this jar expects "
+                + ABI_VERSION
+                + "): use the library and jar of one release");
+      }
+    } catch (Throwable t) {
+      return t;
+    }
+    return null;
+  }
+
+  /** Null when loaded; otherwise why not. */
+  private static Throwable loadFromJar() throws IOException {
+    String resource = "/META-INF/native/" + platform() + "/lib" + LIBRARY + ".so";
+    try (InputStream in = NativeCrypto.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return new UnsatisfiedLinkError("no " + resource + " in the jar");
+      }
+      Path dir =
+          Paths.get(
+              System.getProperty("portcullis.native.dir", System.getProperty("java.io.tmpdir")));
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, "lib" + LIBRARY + "-", ".so");
+      try {
+        Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+        System.load(tmp.toAbsolutePath().toString());
+      } finally {
+        // Loaded libraries stay mapped; the file is not needed any more.
+        Files.deleteIfExists(tmp);
+      }
+      return null;
+    }
+  }
+
+  // ---- entry points (portcullis_native.c); callers check every index and length first ---------
+
+  static native int abiVersion();
+
+  /** The OpenSSL version the library runs with. */
+  public static native String openSslVersion();
+
+  /** A keyed HMAC context; {@code alg}: 1 MD5, 2 SHA-1, 3 SHA-256, 4 SHA-384, 5 SHA-512. */
+  static native long hmacNew(int alg, byte[] key);
+
+  static native long hmacDup(long ctx);
+
+  static native void hmacFree(long ctx);
+
+  static native void hmacReset(long ctx);
+
+  static native void hmacUpdate(long ctx, byte[] in, int off, int len);
+
+  static native void hmacUpdateDirect(long ctx, java.nio.ByteBuffer in, int pos, int len);
+
+  static native int hmacFinal(long ctx, byte[] out, int outOff);
+
+  static native int hmacOneShot(long ctx, byte[] in, int off, int len, byte[] out, int outOff);
+
+  static native int hmacOneShotDirect(
+      long ctx, java.nio.ByteBuffer in, int pos, int len, byte[] out, int outOff);
+}
