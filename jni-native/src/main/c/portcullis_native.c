@@ -9,29 +9,17 @@
 #include <jni.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 
 #include "dev_portcullis_nativecrypto_NativeCrypto.h"
+#include "pn_core.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 /* Must equal NativeCrypto.ABI_VERSION: a jar and a library of different builds refuse each other. */
 #define PORTCULLIS_NATIVE_ABI 1
-
-static const char *digest_name(jint alg) {
-  switch (alg) {
-    case 1: return "MD5";
-    case 2: return "SHA1";
-    case 3: return "SHA256";
-    case 4: return "SHA384";
-    case 5: return "SHA512";
-    default: return NULL;
-  }
-}
 
 static void throw_new(JNIEnv *env, const char *cls, const char *msg) {
   jclass c = (*env)->FindClass(env, cls);
@@ -79,8 +67,7 @@ EXPORT JNIEXPORT jstring JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_o
 EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacNew(
     JNIEnv *env, jclass cls, jint alg, jbyteArray key) {
   (void)cls;
-  const char *md = digest_name(alg);
-  if (md == NULL) {
+  if (pn_digest_name(alg) == NULL) {
     throw_new(env, "java/lang/IllegalArgumentException", "unknown HMAC digest");
     return 0;
   }
@@ -89,17 +76,10 @@ EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hma
   if (k == NULL) {
     return 0; /* OutOfMemoryError pending */
   }
-  EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-  EVP_MAC_CTX *ctx = mac == NULL ? NULL : EVP_MAC_CTX_new(mac);
-  EVP_MAC_free(mac); /* the context holds its own reference */
-  OSSL_PARAM params[2];
-  params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md, 0);
-  params[1] = OSSL_PARAM_construct_end();
-  int ok = ctx != NULL && EVP_MAC_init(ctx, (const unsigned char *)k, (size_t)klen, params);
+  EVP_MAC_CTX *ctx = pn_hmac_new(alg, (const unsigned char *)k, (size_t)klen);
   OPENSSL_cleanse(k, (size_t)klen);
   (*env)->ReleaseByteArrayElements(env, key, k, JNI_ABORT);
-  if (!ok) {
-    EVP_MAC_CTX_free(ctx);
+  if (ctx == NULL) {
     throw_openssl(env, "HMAC init failed");
     return 0;
   }
@@ -128,7 +108,7 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacReset(
     JNIEnv *env, jclass cls, jlong ctx) {
   (void)cls;
-  if (!EVP_MAC_init((EVP_MAC_CTX *)(intptr_t)ctx, NULL, 0, NULL)) {
+  if (!pn_hmac_reset((EVP_MAC_CTX *)(intptr_t)ctx)) {
     throw_openssl(env, "HMAC reset failed");
   }
 }
@@ -144,7 +124,7 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
   if (p == NULL) {
     return;
   }
-  int ok = EVP_MAC_update((EVP_MAC_CTX *)(intptr_t)ctx, (const unsigned char *)p + off, (size_t)len);
+  int ok = pn_hmac_update((EVP_MAC_CTX *)(intptr_t)ctx, (const unsigned char *)p + off, (size_t)len);
   (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
   if (!ok) {
     throw_openssl(env, "HMAC update failed");
@@ -168,7 +148,7 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     return;
   }
   const unsigned char *p = direct(env, buf, pos);
-  if (p != NULL && !EVP_MAC_update((EVP_MAC_CTX *)(intptr_t)ctx, p, (size_t)len)) {
+  if (p != NULL && !pn_hmac_update((EVP_MAC_CTX *)(intptr_t)ctx, p, (size_t)len)) {
     throw_openssl(env, "HMAC update failed");
   }
 }
@@ -176,8 +156,8 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
 /* Finishes into out[outOff..], then re-initialises for the next MAC. Returns the MAC length. */
 static jint finish(JNIEnv *env, EVP_MAC_CTX *c, jbyteArray out, jint outOff) {
   unsigned char md[EVP_MAX_MD_SIZE];
-  size_t n = 0;
-  if (!EVP_MAC_final(c, md, &n, sizeof(md)) || !EVP_MAC_init(c, NULL, 0, NULL)) {
+  size_t n = pn_hmac_final(c, md);
+  if (n == 0) {
     OPENSSL_cleanse(md, sizeof(md));
     throw_openssl(env, "HMAC final failed");
     return 0;
@@ -204,7 +184,7 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     if (p == NULL) {
       return 0;
     }
-    int ok = EVP_MAC_update(c, (const unsigned char *)p + off, (size_t)len);
+    int ok = pn_hmac_update(c, (const unsigned char *)p + off, (size_t)len);
     (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
     if (!ok) {
       throw_openssl(env, "HMAC update failed");
@@ -224,7 +204,7 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     if (p == NULL) {
       return 0;
     }
-    if (!EVP_MAC_update(c, p, (size_t)len)) {
+    if (!pn_hmac_update(c, p, (size_t)len)) {
       throw_openssl(env, "HMAC update failed");
       return 0;
     }

@@ -1,0 +1,52 @@
+package dev.portcullis.nativecrypto;
+
+import java.nio.ByteBuffer;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Calls every native entry point, including its error paths, for {@link CheckJniTest} to run under
+ * {@code -Xcheck:jni} in a fresh JVM.
+ */
+public final class NativeWorkout {
+  private NativeWorkout() {}
+
+  public static void main(String[] args) throws Exception {
+    NativeCrypto.ensureAvailability();
+    System.out.println(NativeCrypto.openSslVersion());
+    byte[] msg = new byte[3000];
+    ByteBuffer direct = ByteBuffer.allocateDirect(3000);
+    for (NativeHmac.Digest d : NativeHmac.Digest.values()) {
+      for (int round = 0; round < 50; round++) {
+        try (NativeHmac h = NativeHmac.create(d, new byte[round + 1])) {
+          byte[] out = new byte[64];
+          h.update(msg, 1, 100);
+          h.update(msg, 0, 0);
+          direct.clear();
+          h.update(direct);
+          h.doFinal(out, 0);
+          h.oneShot(msg, 0, round * 10, out, 0);
+          direct.clear();
+          h.oneShot(direct, out, 0);
+          h.update(msg, 0, 10);
+          h.reset();
+          try (NativeHmac c = h.copy()) {
+            c.doFinal(out, 0);
+          }
+        }
+      }
+      Mac m = Mac.getInstance("Hmac" + d.name(), new PortcullisNativeProvider());
+      m.init(new SecretKeySpec(new byte[20], "Hmac" + d.name()));
+      m.update((byte) 1);
+      ((Mac) m.clone()).doFinal();
+      m.doFinal();
+    }
+    try {
+      NativeCrypto.hmacNew(99, new byte[16]);
+      throw new AssertionError("an unknown digest was accepted");
+    } catch (IllegalArgumentException expected) {
+      System.out.println("refused: " + expected.getMessage());
+    }
+    System.out.println("workout done");
+  }
+}
