@@ -1,8 +1,29 @@
+/* Low-level digests: deprecated in OpenSSL 3, used on purpose (pn_core.h). */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include "pn_core.h"
 
-#include <openssl/core_names.h>
+#include <string.h>
+
 #include <openssl/crypto.h>
-#include <openssl/params.h>
+#include <openssl/md5.h>
+#include <openssl/sha.h>
+
+typedef union {
+  MD5_CTX md5;
+  SHA_CTX sha1;
+  SHA256_CTX sha256;
+  SHA512_CTX sha512; /* SHA-384 too */
+} pn_state;
+
+struct pn_hmac {
+  int alg;
+  size_t block;
+  size_t size;
+  pn_state inner; /* after key ^ ipad */
+  pn_state outer; /* after key ^ opad */
+  pn_state work;  /* the MAC under way */
+};
 
 const char *pn_digest_name(int alg) {
   switch (alg) {
@@ -15,36 +36,109 @@ const char *pn_digest_name(int alg) {
   }
 }
 
-EVP_MAC_CTX *pn_hmac_new(int alg, const unsigned char *key, size_t key_len) {
-  const char *md = pn_digest_name(alg);
-  if (md == NULL) {
+static void init(int alg, pn_state *s) {
+  switch (alg) {
+    case 1: MD5_Init(&s->md5); break;
+    case 2: SHA1_Init(&s->sha1); break;
+    case 3: SHA256_Init(&s->sha256); break;
+    case 4: SHA384_Init(&s->sha512); break;
+    default: SHA512_Init(&s->sha512); break;
+  }
+}
+
+static void update(int alg, pn_state *s, const unsigned char *in, size_t len) {
+  switch (alg) {
+    case 1: MD5_Update(&s->md5, in, len); break;
+    case 2: SHA1_Update(&s->sha1, in, len); break;
+    case 3: SHA256_Update(&s->sha256, in, len); break;
+    case 4: SHA384_Update(&s->sha512, in, len); break;
+    default: SHA512_Update(&s->sha512, in, len); break;
+  }
+}
+
+static void final(int alg, pn_state *s, unsigned char *out) {
+  switch (alg) {
+    case 1: MD5_Final(out, &s->md5); break;
+    case 2: SHA1_Final(out, &s->sha1); break;
+    case 3: SHA256_Final(out, &s->sha256); break;
+    case 4: SHA384_Final(out, &s->sha512); break;
+    default: SHA512_Final(out, &s->sha512); break;
+  }
+}
+
+pn_hmac *pn_hmac_new(int alg, const unsigned char *key, size_t key_len) {
+  static const size_t blocks[] = {0, 64, 64, 64, 128, 128};
+  static const size_t sizes[] = {0, 16, 20, 32, 48, 64};
+  if (pn_digest_name(alg) == NULL) {
     return NULL;
   }
-  EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-  EVP_MAC_CTX *ctx = mac == NULL ? NULL : EVP_MAC_CTX_new(mac);
-  EVP_MAC_free(mac); /* the context holds its own reference */
-  OSSL_PARAM params[2];
-  params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md, 0);
-  params[1] = OSSL_PARAM_construct_end();
-  if (ctx == NULL || !EVP_MAC_init(ctx, key, key_len, params)) {
-    EVP_MAC_CTX_free(ctx);
+  pn_hmac *h = OPENSSL_zalloc(sizeof(*h));
+  if (h == NULL) {
     return NULL;
   }
-  return ctx;
-}
-
-int pn_hmac_update(EVP_MAC_CTX *ctx, const unsigned char *in, size_t len) {
-  return len == 0 || EVP_MAC_update(ctx, in, len);
-}
-
-size_t pn_hmac_final(EVP_MAC_CTX *ctx, unsigned char *out) {
-  size_t n = 0;
-  if (!EVP_MAC_final(ctx, out, &n, EVP_MAX_MD_SIZE) || !EVP_MAC_init(ctx, NULL, 0, NULL)) {
-    return 0;
+  h->alg = alg;
+  h->block = blocks[alg];
+  h->size = sizes[alg];
+  unsigned char k[128];
+  unsigned char pad[128];
+  memset(k, 0, sizeof(k));
+  if (key_len > h->block) {
+    /* RFC 2104: a key longer than the block is hashed first. */
+    init(alg, &h->work);
+    update(alg, &h->work, key, key_len);
+    final(alg, &h->work, k);
+  } else if (key_len > 0) {
+    memcpy(k, key, key_len);
   }
-  return n;
+  for (size_t i = 0; i < h->block; i++) {
+    pad[i] = k[i] ^ 0x36;
+  }
+  init(alg, &h->inner);
+  update(alg, &h->inner, pad, h->block);
+  for (size_t i = 0; i < h->block; i++) {
+    pad[i] = k[i] ^ 0x5c;
+  }
+  init(alg, &h->outer);
+  update(alg, &h->outer, pad, h->block);
+  OPENSSL_cleanse(k, sizeof(k));
+  OPENSSL_cleanse(pad, sizeof(pad));
+  h->work = h->inner;
+  return h;
 }
 
-int pn_hmac_reset(EVP_MAC_CTX *ctx) {
-  return EVP_MAC_init(ctx, NULL, 0, NULL);
+pn_hmac *pn_hmac_dup(const pn_hmac *h) {
+  pn_hmac *c = OPENSSL_malloc(sizeof(*c));
+  if (c != NULL) {
+    memcpy(c, h, sizeof(*c));
+  }
+  return c;
+}
+
+void pn_hmac_free(pn_hmac *h) {
+  OPENSSL_clear_free(h, sizeof(*h));
+}
+
+size_t pn_hmac_size(const pn_hmac *h) {
+  return h->size;
+}
+
+void pn_hmac_update(pn_hmac *h, const unsigned char *in, size_t len) {
+  if (len > 0) {
+    update(h->alg, &h->work, in, len);
+  }
+}
+
+size_t pn_hmac_final(pn_hmac *h, unsigned char *out) {
+  unsigned char inner[PN_MAX_MD];
+  final(h->alg, &h->work, inner);
+  h->work = h->outer;
+  update(h->alg, &h->work, inner, h->size);
+  final(h->alg, &h->work, out);
+  OPENSSL_cleanse(inner, sizeof(inner));
+  h->work = h->inner;
+  return h->size;
+}
+
+void pn_hmac_reset(pn_hmac *h) {
+  h->work = h->inner;
 }

@@ -1,30 +1,44 @@
 /*
  * The crypto core of the Portcullis native provider, free of JNI, so that a plain C harness
  * (src/test/c/harness.c) can run it under valgrind or AddressSanitizer.
+ *
+ * HMAC (RFC 2104) is computed from precomputed inner and outer hash states: keying hashes
+ * key^ipad and key^opad once; each MAC then copies the inner state (a struct copy), hashes
+ * the message, and finishes with a copy of the outer state over the inner digest. This uses
+ * OpenSSL's low-level digest functions, deprecated in 3.0 in favour of EVP: through EVP_MAC
+ * the per-MAC setup costs more than hashing a small packet (see docs/native-provider.md).
  */
 #ifndef PN_CORE_H
 #define PN_CORE_H
 
 #include <stddef.h>
 
-#include <openssl/evp.h>
+#define PN_MAX_MD 64
+
+typedef struct pn_hmac pn_hmac;
 
 /* 1 MD5, 2 SHA-1, 3 SHA-256, 4 SHA-384, 5 SHA-512; NULL for anything else. */
 const char *pn_digest_name(int alg);
 
-/* A keyed HMAC context, or NULL (see ERR_get_error). The key bytes are not kept. */
-EVP_MAC_CTX *pn_hmac_new(int alg, const unsigned char *key, size_t key_len);
+/* A keyed HMAC, ready for a first MAC; NULL for an unknown alg or no memory. */
+pn_hmac *pn_hmac_new(int alg, const unsigned char *key, size_t key_len);
 
-/* Appends input; 1 on success. */
-int pn_hmac_update(EVP_MAC_CTX *ctx, const unsigned char *in, size_t len);
+/* An independent copy in the same state; NULL for no memory. */
+pn_hmac *pn_hmac_dup(const pn_hmac *h);
 
-/*
- * Writes the MAC to out (room for EVP_MAX_MD_SIZE bytes) and starts a new MAC from the stored
- * key schedule; returns its length, 0 on failure.
- */
-size_t pn_hmac_final(EVP_MAC_CTX *ctx, unsigned char *out);
+/* Wipes and frees; NULL is fine. */
+void pn_hmac_free(pn_hmac *h);
 
-/* Starts a new MAC from the stored key schedule; 1 on success. */
-int pn_hmac_reset(EVP_MAC_CTX *ctx);
+/* Length of the MAC in bytes. */
+size_t pn_hmac_size(const pn_hmac *h);
+
+/* Appends input to the MAC under way. */
+void pn_hmac_update(pn_hmac *h, const unsigned char *in, size_t len);
+
+/* Writes the MAC (pn_hmac_size bytes, out has room for PN_MAX_MD) and starts a new one. */
+size_t pn_hmac_final(pn_hmac *h, unsigned char *out);
+
+/* Discards what was fed; starts a new MAC. */
+void pn_hmac_reset(pn_hmac *h);
 
 #endif

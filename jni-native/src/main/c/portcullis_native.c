@@ -1,17 +1,15 @@
 /*
- * Portcullis native crypto: JNI over OpenSSL 3 libcrypto.
+ * Portcullis native crypto: the JNI glue over pn_core.c (OpenSSL 3 libcrypto).
  *
- * HMAC contexts are EVP_MAC_CTX objects keyed once; every MAC re-initialises from the stored
- * key schedule (EVP_MAC_init with a NULL key), so a call costs the hashing and no key setup.
- * Only the Java_* entry points are exported (-fvisibility=hidden). No Java exception is
- * thrown from here with secret material in its message.
+ * Callers (NativeCrypto's users in Java) check every index and length before calling, so the
+ * glue only pins or addresses memory and calls the core. Nothing but the JNI calls of each
+ * function happens inside a critical region. Only the Java_* entry points are exported
+ * (-fvisibility=hidden). No exception message carries key material.
  */
 #include <jni.h>
-#include <string.h>
+#include <stdint.h>
 
 #include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
 
 #include "dev_portcullis_nativecrypto_NativeCrypto.h"
 #include "pn_core.h"
@@ -28,27 +26,27 @@ static void throw_new(JNIEnv *env, const char *cls, const char *msg) {
   }
 }
 
-/* The reason of the last OpenSSL error, without key material (OpenSSL never puts any there). */
-static void throw_openssl(JNIEnv *env, const char *what) {
-  char buf[256];
-  unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  if (e == 0) {
-    throw_new(env, "java/lang/IllegalStateException", what);
-    return;
+static pn_hmac *hmac(jlong ctx) {
+  return (pn_hmac *)(intptr_t)ctx;
+}
+
+/* A direct buffer's bytes from pos; Java checked pos + len <= limit. NULL: exception pending. */
+static const unsigned char *direct(JNIEnv *env, jobject buf, jint pos) {
+  unsigned char *a = (*env)->GetDirectBufferAddress(env, buf);
+  if (a == NULL) {
+    throw_new(env, "java/lang/IllegalArgumentException", "not a direct buffer");
+    return NULL;
   }
-  char reason[200];
-  ERR_error_string_n(e, reason, sizeof(reason));
-  strncpy(buf, what, sizeof(buf) - 1);
-  buf[sizeof(buf) - 1] = '\0';
-  size_t n = strlen(buf);
-  if (n + 2 < sizeof(buf)) {
-    buf[n++] = ':';
-    buf[n++] = ' ';
-    buf[n] = '\0';
-    strncat(buf, reason, sizeof(buf) - n - 1);
-  }
-  throw_new(env, "java/lang/IllegalStateException", buf);
+  return a + pos;
+}
+
+/* Finishes into out[outOff..] and starts a new MAC. Returns the MAC length. */
+static jint finish(JNIEnv *env, pn_hmac *h, jbyteArray out, jint outOff) {
+  unsigned char md[PN_MAX_MD];
+  size_t n = pn_hmac_final(h, md);
+  (*env)->SetByteArrayRegion(env, out, outOff, (jsize)n, (const jbyte *)md);
+  OPENSSL_cleanse(md, sizeof(md));
+  return (jint)n;
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_abiVersion(
@@ -76,22 +74,22 @@ EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hma
   if (k == NULL) {
     return 0; /* OutOfMemoryError pending */
   }
-  EVP_MAC_CTX *ctx = pn_hmac_new(alg, (const unsigned char *)k, (size_t)klen);
+  pn_hmac *h = pn_hmac_new(alg, (const unsigned char *)k, (size_t)klen);
   OPENSSL_cleanse(k, (size_t)klen);
   (*env)->ReleaseByteArrayElements(env, key, k, JNI_ABORT);
-  if (ctx == NULL) {
-    throw_openssl(env, "HMAC init failed");
+  if (h == NULL) {
+    throw_new(env, "java/lang/OutOfMemoryError", "HMAC context");
     return 0;
   }
-  return (jlong)(intptr_t)ctx;
+  return (jlong)(intptr_t)h;
 }
 
 EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacDup(
     JNIEnv *env, jclass cls, jlong ctx) {
   (void)cls;
-  EVP_MAC_CTX *c = EVP_MAC_CTX_dup((EVP_MAC_CTX *)(intptr_t)ctx);
+  pn_hmac *c = pn_hmac_dup(hmac(ctx));
   if (c == NULL) {
-    throw_openssl(env, "HMAC copy failed");
+    throw_new(env, "java/lang/OutOfMemoryError", "HMAC copy");
     return 0;
   }
   return (jlong)(intptr_t)c;
@@ -101,19 +99,16 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     JNIEnv *env, jclass cls, jlong ctx) {
   (void)env;
   (void)cls;
-  EVP_MAC_CTX_free((EVP_MAC_CTX *)(intptr_t)ctx);
+  pn_hmac_free(hmac(ctx));
 }
 
-/* Starts a new MAC from the stored key schedule. */
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacReset(
     JNIEnv *env, jclass cls, jlong ctx) {
+  (void)env;
   (void)cls;
-  if (!pn_hmac_reset((EVP_MAC_CTX *)(intptr_t)ctx)) {
-    throw_openssl(env, "HMAC reset failed");
-  }
+  pn_hmac_reset(hmac(ctx));
 }
 
-/* Java checked 0 <= off <= off + len <= in.length before the call. */
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacUpdate(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len) {
   (void)cls;
@@ -124,21 +119,8 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
   if (p == NULL) {
     return;
   }
-  int ok = pn_hmac_update((EVP_MAC_CTX *)(intptr_t)ctx, (const unsigned char *)p + off, (size_t)len);
+  pn_hmac_update(hmac(ctx), (const unsigned char *)p + off, (size_t)len);
   (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
-  if (!ok) {
-    throw_openssl(env, "HMAC update failed");
-  }
-}
-
-/* A direct buffer's bytes from pos; Java checked pos + len <= capacity. NULL: exception pending. */
-static const unsigned char *direct(JNIEnv *env, jobject buf, jint pos) {
-  unsigned char *a = (*env)->GetDirectBufferAddress(env, buf);
-  if (a == NULL) {
-    throw_new(env, "java/lang/IllegalArgumentException", "not a direct buffer");
-    return NULL;
-  }
-  return a + pos;
 }
 
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacUpdateDirect(
@@ -148,66 +130,45 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     return;
   }
   const unsigned char *p = direct(env, buf, pos);
-  if (p != NULL && !pn_hmac_update((EVP_MAC_CTX *)(intptr_t)ctx, p, (size_t)len)) {
-    throw_openssl(env, "HMAC update failed");
+  if (p != NULL) {
+    pn_hmac_update(hmac(ctx), p, (size_t)len);
   }
-}
-
-/* Finishes into out[outOff..], then re-initialises for the next MAC. Returns the MAC length. */
-static jint finish(JNIEnv *env, EVP_MAC_CTX *c, jbyteArray out, jint outOff) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  size_t n = pn_hmac_final(c, md);
-  if (n == 0) {
-    OPENSSL_cleanse(md, sizeof(md));
-    throw_openssl(env, "HMAC final failed");
-    return 0;
-  }
-  (*env)->SetByteArrayRegion(env, out, outOff, (jsize)n, (const jbyte *)md);
-  OPENSSL_cleanse(md, sizeof(md));
-  return (jint)n;
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacFinal(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray out, jint outOff) {
   (void)cls;
-  return finish(env, (EVP_MAC_CTX *)(intptr_t)ctx, out, outOff);
+  return finish(env, hmac(ctx), out, outOff);
 }
 
-/* The hot path: a whole MAC over in[off, off+len) in one call. Java checked the bounds. */
+/* The hot path: a whole MAC over in[off, off+len) in one call. */
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacOneShot(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len, jbyteArray out,
     jint outOff) {
   (void)cls;
-  EVP_MAC_CTX *c = (EVP_MAC_CTX *)(intptr_t)ctx;
+  pn_hmac *h = hmac(ctx);
   if (len > 0) {
     jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
     if (p == NULL) {
       return 0;
     }
-    int ok = pn_hmac_update(c, (const unsigned char *)p + off, (size_t)len);
+    pn_hmac_update(h, (const unsigned char *)p + off, (size_t)len);
     (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
-    if (!ok) {
-      throw_openssl(env, "HMAC update failed");
-      return 0;
-    }
   }
-  return finish(env, c, out, outOff);
+  return finish(env, h, out, outOff);
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacOneShotDirect(
     JNIEnv *env, jclass cls, jlong ctx, jobject buf, jint pos, jint len, jbyteArray out,
     jint outOff) {
   (void)cls;
-  EVP_MAC_CTX *c = (EVP_MAC_CTX *)(intptr_t)ctx;
+  pn_hmac *h = hmac(ctx);
   if (len > 0) {
     const unsigned char *p = direct(env, buf, pos);
     if (p == NULL) {
       return 0;
     }
-    if (!pn_hmac_update(c, p, (size_t)len)) {
-      throw_openssl(env, "HMAC update failed");
-      return 0;
-    }
+    pn_hmac_update(h, p, (size_t)len);
   }
-  return finish(env, c, out, outOff);
+  return finish(env, h, out, outOff);
 }

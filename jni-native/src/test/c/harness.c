@@ -23,28 +23,28 @@ int main(void) {
   static const unsigned char want[32] = {
       0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e, 0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
       0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83, 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43};
-  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned char out[PN_MAX_MD];
   const char *data = "what do ya want for nothing?";
-  EVP_MAC_CTX *c = pn_hmac_new(3, (const unsigned char *)"Jefe", 4);
+  pn_hmac *c = pn_hmac_new(3, (const unsigned char *)"Jefe", 4);
   check(c != NULL, "new");
-  check(pn_hmac_update(c, (const unsigned char *)data, strlen(data)), "update");
+  pn_hmac_update(c, (const unsigned char *)data, strlen(data));
   check(pn_hmac_final(c, out) == 32 && memcmp(out, want, 32) == 0, "RFC 4231 case 2");
   /* the context starts over after final: the same answer again */
-  check(pn_hmac_update(c, (const unsigned char *)data, strlen(data)), "update again");
+  pn_hmac_update(c, (const unsigned char *)data, strlen(data));
   check(pn_hmac_final(c, out) == 32 && memcmp(out, want, 32) == 0, "RFC 4231 case 2 again");
   /* reset discards what was fed */
-  check(pn_hmac_update(c, (const unsigned char *)"junk", 4), "junk");
-  check(pn_hmac_reset(c), "reset");
-  check(pn_hmac_update(c, (const unsigned char *)data, strlen(data)), "after reset");
+  pn_hmac_update(c, (const unsigned char *)"junk", 4);
+  pn_hmac_reset(c);
+  pn_hmac_update(c, (const unsigned char *)data, strlen(data));
   check(pn_hmac_final(c, out) == 32 && memcmp(out, want, 32) == 0, "after reset answer");
   /* a copy goes on independently */
-  check(pn_hmac_update(c, (const unsigned char *)data, 10), "prefix");
-  EVP_MAC_CTX *d = EVP_MAC_CTX_dup(c);
+  pn_hmac_update(c, (const unsigned char *)data, 10);
+  pn_hmac *d = pn_hmac_dup(c);
   check(d != NULL, "dup");
-  check(pn_hmac_update(d, (const unsigned char *)data + 10, strlen(data) - 10), "dup rest");
+  pn_hmac_update(d, (const unsigned char *)data + 10, strlen(data) - 10);
   check(pn_hmac_final(d, out) == 32 && memcmp(out, want, 32) == 0, "dup answer");
-  EVP_MAC_CTX_free(d);
-  EVP_MAC_CTX_free(c);
+  pn_hmac_free(d);
+  pn_hmac_free(c);
 
   static unsigned char big[70000];
   static unsigned char key[300];
@@ -58,16 +58,16 @@ int main(void) {
   static const size_t key_lengths[] = {1, 16, 64, 65, 128, 129, 300};
   for (int alg = 1; alg <= 5; alg++) {
     for (size_t k = 0; k < sizeof(key_lengths) / sizeof(key_lengths[0]); k++) {
-      EVP_MAC_CTX *h = pn_hmac_new(alg, key, key_lengths[k]);
+      pn_hmac *h = pn_hmac_new(alg, key, key_lengths[k]);
       check(h != NULL, "new per digest");
       if (h == NULL) {
         continue;
       }
       for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
-        check(pn_hmac_update(h, big, lengths[l]), "update big");
-        check(pn_hmac_final(h, out) > 0, "final big");
+        pn_hmac_update(h, big, lengths[l]);
+        check(pn_hmac_final(h, out) == pn_hmac_size(h), "final big");
       }
-      EVP_MAC_CTX_free(h);
+      pn_hmac_free(h);
     }
   }
   check(pn_hmac_new(9, key, 16) == NULL, "unknown digest refused");

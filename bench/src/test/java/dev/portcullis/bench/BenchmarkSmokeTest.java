@@ -34,4 +34,25 @@ class BenchmarkSmokeTest {
       assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
     }
   }
+
+  @Test
+  void theHmacProviderBenchmarkRunsOnTheJdkAndTheNativeProvider() throws Exception {
+    Options o =
+        new OptionsBuilder()
+            .include(HmacProviderBenchmark.class.getSimpleName())
+            .param("provider", "SunJCE", "PortcullisNative", "PortcullisNative-fast")
+            .param("algorithm", "HmacSHA256")
+            .param("size", "64")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(20))
+            .shouldFailOnError(true)
+            .build();
+    Collection<RunResult> results = new Runner(o).run();
+    assertTrue(results.size() == 3, results.toString());
+    for (RunResult r : results) {
+      assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
+    }
+  }
 }
