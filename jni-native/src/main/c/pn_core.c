@@ -142,3 +142,55 @@ size_t pn_hmac_final(pn_hmac *h, unsigned char *out) {
 void pn_hmac_reset(pn_hmac *h) {
   h->work = h->inner;
 }
+
+struct pn_digest {
+  int alg;
+  size_t size;
+  pn_state state;
+};
+
+pn_digest *pn_digest_new(int alg) {
+  if (alg != 3 && alg != 5) {
+    return NULL;
+  }
+  pn_digest *d = OPENSSL_zalloc(sizeof(*d));
+  if (d == NULL) {
+    return NULL;
+  }
+  d->alg = alg;
+  d->size = alg == 3 ? 32 : 64;
+  init(alg, &d->state);
+  return d;
+}
+
+pn_digest *pn_digest_dup(const pn_digest *d) {
+  pn_digest *c = OPENSSL_malloc(sizeof(*c));
+  if (c != NULL) {
+    memcpy(c, d, sizeof(*c));
+  }
+  return c;
+}
+
+void pn_digest_free(pn_digest *d) {
+  OPENSSL_clear_free(d, sizeof(*d));
+}
+
+size_t pn_digest_size(const pn_digest *d) {
+  return d->size;
+}
+
+void pn_digest_update(pn_digest *d, const unsigned char *in, size_t len) {
+  if (len > 0) {
+    update(d->alg, &d->state, in, len);
+  }
+}
+
+size_t pn_digest_final(pn_digest *d, unsigned char *out) {
+  final(d->alg, &d->state, out);
+  init(d->alg, &d->state);
+  return d->size;
+}
+
+void pn_digest_reset(pn_digest *d) {
+  init(d->alg, &d->state);
+}

@@ -41,4 +41,16 @@ size_t pn_hmac_final(pn_hmac *h, unsigned char *out);
 /* Discards what was fed; starts a new MAC. */
 void pn_hmac_reset(pn_hmac *h);
 
+/* A message digest (3 SHA-256, 5 SHA-512), or NULL. Reuses the HMAC states' machinery. */
+typedef struct pn_digest pn_digest;
+
+pn_digest *pn_digest_new(int alg);
+pn_digest *pn_digest_dup(const pn_digest *d);
+void pn_digest_free(pn_digest *d);
+size_t pn_digest_size(const pn_digest *d);
+void pn_digest_update(pn_digest *d, const unsigned char *in, size_t len);
+/* Writes the digest (out has room for PN_MAX_MD) and starts a new one. */
+size_t pn_digest_final(pn_digest *d, unsigned char *out);
+void pn_digest_reset(pn_digest *d);
+
 #endif

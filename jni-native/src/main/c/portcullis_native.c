@@ -49,6 +49,43 @@ static jint finish(JNIEnv *env, pn_hmac *h, jbyteArray out, jint outOff) {
   return (jint)n;
 }
 
+/* Something that absorbs bytes: an HMAC or a digest under way. */
+typedef void (*feed_fn)(void *ctx, const unsigned char *in, size_t len);
+
+static void hmac_feed(void *ctx, const unsigned char *in, size_t len) {
+  pn_hmac_update(ctx, in, len);
+}
+
+static void digest_feed(void *ctx, const unsigned char *in, size_t len) {
+  pn_digest_update(ctx, in, len);
+}
+
+/* Feeds in[off, off+len) from a pinned array; nothing but the pinning inside the region. */
+static void feed_array(JNIEnv *env, feed_fn f, void *ctx, jbyteArray in, jint off, jint len) {
+  if (len == 0) {
+    return;
+  }
+  jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
+  if (p == NULL) {
+    return; /* OutOfMemoryError pending */
+  }
+  f(ctx, (const unsigned char *)p + off, (size_t)len);
+  (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+}
+
+/* Feeds a direct buffer's bytes [pos, pos+len); false with an exception pending if not direct. */
+static int feed_direct(JNIEnv *env, feed_fn f, void *ctx, jobject buf, jint pos, jint len) {
+  if (len == 0) {
+    return 1;
+  }
+  const unsigned char *p = direct(env, buf, pos);
+  if (p == NULL) {
+    return 0;
+  }
+  f(ctx, p, (size_t)len);
+  return 1;
+}
+
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_abiVersion(
     JNIEnv *env, jclass cls) {
   (void)env;
@@ -112,27 +149,13 @@ EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacUpdate(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len) {
   (void)cls;
-  if (len == 0) {
-    return;
-  }
-  jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
-  if (p == NULL) {
-    return;
-  }
-  pn_hmac_update(hmac(ctx), (const unsigned char *)p + off, (size_t)len);
-  (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+  feed_array(env, hmac_feed, hmac(ctx), in, off, len);
 }
 
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacUpdateDirect(
     JNIEnv *env, jclass cls, jlong ctx, jobject buf, jint pos, jint len) {
   (void)cls;
-  if (len == 0) {
-    return;
-  }
-  const unsigned char *p = direct(env, buf, pos);
-  if (p != NULL) {
-    pn_hmac_update(hmac(ctx), p, (size_t)len);
-  }
+  feed_direct(env, hmac_feed, hmac(ctx), buf, pos, len);
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacFinal(
@@ -146,29 +169,82 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len, jbyteArray out,
     jint outOff) {
   (void)cls;
-  pn_hmac *h = hmac(ctx);
-  if (len > 0) {
-    jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
-    if (p == NULL) {
-      return 0;
-    }
-    pn_hmac_update(h, (const unsigned char *)p + off, (size_t)len);
-    (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+  feed_array(env, hmac_feed, hmac(ctx), in, off, len);
+  if ((*env)->ExceptionCheck(env)) {
+    return 0;
   }
-  return finish(env, h, out, outOff);
+  return finish(env, hmac(ctx), out, outOff);
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacOneShotDirect(
     JNIEnv *env, jclass cls, jlong ctx, jobject buf, jint pos, jint len, jbyteArray out,
     jint outOff) {
   (void)cls;
-  pn_hmac *h = hmac(ctx);
-  if (len > 0) {
-    const unsigned char *p = direct(env, buf, pos);
-    if (p == NULL) {
-      return 0;
-    }
-    pn_hmac_update(h, p, (size_t)len);
+  if (!feed_direct(env, hmac_feed, hmac(ctx), buf, pos, len)) {
+    return 0;
   }
-  return finish(env, h, out, outOff);
+  return finish(env, hmac(ctx), out, outOff);
+}
+
+/* ---- message digests ------------------------------------------------------------------------ */
+
+static pn_digest *digest(jlong ctx) {
+  return (pn_digest *)(intptr_t)ctx;
+}
+
+EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestNew(
+    JNIEnv *env, jclass cls, jint alg) {
+  (void)cls;
+  pn_digest *d = pn_digest_new(alg);
+  if (d == NULL) {
+    throw_new(env, "java/lang/IllegalArgumentException", "unknown digest");
+    return 0;
+  }
+  return (jlong)(intptr_t)d;
+}
+
+EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestDup(
+    JNIEnv *env, jclass cls, jlong ctx) {
+  (void)cls;
+  pn_digest *c = pn_digest_dup(digest(ctx));
+  if (c == NULL) {
+    throw_new(env, "java/lang/OutOfMemoryError", "digest copy");
+    return 0;
+  }
+  return (jlong)(intptr_t)c;
+}
+
+EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestFree(
+    JNIEnv *env, jclass cls, jlong ctx) {
+  (void)env;
+  (void)cls;
+  pn_digest_free(digest(ctx));
+}
+
+EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestReset(
+    JNIEnv *env, jclass cls, jlong ctx) {
+  (void)env;
+  (void)cls;
+  pn_digest_reset(digest(ctx));
+}
+
+EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestUpdate(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len) {
+  (void)cls;
+  feed_array(env, digest_feed, digest(ctx), in, off, len);
+}
+
+EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestUpdateDirect(
+    JNIEnv *env, jclass cls, jlong ctx, jobject buf, jint pos, jint len) {
+  (void)cls;
+  feed_direct(env, digest_feed, digest(ctx), buf, pos, len);
+}
+
+EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_digestFinal(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray out, jint outOff) {
+  (void)cls;
+  unsigned char md[PN_MAX_MD];
+  size_t n = pn_digest_final(digest(ctx), md);
+  (*env)->SetByteArrayRegion(env, out, outOff, (jsize)n, (const jbyte *)md);
+  return (jint)n;
 }

@@ -71,6 +71,28 @@ int main(void) {
     }
   }
   check(pn_hmac_new(9, key, 16) == NULL, "unknown digest refused");
+  /* FIPS 180-4: SHA-256("abc") */
+  static const unsigned char abc256[32] = {
+      0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+      0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+  pn_digest *md = pn_digest_new(3);
+  check(md != NULL, "digest new");
+  pn_digest_update(md, (const unsigned char *)"abc", 3);
+  pn_digest *md2 = pn_digest_dup(md);
+  check(pn_digest_final(md, out) == 32 && memcmp(out, abc256, 32) == 0, "SHA-256 abc");
+  check(pn_digest_final(md2, out) == 32 && memcmp(out, abc256, 32) == 0, "SHA-256 abc, copy");
+  pn_digest_update(md, big, sizeof(big));
+  pn_digest_reset(md);
+  pn_digest_update(md, (const unsigned char *)"abc", 3);
+  check(pn_digest_final(md, out) == 32 && memcmp(out, abc256, 32) == 0, "SHA-256 after reset");
+  pn_digest_free(md);
+  pn_digest_free(md2);
+  pn_digest *m5 = pn_digest_new(5);
+  check(m5 != NULL && pn_digest_size(m5) == 64, "SHA-512 new");
+  pn_digest_update(m5, big, sizeof(big));
+  check(pn_digest_final(m5, out) == 64, "SHA-512 final");
+  pn_digest_free(m5);
+  check(pn_digest_new(1) == NULL, "MD5 is no digest here");
   if (failures == 0) {
     printf("harness: all checks passed\n");
   }

@@ -155,4 +155,19 @@ public final class NativeCrypto {
 
   static native int hmacOneShotDirect(
       long ctx, java.nio.ByteBuffer in, int pos, int len, byte[] out, int outOff);
+
+  /** A digest context; {@code alg}: 3 SHA-256, 5 SHA-512. */
+  static native long digestNew(int alg);
+
+  static native long digestDup(long ctx);
+
+  static native void digestFree(long ctx);
+
+  static native void digestReset(long ctx);
+
+  static native void digestUpdate(long ctx, byte[] in, int off, int len);
+
+  static native void digestUpdateDirect(long ctx, java.nio.ByteBuffer in, int pos, int len);
+
+  static native int digestFinal(long ctx, byte[] out, int outOff);
 }

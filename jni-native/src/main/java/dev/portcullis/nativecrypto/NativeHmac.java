@@ -1,19 +1,14 @@
 package dev.portcullis.nativecrypto;
 
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One keyed OpenSSL HMAC context. Freed by {@link #close} (once, however often it is called) or, if
- * forgotten, by a {@link Cleaner}. Not thread-safe: one thread at a time per instance; distinct
- * instances may be used by distinct threads at once.
+ * One keyed HMAC context (precomputed inner and outer digest states, pn_core.c). Freed as a {@link
+ * NativeHandle}.
  */
-final class NativeHmac implements AutoCloseable {
-  private static final Cleaner CLEANER = Cleaner.create();
-
-  /** The HMACs and their numbers in portcullis_native.c. */
+final class NativeHmac extends NativeHandle {
+  /** The HMACs and their numbers in pn_core.c. */
   enum Digest {
     MD5(1, 16),
     SHA1(2, 20),
@@ -30,31 +25,11 @@ final class NativeHmac implements AutoCloseable {
     }
   }
 
-  /** Owns the pointer; what the cleaner runs. */
-  private static final class Context implements Runnable {
-    final AtomicLong ptr;
-
-    Context(long ptr) {
-      this.ptr = new AtomicLong(ptr);
-    }
-
-    @Override
-    public void run() {
-      long p = ptr.getAndSet(0);
-      if (p != 0) {
-        NativeCrypto.hmacFree(p);
-      }
-    }
-  }
-
   final Digest digest;
-  private final Context context;
-  private final Cleaner.Cleanable cleanable;
 
   private NativeHmac(Digest digest, long ptr) {
+    super(ptr, NativeCrypto::hmacFree);
     this.digest = digest;
-    this.context = new Context(ptr);
-    this.cleanable = CLEANER.register(this, context);
   }
 
   /** Keys a new context; the key schedule is computed here, once. */
@@ -68,14 +43,6 @@ final class NativeHmac implements AutoCloseable {
     return new NativeHmac(digest, NativeCrypto.hmacDup(ptr()));
   }
 
-  private long ptr() {
-    long p = context.ptr.get();
-    if (p == 0) {
-      throw new IllegalStateException("HMAC context closed");
-    }
-    return p;
-  }
-
   void reset() {
     NativeCrypto.hmacReset(ptr());
   }
@@ -87,18 +54,7 @@ final class NativeHmac implements AutoCloseable {
 
   /** Consumes the remaining bytes of {@code in}. */
   void update(ByteBuffer in) {
-    int pos = in.position();
-    int len = in.remaining();
-    if (in.isDirect()) {
-      NativeCrypto.hmacUpdateDirect(ptr(), in, pos, len);
-    } else if (in.hasArray()) {
-      update(in.array(), in.arrayOffset() + pos, len);
-    } else {
-      byte[] b = new byte[len];
-      in.duplicate().get(b);
-      update(b, 0, len);
-    }
-    in.position(pos + len);
+    feed(in, this::update, (b, pos, len) -> NativeCrypto.hmacUpdateDirect(ptr(), b, pos, len));
   }
 
   /** Writes the MAC at {@code out[outOff]} and starts a new one. */
@@ -131,10 +87,5 @@ final class NativeHmac implements AutoCloseable {
     }
     in.position(pos + len);
     return n;
-  }
-
-  @Override
-  public void close() {
-    cleanable.clean();
   }
 }

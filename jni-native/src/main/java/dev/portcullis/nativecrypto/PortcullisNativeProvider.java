@@ -23,5 +23,8 @@ public final class PortcullisNativeProvider extends Provider {
     put("Mac.HmacSHA256", spi + "$HmacSHA256");
     put("Mac.HmacSHA384", spi + "$HmacSHA384");
     put("Mac.HmacSHA512", spi + "$HmacSHA512");
+    String digest = NativeDigestSpi.class.getName();
+    put("MessageDigest.SHA-256", digest + "$SHA256");
+    put("MessageDigest.SHA-512", digest + "$SHA512");
   }
 }

@@ -41,6 +41,24 @@ public final class NativeWorkout {
       ((Mac) m.clone()).doFinal();
       m.doFinal();
     }
+    for (String name : new String[] {"SHA-256", "SHA-512"}) {
+      java.security.MessageDigest md =
+          java.security.MessageDigest.getInstance(name, new PortcullisNativeProvider());
+      md.update(msg, 0, 100);
+      direct.clear();
+      md.update(direct);
+      md.update((byte) 1);
+      ((java.security.MessageDigest) md.clone()).digest();
+      md.digest();
+      md.update(msg);
+      md.reset();
+    }
+    try {
+      NativeCrypto.digestNew(1);
+      throw new AssertionError("MD5 as a digest was accepted");
+    } catch (IllegalArgumentException expected) {
+      System.out.println("refused: " + expected.getMessage());
+    }
     try {
       NativeCrypto.hmacNew(99, new byte[16]);
       throw new AssertionError("an unknown digest was accepted");
