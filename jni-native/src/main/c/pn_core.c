@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/md5.h>
 #include <openssl/sha.h>
 
@@ -193,4 +194,69 @@ size_t pn_digest_final(pn_digest *d, unsigned char *out) {
 
 void pn_digest_reset(pn_digest *d) {
   init(d->alg, &d->state);
+}
+
+pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t key_len,
+                         const unsigned char *iv, size_t iv_len) {
+  const EVP_CIPHER *cipher = NULL;
+  int k = key_len == 16 ? 0 : key_len == 24 ? 1 : key_len == 32 ? 2 : -1;
+  if (k < 0) {
+    return NULL;
+  }
+  switch (mode) {
+    case 1: cipher = k == 0 ? EVP_aes_128_gcm() : k == 1 ? EVP_aes_192_gcm() : EVP_aes_256_gcm(); break;
+    case 2: cipher = k == 0 ? EVP_aes_128_ctr() : k == 1 ? EVP_aes_192_ctr() : EVP_aes_256_ctr(); break;
+    case 3: cipher = k == 0 ? EVP_aes_128_cbc() : k == 1 ? EVP_aes_192_cbc() : EVP_aes_256_cbc(); break;
+    default: return NULL;
+  }
+  if (mode == 1 ? iv_len == 0 : iv_len != 16) {
+    return NULL;
+  }
+  EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+  if (c == NULL) {
+    return NULL;
+  }
+  int ok = EVP_CipherInit_ex(c, cipher, NULL, NULL, NULL, encrypt);
+  if (ok && mode == 1) {
+    ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, (int)iv_len, NULL);
+  }
+  if (ok && mode == 3) {
+    ok = EVP_CIPHER_CTX_set_padding(c, 1);
+  }
+  ok = ok && EVP_CipherInit_ex(c, NULL, NULL, key, iv, encrypt);
+  if (!ok) {
+    EVP_CIPHER_CTX_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void pn_cipher_free(pn_cipher *c) {
+  EVP_CIPHER_CTX_free(c); /* wipes the key schedule */
+}
+
+int pn_cipher_aad(pn_cipher *c, const unsigned char *aad, size_t len) {
+  int n = 0;
+  return len == 0 || EVP_CipherUpdate(c, NULL, &n, aad, (int)len);
+}
+
+int pn_cipher_update(pn_cipher *c, const unsigned char *in, size_t len, unsigned char *out) {
+  int n = 0;
+  if (len == 0) {
+    return 0;
+  }
+  return EVP_CipherUpdate(c, out, &n, in, (int)len) ? n : -1;
+}
+
+int pn_cipher_final(pn_cipher *c, unsigned char *out) {
+  int n = 0;
+  return EVP_CipherFinal_ex(c, out, &n) ? n : -1;
+}
+
+int pn_cipher_get_tag(pn_cipher *c, unsigned char *tag, size_t len) {
+  return EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, (int)len, tag);
+}
+
+int pn_cipher_set_tag(pn_cipher *c, const unsigned char *tag, size_t len) {
+  return EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, (int)len, (void *)tag);
 }

@@ -53,4 +53,23 @@ void pn_digest_update(pn_digest *d, const unsigned char *in, size_t len);
 size_t pn_digest_final(pn_digest *d, unsigned char *out);
 void pn_digest_reset(pn_digest *d);
 
+/*
+ * AES through EVP (not deprecated). mode: 1 GCM, 2 CTR, 3 CBC with PKCS#5 padding; key 16, 24
+ * or 32 bytes; iv 12+ bytes for GCM (any length OpenSSL accepts), 16 for CTR and CBC.
+ */
+typedef struct evp_cipher_ctx_st pn_cipher;
+
+pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t key_len,
+                         const unsigned char *iv, size_t iv_len);
+void pn_cipher_free(pn_cipher *c);
+/* GCM additional authenticated data, before any text; 1 on success. */
+int pn_cipher_aad(pn_cipher *c, const unsigned char *aad, size_t len);
+/* Bytes written to out (room for len + 16), or -1. */
+int pn_cipher_update(pn_cipher *c, const unsigned char *in, size_t len, unsigned char *out);
+/* Bytes written to out (room for 16), or -1: bad padding, or a GCM tag that does not verify. */
+int pn_cipher_final(pn_cipher *c, unsigned char *out);
+/* GCM: the tag after an encryption's final / the expected tag before a decryption's final. */
+int pn_cipher_get_tag(pn_cipher *c, unsigned char *tag, size_t len);
+int pn_cipher_set_tag(pn_cipher *c, const unsigned char *tag, size_t len);
+
 #endif

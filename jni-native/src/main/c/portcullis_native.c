@@ -248,3 +248,126 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_dige
   (*env)->SetByteArrayRegion(env, out, outOff, (jsize)n, (const jbyte *)md);
   return (jint)n;
 }
+
+/* ---- AES ------------------------------------------------------------------------------------ */
+
+static pn_cipher *cipher(jlong ctx) {
+  return (pn_cipher *)(intptr_t)ctx;
+}
+
+/* Copies a small Java array into a C buffer; NULL with an exception pending on failure. */
+static unsigned char *copy_in(JNIEnv *env, jbyteArray a, jsize *len) {
+  *len = (*env)->GetArrayLength(env, a);
+  unsigned char *b = OPENSSL_malloc((size_t)(*len > 0 ? *len : 1));
+  if (b == NULL) {
+    throw_new(env, "java/lang/OutOfMemoryError", "cipher parameters");
+    return NULL;
+  }
+  (*env)->GetByteArrayRegion(env, a, 0, *len, (jbyte *)b);
+  return b;
+}
+
+EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherNew(
+    JNIEnv *env, jclass cls, jint mode, jboolean encrypt, jbyteArray key, jbyteArray iv) {
+  (void)cls;
+  jsize klen = 0;
+  jsize ivlen = 0;
+  unsigned char *k = copy_in(env, key, &klen);
+  if (k == NULL) {
+    return 0;
+  }
+  unsigned char *v = copy_in(env, iv, &ivlen);
+  if (v == NULL) {
+    OPENSSL_clear_free(k, (size_t)klen);
+    return 0;
+  }
+  pn_cipher *c = pn_cipher_new(mode, encrypt == JNI_TRUE, k, (size_t)klen, v, (size_t)ivlen);
+  OPENSSL_clear_free(k, (size_t)(klen > 0 ? klen : 1));
+  OPENSSL_free(v);
+  if (c == NULL) {
+    throw_new(env, "java/lang/IllegalArgumentException", "AES key or IV not accepted");
+    return 0;
+  }
+  return (jlong)(intptr_t)c;
+}
+
+EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherFree(
+    JNIEnv *env, jclass cls, jlong ctx) {
+  (void)env;
+  (void)cls;
+  pn_cipher_free(cipher(ctx));
+}
+
+EXPORT JNIEXPORT jboolean JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherAad(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len) {
+  (void)cls;
+  if (len == 0) {
+    return JNI_TRUE;
+  }
+  jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
+  if (p == NULL) {
+    return JNI_FALSE;
+  }
+  int ok = pn_cipher_aad(cipher(ctx), (const unsigned char *)p + off, (size_t)len);
+  (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+  return ok ? JNI_TRUE : JNI_FALSE;
+}
+
+/* in[off, off+len) into out[outOff..]; Java made room for len + 16. Bytes written, or -1. */
+EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherUpdate(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len, jbyteArray out,
+    jint outOff) {
+  (void)cls;
+  if (len == 0) {
+    return 0;
+  }
+  jbyte *o = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (o == NULL) {
+    return -1;
+  }
+  jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
+  if (p == NULL) {
+    (*env)->ReleasePrimitiveArrayCritical(env, out, o, JNI_ABORT);
+    return -1;
+  }
+  int n = pn_cipher_update(cipher(ctx), (const unsigned char *)p + off, (size_t)len,
+                           (unsigned char *)o + outOff);
+  (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, o, n < 0 ? JNI_ABORT : 0);
+  return n;
+}
+
+/* Finishes into out[outOff..] (room for 16); bytes written, or -1 (padding or tag). */
+EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherFinal(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray out, jint outOff) {
+  (void)cls;
+  unsigned char b[32];
+  int n = pn_cipher_final(cipher(ctx), b);
+  if (n > 0) {
+    (*env)->SetByteArrayRegion(env, out, outOff, n, (const jbyte *)b);
+  }
+  OPENSSL_cleanse(b, sizeof(b));
+  return n;
+}
+
+EXPORT JNIEXPORT jboolean JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherGetTag(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray out, jint outOff, jint len) {
+  (void)cls;
+  unsigned char tag[16];
+  if (len < 1 || len > 16 || !pn_cipher_get_tag(cipher(ctx), tag, (size_t)len)) {
+    return JNI_FALSE;
+  }
+  (*env)->SetByteArrayRegion(env, out, outOff, len, (const jbyte *)tag);
+  return JNI_TRUE;
+}
+
+EXPORT JNIEXPORT jboolean JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherSetTag(
+    JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len) {
+  (void)cls;
+  unsigned char tag[16];
+  if (len < 1 || len > 16) {
+    return JNI_FALSE;
+  }
+  (*env)->GetByteArrayRegion(env, in, off, len, (jbyte *)tag);
+  return pn_cipher_set_tag(cipher(ctx), tag, (size_t)len) ? JNI_TRUE : JNI_FALSE;
+}

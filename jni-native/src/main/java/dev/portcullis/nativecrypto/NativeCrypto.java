@@ -170,4 +170,21 @@ public final class NativeCrypto {
   static native void digestUpdateDirect(long ctx, java.nio.ByteBuffer in, int pos, int len);
 
   static native int digestFinal(long ctx, byte[] out, int outOff);
+
+  /** An AES context; {@code mode}: 1 GCM, 2 CTR, 3 CBC with PKCS#5 padding. */
+  static native long cipherNew(int mode, boolean encrypt, byte[] key, byte[] iv);
+
+  static native void cipherFree(long ctx);
+
+  static native boolean cipherAad(long ctx, byte[] in, int off, int len);
+
+  /** Room for {@code len + 16} bytes at {@code out[outOff]}; bytes written, or -1. */
+  static native int cipherUpdate(long ctx, byte[] in, int off, int len, byte[] out, int outOff);
+
+  /** Room for 16 bytes at {@code out[outOff]}; bytes written, or -1 (padding or tag). */
+  static native int cipherFinal(long ctx, byte[] out, int outOff);
+
+  static native boolean cipherGetTag(long ctx, byte[] out, int outOff, int len);
+
+  static native boolean cipherSetTag(long ctx, byte[] in, int off, int len);
 }

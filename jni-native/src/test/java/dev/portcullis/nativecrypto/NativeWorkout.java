@@ -53,6 +53,36 @@ public final class NativeWorkout {
       md.update(msg);
       md.reset();
     }
+    javax.crypto.spec.SecretKeySpec aesKey =
+        new javax.crypto.spec.SecretKeySpec(new byte[16], "AES");
+    for (String t :
+        new String[] {"AES/GCM/NoPadding", "AES/CTR/NoPadding", "AES/CBC/PKCS5Padding"}) {
+      javax.crypto.Cipher enc = javax.crypto.Cipher.getInstance(t, new PortcullisNativeProvider());
+      enc.init(javax.crypto.Cipher.ENCRYPT_MODE, aesKey);
+      if (t.contains("GCM")) {
+        enc.updateAAD(msg, 0, 20);
+      }
+      byte[] head = enc.update(msg, 0, 1000);
+      byte[] tail = enc.doFinal(msg, 1000, 37);
+      byte[] ct = java.util.Arrays.copyOf(head, head.length + tail.length);
+      System.arraycopy(tail, 0, ct, head.length, tail.length);
+      javax.crypto.Cipher dec = javax.crypto.Cipher.getInstance(t, new PortcullisNativeProvider());
+      dec.init(javax.crypto.Cipher.DECRYPT_MODE, aesKey, enc.getParameters());
+      if (t.contains("GCM")) {
+        dec.updateAAD(msg, 0, 20);
+      }
+      dec.doFinal(ct);
+      if (t.contains("GCM")) {
+        ct[0] ^= 1;
+        dec.updateAAD(msg, 0, 20);
+        try {
+          dec.doFinal(ct);
+          throw new AssertionError("a tampered message decrypted");
+        } catch (javax.crypto.AEADBadTagException expected) {
+          System.out.println("refused: " + expected.getMessage());
+        }
+      }
+    }
     try {
       NativeCrypto.digestNew(1);
       throw new AssertionError("MD5 as a digest was accepted");
