@@ -231,6 +231,10 @@ pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t
   return c;
 }
 
+int pn_cipher_restart(pn_cipher *c, int encrypt, const unsigned char *iv) {
+  return EVP_CipherInit_ex(c, NULL, NULL, NULL, iv, encrypt);
+}
+
 void pn_cipher_free(pn_cipher *c) {
   EVP_CIPHER_CTX_free(c); /* wipes the key schedule */
 }

@@ -62,6 +62,8 @@ typedef struct evp_cipher_ctx_st pn_cipher;
 pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t key_len,
                          const unsigned char *iv, size_t iv_len);
 void pn_cipher_free(pn_cipher *c);
+/* Starts over with a new IV of the same length, keeping the key schedule; 1 on success. */
+int pn_cipher_restart(pn_cipher *c, int encrypt, const unsigned char *iv);
 /* GCM additional authenticated data, before any text; 1 on success. */
 int pn_cipher_aad(pn_cipher *c, const unsigned char *aad, size_t len);
 /* Bytes written to out (room for len + 16), or -1. */

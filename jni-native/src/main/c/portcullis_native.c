@@ -164,16 +164,30 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmac
   return finish(env, hmac(ctx), out, outOff);
 }
 
-/* The hot path: a whole MAC over in[off, off+len) in one call. */
+/*
+ * The hot path: a whole MAC over in[off, off+len) into out[outOff..] in one call. Both arrays
+ * are pinned (critical regions may nest) and the MAC is written in place: no copy in or out, no
+ * other JNI call. Java checked both ranges.
+ */
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacOneShot(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len, jbyteArray out,
     jint outOff) {
   (void)cls;
-  feed_array(env, hmac_feed, hmac(ctx), in, off, len);
-  if ((*env)->ExceptionCheck(env)) {
+  pn_hmac *h = hmac(ctx);
+  jbyte *o = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (o == NULL) {
+    return 0; /* OutOfMemoryError pending */
+  }
+  jbyte *p = (*env)->GetPrimitiveArrayCritical(env, in, NULL);
+  if (p == NULL) {
+    (*env)->ReleasePrimitiveArrayCritical(env, out, o, JNI_ABORT);
     return 0;
   }
-  return finish(env, hmac(ctx), out, outOff);
+  pn_hmac_update(h, (const unsigned char *)p + off, (size_t)len);
+  size_t n = pn_hmac_final(h, (unsigned char *)o + outOff);
+  (*env)->ReleasePrimitiveArrayCritical(env, in, p, JNI_ABORT);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, o, 0);
+  return (jint)n;
 }
 
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_hmacOneShotDirect(
@@ -289,6 +303,19 @@ EXPORT JNIEXPORT jlong JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cip
     return 0;
   }
   return (jlong)(intptr_t)c;
+}
+
+/* A new IV of the same length on a keyed context (the key schedule is kept); false on failure. */
+EXPORT JNIEXPORT jboolean JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherRestart(
+    JNIEnv *env, jclass cls, jlong ctx, jboolean encrypt, jbyteArray iv) {
+  (void)cls;
+  unsigned char v[64];
+  jsize n = (*env)->GetArrayLength(env, iv);
+  if (n < 1 || n > (jsize)sizeof(v)) {
+    return JNI_FALSE;
+  }
+  (*env)->GetByteArrayRegion(env, iv, 0, n, (jbyte *)v);
+  return pn_cipher_restart(cipher(ctx), encrypt == JNI_TRUE, v) ? JNI_TRUE : JNI_FALSE;
 }
 
 EXPORT JNIEXPORT void JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherFree(

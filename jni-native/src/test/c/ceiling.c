@@ -54,5 +54,31 @@ int main(void) {
     }
     pn_hmac_free(c);
   }
+  /* AES-128-GCM: a new IV per packet on a keyed context (what a C sender would do). */
+  unsigned char iv[12] = {0};
+  static unsigned char ct[16384 + 32];
+  pn_cipher *g = pn_cipher_new(1, 1, key, 16, iv, sizeof(iv));
+  if (g == NULL) {
+    return 1;
+  }
+  for (size_t s = 0; s < 5; s++) {
+    long n = (long)(2e8 / (double)(sizes[s] + 64));
+    double best = 1e30;
+    for (int rep = 0; rep < 6; rep++) {
+      double t0 = now_ns();
+      for (long i = 0; i < n; i++) {
+        iv[11] = (unsigned char)i;
+        iv[10] = (unsigned char)(i >> 8);
+        pn_cipher_restart(g, 1, iv);
+        int w = pn_cipher_update(g, packet, sizes[s], ct);
+        w += pn_cipher_final(g, ct + w);
+        pn_cipher_get_tag(g, ct + w, 16);
+      }
+      double per = (now_ns() - t0) / (double)n;
+      best = rep > 0 && per < best ? per : best; /* the first round warms up */
+    }
+    printf("%-12s %6zu %10.0f\n", "AES-128-GCM", sizes[s], best);
+  }
+  pn_cipher_free(g);
   return 0;
 }

@@ -36,6 +36,9 @@ abstract class NativeAesSpi extends CipherSpi {
   private final String modeName;
   private final String paddingName;
   private Handle handle;
+  private byte[] handleKey; // the key, direction and IV length the handle was made with
+  private boolean handleEncrypt;
+  private int handleIvLength;
   private boolean encrypt;
   private byte[] key;
   private byte[] iv;
@@ -201,12 +204,30 @@ abstract class NativeAesSpi extends CipherSpi {
     start();
   }
 
-  /** A new native context for the current key and IV. */
+  /**
+   * The native context for the current key and IV: the old one restarted with the new IV when key,
+   * direction and IV length are unchanged (the key schedule is kept: a packet per init costs no key
+   * expansion), else a new one.
+   */
   private void start() {
-    if (handle != null) {
-      handle.close();
+    boolean reuse =
+        handle != null
+            && Arrays.equals(key, handleKey)
+            && encrypt == handleEncrypt
+            && iv.length == handleIvLength
+            && NativeCrypto.cipherRestart(handle.ptr(), encrypt, iv);
+    if (!reuse) {
+      if (handle != null) {
+        handle.close();
+      }
+      handle = new Handle(NativeCrypto.cipherNew(mode, encrypt, key, iv));
+      if (handleKey != null) {
+        Arrays.fill(handleKey, (byte) 0);
+      }
+      handleKey = key.clone();
+      handleEncrypt = encrypt;
+      handleIvLength = iv.length;
     }
-    handle = new Handle(NativeCrypto.cipherNew(mode, encrypt, key, iv));
     textSeen = false;
     gcmUsed = false;
     gcmIn = mode == 1 && !encrypt ? new ByteArrayOutputStream() : null;

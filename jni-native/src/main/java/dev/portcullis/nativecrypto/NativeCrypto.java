@@ -176,6 +176,9 @@ public final class NativeCrypto {
 
   static native void cipherFree(long ctx);
 
+  /** A new IV, of the length the context was made with, keeping the key schedule. */
+  static native boolean cipherRestart(long ctx, boolean encrypt, byte[] iv);
+
   static native boolean cipherAad(long ctx, byte[] in, int off, int len);
 
   /** Room for {@code len + 16} bytes at {@code out[outOff]}; bytes written, or -1. */
