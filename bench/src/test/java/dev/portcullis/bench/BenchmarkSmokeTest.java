@@ -36,11 +36,21 @@ class BenchmarkSmokeTest {
   }
 
   @Test
-  void theHmacProviderBenchmarkRunsOnTheJdkAndTheNativeProvider() throws Exception {
+  void theProviderBenchmarksRunOnTheJdkAndTheNativeProvider() throws Exception {
+    smoke(
+        HmacProviderBenchmark.class.getSimpleName(),
+        3,
+        "SunJCE",
+        "PortcullisNative",
+        "PortcullisNative-fast");
+    smoke(AesGcmProviderBenchmark.class.getSimpleName(), 2, "SunJCE", "PortcullisNative");
+  }
+
+  private static void smoke(String benchmark, int expected, String... providers) throws Exception {
     Options o =
         new OptionsBuilder()
-            .include(HmacProviderBenchmark.class.getSimpleName())
-            .param("provider", "SunJCE", "PortcullisNative", "PortcullisNative-fast")
+            .include(benchmark)
+            .param("provider", providers)
             .param("algorithm", "HmacSHA256")
             .param("size", "64")
             .forks(0)
@@ -50,7 +60,7 @@ class BenchmarkSmokeTest {
             .shouldFailOnError(true)
             .build();
     Collection<RunResult> results = new Runner(o).run();
-    assertTrue(results.size() == 3, results.toString());
+    assertTrue(results.size() == expected, benchmark + ": " + results);
     for (RunResult r : results) {
       assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
     }
