@@ -340,7 +340,7 @@ EXPORT JNIEXPORT jboolean JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_
   return ok ? JNI_TRUE : JNI_FALSE;
 }
 
-/* in[off, off+len) into out[outOff..]; Java made room for len + 16. Bytes written, or -1. */
+/* in[off, off+len) into out[outOff..]; Java made room for len (GCM, CTR) or len + 16 (CBC). */
 EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_cipherUpdate(
     JNIEnv *env, jclass cls, jlong ctx, jbyteArray in, jint off, jint len, jbyteArray out,
     jint outOff) {

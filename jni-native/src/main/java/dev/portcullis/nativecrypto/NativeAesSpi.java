@@ -44,6 +44,7 @@ abstract class NativeAesSpi extends CipherSpi {
   private byte[] iv;
   private int tagLength; // bytes, GCM
   private boolean textSeen;
+  private long fed; // text bytes given since init, for CBC's output sizes
   private boolean gcmUsed; // a GCM encryption finished under this key and IV
   private ByteArrayOutputStream gcmIn; // GCM decryption: all of it, until the tag is checked
   private byte[] lastGcmKey;
@@ -90,7 +91,9 @@ abstract class NativeAesSpi extends CipherSpi {
       case 2:
         return inputLen;
       default:
-        return inputLen + 32;
+        // CBC: EVP holds back what does not fill a block (and, decrypting, the last block).
+        int pending = (int) (fed % 16) + inputLen;
+        return encrypt ? (pending / 16 + 1) * 16 : pending;
     }
   }
 
@@ -229,6 +232,7 @@ abstract class NativeAesSpi extends CipherSpi {
       handleIvLength = iv.length;
     }
     textSeen = false;
+    fed = 0;
     gcmUsed = false;
     gcmIn = mode == 1 && !encrypt ? new ByteArrayOutputStream() : null;
   }
@@ -266,7 +270,7 @@ abstract class NativeAesSpi extends CipherSpi {
       gcmIn.write(in, off, len);
       return new byte[0];
     }
-    byte[] out = new byte[len + 16];
+    byte[] out = new byte[len + (streaming() ? 0 : 16)];
     int n = update(in, off, len, out, 0);
     return n == out.length ? out : Arrays.copyOf(out, n);
   }
@@ -280,6 +284,12 @@ abstract class NativeAesSpi extends CipherSpi {
       gcmIn.write(in, off, len);
       return 0;
     }
+    if (streaming()) {
+      if (outOff < 0 || out.length - outOff < len) {
+        throw new ShortBufferException("output: " + (out.length - outOff) + " bytes, need " + len);
+      }
+      return update(in, off, len, out, outOff); // exactly len bytes
+    }
     byte[] tmp = new byte[len + 16];
     int n = update(in, off, len, tmp, 0);
     if (out.length - outOff < n) {
@@ -291,6 +301,7 @@ abstract class NativeAesSpi extends CipherSpi {
 
   private int update(byte[] in, int off, int len, byte[] out, int outOff) {
     textSeen |= len > 0;
+    fed += len;
     int n = NativeCrypto.cipherUpdate(handle().ptr(), in, off, len, out, outOff);
     if (n < 0) {
       throw new IllegalStateException("AES update failed");
@@ -298,10 +309,30 @@ abstract class NativeAesSpi extends CipherSpi {
     return n;
   }
 
+  /**
+   * True when the text's output is exactly as long as its input (GCM and CTR encryption, CTR
+   * decryption): the native code then writes straight into the caller's array.
+   */
+  private boolean streaming() {
+    return mode == 2 || (mode == 1 && encrypt);
+  }
+
   @Override
   protected byte[] engineDoFinal(byte[] in, int off, int len)
       throws IllegalBlockSizeException, BadPaddingException {
-    byte[] head = in == null ? new byte[0] : engineUpdate(in, off, len);
+    if (in == null) {
+      len = 0;
+    }
+    if (streaming()) {
+      byte[] out = new byte[len + (mode == 1 ? tagLength : 0)];
+      try {
+        engineDoFinal(in, off, len, out, 0);
+      } catch (ShortBufferException e) {
+        throw new AssertionError(e);
+      }
+      return out;
+    }
+    byte[] head = len == 0 ? new byte[0] : engineUpdate(in, off, len);
     byte[] tail = finish();
     byte[] all = Arrays.copyOf(head, head.length + tail.length);
     System.arraycopy(tail, 0, all, head.length, tail.length);
@@ -311,6 +342,23 @@ abstract class NativeAesSpi extends CipherSpi {
   @Override
   protected int engineDoFinal(byte[] in, int off, int len, byte[] out, int outOff)
       throws ShortBufferException, IllegalBlockSizeException, BadPaddingException {
+    if (in == null) {
+      len = 0;
+    }
+    if (streaming()) {
+      int need = len + (mode == 1 ? tagLength : 0);
+      if (outOff < 0 || out.length - outOff < need) {
+        throw new ShortBufferException("output: " + (out.length - outOff) + " bytes, need " + need);
+      }
+      int n = 0;
+      if (len > 0) {
+        Objects.checkFromIndexSize(off, len, in.length);
+        n = update(in, off, len, out, outOff); // exactly len bytes
+      }
+      byte[] tail = finish(); // the GCM tag, or nothing
+      System.arraycopy(tail, 0, out, outOff + n, tail.length);
+      return n + tail.length;
+    }
     byte[] all = engineDoFinal(in, off, len);
     if (out.length - outOff < all.length) {
       throw new ShortBufferException(

@@ -181,7 +181,10 @@ public final class NativeCrypto {
 
   static native boolean cipherAad(long ctx, byte[] in, int off, int len);
 
-  /** Room for {@code len + 16} bytes at {@code out[outOff]}; bytes written, or -1. */
+  /**
+   * Room at {@code out[outOff]} for {@code len} bytes (GCM, CTR: they write exactly that) or {@code
+   * len + 16} (CBC); bytes written, or -1.
+   */
   static native int cipherUpdate(long ctx, byte[] in, int off, int len, byte[] out, int outOff);
 
   /** Room for 16 bytes at {@code out[outOff]}; bytes written, or -1 (padding or tag). */

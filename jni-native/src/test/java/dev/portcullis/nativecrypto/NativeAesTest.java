@@ -131,6 +131,53 @@ class NativeAesTest {
         () -> enc.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv)));
   }
 
+  @ParameterizedTest
+  @EnumSource(
+      value = Algorithm.class,
+      names = {"AES_GCM", "AES_CTR", "AES_CBC"})
+  void outputArraysAtOffsetsAndBuffers(Algorithm a) throws Exception {
+    SplittableRandom rnd = new SplittableRandom(11);
+    byte[] k = new byte[32];
+    rnd.nextBytes(k);
+    SecretKeySpec key = new SecretKeySpec(k, "AES");
+    for (int len : new int[] {0, 5, 16, 33, 1000}) {
+      byte[] iv = new byte[a == Algorithm.AES_GCM ? 12 : 16];
+      rnd.nextBytes(iv);
+      byte[] text = new byte[len];
+      rnd.nextBytes(text);
+      Cipher ref = Cipher.getInstance(a.jcaName(), SUN);
+      ref.init(Cipher.ENCRYPT_MODE, key, spec(a, iv));
+      byte[] want = ref.doFinal(text);
+      Cipher nat = Cipher.getInstance(a.jcaName(), NATIVE);
+      // into an array at an offset, input at an offset
+      nat.init(Cipher.ENCRYPT_MODE, key, spec(a, iv));
+      byte[] in = new byte[len + 7];
+      System.arraycopy(text, 0, in, 7, len);
+      byte[] out = new byte[want.length + 9];
+      int n = nat.doFinal(in, 7, len, out, 9);
+      assertArrayEquals(want, java.util.Arrays.copyOfRange(out, 9, 9 + n), a + " array " + len);
+      // too small an output array: ShortBufferException, nothing consumed
+      Cipher small = Cipher.getInstance(a.jcaName(), NATIVE);
+      small.init(Cipher.ENCRYPT_MODE, key, spec(a, iv));
+      if (want.length > 0) {
+        assertThrows(
+            javax.crypto.ShortBufferException.class,
+            () -> small.doFinal(text, 0, len, new byte[want.length - 1], 0));
+      }
+      // direct buffers both ways
+      Cipher dec = Cipher.getInstance(a.jcaName(), NATIVE);
+      dec.init(Cipher.DECRYPT_MODE, key, spec(a, iv));
+      java.nio.ByteBuffer src = java.nio.ByteBuffer.allocateDirect(want.length);
+      src.put(want).flip();
+      java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect(len + 32);
+      dec.doFinal(src, dst);
+      dst.flip();
+      byte[] back = new byte[dst.remaining()];
+      dst.get(back);
+      assertArrayEquals(text, back, a + " direct buffers " + len);
+    }
+  }
+
   @Test
   void oneCipherServesManyPacketsWithFreshIvs() throws Exception {
     // Re-initialising with a new IV keeps the native key schedule; every packet must still be
