@@ -57,9 +57,4 @@ public enum ProtectionLevel {
         ? integrity ? INTEGRITY_AND_CONFIDENTIALITY : CONFIDENTIALITY
         : integrity ? INTEGRITY : NONE;
   }
-
-  /** True if this level meets everything {@code required} asks for. */
-  public boolean satisfies(ProtectionLevel required) {
-    return (tls || !required.tls) && (integrity || !required.integrity);
-  }
 }

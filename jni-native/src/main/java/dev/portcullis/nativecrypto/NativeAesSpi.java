@@ -201,6 +201,9 @@ abstract class NativeAesSpi extends CipherSpi {
     tagLength = newTag;
     encrypt = enc;
     if (mode == 1 && enc) {
+      if (lastGcmKey != null) {
+        Arrays.fill(lastGcmKey, (byte) 0);
+      }
       lastGcmKey = raw.clone();
       lastGcmIv = iv.clone();
     }

@@ -83,26 +83,6 @@ public record PdpConfig(
         security);
   }
 
-  /** This configuration with other security settings (tests, tools). */
-  public PdpConfig withSecurity(PdpSecurity s) {
-    return new PdpConfig(
-        source,
-        address,
-        port,
-        keepAlive,
-        accounting,
-        handshake,
-        maxMessageSize,
-        maxHandles,
-        maxMessagesPerSecond,
-        maxConnections,
-        clientTypes,
-        redirects,
-        audit,
-        statsInterval,
-        s);
-  }
-
   /** Reads and validates {@code pdp.xml}. */
   public static PdpConfig load(Path file) throws ConfigException {
     Element root = READER.read(file);

@@ -549,10 +549,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
 
   /** Null if the PEP's certificate names {@code id}; otherwise what is wrong. */
   private String identityProblem(PdpSecurity sec, String id) {
-    X509Certificate cert = handshake.peer();
-    if (cert == null) {
-      return sec.clientAuth() == ClientAuth.REQUIRE ? "no client certificate" : null;
-    }
+    X509Certificate cert = handshake.peer(); // present: secure() handled its absence
     List<String> names =
         sec.identityFrom() == PdpSecurity.IdentitySource.SUBJECT_CN
             ? java.util.Collections.singletonList(CopsTls.commonName(cert))

@@ -79,15 +79,12 @@ public final class CopsTls implements AutoCloseable {
   private final SslContext context;
   private final Tracking tracking;
   private final boolean server;
-  private final ClientAuth clientAuth;
 
-  private CopsTls(
-      TlsEngine engine, SslContext context, Tracking tracking, boolean server, ClientAuth auth) {
+  private CopsTls(TlsEngine engine, SslContext context, Tracking tracking, boolean server) {
     this.engine = engine;
     this.context = context;
     this.tracking = tracking;
     this.server = server;
-    this.clientAuth = auth;
   }
 
   /**
@@ -118,7 +115,7 @@ public final class CopsTls implements AutoCloseable {
     if (sessionCacheSize > 0) {
       b.sessionCacheSize(sessionCacheSize);
     }
-    return new CopsTls(s.engine(), common(b, s, t).build(), t, true, auth);
+    return new CopsTls(s.engine(), common(b, s, t).build(), t, true);
   }
 
   /**
@@ -136,7 +133,7 @@ public final class CopsTls implements AutoCloseable {
     } else if (chain != null) {
       b.keyManager(chain.toFile(), key.toFile());
     }
-    return new CopsTls(s.engine(), common(b, s, t).build(), t, false, ClientAuth.NONE);
+    return new CopsTls(s.engine(), common(b, s, t).build(), t, false);
   }
 
   /**
@@ -230,11 +227,6 @@ public final class CopsTls implements AutoCloseable {
 
   public TlsEngine engine() {
     return engine;
-  }
-
-  /** Whether a PDP asks PEPs for certificates (NONE for a PEP's context). */
-  public ClientAuth clientAuth() {
-    return clientAuth;
   }
 
   /** The Netty context. */

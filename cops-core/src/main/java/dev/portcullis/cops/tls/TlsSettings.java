@@ -49,11 +49,6 @@ public record TlsSettings(
     return new TlsSettings(engine, PROTOCOLS, null, null, null, devPki);
   }
 
-  /** This with another engine. */
-  public TlsSettings withEngine(TlsEngine e) {
-    return new TlsSettings(e, protocols, certificate, key, trust, devPki);
-  }
-
   /** True when the certificates come from the development PKI. */
   public boolean development() {
     return certificate == null;
