@@ -1,6 +1,7 @@
 package dev.portcullis.nativecrypto;
 
 import java.io.ByteArrayOutputStream;
+import java.lang.ref.Reference;
 import java.security.AlgorithmParameters;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
@@ -260,8 +261,12 @@ abstract class NativeAesSpi extends CipherSpi {
     if (textSeen || (gcmIn != null && gcmIn.size() > 0)) {
       throw new IllegalStateException("additional authenticated data must come before the text");
     }
-    if (!NativeCrypto.cipherAad(handle().ptr(), src, offset, len)) {
-      throw new IllegalStateException("GCM: additional data not accepted");
+    try {
+      if (!NativeCrypto.cipherAad(handle().ptr(), src, offset, len)) {
+        throw new IllegalStateException("GCM: additional data not accepted");
+      }
+    } finally {
+      Reference.reachabilityFence(this); // the handle must outlive the native call
     }
   }
 
@@ -305,7 +310,12 @@ abstract class NativeAesSpi extends CipherSpi {
   private int update(byte[] in, int off, int len, byte[] out, int outOff) {
     textSeen |= len > 0;
     fed += len;
-    int n = NativeCrypto.cipherUpdate(handle().ptr(), in, off, len, out, outOff);
+    int n;
+    try {
+      n = NativeCrypto.cipherUpdate(handle().ptr(), in, off, len, out, outOff);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
     if (n < 0) {
       throw new IllegalStateException("AES update failed");
     }
@@ -415,6 +425,7 @@ abstract class NativeAesSpi extends CipherSpi {
       } else {
         start();
       }
+      Reference.reachabilityFence(this);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.portcullis.nativecrypto;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -32,26 +33,46 @@ final class NativeDigest extends NativeHandle {
   }
 
   NativeDigest copy() {
-    return new NativeDigest(algorithm, NativeCrypto.digestDup(ptr()));
+    try {
+      return new NativeDigest(algorithm, NativeCrypto.digestDup(ptr()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   void reset() {
-    NativeCrypto.digestReset(ptr());
+    try {
+      NativeCrypto.digestReset(ptr());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   void update(byte[] in, int off, int len) {
     Objects.checkFromIndexSize(off, len, in.length);
-    NativeCrypto.digestUpdate(ptr(), in, off, len);
+    try {
+      NativeCrypto.digestUpdate(ptr(), in, off, len);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** Consumes the remaining bytes of {@code in}. */
   void update(ByteBuffer in) {
-    feed(in, this::update, (b, pos, len) -> NativeCrypto.digestUpdateDirect(ptr(), b, pos, len));
+    try {
+      feed(in, this::update, (b, pos, len) -> NativeCrypto.digestUpdateDirect(ptr(), b, pos, len));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** Writes the digest at {@code out[outOff]} and starts a new one. */
   int doFinal(byte[] out, int outOff) {
     Objects.checkFromIndexSize(outOff, algorithm.length, out.length);
-    return NativeCrypto.digestFinal(ptr(), out, outOff);
+    try {
+      return NativeCrypto.digestFinal(ptr(), out, outOff);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 }

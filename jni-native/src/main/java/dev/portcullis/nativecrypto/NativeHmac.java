@@ -1,5 +1,6 @@
 package dev.portcullis.nativecrypto;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -40,34 +41,58 @@ final class NativeHmac extends NativeHandle {
 
   /** An independent copy, in the same state. */
   NativeHmac copy() {
-    return new NativeHmac(digest, NativeCrypto.hmacDup(ptr()));
+    try {
+      return new NativeHmac(digest, NativeCrypto.hmacDup(ptr()));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   void reset() {
-    NativeCrypto.hmacReset(ptr());
+    try {
+      NativeCrypto.hmacReset(ptr());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   void update(byte[] in, int off, int len) {
     Objects.checkFromIndexSize(off, len, in.length);
-    NativeCrypto.hmacUpdate(ptr(), in, off, len);
+    try {
+      NativeCrypto.hmacUpdate(ptr(), in, off, len);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** Consumes the remaining bytes of {@code in}. */
   void update(ByteBuffer in) {
-    feed(in, this::update, (b, pos, len) -> NativeCrypto.hmacUpdateDirect(ptr(), b, pos, len));
+    try {
+      feed(in, this::update, (b, pos, len) -> NativeCrypto.hmacUpdateDirect(ptr(), b, pos, len));
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** Writes the MAC at {@code out[outOff]} and starts a new one. */
   int doFinal(byte[] out, int outOff) {
     Objects.checkFromIndexSize(outOff, digest.length, out.length);
-    return NativeCrypto.hmacFinal(ptr(), out, outOff);
+    try {
+      return NativeCrypto.hmacFinal(ptr(), out, outOff);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** A whole MAC over {@code in[off, off+len)} in one native call. */
   int oneShot(byte[] in, int off, int len, byte[] out, int outOff) {
     Objects.checkFromIndexSize(off, len, in.length);
     Objects.checkFromIndexSize(outOff, digest.length, out.length);
-    return NativeCrypto.hmacOneShot(ptr(), in, off, len, out, outOff);
+    try {
+      return NativeCrypto.hmacOneShot(ptr(), in, off, len, out, outOff);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** A whole MAC over the remaining bytes of {@code in} in one native call when it is direct. */
@@ -76,14 +101,18 @@ final class NativeHmac extends NativeHandle {
     int pos = in.position();
     int len = in.remaining();
     int n;
-    if (in.isDirect()) {
-      n = NativeCrypto.hmacOneShotDirect(ptr(), in, pos, len, out, outOff);
-    } else if (in.hasArray()) {
-      n = NativeCrypto.hmacOneShot(ptr(), in.array(), in.arrayOffset() + pos, len, out, outOff);
-    } else {
-      byte[] b = new byte[len];
-      in.duplicate().get(b);
-      n = NativeCrypto.hmacOneShot(ptr(), b, 0, len, out, outOff);
+    try {
+      if (in.isDirect()) {
+        n = NativeCrypto.hmacOneShotDirect(ptr(), in, pos, len, out, outOff);
+      } else if (in.hasArray()) {
+        n = NativeCrypto.hmacOneShot(ptr(), in.array(), in.arrayOffset() + pos, len, out, outOff);
+      } else {
+        byte[] b = new byte[len];
+        in.duplicate().get(b);
+        n = NativeCrypto.hmacOneShot(ptr(), b, 0, len, out, outOff);
+      }
+    } finally {
+      Reference.reachabilityFence(this);
     }
     in.position(pos + len);
     return n;
