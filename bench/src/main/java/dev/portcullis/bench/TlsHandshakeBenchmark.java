@@ -1,10 +1,10 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.cops.tls.CopsTls;
-import dev.portcullis.cops.tls.DevCertificates;
 import dev.portcullis.cops.tls.InMemoryTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.util.ReferenceCountUtil;

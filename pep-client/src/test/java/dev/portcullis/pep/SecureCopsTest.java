@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.cops.tls.DevCertificates;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.pki.DevCertificates;
 import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpServer;
 import java.nio.file.Files;

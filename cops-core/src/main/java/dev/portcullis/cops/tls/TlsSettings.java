@@ -5,6 +5,7 @@ import static dev.portcullis.config.XmlConfigReader.error;
 
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.crypto.pki.DevCertificates;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.portcullis.pep.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.cops.tls.DevCertificates;
+import dev.portcullis.crypto.pki.DevCertificates;
 import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;

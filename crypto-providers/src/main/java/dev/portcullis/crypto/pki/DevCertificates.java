@@ -1,4 +1,4 @@
-package dev.portcullis.cops.tls;
+package dev.portcullis.crypto.pki;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -392,7 +392,8 @@ public final class DevCertificates {
   }
 
   /** Reads a PKCS#8 PEM key as a key of {@code provider} (null: the default providers'). */
-  static PrivateKey readKey(Path file, java.security.Provider provider) throws IOException {
+  /** Reads a PKCS#8 PEM private key into a key of {@code provider} (any provider when null). */
+  public static PrivateKey readKey(Path file, java.security.Provider provider) throws IOException {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser p = new PEMParser(r)) {
       Object o = p.readObject();

@@ -1,14 +1,10 @@
-package dev.portcullis.cops.tls;
+package dev.portcullis.crypto.pki;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLEngine;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -146,37 +141,6 @@ class DevCertificatesTest {
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     DevCertificates.ensure(dir, List.of(), List.of());
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
-  }
-
-  /**
-   * The files work as Netty reads them: a TLS 1.3 handshake with mutual authentication between JSSE
-   * engines built from them, the client checking the PDP's name, the server seeing the PEP id.
-   */
-  @Test
-  void nettyContextsFromTheFilesCompleteAMutualHandshake() throws Exception {
-    var pki = DevCertificates.ensure(tmp.resolve("pki"), List.of(), List.of("gw-1"));
-    SslContext server =
-        SslContextBuilder.forServer(
-                pki.pdp().certificateChain().toFile(), pki.pdp().privateKey().toFile())
-            .trustManager(pki.caCertificate().toFile())
-            .clientAuth(ClientAuth.REQUIRE)
-            .protocols("TLSv1.3")
-            .build();
-    SslContext client =
-        SslContextBuilder.forClient()
-            .keyManager(
-                pki.peps().get("gw-1").certificateChain().toFile(),
-                pki.peps().get("gw-1").privateKey().toFile())
-            .trustManager(pki.caCertificate().toFile())
-            .protocols("TLSv1.3")
-            .endpointIdentificationAlgorithm("HTTPS")
-            .build();
-    SSLEngine s = server.newEngine(ByteBufAllocator.DEFAULT);
-    SSLEngine c = client.newEngine(ByteBufAllocator.DEFAULT, "localhost", 3288);
-    InMemoryTls.handshake(c, s);
-    assertEquals("TLSv1.3", c.getSession().getProtocol());
-    X509Certificate peer = (X509Certificate) s.getSession().getPeerCertificates()[0];
-    assertTrue(peer.getSubjectX500Principal().getName().contains("CN=gw-1"));
   }
 
   /** OpenSSL, which nobody here wrote, accepts the chains for their purposes. */
