@@ -1,0 +1,285 @@
+package dev.portcullis.active.verify;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.portcullis.active.kdf.SessionKdf;
+import dev.portcullis.active.packet.Flow;
+import dev.portcullis.active.packet.PacketView;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.CipherKey;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.MacKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keys a router holds, shared by all its threads: code secrets per (Ci, epoch), kept as their
+ * HKDF-Extract output and fetched from a {@link CodeSource} on a miss without blocking anyone; and
+ * session keys per flow, derived on first sight and cached until SET. Both caches are bounded, and
+ * every key that leaves them is wiped.
+ */
+public final class FlowKeys implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FlowKeys.class);
+
+  /** How the caches are sized and timed. */
+  public record Settings(
+      long maxSessions, long maxCodeSecrets, Duration secretIdle, Duration retryAfter) {
+    public static final Settings DEFAULT =
+        new Settings(100_000, 1_000, Duration.ofHours(2), Duration.ofSeconds(5));
+  }
+
+  private final CryptoRegistry registry;
+  private final SessionKdf kdf;
+  private final CodeSource source;
+  private final Clock clock;
+  private final long skewSeconds;
+  private final Cache<FlowId, Session> sessions;
+  private final Cache<Long, Secret> secrets;
+  private final long retryMillis;
+  private final AtomicLong derivations = new AtomicLong();
+  private final AtomicLong fetches = new AtomicLong();
+
+  /** A code secret: its HKDF-Extract output once fetched, or how the fetch went. */
+  static final class Secret {
+    final CompletableFuture<MacKey> prk;
+    final long failedAt; // clock millis of a failure, 0 while pending or ready
+
+    Secret(CompletableFuture<MacKey> prk, long failedAt) {
+      this.prk = prk;
+      this.failedAt = failedAt;
+    }
+
+    /** The prepared secret, or null while pending or after a failure. */
+    MacKey ready() {
+      return prk.isDone() && !prk.isCompletedExceptionally() ? prk.join() : null;
+    }
+  }
+
+  public FlowKeys(
+      CryptoRegistry registry, CodeSource source, Clock clock, long skewSeconds, Settings s) {
+    this.registry = registry;
+    this.kdf = new SessionKdf(registry);
+    this.source = source;
+    this.clock = clock;
+    this.skewSeconds = skewSeconds;
+    this.retryMillis = s.retryAfter().toMillis();
+    this.sessions =
+        Caffeine.newBuilder()
+            .maximumSize(s.maxSessions())
+            .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+            .executor(Runnable::run)
+            .expireAfter(
+                new Expiry<FlowId, Session>() {
+                  @Override
+                  public long expireAfterCreate(FlowId k, Session v, long now) {
+                    long until = k.set() + skewSeconds + 1; // SET is inclusive
+                    long left = until * 1000 - clock.millis();
+                    return left <= 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(left);
+                  }
+
+                  @Override
+                  public long expireAfterUpdate(FlowId k, Session v, long now, long current) {
+                    return expireAfterCreate(k, v, now);
+                  }
+
+                  @Override
+                  public long expireAfterRead(FlowId k, Session v, long now, long current) {
+                    return current;
+                  }
+                })
+            .removalListener((FlowId k, Session v, RemovalCause c) -> v.destroy())
+            .build();
+    this.secrets =
+        Caffeine.newBuilder()
+            .maximumSize(s.maxCodeSecrets())
+            .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+            .executor(Runnable::run)
+            .expireAfterAccess(s.secretIdle())
+            .removalListener(
+                (Long k, Secret v, RemovalCause c) -> {
+                  MacKey prk = v.ready();
+                  if (prk != null) {
+                    prk.destroy();
+                  }
+                })
+            .build();
+  }
+
+  public CryptoRegistry registry() {
+    return registry;
+  }
+
+  public SessionKdf kdf() {
+    return kdf;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public long skewSeconds() {
+    return skewSeconds;
+  }
+
+  /** The cached session for a probe, or null. Allocation-free. */
+  Session session(FlowId probe) {
+    return sessions.getIfPresent(probe);
+  }
+
+  private static long key(int code, int epoch) {
+    return ((long) code << 32) | (epoch & 0xFFFF_FFFFL);
+  }
+
+  /**
+   * The prepared secret of (Ci, epoch) if it is here; otherwise starts fetching it (once, however
+   * many packets ask) and returns null. {@link #secretState} then says what to do with the packet.
+   */
+  MacKey prk(int code, int epoch) {
+    long k = key(code, epoch);
+    Secret s = secrets.getIfPresent(k);
+    if (s != null && s.failedAt != 0 && clock.millis() - s.failedAt >= retryMillis) {
+      secrets.asMap().remove(k, s); // time to try again
+      s = null;
+    }
+    if (s == null) {
+      // Create the entry inside the cache's compute, start the fetch outside it: a source that
+      // answers at once must not re-enter the cache mid-compute.
+      Secret[] created = new Secret[1];
+      s = secrets.get(k, x -> created[0] = new Secret(new CompletableFuture<>(), 0));
+      if (s == created[0]) {
+        fetch(code, epoch, s);
+      }
+    }
+    return s.ready();
+  }
+
+  private void fetch(int code, int epoch, Secret s) {
+    fetches.incrementAndGet();
+    long k = key(code, epoch);
+    CompletableFuture<byte[]> kci;
+    try {
+      kci = source.secret(code, epoch);
+    } catch (RuntimeException e) {
+      kci = CompletableFuture.failedFuture(e);
+    }
+    kci.whenComplete(
+        (bytes, err) -> {
+          if (err == null) {
+            try {
+              s.prk.complete(kdf.prepare(bytes));
+              return;
+            } catch (RuntimeException e) {
+              err = e;
+            } finally {
+              Arrays.fill(bytes, (byte) 0);
+            }
+          }
+          Throwable cause =
+              err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+          log.warn(
+              "code secret for Ci={} epoch={} not fetched: {}",
+              Integer.toUnsignedString(code),
+              Integer.toUnsignedString(epoch),
+              cause.getMessage());
+          // Remember the failure so packets are dropped, not parked, until retryAfter.
+          secrets
+              .asMap()
+              .replace(
+                  k,
+                  s,
+                  new Secret(CompletableFuture.failedFuture(cause), Math.max(1, clock.millis())));
+          s.prk.completeExceptionally(cause);
+        });
+  }
+
+  /**
+   * For a packet whose secret {@link #prk} did not have: PENDING with the future to wait on,
+   * UNKNOWN_CODE or CODE_UNAVAILABLE.
+   */
+  Outcome secretState(int code, int epoch) {
+    Secret s = secrets.getIfPresent(key(code, epoch));
+    if (s == null || !s.prk.isDone()) {
+      return Outcome.PENDING;
+    }
+    if (!s.prk.isCompletedExceptionally()) {
+      return Outcome.PENDING; // it arrived in between: the retry will find it
+    }
+    Throwable t = s.prk.handle((v, e) -> e).join();
+    return t instanceof CodeSource.UnknownCodeException
+        ? Outcome.UNKNOWN_CODE
+        : Outcome.CODE_UNAVAILABLE;
+  }
+
+  /** Completes when the secret of (Ci, epoch) is here, or its fetch failed. */
+  public CompletableFuture<?> secretArrival(int code, int epoch) {
+    Secret s = secrets.getIfPresent(key(code, epoch));
+    return s == null ? CompletableFuture.completedFuture(null) : s.prk;
+  }
+
+  /** Derives a flow's session (its MAC key; the payload key too if asked) and caches it. */
+  Session newSession(FlowId probe, PacketView p, MacKey prk) {
+    Flow flow = Flow.of(p);
+    byte[] k = kdf.macKey(prk, flow, p.mac());
+    MacKey mac;
+    try {
+      mac = registry.macKey(p.mac().algorithm, k);
+    } finally {
+      Arrays.fill(k, (byte) 0);
+    }
+    Session s = new Session(flow, p.epoch(), mac, p.encrypted() ? encryptionKey(prk, flow) : null);
+    derivations.incrementAndGet();
+    Session prior = sessions.asMap().putIfAbsent(probe.copy(), s);
+    if (prior != null) {
+      s.destroy(); // another thread derived it first: use theirs, so one replay window
+      return prior;
+    }
+    return s;
+  }
+
+  CipherKey encryptionKey(MacKey prk, Flow flow) {
+    byte[] k = kdf.encryptionKey(prk, flow);
+    try {
+      return registry.cipherKey(Algorithm.AES_GCM, k);
+    } finally {
+      Arrays.fill(k, (byte) 0);
+    }
+  }
+
+  /** Sessions derived so far (cache misses). */
+  public long derivations() {
+    return derivations.get();
+  }
+
+  /** Code secrets requested from the source so far. */
+  public long fetches() {
+    return fetches.get();
+  }
+
+  /** Sessions in the cache now (after pending expiries are applied). */
+  public long sessionCount() {
+    sessions.cleanUp();
+    return sessions.estimatedSize();
+  }
+
+  /** Drops every session and code secret, wiping their keys (after a Kci compromise, say). */
+  public void clear() {
+    sessions.invalidateAll();
+    secrets.invalidateAll();
+    sessions.cleanUp();
+    secrets.cleanUp();
+  }
+
+  @Override
+  public void close() {
+    clear();
+  }
+}

@@ -1,0 +1,88 @@
+package dev.portcullis.active.verify;
+
+/**
+ * Anti-replay sliding window over 64-bit sequence numbers, as RFC 6479 lays it out: a ring of
+ * 64-bit blocks, so a jump forward clears whole blocks instead of shifting bits. A window of {@code
+ * n} blocks accepts any number not seen before within {@code (n - 1) * 64} of the highest accepted
+ * (RFC 4303 section 3.4.3 semantics). Thread-safe.
+ */
+public final class ReplayWindow {
+  /** Blocks in the default window: 2,048 bits, 1,984 packets of reordering tolerated. */
+  public static final int DEFAULT_BLOCKS = 32;
+
+  private final long[] ring;
+  private final int mask;
+  private final long size;
+  private long highest; // 0: nothing accepted yet (sequence numbers start at 1)
+
+  public ReplayWindow() {
+    this(DEFAULT_BLOCKS);
+  }
+
+  /** A window of {@code blocks} 64-bit blocks; {@code blocks} a power of two, at least 2. */
+  public ReplayWindow(int blocks) {
+    if (blocks < 2 || Integer.bitCount(blocks) != 1) {
+      throw new IllegalArgumentException(
+          "replay window blocks: " + blocks + " (expected: a power of two, at least 2)");
+    }
+    this.ring = new long[blocks];
+    this.mask = blocks - 1;
+    this.size = (long) (blocks - 1) * 64;
+  }
+
+  /** Sequence numbers below the highest accepted that are still told apart. */
+  public long size() {
+    return size;
+  }
+
+  /** The highest sequence number accepted so far, 0 before the first. */
+  public synchronized long highest() {
+    return highest;
+  }
+
+  /**
+   * True if {@code seq} would be accepted now: not zero, not seen, not too old. Marks nothing: call
+   * before the MAC check to save its cost on replays, then {@link #accept} after it.
+   */
+  public synchronized boolean mayAccept(long seq) {
+    if (seq == 0) {
+      return false;
+    }
+    if (Long.compareUnsigned(seq, highest) > 0) {
+      return true;
+    }
+    if (highest - seq >= size) {
+      return false;
+    }
+    return (ring[(int) (seq >>> 6) & mask] & (1L << seq)) == 0;
+  }
+
+  /**
+   * Records {@code seq} (call only once its packet's MAC has been verified).
+   *
+   * @return false if it is a replay or too old — the packet must then be dropped
+   */
+  public synchronized boolean accept(long seq) {
+    if (seq == 0) {
+      return false;
+    }
+    long index = seq >>> 6;
+    if (Long.compareUnsigned(seq, highest) > 0) {
+      long top = highest >>> 6;
+      long diff = Math.min(index - top, ring.length);
+      for (long i = 1; i <= diff; i++) {
+        ring[(int) (top + i) & mask] = 0;
+      }
+      highest = seq;
+    } else if (highest - seq >= size) {
+      return false;
+    }
+    int slot = (int) index & mask;
+    long bit = 1L << seq; // shift counts are taken mod 64: bit (seq & 63)
+    if ((ring[slot] & bit) != 0) {
+      return false;
+    }
+    ring[slot] |= bit;
+    return true;
+  }
+}

@@ -1,0 +1,181 @@
+package dev.portcullis.active.verify;
+
+import dev.portcullis.active.packet.ActivePacket;
+import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.active.packet.Malformation;
+import dev.portcullis.active.packet.PacketView;
+import dev.portcullis.crypto.CipherKey;
+import dev.portcullis.crypto.MacKey;
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Verifies active packets, one at a time, in the order of the paper's router: structure, validity
+ * interval, code secret, session key, replay window, MAC in constant time. One per thread (it holds
+ * the reusable view, cache probe and scratch arrays); the keys it uses are shared through {@link
+ * FlowKeys}. A packet whose session is cached costs no allocation.
+ *
+ * <p>Every drop is counted in {@link Counters} here, by reason; {@link Outcome#ACCEPTED} and {@link
+ * Outcome#PENDING} are left for the caller to count, since it decides what becomes of the packet.
+ */
+public final class Verifier {
+  private final FlowKeys keys;
+  private final Counters counters;
+  private final Set<MacAlgorithm> accepted;
+  private final PacketView view = new PacketView();
+  private final FlowId probe = new FlowId();
+  private final byte[] tag = new byte[16];
+  private final byte[] nonce = new byte[ActivePacket.GCM_NONCE];
+  private final byte[] aadV4 = new byte[ActivePacket.HEADER_V4];
+  private final byte[] aadV6 = new byte[ActivePacket.HEADER_V6];
+  private Session session;
+  private Malformation malformation;
+  private CompletableFuture<?> pending;
+
+  /** A verifier that accepts HMAC-SHA-256-128 only. */
+  public Verifier(FlowKeys keys, Counters counters) {
+    this(keys, counters, EnumSet.of(MacAlgorithm.HMAC_SHA256_128));
+  }
+
+  /** A verifier that accepts the given MAC algorithms (legacy ones only if configured so). */
+  public Verifier(FlowKeys keys, Counters counters, Set<MacAlgorithm> accepted) {
+    this.keys = keys;
+    this.counters = counters;
+    this.accepted = EnumSet.copyOf(accepted);
+  }
+
+  /**
+   * Verifies the packet at {@code buf[start, start+length)}. The buffer's position and limit are
+   * left as they were.
+   */
+  public Outcome verify(ByteBuffer buf, int start, int length) {
+    session = null;
+    pending = null;
+    malformation = view.wrap(buf, start, length);
+    if (malformation != null) {
+      return drop(Outcome.MALFORMED);
+    }
+    if (!accepted.contains(view.mac())) {
+      return drop(Outcome.MAC_REFUSED);
+    }
+    long now = keys.clock().millis() / 1000;
+    long skew = keys.skewSeconds();
+    // SST and SET are unsigned; anything at or beyond 2^63 is far in the future.
+    long sst = view.sst();
+    long set = view.set();
+    if (sst < 0 || now + skew < sst) {
+      return drop(Outcome.NOT_YET_VALID);
+    }
+    if (set >= 0 && now - skew > set) {
+      return drop(Outcome.EXPIRED);
+    }
+    Session s = keys.session(probe.load(view));
+    if (s == null) {
+      MacKey prk = keys.prk(view.code(), view.epoch());
+      if (prk == null) {
+        Outcome o = keys.secretState(view.code(), view.epoch());
+        if (o == Outcome.PENDING) {
+          pending = keys.secretArrival(view.code(), view.epoch());
+          return o;
+        }
+        return drop(o);
+      }
+      try {
+        s = keys.newSession(probe, view, prk);
+      } catch (IllegalStateException e) {
+        return drop(Outcome.CODE_UNAVAILABLE); // the secret was evicted and wiped meanwhile
+      }
+    }
+    long seq = view.sequence();
+    if (!s.window().mayAccept(seq)) {
+      return drop(Outcome.REPLAY);
+    }
+    if (!macMatches(s)) {
+      return drop(Outcome.BAD_MAC);
+    }
+    if (!s.window().accept(seq)) {
+      return drop(Outcome.REPLAY); // a copy verified on another thread in between
+    }
+    session = s;
+    return Outcome.ACCEPTED;
+  }
+
+  private boolean macMatches(Session s) {
+    ByteBuffer buf = view.buffer();
+    int n = view.mac().tagLength;
+    buf.get(view.tagOffset(), tag, 0, n);
+    int position = buf.position();
+    int limit = buf.limit();
+    try {
+      buf.limit(view.start() + view.authenticatedLength()).position(view.start());
+      return s.mac().verify(buf, tag, 0, n);
+    } catch (IllegalStateException e) {
+      return false; // the session was evicted and its key wiped while in use: treat as no match
+    } finally {
+      buf.limit(limit).position(position);
+    }
+  }
+
+  private Outcome drop(Outcome o) {
+    counters.count(o);
+    return o;
+  }
+
+  /** The packet just verified (valid until the next call). */
+  public PacketView packet() {
+    return view;
+  }
+
+  /** Its session, after {@link Outcome#ACCEPTED}. */
+  public Session session() {
+    return session;
+  }
+
+  /** What was wrong, after {@link Outcome#MALFORMED}. */
+  public Malformation malformation() {
+    return malformation;
+  }
+
+  /** After {@link Outcome#PENDING}: completes when the code secret arrives (or cannot). */
+  public CompletableFuture<?> pending() {
+    return pending;
+  }
+
+  /**
+   * Decrypts the accepted packet's payload into {@code out} (from its position; at least the
+   * payload length less 16 bytes must remain).
+   *
+   * @return false if the payload does not decrypt (counted as {@link Outcome#DECRYPT_FAILED})
+   */
+  public boolean decrypt(ByteBuffer out) {
+    Session s = session;
+    CipherKey k = s.encryption();
+    if (k == null) {
+      MacKey prk = keys.prk(view.code(), view.epoch());
+      if (prk == null) {
+        counters.count(Outcome.DECRYPT_FAILED);
+        return false;
+      }
+      k = s.encryption(() -> keys.encryptionKey(prk, s.flow()));
+    }
+    ActivePacket.nonce(view.sequence(), nonce);
+    byte[] aad = view.ipv6() ? aadV6 : aadV4;
+    ByteBuffer buf = view.buffer();
+    buf.get(view.start(), aad, 0, aad.length);
+    int position = buf.position();
+    int limit = buf.limit();
+    try {
+      buf.limit(view.payloadOffset() + view.payloadLength()).position(view.payloadOffset());
+      k.decrypt(nonce, aad, buf, out);
+      return true;
+    } catch (GeneralSecurityException | IllegalStateException e) {
+      counters.count(Outcome.DECRYPT_FAILED);
+      return false;
+    } finally {
+      buf.limit(limit).position(position);
+    }
+  }
+}

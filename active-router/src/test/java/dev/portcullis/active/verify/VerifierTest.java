@@ -1,0 +1,220 @@
+package dev.portcullis.active.verify;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.active.Fixtures;
+import dev.portcullis.active.Fixtures.ManualClock;
+import dev.portcullis.active.Fixtures.SecretMap;
+import dev.portcullis.active.packet.ActivePacket;
+import dev.portcullis.active.packet.Flow;
+import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.active.packet.PacketSealer;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class VerifierTest {
+  private static final long T0 = 1_800_000_000L;
+  private static final int CODE = 42;
+  private static final byte[] KCI = new byte[32];
+
+  static {
+    for (int i = 0; i < KCI.length; i++) {
+      KCI[i] = (byte) (i * 7 + 1);
+    }
+  }
+
+  private final ManualClock clock = new ManualClock(T0);
+  private final SecretMap secrets = new SecretMap().put(CODE, 1, KCI);
+  private final Counters counters = new Counters();
+  private FlowKeys keys;
+  private Verifier verifier;
+  private final Flow flow =
+      new Flow(7, T0 - 10, T0 + 100, Fixtures.ip("192.0.2.1"), Fixtures.ip("198.51.100.9"), CODE);
+
+  @BeforeEach
+  void setUp() {
+    keys = new FlowKeys(Fixtures.registry(), secrets, clock, 5, FlowKeys.Settings.DEFAULT);
+    verifier = new Verifier(keys, counters, EnumSet.allOf(MacAlgorithm.class));
+  }
+
+  @AfterEach
+  void tearDown() {
+    keys.close();
+  }
+
+  private Outcome verify(byte[] packet) {
+    // At an offset inside a larger buffer, as a receive buffer would hold it.
+    ByteBuffer b = ByteBuffer.allocateDirect(packet.length + 10);
+    b.position(3);
+    b.put(packet);
+    b.position(0).limit(b.capacity());
+    Outcome o = verifier.verify(b, 3, packet.length);
+    assertEquals(0, b.position(), "position untouched");
+    assertEquals(b.capacity(), b.limit(), "limit untouched");
+    return o;
+  }
+
+  private PacketSealer sealer(MacAlgorithm mac, boolean encrypt) {
+    return Fixtures.sealer(flow, 1, KCI, mac, encrypt);
+  }
+
+  @Test
+  void acceptsOnceThenCallsItAReplay() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] p = s.seal("hello".getBytes(StandardCharsets.US_ASCII));
+    assertEquals(Outcome.ACCEPTED, verify(p));
+    assertEquals(Outcome.REPLAY, verify(p));
+    assertEquals(Outcome.ACCEPTED, verify(s.seal(new byte[0])));
+    assertEquals(1, keys.derivations(), "one derivation for the flow, then cached");
+    assertEquals(1, counters.get(Outcome.REPLAY));
+  }
+
+  @Test
+  void everyMacAlgorithmAndBothAddressFamilies() {
+    Flow v6 =
+        new Flow(
+            7, T0 - 10, T0 + 100, Fixtures.ip("2001:db8::1"), Fixtures.ip("2001:db8::2"), CODE);
+    for (MacAlgorithm m : MacAlgorithm.values()) {
+      assertEquals(Outcome.ACCEPTED, verify(sealer(m, false).seal(new byte[] {1, 2})), m.label);
+      assertEquals(
+          Outcome.ACCEPTED,
+          verify(Fixtures.sealer(v6, 1, KCI, m, true).seal(new byte[] {3})),
+          m + " v6");
+    }
+  }
+
+  @Test
+  void aLegacyMacIsRefusedUnlessAccepted() {
+    Verifier strict = new Verifier(keys, counters);
+    byte[] p = sealer(MacAlgorithm.HMAC_MD5_96, false).seal(new byte[8]);
+    ByteBuffer b = ByteBuffer.wrap(p);
+    assertEquals(Outcome.MAC_REFUSED, strict.verify(b, 0, p.length));
+  }
+
+  /** Change any bit of any byte: never accepted. */
+  @Test
+  void everyFlippedBitIsRejected() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] p = s.seal("payload to protect".getBytes(StandardCharsets.US_ASCII));
+    for (int i = 0; i < p.length; i++) {
+      for (int bit = 0; bit < 8; bit++) {
+        byte[] t = p.clone();
+        t[i] ^= (byte) (1 << bit);
+        Outcome o = verify(t);
+        assertTrue(o.isDrop(), "byte " + i + " bit " + bit + ": " + o);
+      }
+    }
+    assertEquals(Outcome.ACCEPTED, verify(p), "the original still verifies afterwards");
+  }
+
+  @Test
+  void outsideTheValidityIntervalIsDroppedBeforeAnyCrypto() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] p = s.seal(new byte[4]);
+    clock.advanceSeconds(100 + 5 + 1); // past SET and the 5 s skew
+    assertEquals(Outcome.EXPIRED, verify(p));
+    clock.advanceSeconds(-(100 + 5 + 1) - 10 - 5 - 1); // before SST less skew
+    assertEquals(Outcome.NOT_YET_VALID, verify(p));
+    assertEquals(0, keys.derivations());
+    clock.advanceSeconds(1); // SST - 5: inside the skew
+    assertEquals(Outcome.ACCEPTED, verify(p));
+  }
+
+  @Test
+  void aMissParksThePacketUntilTheSecretArrives() {
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    secrets.gate = gate;
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] p1 = s.seal(new byte[4]);
+    byte[] p2 = s.seal(new byte[4]);
+    assertEquals(Outcome.PENDING, verify(p1));
+    CompletableFuture<?> waiting = verifier.pending();
+    assertEquals(Outcome.PENDING, verify(p2));
+    assertEquals(1, secrets.asked.get(), "one fetch, however many packets wait");
+    gate.complete(null);
+    assertTrue(waiting.isDone());
+    assertEquals(Outcome.ACCEPTED, verify(p1));
+    assertEquals(Outcome.ACCEPTED, verify(p2));
+  }
+
+  @Test
+  void unknownCodesAreDroppedAndNotAskedForAgainAtOnce() {
+    Flow other = new Flow(7, T0, T0 + 10, flow.source(), flow.destination(), 99);
+    byte[] p =
+        Fixtures.sealer(other, 1, KCI, MacAlgorithm.HMAC_SHA256_128, false).seal(new byte[1]);
+    assertEquals(Outcome.UNKNOWN_CODE, verify(p));
+    assertEquals(Outcome.UNKNOWN_CODE, verify(p));
+    assertEquals(1, secrets.asked.get());
+    clock.advanceSeconds(6); // retryAfter is 5 s
+    assertEquals(Outcome.UNKNOWN_CODE, verify(p));
+    assertEquals(2, secrets.asked.get());
+    assertEquals(3, counters.get(Outcome.UNKNOWN_CODE));
+  }
+
+  /** Kci rotates: packets of sessions issued under the old epoch still verify while it is kept. */
+  @Test
+  void rotationWithPacketsInFlight() {
+    byte[] kci2 = KCI.clone();
+    kci2[0] ^= 1;
+    secrets.put(CODE, 2, kci2);
+    PacketSealer old = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    PacketSealer fresh = Fixtures.sealer(flow, 2, kci2, MacAlgorithm.HMAC_SHA256_128, false);
+    for (int i = 0; i < 5; i++) {
+      assertEquals(Outcome.ACCEPTED, verify(old.seal(new byte[] {(byte) i})));
+      assertEquals(Outcome.ACCEPTED, verify(fresh.seal(new byte[] {(byte) i})));
+    }
+    // A packet claiming the new epoch but keyed under the old secret fails.
+    byte[] forged = old.seal(new byte[2]);
+    forged[ActivePacket.OFF_EPOCH + 3] = 2;
+    assertEquals(Outcome.BAD_MAC, verify(forged));
+  }
+
+  @Test
+  void sessionsLeaveTheCacheAtSetAndTheirKeysAreWiped() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    assertEquals(Outcome.ACCEPTED, verify(s.seal(new byte[1])));
+    Session session = verifier.session();
+    assertEquals(1, keys.sessionCount());
+    clock.advanceSeconds(100); // SET, still inside skew
+    assertEquals(1, keys.sessionCount());
+    clock.advanceSeconds(6 + 1);
+    assertEquals(0, keys.sessionCount());
+    assertTrue(session.mac().isDestroyed(), "key wiped on removal");
+  }
+
+  @Test
+  void encryptedPayloadsDecryptAfterVerification() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, true);
+    byte[] text = "secret instructions".getBytes(StandardCharsets.US_ASCII);
+    byte[] p = s.seal(text);
+    int off = ActivePacket.HEADER_V4;
+    assertNotEquals(
+        new String(text, StandardCharsets.US_ASCII),
+        new String(p, off, text.length, StandardCharsets.US_ASCII));
+    assertEquals(Outcome.ACCEPTED, verify(p));
+    ByteBuffer out = ByteBuffer.allocate(text.length);
+    assertTrue(verifier.decrypt(out));
+    assertArrayEquals(text, out.array());
+  }
+
+  @Test
+  void malformedPacketsSayWhatAndWhere() {
+    byte[] p = sealer(MacAlgorithm.HMAC_SHA256_128, false).seal(new byte[3]);
+    byte[] t = p.clone();
+    t[ActivePacket.OFF_PAYLOAD_LENGTH + 3]++;
+    assertEquals(Outcome.MALFORMED, verify(t));
+    assertEquals(
+        "LENGTH_MISMATCH at byte 12: payload length disagrees with the datagram's length",
+        verifier.malformation().toString());
+    assertEquals(Outcome.MALFORMED, verify(new byte[10]));
+    assertEquals(2, counters.get(Outcome.MALFORMED));
+  }
+}
