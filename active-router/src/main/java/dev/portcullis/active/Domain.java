@@ -1,0 +1,82 @@
+package dev.portcullis.active;
+
+import dev.portcullis.active.auth.AuthServer;
+import dev.portcullis.active.code.CodeServer;
+import dev.portcullis.active.code.CodeServerClient;
+import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.config.RosaPki;
+import dev.portcullis.active.router.ActiveRouter;
+import dev.portcullis.active.source.Source;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.config.CryptoConfigException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/** Starts the parts of one domain from its configuration: what each command line runs. */
+public final class Domain {
+  private final RosaConfig config;
+  private final RosaPki pki;
+  private final CryptoRegistry registry;
+  private final Clock clock;
+
+  public Domain(RosaConfig config, Clock clock) throws IOException, CryptoConfigException {
+    this.config = config;
+    this.pki = RosaPki.ensure(config);
+    this.registry = CryptoRegistry.open(config.cryptoConfig());
+    this.clock = clock;
+  }
+
+  public RosaConfig config() {
+    return config;
+  }
+
+  public RosaPki pki() {
+    return pki;
+  }
+
+  public CryptoRegistry registry() {
+    return registry;
+  }
+
+  public CodeServer codeServer() throws IOException {
+    Path work = Files.createTempDirectory("rosa-code-server");
+    work.toFile().deleteOnExit();
+    return new CodeServer(config, pki, config.codeServer().listen(), work);
+  }
+
+  public AuthServer authServer() throws IOException, InterruptedException {
+    CodeServerClient cs =
+        new CodeServerClient(
+            config.codeServer().listen(), pki.clientContext(RosaConfig.AUTH_SERVER_IDENTITY));
+    return new AuthServer(
+        config,
+        pki,
+        registry,
+        cs,
+        clock,
+        config.authServer().listen(),
+        config.pkiDirectory().resolveSibling("auth-audit.jsonl"));
+  }
+
+  public ActiveRouter router(String id) throws IOException, InterruptedException {
+    CodeServerClient cs = new CodeServerClient(config.codeServer().listen(), pki.clientContext(id));
+    return new ActiveRouter(config, id, registry, cs, clock);
+  }
+
+  public Source source(String user) throws IOException {
+    if (config.user(user) == null) {
+      throw new IllegalArgumentException(
+          "no user '"
+              + user
+              + "' in "
+              + config.source()
+              + " (users: "
+              + config.users().keySet()
+              + ")");
+    }
+    return new Source(
+        config.authServer().listen(), pki.clientContext(null), user, pki.privateKey(user), clock);
+  }
+}

@@ -1,0 +1,238 @@
+package dev.portcullis.active.cli;
+
+import dev.portcullis.active.Demo;
+import dev.portcullis.active.Domain;
+import dev.portcullis.active.auth.SessionGrant;
+import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.active.packet.PacketSealer;
+import dev.portcullis.active.router.ActiveRouter;
+import dev.portcullis.active.source.Source;
+import dev.portcullis.config.ConfigException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code java -jar active-router.jar <command>}: the ROSA domain's command lines. */
+@Command(
+    name = "active-router",
+    mixinStandardHelpOptions = true,
+    version = "Portcullis active router 0.1",
+    description = "ROSA active networking: routers, Authorization Server, Code Server, Source.",
+    subcommands = {
+      ActiveMain.RouterCommand.class,
+      ActiveMain.AuthServerCommand.class,
+      ActiveMain.CodeServerCommand.class,
+      ActiveMain.SourceCommand.class,
+      ActiveMain.DemoCommand.class
+    })
+public final class ActiveMain implements Callable<Integer> {
+  @Override
+  public Integer call() {
+    new CommandLine(this).usage(System.err);
+    return 2;
+  }
+
+  public static void main(String[] args) {
+    // JDK 24+ warns when Netty uses sun.misc.Unsafe's memory access; its other paths serve as well.
+    if (Runtime.version().feature() >= 24 && System.getProperty("io.netty.noUnsafe") == null) {
+      System.setProperty("io.netty.noUnsafe", "true");
+    }
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty(
+          "logback.configurationFile", "dev/portcullis/active/cli/logback-active.xml");
+    }
+    System.exit(execute(args));
+  }
+
+  /** Runs a command line; returns the exit code (for tests). */
+  public static int execute(String... args) {
+    CommandLine cl = new CommandLine(new ActiveMain());
+    cl.setExecutionExceptionHandler(
+        (e, c, p) -> {
+          // A user mistake (config, refusal, missing file) is a message, not a stack trace.
+          c.getErr().println("active-router: " + message(e));
+          return 1;
+        });
+    return cl.execute(args);
+  }
+
+  private static String message(Throwable e) {
+    if (e instanceof ConfigException) {
+      return e.getMessage();
+    }
+    String m = e.getMessage();
+    return m == null ? e.toString() : m;
+  }
+
+  abstract static class WithConfig {
+    @Option(
+        names = "--config",
+        defaultValue = "config/rosa.xml",
+        description = "The domain's rosa.xml (default: ${DEFAULT-VALUE}).")
+    Path config;
+
+    RosaConfig load() throws ConfigException {
+      return RosaConfig.load(config);
+    }
+  }
+
+  static void runUntilStopped(AutoCloseable c) throws InterruptedException {
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    c.close();
+                  } catch (Exception e) {
+                    System.err.println("active-router: while stopping: " + e);
+                  }
+                  stop.countDown();
+                }));
+    stop.await();
+  }
+
+  @Command(name = "router", description = "Runs one Active Router of the domain.")
+  static final class RouterCommand extends WithConfig implements Callable<Integer> {
+    @Option(names = "--id", required = true, description = "The router's id in the config.")
+    String id;
+
+    @Option(
+        names = "--stats-every",
+        defaultValue = "PT10S",
+        description =
+            "How often to log the counters (ISO-8601 duration; default ${DEFAULT-VALUE}).")
+    Duration statsEvery;
+
+    @Override
+    public Integer call() throws Exception {
+      Domain d = new Domain(load(), Clock.systemUTC());
+      ActiveRouter r = d.router(id);
+      Thread stats =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    Thread.sleep(statsEvery.toMillis());
+                    System.out.println(r.id() + " " + r.counters());
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "router-stats");
+      stats.setDaemon(true);
+      stats.start();
+      runUntilStopped(r);
+      return 0;
+    }
+  }
+
+  @Command(name = "auth-server", description = "Runs the Authorization Server.")
+  static final class AuthServerCommand extends WithConfig implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      runUntilStopped(new Domain(load(), Clock.systemUTC()).authServer());
+      return 0;
+    }
+  }
+
+  @Command(name = "code-server", description = "Runs the Code Server.")
+  static final class CodeServerCommand extends WithConfig implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      runUntilStopped(new Domain(load(), Clock.systemUTC()).codeServer());
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "source",
+      description = "Obtains a session from the Authorization Server and sends protected packets.")
+  static final class SourceCommand extends WithConfig implements Callable<Integer> {
+    @Option(names = "--user", required = true)
+    String user;
+
+    @Option(names = "--code", required = true, description = "The code's name.")
+    String code;
+
+    @Option(names = "--router", required = true, description = "The first router's id.")
+    String router;
+
+    @Option(names = "--from", defaultValue = "127.0.0.1", description = "IPs (${DEFAULT-VALUE}).")
+    String from;
+
+    @Option(names = "--to", defaultValue = "127.0.0.1", description = "IPd (${DEFAULT-VALUE}).")
+    String to;
+
+    @Option(names = "--duration", defaultValue = "PT5M", description = "SET - SST.")
+    Duration duration;
+
+    @Option(
+        names = "--mac",
+        defaultValue = "hmac-sha256-128",
+        description = "hmac-sha256-128, or legacy hmac-sha1-96 / hmac-md5-96.")
+    String mac;
+
+    @Option(names = "--encrypt", description = "Encrypt payloads (AES-128-GCM).")
+    boolean encrypt;
+
+    @Option(names = "--count", defaultValue = "10")
+    int count;
+
+    @Option(names = "--payload", defaultValue = "hello", description = "Text; a number is added.")
+    String payload;
+
+    @Override
+    public Integer call() throws Exception {
+      Domain d = new Domain(load(), Clock.systemUTC());
+      RosaConfig.Router r = d.config().routers().get(router);
+      if (r == null) {
+        throw new IllegalArgumentException(
+            "no router '" + router + "' (routers: " + d.config().routers().keySet() + ")");
+      }
+      Source s = d.source(user);
+      long now = System.currentTimeMillis() / 1000;
+      SessionGrant g =
+          s.request(
+              code, from, to, now, now + duration.toSeconds(), MacAlgorithm.ofLabel(mac), encrypt);
+      System.out.println("granted " + g);
+      PacketSealer sealer = g.sealer(d.registry());
+      g.destroy();
+      InetSocketAddress to = r.listen();
+      try (DatagramSocket udp = new DatagramSocket()) {
+        for (int i = 1; i <= count; i++) {
+          byte[] p = sealer.seal((payload + " " + i).getBytes(StandardCharsets.UTF_8));
+          udp.send(new DatagramPacket(p, p.length, to));
+        }
+      }
+      sealer.destroy();
+      System.out.println("sent " + count + " packets to " + router + " at " + to);
+      d.registry().close();
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "demo",
+      description =
+          "Runs the whole domain on loopback and sends valid, tampered, replayed and expired"
+              + " packets.")
+  static final class DemoCommand extends WithConfig implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      Demo.run(load(), System.out);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.portcullis.active.source;
+
+import dev.portcullis.active.packet.PacketView;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A destination host for demos and tests: receives active packets on UDP and keeps the clear
+ * payloads it got (as text), counting the rest.
+ */
+public final class PacketSink implements AutoCloseable {
+  private final DatagramSocket socket;
+  private final Thread thread;
+  private final List<String> payloads = new CopyOnWriteArrayList<>();
+  private final AtomicLong received = new AtomicLong();
+
+  public PacketSink(InetSocketAddress address) throws SocketException {
+    this.socket = new DatagramSocket(address);
+    this.thread = new Thread(this::run, "packet-sink");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  public InetSocketAddress address() {
+    return (InetSocketAddress) socket.getLocalSocketAddress();
+  }
+
+  private void run() {
+    byte[] buf = new byte[65_535];
+    PacketView v = new PacketView();
+    while (!socket.isClosed()) {
+      DatagramPacket p = new DatagramPacket(buf, buf.length);
+      try {
+        socket.receive(p);
+      } catch (IOException e) {
+        return; // closed
+      }
+      received.incrementAndGet();
+      if (v.wrap(ByteBuffer.wrap(buf), 0, p.getLength()) == null && !v.encrypted()) {
+        payloads.add(new String(buf, v.payloadOffset(), v.payloadLength(), StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  /** Datagrams received. */
+  public long received() {
+    return received.get();
+  }
+
+  /** The clear payloads received, in order. */
+  public List<String> payloads() {
+    return List.copyOf(payloads);
+  }
+
+  @Override
+  public void close() {
+    socket.close();
+  }
+}
