@@ -1,0 +1,51 @@
+package dev.portcullis.active;
+
+import dev.portcullis.active.config.RosaConfig;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The sample domain, config/rosa.xml, moved to free loopback ports and a private PKI directory. */
+public final class TestDomain {
+  private TestDomain() {}
+
+  public static RosaConfig config(Path dir) throws Exception {
+    return config(dir, s -> s);
+  }
+
+  /** The sample with {@code edit} applied to its text after the port changes. */
+  public static RosaConfig config(Path dir, java.util.function.UnaryOperator<String> edit)
+      throws Exception {
+    String xml = Files.readString(Path.of("..", "config", "rosa.xml"));
+    xml = xml.replace("127.0.0.1:7443", "127.0.0.1:" + tcpPort());
+    xml = xml.replace("127.0.0.1:7444", "127.0.0.1:" + tcpPort());
+    xml = xml.replace("127.0.0.1:7501", "127.0.0.1:" + udpPort());
+    xml = xml.replace("127.0.0.1:7502", "127.0.0.1:" + udpPort());
+    xml = xml.replace("127.0.0.1:7600", "127.0.0.1:" + udpPort());
+    xml = xml.replace("directory=\"../target/rosa-pki\"", "directory=\"pki\"");
+    xml =
+        xml.replace(
+            "config=\"crypto-providers.xml\"",
+            "config=\""
+                + Path.of("..", "config", "crypto-providers.xml").toAbsolutePath().normalize()
+                + "\"");
+    Path f = dir.resolve("rosa.xml");
+    Files.writeString(f, edit.apply(xml));
+    return RosaConfig.load(f);
+  }
+
+  static int tcpPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  static int udpPort() throws IOException {
+    try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
