@@ -108,16 +108,17 @@ public final class Demo {
         send(udp, sent.get(1), entry);
         say.accept("   replayed 2 of the valid packets");
 
-        say.accept("== " + user + " asks for code 'counter', encrypted, ending in 1 second");
+        say.accept("== " + user + " asks for code 'counter', encrypted, ending in 2 seconds");
+        long t = clock.millis() / 1000;
         SessionGrant shortG =
             source.request(
-                "counter", "127.0.0.1", dst, now, now + 1, MacAlgorithm.HMAC_SHA256_128, true);
+                "counter", "127.0.0.1", dst, t, t + 2, MacAlgorithm.HMAC_SHA256_128, true);
         PacketSealer shortS = shortG.sealer(d.registry());
         shortG.destroy();
         send(udp, shortS.seal("secret 1".getBytes(StandardCharsets.US_ASCII)), entry);
         say.accept("   sent 1 encrypted packet at once");
         long skew = config.routers().get(first).clockSkew().toSeconds();
-        long waitUntil = (now + 1 + skew + 1) * 1000 + 200;
+        long waitUntil = (t + 2 + skew + 1) * 1000 + 200;
         Thread.sleep(Math.max(0, waitUntil - clock.millis()));
         send(udp, shortS.seal("secret 2".getBytes(StandardCharsets.US_ASCII)), entry);
         say.accept("   sent 1 more after SET (+" + skew + " s allowed skew) had passed");
