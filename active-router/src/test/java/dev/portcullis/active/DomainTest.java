@@ -56,7 +56,8 @@ class DomainTest {
                 xml.replace(
                         "id=\"ar-2\" listen=\"127.0.0.1:",
                         "id=\"ar-2\" codes=\"counter tagger\" listen=\"127.0.0.1:")
-                    .replaceFirst("(id=\"ar-2\".*?) codes=\"counter tagger limiter\"", "$1"));
+                    .replaceFirst(
+                        "(id=\"ar-2\".*?) codes=\"counter tagger limiter forward\"", "$1"));
     domain = new Domain(config, Clock.systemUTC());
     cs = domain.codeServer();
     as = domain.authServer();

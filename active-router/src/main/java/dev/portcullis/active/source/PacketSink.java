@@ -21,9 +21,20 @@ public final class PacketSink implements AutoCloseable {
   private final Thread thread;
   private final List<String> payloads = new CopyOnWriteArrayList<>();
   private final AtomicLong received = new AtomicLong();
+  private final boolean keepPayloads;
+  private volatile long firstNanos;
+  private volatile long lastNanos;
 
+  /** A sink that keeps the clear payloads it receives. */
   public PacketSink(InetSocketAddress address) throws SocketException {
+    this(address, true);
+  }
+
+  /** A sink that keeps payloads or, for throughput runs, only counts. */
+  public PacketSink(InetSocketAddress address, boolean keepPayloads) throws SocketException {
+    this.keepPayloads = keepPayloads;
     this.socket = new DatagramSocket(address);
+    socket.setReceiveBufferSize(4 << 20);
     this.thread = new Thread(this::run, "packet-sink");
     thread.setDaemon(true);
     thread.start();
@@ -43,8 +54,14 @@ public final class PacketSink implements AutoCloseable {
       } catch (IOException e) {
         return; // closed
       }
-      received.incrementAndGet();
-      if (v.wrap(ByteBuffer.wrap(buf), 0, p.getLength()) == null && !v.encrypted()) {
+      long t = System.nanoTime();
+      if (received.incrementAndGet() == 1) {
+        firstNanos = t;
+      }
+      lastNanos = t;
+      if (keepPayloads
+          && v.wrap(ByteBuffer.wrap(buf), 0, p.getLength()) == null
+          && !v.encrypted()) {
         payloads.add(new String(buf, v.payloadOffset(), v.payloadLength(), StandardCharsets.UTF_8));
       }
     }
@@ -53,6 +70,17 @@ public final class PacketSink implements AutoCloseable {
   /** Datagrams received. */
   public long received() {
     return received.get();
+  }
+
+  /** Nanoseconds from the first datagram received to the last. */
+  public long spanNanos() {
+    return lastNanos - firstNanos;
+  }
+
+  /** Forgets what it received (for the next trial). */
+  public void reset() {
+    received.set(0);
+    payloads.clear();
   }
 
   /** The clear payloads received, in order. */

@@ -270,6 +270,12 @@ public final class FlowKeys implements AutoCloseable {
     return sessions.estimatedSize();
   }
 
+  /** Drops every session, wiping its keys; code secrets stay (the next packets derive anew). */
+  public void invalidateSessions() {
+    sessions.invalidateAll();
+    sessions.cleanUp();
+  }
+
   /** Drops every session and code secret, wiping their keys (after a Kci compromise, say). */
   public void clear() {
     sessions.invalidateAll();

@@ -1,0 +1,50 @@
+package dev.portcullis.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Collection;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/** The active router's benchmarks run, in a tiny configuration (figures: docs/active-router.md). */
+class ActiveRouterBenchSmokeTest {
+  @Test
+  void theVerifierBenchmarkRunsEveryMethod() throws Exception {
+    Options o =
+        new OptionsBuilder()
+            .include(ActiveVerifyBenchmark.class.getSimpleName())
+            .param("provider", "SunJCE")
+            .param("size", "256")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(20))
+            .shouldFailOnError(true)
+            .build();
+    Collection<RunResult> results = new Runner(o).run();
+    assertEquals(3, results.size(), results.toString());
+    for (RunResult r : results) {
+      assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  void theThroughputHarnessMeasuresBothModes() throws Exception {
+    RouterThroughput t = new RouterThroughput();
+    t.packets = 300;
+    t.size = 256;
+    t.trials = 1;
+    t.warmup = 0;
+    t.cryptoConfig = Path.of("..", "config", "crypto-providers.xml");
+    RouterThroughput.Result r = t.run();
+    assertTrue(r.verifyingPps()[0] > 0 && r.plainPps()[0] > 0, "both modes forwarded packets");
+  }
+}
