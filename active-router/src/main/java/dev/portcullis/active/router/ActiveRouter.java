@@ -347,7 +347,15 @@ public final class ActiveRouter implements AutoCloseable {
       return;
     }
     context.reset(p);
-    if (service.process(context) == ActiveService.Verdict.DROP) {
+    ActiveService.Verdict verdict;
+    try {
+      verdict = service.process(context);
+    } catch (RuntimeException e) {
+      // A faulty service drops its packet; the router goes on serving every flow.
+      log.warn("router {}: code {} failed on a packet: {}", id(), p.code(), e.toString());
+      verdict = ActiveService.Verdict.DROP;
+    }
+    if (verdict == ActiveService.Verdict.DROP) {
       counters.count(Outcome.SERVICE_DROP);
       return;
     }

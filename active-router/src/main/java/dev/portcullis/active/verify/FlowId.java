@@ -46,19 +46,23 @@ final class FlowId {
   }
 
   FlowId copy() {
-    FlowId c = new FlowId();
-    c.user = user;
-    c.sst = sst;
-    c.set = set;
-    c.srcHigh = srcHigh;
-    c.srcLow = srcLow;
-    c.dstHigh = dstHigh;
-    c.dstLow = dstLow;
-    c.code = code;
-    c.epoch = epoch;
-    c.kind = kind;
-    c.hash = hash;
-    return c;
+    return new FlowId().copyFrom(this);
+  }
+
+  /** Becomes equal to {@code o}. */
+  FlowId copyFrom(FlowId o) {
+    user = o.user;
+    sst = o.sst;
+    set = o.set;
+    srcHigh = o.srcHigh;
+    srcLow = o.srcLow;
+    dstHigh = o.dstHigh;
+    dstLow = o.dstLow;
+    code = o.code;
+    epoch = o.epoch;
+    kind = o.kind;
+    hash = o.hash;
+    return this;
   }
 
   long set() {

@@ -27,6 +27,8 @@ public final class Verifier {
   private final Set<MacAlgorithm> accepted;
   private final PacketView view = new PacketView();
   private final FlowId probe = new FlowId();
+  private final FlowId lastId = new FlowId(); // the flow of the last accepted packet
+  private Session last; // its session: consecutive packets of a flow skip the cache lookup
   private final byte[] tag = new byte[16];
   private final byte[] nonce = new byte[ActivePacket.GCM_NONCE];
   private final byte[] aadV4 = new byte[ActivePacket.HEADER_V4];
@@ -61,7 +63,7 @@ public final class Verifier {
     if (!accepted.contains(view.mac())) {
       return drop(Outcome.MAC_REFUSED);
     }
-    long now = keys.clock().millis() / 1000;
+    long now = keys.now() / 1000;
     long skew = keys.skewSeconds();
     // SST and SET are unsigned; anything at or beyond 2^63 is far in the future.
     long sst = view.sst();
@@ -72,7 +74,11 @@ public final class Verifier {
     if (set >= 0 && now - skew > set) {
       return drop(Outcome.EXPIRED);
     }
-    Session s = keys.session(probe.load(view));
+    probe.load(view);
+    Session s =
+        last != null && probe.equals(lastId) && !last.mac().isDestroyed()
+            ? last
+            : keys.session(probe);
     if (s == null) {
       MacKey prk = keys.prk(view.code(), view.epoch());
       if (prk == null) {
@@ -98,6 +104,10 @@ public final class Verifier {
     }
     if (!s.window().accept(seq)) {
       return drop(Outcome.REPLAY); // a copy verified on another thread in between
+    }
+    if (s != last) {
+      last = s;
+      lastId.copyFrom(probe);
     }
     session = s;
     return Outcome.ACCEPTED;

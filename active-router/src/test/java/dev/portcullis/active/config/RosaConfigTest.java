@@ -1,0 +1,111 @@
+package dev.portcullis.active.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.active.Fixtures;
+import dev.portcullis.active.TestDomain;
+import dev.portcullis.active.cli.ActiveMain;
+import dev.portcullis.config.ConfigException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RosaConfigTest {
+  @TempDir Path tmp;
+
+  @Test
+  void theSampleLoads() throws Exception {
+    RosaConfig c = RosaConfig.load(Path.of("..", "config", "rosa.xml"));
+    assertEquals(4, c.codes().size());
+    assertEquals(2, c.routers().size());
+    assertEquals(Duration.ofHours(2), c.authServer().longestSession());
+    assertEquals(
+        "127.0.0.1:7502",
+        c.routers().get("ar-1").routes().get(0).nextHop().getHostString()
+            + ":"
+            + c.routers().get("ar-1").routes().get(0).nextHop().getPort());
+  }
+
+  private ConfigException broken(String from, String to) throws Exception {
+    Path dir = Files.createTempDirectory(tmp, "c");
+    return assertThrows(
+        ConfigException.class,
+        () ->
+            TestDomain.config(
+                dir,
+                xml -> {
+                  if (!xml.contains(from)) {
+                    throw new AssertionError("sample lacks: " + from);
+                  }
+                  return xml.replace(from, to);
+                }));
+  }
+
+  @Test
+  void mistakesNameTheFileLineAndAttribute() throws Exception {
+    ConfigException e =
+        broken("<allow user=\"alice\" code=\"*\"", "<allow user=\"alice\" code=\"taggr\"");
+    assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
+    assertTrue(e.getMessage().contains("no code 'taggr' is defined"), e.getMessage());
+    assertTrue(e.line() > 0);
+
+    e = broken("max-duration=\"PT1H\"", "max-duration=\"PT3H\"");
+    assertTrue(e.getMessage().contains("longer than the PT2H"), e.getMessage());
+
+    e = broken("codes=\"counter tagger limiter forward\"", "codes=\"counter nope\"");
+    assertTrue(e.getMessage().contains("no code 'nope' is defined"), e.getMessage());
+
+    e = broken("<user name=\"bob\" id=\"1002\"/>", "<user name=\"bob\" id=\"1001\"/>");
+    assertTrue(e.getMessage().contains("user id 1001 is used twice"), e.getMessage());
+
+    e = broken("source=\"127.0.0.0/8\"", "source=\"127.0.0.0/40\"");
+    assertTrue(e.getMessage().contains("length must be 0 to 32"), e.getMessage());
+
+    e = broken("macs=\"hmac-sha256-128\"", "macs=\"hmac-sha256\"");
+    assertTrue(e.getMessage().contains("expected one of hmac-sha256-128"), e.getMessage());
+
+    e = broken("listen=\"127.0.0.1:", "listen=\"127.0.0.1-");
+    assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
+  }
+
+  @Test
+  void prefixesMatchTheirFamilyOnly() {
+    Prefix p = Prefix.parse("10.0.0.0/8");
+    assertTrue(p.contains(Fixtures.ip("10.200.1.1")));
+    assertFalse(p.contains(Fixtures.ip("11.0.0.1")));
+    assertFalse(p.contains(Fixtures.ip("::a00:1")), "an IPv6 address is never in an IPv4 prefix");
+    Prefix v6 = Prefix.parse("2001:db8::/32");
+    assertTrue(v6.contains(Fixtures.ip("2001:db8:ffff::1")));
+    assertFalse(v6.contains(Fixtures.ip("2001:db9::1")));
+    assertTrue(Prefix.parse("::/0").contains(Fixtures.ip("::1")));
+    assertTrue(Prefix.parse("192.0.2.7").contains(Fixtures.ip("192.0.2.7")));
+    assertFalse(Prefix.parse("192.0.2.7").contains(Fixtures.ip("192.0.2.8")));
+    assertThrows(IllegalArgumentException.class, () -> Prefix.parse("example.com/8"));
+  }
+
+  @Test
+  void theCommandLineSaysWhatIsWrongInOneLine() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream old = System.err;
+    int code;
+    try {
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      code = ActiveMain.execute("demo", "--config", tmp.resolve("missing.xml").toString());
+    } finally {
+      System.setErr(old);
+    }
+    assertEquals(1, code);
+    String out = err.toString(StandardCharsets.UTF_8).trim();
+    assertTrue(
+        out.startsWith("active-router: ") && out.contains("missing.xml: file not found"), out);
+    assertEquals(1, out.lines().count(), out);
+  }
+}
