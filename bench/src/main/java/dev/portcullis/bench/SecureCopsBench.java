@@ -1,23 +1,16 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegrityAlgorithm;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.TlsEngine;
-import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.crypto.pki.DevCertificates;
-import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
 import java.io.PrintWriter;
-import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -94,8 +87,7 @@ public final class SecureCopsBench implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  private Path dir;
-  private Path pki;
+  private CopsLayers layers;
 
   public static void main(String[] args) {
     dev.portcullis.cops.NettySetup.beforeNetty();
@@ -105,18 +97,12 @@ public final class SecureCopsBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    dir = Files.createTempDirectory("portcullis-secure-bench");
-    pki = dir.resolve("pki");
-    DevCertificates.ensure(pki, List.of(), List.of("bench"));
-    Files.writeString(
-        dir.resolve("rules.xml"),
-        "<rules><rule id=\"ssh\" decision=\"install\"><match service=\"ssh\"/></rule>"
-            + "<default decision=\"remove\"/></rules>");
-    String keys = "<integrity><key id=\"1\" secret-file=\"k1.hex\" create=\"true\"/></integrity>";
+    layers = new CopsLayers(null);
+    String keys = CopsLayers.integrityKeys(IntegrityAlgorithm.HMAC_SHA256_128);
     List<Cell> setup = new ArrayList<>();
-    List<Cell> layers = new ArrayList<>();
+    List<Cell> stack = new ArrayList<>();
     try (CryptoRegistry registry = IntegrityKeys.registry(List.of())) {
-      setup.add(new Cell("plain", pdp(""), null));
+      setup.add(new Cell("plain", layers.pdp(CopsLayers.trivialRules(), ""), null));
       for (String e : engines) {
         TlsEngine engine = TlsEngine.ofName(e);
         if (engine == null || engine.unavailabilityCause() != null) {
@@ -128,32 +114,50 @@ public final class SecureCopsBench implements Callable<Integer> {
         // Both versions: TLS 1.3 resumption still runs an ECDHE key exchange, TLS 1.2's does not;
         // Conscrypt and BCJSSE resume only TLS 1.2 sessions (docs/tls.md).
         for (String p : List.of("TLSv1.3", "TLSv1.2")) {
-          String sec = tlsSecurity(engine, p, "", "confidentiality");
-          setup.add(new Cell(e + " " + p + " full", pdp(sec), tls(engine, p, 0, null)));
-          setup.add(new Cell(e + " " + p + " resumed", pdp(sec), tls(engine, p, 1_000_000, null)));
+          String sec = layers.tlsSecurity(engine, p, "", "confidentiality");
+          setup.add(
+              new Cell(
+                  e + " " + p + " full",
+                  layers.pdp(CopsLayers.trivialRules(), sec),
+                  layers.tls(engine, p, 0, null)));
+          setup.add(
+              new Cell(
+                  e + " " + p + " resumed",
+                  layers.pdp(CopsLayers.trivialRules(), sec),
+                  layers.tls(engine, p, 1_000_000, null)));
         }
       }
       TlsEngine te = TlsEngine.ofName(rttEngine);
-      layers.add(new Cell("plain", pdp(""), null));
-      layers.add(
+      stack.add(new Cell("plain", layers.pdp(CopsLayers.trivialRules(), ""), null));
+      stack.add(
           new Cell(
               "integrity (HMAC-SHA-256-128)",
-              pdp("<security>" + keys + "<protection level=\"integrity\"/></security>"),
-              integrity(registry)));
-      layers.add(
+              layers.pdp(
+                  CopsLayers.trivialRules(),
+                  "<security>" + keys + "<protection level=\"integrity\"/></security>"),
+              layers.integrity(IntegrityAlgorithm.HMAC_SHA256_128, registry)));
+      stack.add(
           new Cell(
               "TLS 1.3",
-              pdp(tlsSecurity(te, "TLSv1.3", "", "confidentiality")),
-              tls(te, "TLSv1.3", 1_000_000, null)));
-      layers.add(
+              layers.pdp(
+                  CopsLayers.trivialRules(),
+                  layers.tlsSecurity(te, "TLSv1.3", "", "confidentiality")),
+              layers.tls(te, "TLSv1.3", 1_000_000, null)));
+      stack.add(
           new Cell(
               "TLS 1.3 + integrity",
-              pdp(tlsSecurity(te, "TLSv1.3", keys, "integrity+confidentiality")),
-              tls(te, "TLSv1.3", 1_000_000, integrity(registry).keys())));
+              layers.pdp(
+                  CopsLayers.trivialRules(),
+                  layers.tlsSecurity(te, "TLSv1.3", keys, "integrity+confidentiality")),
+              layers.tls(
+                  te,
+                  "TLSv1.3",
+                  1_000_000,
+                  layers.ring(IntegrityAlgorithm.HMAC_SHA256_128, registry))));
       for (Cell c : setup) {
         c.open();
       }
-      for (Cell c : layers) {
+      for (Cell c : stack) {
         c.open();
       }
       // Warm-up: every code path once, in the same order, then the measured rounds. The cells
@@ -166,28 +170,26 @@ public final class SecureCopsBench implements Callable<Integer> {
         }
         int r = measured ? roundTrips / rounds : Math.max(1, (int) (roundTrips * warmup));
         int d = measured ? decisions / rounds : Math.max(window, (int) (decisions * warmup));
-        for (Cell c : layers) {
+        for (Cell c : stack) {
           c.roundTrips(r, measured);
           c.burst(d, window, measured);
         }
       }
-      report(out, setup, layers, te);
+      report(out, setup, stack, te);
     } finally {
       for (Cell c : setup) {
         c.close();
       }
-      for (Cell c : layers) {
+      for (Cell c : stack) {
         c.close();
       }
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      layers.close();
     }
     out.flush();
     return 0;
   }
 
-  private void report(PrintWriter out, List<Cell> setup, List<Cell> layers, TlsEngine te) {
+  private void report(PrintWriter out, List<Cell> setup, List<Cell> stack, TlsEngine te) {
     out.printf(
         "Connection set-up, connect to CAT (PepClient.reconnect: Client-Close, close, connect,"
             + " OPN, CAT), %d per cell in %d rounds, microseconds:%n",
@@ -221,8 +223,8 @@ public final class SecureCopsBench implements Callable<Integer> {
     out.printf(
         "  %-28s %9s %9s %9s %12s %9s%n",
         "layer", "rtt med", "rtt p90", "vs plain", "decisions/s", "vs plain");
-    Cell base = layers.get(0);
-    for (Cell c : layers) {
+    Cell base = stack.get(0);
+    for (Cell c : stack) {
       out.printf(
           "  %-28s %9.1f %9.1f %9s %12.0f %9s%n",
           c.name,
@@ -232,70 +234,6 @@ public final class SecureCopsBench implements Callable<Integer> {
           c.perSecond(),
           c == base ? "" : String.format("%.2fx", c.perSecond() / base.perSecond()));
     }
-  }
-
-  // ---- configurations ---------------------------------------------------------------------------
-
-  private String tlsSecurity(TlsEngine e, String protocol, String keys, String level) {
-    return "<security><tls engine=\""
-        + e.configName()
-        + "\" protocols=\""
-        + protocol
-        + "\" dev-pki=\"pki\"/>"
-        + keys
-        + "<protection level=\""
-        + level
-        + "\"/></security>";
-  }
-
-  private PepSecurity tls(
-      TlsEngine e, String protocol, int maxUses, dev.portcullis.cops.integrity.KeyRing ring)
-      throws Exception {
-    DevCertificates.Pki p = DevCertificates.ensure(pki, List.of(), List.of("bench"));
-    DevCertificates.Credential c = p.peps().get("bench");
-    return new PepSecurity(
-        new TlsSettings(e, List.of(protocol), null, null, null, pki),
-        true,
-        c.certificateChain(),
-        c.privateKey(),
-        p.caCertificate(),
-        List.of(),
-        new PepSecurity.SessionReuse(Duration.ofHours(1), maxUses),
-        ring);
-  }
-
-  private PepSecurity integrity(CryptoRegistry registry) throws Exception {
-    var spec =
-        new IntegrityKeys.Spec(
-            1,
-            dev.portcullis.cops.integrity.IntegrityAlgorithm.HMAC_SHA256_128,
-            dir.resolve("k1.hex"),
-            true,
-            Instant.EPOCH,
-            Instant.parse("9999-12-31T23:59:59Z"),
-            "bench",
-            0);
-    return new PepSecurity(
-        null,
-        true,
-        null,
-        null,
-        null,
-        List.of(),
-        PepSecurity.SessionReuse.DEFAULT,
-        IntegrityKeys.ring(List.of(spec), registry));
-  }
-
-  private PdpServer pdp(String security) throws Exception {
-    Path cfg = dir.resolve("pdp.xml");
-    Files.writeString(
-        cfg,
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<limits max-messages-per-second=\"100000000\" max-connections=\"4096\"/>"
-            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
-            + security
-            + "</pdp>");
-    return PdpServer.start(PdpConfig.load(cfg), 1);
   }
 
   // ---- cells ------------------------------------------------------------------------------------
@@ -309,7 +247,7 @@ public final class SecureCopsBench implements Callable<Integer> {
     final List<Long> nanos = new ArrayList<>();
     long decided;
     long decidingNanos;
-    final AccessRequest ar = request();
+    final AccessRequest ar = CopsLayers.rulesRequest();
     final Context ctx = new Context(Context.R_INCOMING, 0);
 
     Cell(String name, PdpServer pdp, PepSecurity pepSecurity) {
@@ -387,27 +325,6 @@ public final class SecureCopsBench implements Callable<Integer> {
         pep.close();
       }
       pdp.close();
-    }
-  }
-
-  private static AccessRequest request() {
-    try {
-      return new AccessRequest(
-          AccessOperation.ACCESS,
-          "alice",
-          null,
-          null,
-          null,
-          null,
-          InetAddress.getByName("10.1.2.3"),
-          22,
-          6,
-          "ssh",
-          null,
-          null,
-          null);
-    } catch (java.net.UnknownHostException e) {
-      throw new AssertionError(e);
     }
   }
 }
