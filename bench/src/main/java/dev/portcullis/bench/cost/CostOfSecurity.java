@@ -39,7 +39,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "cost-of-security",
     mixinStandardHelpOptions = true,
-    description = "What each security layer costs COPS on this machine, trial by trial.")
+    description = "What each security layer costs COPS on this machine, trial by trial.",
+    subcommands = {dev.portcullis.bench.compress.CompressionModel.class})
 public final class CostOfSecurity implements Callable<Integer> {
   @Option(names = "--trials", defaultValue = "100", description = "Per cell (${DEFAULT-VALUE}).")
   int trials;
