@@ -42,11 +42,17 @@ public class HmacProviderBenchmark {
   @Param({"SunJCE", "BC", "Conscrypt", "ACCP", "PortcullisNative", "PortcullisNative-fast"})
   public String provider;
 
-  @Param({"HmacSHA256", "HmacSHA1", "HmacMD5"})
+  @Param({"HmacSHA256", "HmacSHA1", "HmacMD5", "HmacSHA512"})
   public String algorithm;
 
   @Param({"64", "256", "1024", "2048", "16384"})
   public int size;
+
+  /** {@code array}: byte arrays; {@code direct}: a direct ByteBuffer, as a network stack has. */
+  @Param({"array", "direct"})
+  public String buffer;
+
+  private java.nio.ByteBuffer direct;
 
   private OneShotMac mac;
   private byte[] packet;
@@ -75,6 +81,7 @@ public class HmacProviderBenchmark {
             : JcaOneShotMac.create(p, algorithm, k);
     packet = new byte[size];
     rnd.nextBytes(packet);
+    direct = java.nio.ByteBuffer.allocateDirect(size).put(packet).flip();
     out = new byte[64];
   }
 
@@ -87,7 +94,12 @@ public class HmacProviderBenchmark {
 
   @Benchmark
   public byte[] mac() {
-    mac.mac(packet, 0, packet.length, out, 0);
+    if (buffer.equals("direct")) {
+      direct.position(0);
+      mac.mac(direct, out, 0);
+    } else {
+      mac.mac(packet, 0, packet.length, out, 0);
+    }
     return out;
   }
 }

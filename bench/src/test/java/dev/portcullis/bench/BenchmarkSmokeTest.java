@@ -22,6 +22,7 @@ class BenchmarkSmokeTest {
         new OptionsBuilder()
             .include(CopsCodecBenchmark.class.getSimpleName())
             .include(TlsHandshakeBenchmark.class.getSimpleName())
+            .include(PolicyEngineBenchmark.class.getSimpleName())
             .forks(0)
             .warmupIterations(0)
             .measurementIterations(1)
@@ -43,7 +44,27 @@ class BenchmarkSmokeTest {
         "SunJCE",
         "PortcullisNative",
         "PortcullisNative-fast");
-    smoke(AesGcmProviderBenchmark.class.getSimpleName(), 2, "SunJCE", "PortcullisNative");
+    smoke(AesProviderBenchmark.class.getSimpleName(), 2, "SunJCE", "PortcullisNative");
+  }
+
+  @Test
+  void initialisationAndFirstUseRun() throws Exception {
+    Options o =
+        new OptionsBuilder()
+            .include(ProviderInitBenchmark.class.getSimpleName())
+            .include(FirstUseBenchmark.class.getSimpleName())
+            .param("provider", "SunJCE")
+            .forks(0)
+            .warmupIterations(0)
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(20))
+            .shouldFailOnError(true)
+            .build();
+    Collection<RunResult> results = new Runner(o).run();
+    assertTrue(results.size() == 4, results.toString()); // 2 algorithms; prewarm on and off
+    for (RunResult r : results) {
+      assertTrue(r.getPrimaryResult().getScore() > 0, r.getParams().toString());
+    }
   }
 
   private static void smoke(String benchmark, int expected, String... providers) throws Exception {
@@ -53,6 +74,8 @@ class BenchmarkSmokeTest {
             .param("provider", providers)
             .param("algorithm", "HmacSHA256")
             .param("size", "64")
+            .param("buffer", "direct")
+            .param("transformation", "AES/CTR/NoPadding")
             .forks(0)
             .warmupIterations(0)
             .measurementIterations(1)

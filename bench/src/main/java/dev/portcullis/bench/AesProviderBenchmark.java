@@ -23,10 +23,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * AES-128-GCM encryption of one packet per provider, as a sender does it: a fresh 96-bit IV per
- * packet ({@code init}), then {@code doFinal} into a preallocated array (ciphertext and tag).
- * Providers come from the registry's factories; one that cannot load fails its setup with the
- * reason and is skipped.
+ * AES-128 encryption of one packet per provider and mode, as a sender does it: a fresh IV per
+ * packet ({@code init}), then {@code doFinal} into a preallocated array, or between direct buffers.
+ * Providers come from the registry's factories; one that cannot load, or lacks the transformation,
+ * fails its setup with the reason and is skipped — never measured as another.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -36,12 +36,19 @@ import org.openjdk.jmh.annotations.Warmup;
     value = 1,
     jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 @State(Scope.Thread)
-public class AesGcmProviderBenchmark {
+public class AesProviderBenchmark {
   @Param({"SunJCE", "BC", "Conscrypt", "ACCP", "PortcullisNative"})
   public String provider;
 
+  @Param({"AES/GCM/NoPadding", "AES/CTR/NoPadding", "AES/CBC/PKCS5Padding"})
+  public String transformation;
+
   @Param({"64", "256", "1024", "2048", "16384"})
   public int size;
+
+  /** {@code array}: byte arrays; {@code direct}: direct ByteBuffers, as a network stack has. */
+  @Param({"array", "direct"})
+  public String buffer;
 
   private Cipher cipher;
   private SecretKeySpec key;
@@ -49,6 +56,9 @@ public class AesGcmProviderBenchmark {
   private ByteBuffer counter;
   private byte[] packet;
   private byte[] out;
+  private ByteBuffer in;
+  private ByteBuffer outBuffer;
+  private boolean gcm;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -62,23 +72,36 @@ public class AesGcmProviderBenchmark {
       throw new IllegalStateException("no provider factory named " + provider);
     }
     Provider p = factory.create();
-    cipher = Cipher.getInstance("AES/GCM/NoPadding", p);
+    cipher = Cipher.getInstance(transformation, p);
+    if (!cipher.getProvider().getName().equals(p.getName())) {
+      throw new IllegalStateException(transformation + " came from " + cipher.getProvider());
+    }
+    gcm = transformation.startsWith("AES/GCM");
     SplittableRandom rnd = new SplittableRandom(1);
     byte[] k = new byte[16];
     rnd.nextBytes(k);
     key = new SecretKeySpec(k, "AES");
-    iv = new byte[12];
+    iv = new byte[gcm ? 12 : 16];
     counter = ByteBuffer.wrap(iv);
     packet = new byte[size];
     rnd.nextBytes(packet);
     out = new byte[size + 16];
+    in = ByteBuffer.allocateDirect(size).put(packet).flip();
+    outBuffer = ByteBuffer.allocateDirect(size + 16);
   }
 
   @Benchmark
-  public byte[] encrypt() throws Exception {
+  public int encrypt() throws Exception {
     counter.putLong(4, counter.getLong(4) + 1); // a new IV per packet, as GCM requires
-    cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
-    cipher.doFinal(packet, 0, packet.length, out, 0);
-    return out;
+    cipher.init(
+        Cipher.ENCRYPT_MODE,
+        key,
+        gcm ? new GCMParameterSpec(128, iv) : new javax.crypto.spec.IvParameterSpec(iv));
+    if (buffer.equals("direct")) {
+      in.position(0);
+      outBuffer.clear();
+      return cipher.doFinal(in, outBuffer);
+    }
+    return cipher.doFinal(packet, 0, packet.length, out, 0);
   }
 }
