@@ -124,6 +124,10 @@ public final class ActiveRouter implements AutoCloseable {
             .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
             .handler(new Handler());
     this.channel = b.bind(config.listen()).sync().channel();
+    // Keys of flows past SET are wiped within a second even when no packets arrive.
+    channel
+        .eventLoop()
+        .scheduleAtFixedRate(keys::expire, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
     log.info(
         "router {} on {} ({}), verification {}, MACs {}, codes {}, {} routes",
         id,

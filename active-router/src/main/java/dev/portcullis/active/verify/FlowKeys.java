@@ -280,10 +280,19 @@ public final class FlowKeys implements AutoCloseable {
     return fetches.get();
   }
 
-  /** Sessions in the cache now (after pending expiries are applied). */
-  public long sessionCount() {
+  /**
+   * Applies pending expiries now, wiping the keys of sessions past SET (the caches otherwise do it
+   * as packets pass; a router calls this every second so an idle one keeps no stale keys).
+   */
+  public void expire() {
     now();
     sessions.cleanUp();
+    secrets.cleanUp();
+  }
+
+  /** Sessions in the cache now (after pending expiries are applied). */
+  public long sessionCount() {
+    expire();
     return sessions.estimatedSize();
   }
 
