@@ -22,6 +22,7 @@ class ActiveRouterBenchSmokeTest {
             .include(ActiveVerifyBenchmark.class.getSimpleName())
             .param("provider", "SunJCE")
             .param("size", "256")
+            .param("flows", "64")
             .forks(0)
             .warmupIterations(0)
             .measurementIterations(1)
