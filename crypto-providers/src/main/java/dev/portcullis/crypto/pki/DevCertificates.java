@@ -392,7 +392,6 @@ public final class DevCertificates {
   }
 
   /** Reads a PKCS#8 PEM key as a key of {@code provider} (null: the default providers'). */
-  /** Reads a PKCS#8 PEM private key into a key of {@code provider} (any provider when null). */
   public static PrivateKey readKey(Path file, java.security.Provider provider) throws IOException {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser p = new PEMParser(r)) {
