@@ -138,112 +138,46 @@ class DomainTest {
         "grants are audited with the user's signature");
   }
 
+  /** The refusal of a request for code between 127.0.0.1 and 127.0.0.1 (or {@code src}). */
+  private static Source.RefusedException refused(
+      Source who, String code, String src, long sst, long set, MacAlgorithm mac, boolean enc) {
+    return assertThrows(
+        Source.RefusedException.class,
+        () -> who.request(code, src, "127.0.0.1", sst, set, mac, enc));
+  }
+
+  private static void assertSays(Source.RefusedException e, int status, String reason) {
+    assertEquals(status, e.status(), e.getMessage());
+    assertTrue(e.getMessage().contains(reason), e.getMessage());
+  }
+
   @Test
   void theRulesDecideAndSayWhy() throws Exception {
     Source bob = domain.source("bob");
-    var e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                bob.request(
-                    "tagger",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now,
-                    now + 60,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    true));
-    assertEquals(403, e.status());
-    assertTrue(e.getMessage().contains("no rule lets bob run tagger"), e.getMessage());
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                bob.request(
-                    "counter",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now,
-                    now + 60,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    false));
-    assertTrue(e.getMessage().contains("payload encryption required"), e.getMessage());
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                alice.request(
-                    "counter",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now,
-                    now + 3601,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    false));
-    assertTrue(e.getMessage().contains("sessions last at most PT1H"), e.getMessage());
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                alice.request(
-                    "counter",
-                    "10.0.0.1",
-                    "127.0.0.1",
-                    now,
-                    now + 60,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    false));
-    assertTrue(e.getMessage().contains("source 10.0.0.1 not in 127.0.0.0/8"), e.getMessage());
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                alice.request(
-                    "counter",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now,
-                    now + 60,
-                    MacAlgorithm.HMAC_MD5_96,
-                    false));
-    assertTrue(e.getMessage().contains("hmac-md5-96 not allowed"), e.getMessage());
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                alice.request(
-                    "counter",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now - 100,
-                    now - 50,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    false));
-    assertEquals(400, e.status());
-    assertTrue(e.getMessage().contains("has passed"), e.getMessage());
-    alice
-        .request(
-            "counter",
-            "127.0.0.1",
-            "127.0.0.1",
-            now + 7,
-            now + 60,
-            MacAlgorithm.HMAC_SHA256_128,
-            false)
-        .destroy();
-    e =
-        assertThrows(
-            Source.RefusedException.class,
-            () ->
-                alice.request(
-                    "counter",
-                    "127.0.0.1",
-                    "127.0.0.1",
-                    now + 7,
-                    now + 60,
-                    MacAlgorithm.HMAC_SHA256_128,
-                    false));
-    assertEquals(409, e.status(), "one grant per flow and epoch: a GCM nonce never repeats");
+    MacAlgorithm sha = MacAlgorithm.HMAC_SHA256_128;
+    String lo = "127.0.0.1";
+    assertSays(
+        refused(bob, "tagger", lo, now, now + 60, sha, true), 403, "no rule lets bob run tagger");
+    assertSays(
+        refused(bob, "counter", lo, now, now + 60, sha, false), 403, "payload encryption required");
+    assertSays(
+        refused(alice, "counter", lo, now, now + 3601, sha, false),
+        403,
+        "sessions last at most PT1H");
+    assertSays(
+        refused(alice, "counter", "10.0.0.1", now, now + 60, sha, false),
+        403,
+        "source 10.0.0.1 not in 127.0.0.0/8");
+    assertSays(
+        refused(alice, "counter", lo, now, now + 60, MacAlgorithm.HMAC_MD5_96, false),
+        403,
+        "hmac-md5-96 not allowed");
+    assertSays(refused(alice, "counter", lo, now - 100, now - 50, sha, false), 400, "has passed");
+    alice.request("counter", lo, lo, now + 7, now + 60, sha, false).destroy();
+    assertSays(
+        refused(alice, "counter", lo, now + 7, now + 60, sha, false),
+        409,
+        "already granted in this epoch"); // a GCM nonce never repeats under one key
   }
 
   @Test

@@ -368,7 +368,8 @@ public final class AuthServer implements AutoCloseable {
   private void refuse(
       HttpExchange ex, int status, String why, String user, byte[] body, String signature)
       throws IOException {
-    log.warn("refused a session request of {}: {} ({})", user, why, status);
+    log.warn(
+        "refused a session request of {}: {} ({})", user == null ? "(unread)" : user, why, status);
     audit("refused " + status, why, user, body, signature);
     Https.error(ex, status, why);
   }
