@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -30,11 +31,26 @@ import org.slf4j.LoggerFactory;
 public final class FlowKeys implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FlowKeys.class);
 
-  /** How the caches are sized and timed. */
+  /**
+   * How the caches are sized and timed. {@code maxHighWaterMarks} bounds the high-water marks kept
+   * for authenticated flows evicted from a full session cache before their SET; when that many are
+   * kept, new flows are refused ({@link Outcome#OVERLOADED}) rather than letting a flow's replay
+   * state be forgotten.
+   */
   public record Settings(
-      long maxSessions, long maxCodeSecrets, Duration secretIdle, Duration retryAfter) {
+      long maxSessions,
+      long maxCodeSecrets,
+      Duration secretIdle,
+      Duration retryAfter,
+      long maxHighWaterMarks) {
     public static final Settings DEFAULT =
         new Settings(100_000, 1_000, Duration.ofHours(2), Duration.ofSeconds(5));
+
+    /** Settings that keep up to four times {@code maxSessions} high-water marks. */
+    public Settings(
+        long maxSessions, long maxCodeSecrets, Duration secretIdle, Duration retryAfter) {
+      this(maxSessions, maxCodeSecrets, secretIdle, retryAfter, 4 * maxSessions);
+    }
   }
 
   private final CryptoRegistry registry;
@@ -45,6 +61,17 @@ public final class FlowKeys implements AutoCloseable {
   private final Cache<FlowId, Session> sessions;
   private final Cache<Long, Secret> secrets;
   private final long retryMillis;
+
+  /**
+   * The highest sequence number accepted for each authenticated flow that left the session cache
+   * before its SET (evicted by size, or dropped by {@link #invalidateSessions}/{@link #clear}):
+   * when the flow comes back its window starts above it, so no packet at or below what was seen is
+   * ever accepted twice. About 120 bytes per flow, kept until SET; only flows whose MAC verified
+   * get here, so unauthenticated traffic can neither add entries nor make any leave.
+   */
+  private final ConcurrentHashMap<FlowId, Long> highWater = new ConcurrentHashMap<>();
+
+  private final long maxHighWaterMarks;
 
   /**
    * The time the session cache runs on: the clock as the verifier last read it ({@link #now}), so a
@@ -80,6 +107,7 @@ public final class FlowKeys implements AutoCloseable {
     this.clock = clock;
     this.skewSeconds = skewSeconds;
     this.retryMillis = s.retryAfter().toMillis();
+    this.maxHighWaterMarks = s.maxHighWaterMarks();
     this.lastMillis = clock.millis();
     this.sessions =
         Caffeine.newBuilder()
@@ -105,7 +133,14 @@ public final class FlowKeys implements AutoCloseable {
                     return current;
                   }
                 })
-            .removalListener((FlowId k, Session v, RemovalCause c) -> v.destroy())
+            .removalListener(
+                (FlowId k, Session v, RemovalCause c) -> {
+                  long seen = v.window().close();
+                  if (c != RemovalCause.EXPIRED && seen != 0) {
+                    highWater.merge(k, seen, Math::max);
+                  }
+                  v.destroy();
+                })
             .build();
     this.secrets =
         Caffeine.newBuilder()
@@ -243,8 +278,12 @@ public final class FlowKeys implements AutoCloseable {
     return s == null ? CompletableFuture.completedFuture(null) : s.prk;
   }
 
-  /** Derives a flow's session (its MAC key; the payload key too if asked) and caches it. */
-  Session newSession(FlowId probe, PacketView p, MacKey prk) {
+  /**
+   * Derives a flow's session (its MAC key) without caching it: the caller {@link #admit}s it once a
+   * packet of the flow verified. Its replay window starts above the flow's high-water mark, if the
+   * flow was here before.
+   */
+  Session derive(FlowId probe, PacketView p, MacKey prk) {
     Flow flow = Flow.of(p);
     byte[] k = kdf.macKey(prk, flow, p.mac());
     MacKey mac;
@@ -253,14 +292,40 @@ public final class FlowKeys implements AutoCloseable {
     } finally {
       Arrays.fill(k, (byte) 0);
     }
-    Session s = new Session(flow, p.epoch(), mac, p.encrypted() ? encryptionKey(prk, flow) : null);
+    Long seen = highWater.get(probe);
+    ReplayWindow w = seen == null ? new ReplayWindow() : ReplayWindow.above(seen);
     derivations.incrementAndGet();
-    Session prior = sessions.asMap().putIfAbsent(probe.copy(), s);
+    // The payload key is derived on first use, after the MAC verified (Verifier.decrypt).
+    return new Session(flow, p.epoch(), mac, null, w);
+  }
+
+  /**
+   * Caches a session {@link #derive}d for a packet that has just verified, and returns the one to
+   * use: the cached one if another thread admitted the flow first (so one replay window), or null
+   * if the cache is full of flows whose replay state could not be kept (the packet is then dropped
+   * as {@link Outcome#OVERLOADED}). A session not returned is wiped.
+   */
+  Session admit(FlowId probe, Session s) {
+    if (highWater.size() >= maxHighWaterMarks) {
+      s.destroy();
+      return null;
+    }
+    FlowId key = probe.copy();
+    Session prior = sessions.asMap().putIfAbsent(key, s);
     if (prior != null) {
-      s.destroy(); // another thread derived it first: use theirs, so one replay window
+      s.destroy();
       return prior;
     }
+    Long seen = highWater.get(key);
+    if (seen != null && seen <= s.window().highest()) {
+      highWater.remove(key, seen); // the cached window now carries it
+    }
     return s;
+  }
+
+  /** High-water marks kept for flows that left the session cache before their SET. */
+  public long highWaterMarks() {
+    return highWater.size();
   }
 
   CipherKey encryptionKey(MacKey prk, Flow flow) {
@@ -287,9 +352,10 @@ public final class FlowKeys implements AutoCloseable {
    * as packets pass; a router calls this every second so an idle one keeps no stale keys).
    */
   public void expire() {
-    now();
+    long now = now() / 1000;
     sessions.cleanUp();
     secrets.cleanUp();
+    highWater.keySet().removeIf(f -> f.set() >= 0 && f.set() + skewSeconds < now);
   }
 
   /** Sessions in the cache now (after pending expiries are applied). */
@@ -298,13 +364,19 @@ public final class FlowKeys implements AutoCloseable {
     return sessions.estimatedSize();
   }
 
-  /** Drops every session, wiping its keys; code secrets stay (the next packets derive anew). */
+  /**
+   * Drops every session, wiping its keys; code secrets stay (the next packets derive anew) and so
+   * does every flow's replay state, as a high-water mark.
+   */
   public void invalidateSessions() {
     sessions.invalidateAll();
     sessions.cleanUp();
   }
 
-  /** Drops every session and code secret, wiping their keys (after a Kci compromise, say). */
+  /**
+   * Drops every session and code secret, wiping their keys (after a Kci compromise, say); replay
+   * state stays, as high-water marks, until each flow's SET.
+   */
   public void clear() {
     sessions.invalidateAll();
     secrets.invalidateAll();
@@ -315,5 +387,6 @@ public final class FlowKeys implements AutoCloseable {
   @Override
   public void close() {
     clear();
+    highWater.clear();
   }
 }

@@ -22,6 +22,11 @@ public enum Outcome {
   BAD_MAC(true),
   /** Seen before, or older than the replay window. */
   REPLAY(true),
+  /**
+   * A new flow refused because the router keeps as many flows' replay state as it may (session
+   * cache and high-water marks full).
+   */
+  OVERLOADED(true),
   /** A verified packet whose GCM payload would not decrypt. */
   DECRYPT_FAILED(true),
   /** The code's service decided to drop it (a rate limiter, say). */

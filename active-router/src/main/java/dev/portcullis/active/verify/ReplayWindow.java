@@ -14,6 +14,7 @@ public final class ReplayWindow {
   private final int mask;
   private final long size;
   private long highest; // 0: nothing accepted yet (sequence numbers start at 1)
+  private boolean closed; // its flow's state moved elsewhere: accepts nothing more
 
   public ReplayWindow() {
     this(DEFAULT_BLOCKS);
@@ -28,6 +29,32 @@ public final class ReplayWindow {
     this.ring = new long[blocks];
     this.mask = blocks - 1;
     this.size = (long) (blocks - 1) * 64;
+  }
+
+  /**
+   * A window for a flow that was seen before, up to {@code highWater}: everything at or below it
+   * counts as seen, whatever arrives above it is judged as usual. What a flow's state comes back to
+   * after it left the session cache, so that leaving it never reopens old sequence numbers.
+   */
+  public static ReplayWindow above(long highWater) {
+    ReplayWindow w = new ReplayWindow();
+    if (highWater != 0) {
+      java.util.Arrays.fill(w.ring, -1L);
+      int bit = (int) (highWater & 63);
+      // In highWater's own block, the numbers above it are still unseen.
+      w.ring[(int) (highWater >>> 6) & w.mask] = bit == 63 ? -1L : (1L << (bit + 1)) - 1;
+      w.highest = highWater;
+    }
+    return w;
+  }
+
+  /**
+   * Closes the window and returns the highest number accepted: after this it accepts nothing, so a
+   * packet racing the hand-over cannot be accepted behind the returned high-water mark.
+   */
+  public synchronized long close() {
+    closed = true;
+    return highest;
   }
 
   /** Sequence numbers below the highest accepted that are still told apart. */
@@ -45,7 +72,7 @@ public final class ReplayWindow {
    * before the MAC check to save its cost on replays, then {@link #accept} after it.
    */
   public synchronized boolean mayAccept(long seq) {
-    if (seq == 0) {
+    if (seq == 0 || closed) {
       return false;
     }
     if (Long.compareUnsigned(seq, highest) > 0) {
@@ -63,7 +90,7 @@ public final class ReplayWindow {
    * @return false if it is a replay or too old — the packet must then be dropped
    */
   public synchronized boolean accept(long seq) {
-    if (seq == 0) {
+    if (seq == 0 || closed) {
       return false;
     }
     long index = seq >>> 6;

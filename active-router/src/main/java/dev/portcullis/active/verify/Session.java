@@ -6,16 +6,19 @@ import dev.portcullis.crypto.MacKey;
 
 /**
  * One flow's keys at a router: the MAC key, the payload key if the flow is encrypted, and its
- * replay window. Lives in the session cache until SET; its keys are wiped when it leaves.
+ * replay window. Enters the session cache only after a packet of the flow verified, lives there
+ * until SET (or until evicted, leaving its high-water mark behind); its keys are wiped when it
+ * leaves.
  */
 public final class Session {
   private final Flow flow;
   private final int epoch;
   private final MacKey mac;
   private volatile CipherKey encryption;
-  private final ReplayWindow window = new ReplayWindow();
+  private final ReplayWindow window;
 
-  Session(Flow flow, int epoch, MacKey mac, CipherKey encryption) {
+  Session(Flow flow, int epoch, MacKey mac, CipherKey encryption, ReplayWindow window) {
+    this.window = window;
     this.flow = flow;
     this.epoch = epoch;
     this.mac = mac;

@@ -14,9 +14,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Verifies active packets, one at a time, in the order of the paper's router: structure, validity
- * interval, code secret, session key, replay window, MAC in constant time. One per thread (it holds
- * the reusable view, cache probe and scratch arrays); the keys it uses are shared through {@link
- * FlowKeys}. A packet whose session is cached costs no allocation.
+ * interval, code secret, session key, replay window, MAC in constant time. A session derived for a
+ * packet enters the cache only once that packet's MAC verified: unauthenticated packets leave no
+ * state behind. One per thread (it holds the reusable view, cache probe and scratch arrays); the
+ * keys it uses are shared through {@link FlowKeys}. A packet whose session is cached costs no
+ * allocation.
  *
  * <p>Every drop is counted in {@link Counters} here, by reason; {@link Outcome#ACCEPTED} and {@link
  * Outcome#PENDING} are left for the caller to count, since it decides what becomes of the packet.
@@ -79,6 +81,7 @@ public final class Verifier {
         last != null && probe.equals(lastId) && !last.mac().isDestroyed()
             ? last
             : keys.session(probe);
+    boolean derived = false;
     if (s == null) {
       MacKey prk = keys.prk(view.code(), view.epoch());
       if (prk == null) {
@@ -90,17 +93,25 @@ public final class Verifier {
         return drop(o);
       }
       try {
-        s = keys.newSession(probe, view, prk);
+        s = keys.derive(probe, view, prk);
       } catch (IllegalStateException e) {
         return drop(Outcome.CODE_UNAVAILABLE); // the secret was evicted and wiped meanwhile
       }
+      derived = true;
     }
     long seq = view.sequence();
     if (!s.window().mayAccept(seq)) {
-      return drop(Outcome.REPLAY);
+      return discard(derived, s, Outcome.REPLAY);
     }
     if (!macMatches(s)) {
-      return drop(Outcome.BAD_MAC);
+      return discard(derived, s, Outcome.BAD_MAC);
+    }
+    if (derived) {
+      // Authenticated: only now does the flow take a place in the cache.
+      s = keys.admit(probe, s);
+      if (s == null) {
+        return drop(Outcome.OVERLOADED);
+      }
     }
     if (!s.window().accept(seq)) {
       return drop(Outcome.REPLAY); // a copy verified on another thread in between
@@ -127,6 +138,14 @@ public final class Verifier {
     } finally {
       buf.limit(limit).position(position);
     }
+  }
+
+  /** Drops the packet, wiping a session derived for it (it was never cached). */
+  private Outcome discard(boolean derived, Session s, Outcome o) {
+    if (derived) {
+      s.destroy();
+    }
+    return drop(o);
   }
 
   private Outcome drop(Outcome o) {

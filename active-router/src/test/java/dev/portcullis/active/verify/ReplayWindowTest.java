@@ -66,4 +66,34 @@ class ReplayWindowTest {
       }
     }
   }
+
+  /** A window re-opened above a high-water mark: nothing at or below it, everything above it. */
+  @Property(tries = 300)
+  void aboveAHighWaterMarkAgreesWithTheDefinition(
+      @ForAll @LongRange(min = 0, max = 500) long highWater,
+      @ForAll @Size(max = 200) List<@LongRange(min = 0, max = 900) Long> seqs) {
+    ReplayWindow w = ReplayWindow.above(highWater);
+    assertEquals(highWater, w.highest());
+    Set<Long> seen = new HashSet<>();
+    long highest = highWater;
+    for (long s : seqs) {
+      boolean expected =
+          s > highWater && !seen.contains(s) && (s > highest || highest - s < w.size());
+      assertEquals(expected, w.mayAccept(s), "mayAccept " + s + " above " + highWater);
+      assertEquals(expected, w.accept(s), "accept " + s + " above " + highWater);
+      if (expected) {
+        seen.add(s);
+        highest = Math.max(highest, s);
+      }
+    }
+  }
+
+  @Test
+  void aClosedWindowAcceptsNothingAndReportsItsHighest() {
+    ReplayWindow w = new ReplayWindow();
+    assertTrue(w.accept(7));
+    assertEquals(7, w.close());
+    assertFalse(w.mayAccept(8));
+    assertFalse(w.accept(8));
+  }
 }

@@ -217,4 +217,112 @@ class VerifierTest {
     assertEquals(Outcome.MALFORMED, verify(new byte[10]));
     assertEquals(2, counters.get(Outcome.MALFORMED));
   }
+
+  /** Starts over with a session cache of {@code sessions} and room for {@code marks} marks. */
+  private void small(long sessions, long marks) {
+    keys.close();
+    keys =
+        new FlowKeys(
+            Fixtures.registry(),
+            secrets,
+            clock,
+            5,
+            new FlowKeys.Settings(
+                sessions,
+                16,
+                java.time.Duration.ofHours(1),
+                java.time.Duration.ofSeconds(5),
+                marks));
+    verifier = new Verifier(keys, counters);
+  }
+
+  private Flow flowOf(long user) {
+    return new Flow(user, flow.sst(), flow.set(), flow.source(), flow.destination(), CODE);
+  }
+
+  /**
+   * Forged packets (real Ci and epoch, random U, bad tags) must not take a place in the session
+   * cache: before the fix, enough of them evicted a legitimate flow, whose replay window then
+   * started over and accepted an already-delivered packet again.
+   */
+  @Test
+  void forgedFlowsLeaveNoStateAndCannotEvictAReplayWindow() {
+    small(4, 16);
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] first = s.seal(new byte[] {1});
+    assertEquals(Outcome.ACCEPTED, verify(first));
+    assertEquals(Outcome.ACCEPTED, verify(s.seal(new byte[] {2})));
+    java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+    for (int i = 0; i < 200; i++) {
+      byte[] forged =
+          Fixtures.sealer(flowOf(1000 + i), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false)
+              .seal(new byte[] {3});
+      forged[forged.length - 1] ^= (byte) (1 + random.nextInt(255)); // a bad tag
+      assertEquals(Outcome.BAD_MAC, verify(forged));
+    }
+    assertEquals(1, keys.sessionCount(), "only the authenticated flow is cached");
+    assertEquals(Outcome.REPLAY, verify(first));
+    assertEquals(0, keys.highWaterMarks());
+  }
+
+  /**
+   * Authenticated flows can still fill the cache and evict each other; an evicted flow comes back
+   * with a window above what it had seen, never a fresh one.
+   */
+  @Test
+  void anEvictedFlowKeepsItsHighWaterMark() {
+    small(2, 8);
+    java.util.List<PacketSealer> sealers = new java.util.ArrayList<>();
+    java.util.List<byte[]> delivered = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) { // five evictions at least: below the cap of 4 x 2 marks
+      PacketSealer other =
+          Fixtures.sealer(flowOf(2000 + i), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false);
+      byte[] p = other.seal(new byte[] {4});
+      assertEquals(Outcome.ACCEPTED, verify(p));
+      sealers.add(other);
+      delivered.add(p);
+    }
+    assertTrue(keys.highWaterMarks() >= 4, "evicted flows left their marks");
+    for (int i = 0; i < sealers.size(); i++) {
+      assertEquals(Outcome.REPLAY, verify(delivered.get(i)), "flow " + i + ": seen before");
+      assertEquals(Outcome.ACCEPTED, verify(sealers.get(i).seal(new byte[] {5})), "goes on");
+      sealers.get(i).destroy();
+    }
+    // Marks live until SET (plus skew), then go.
+    clock.advanceSeconds(100 + 5 + 1);
+    keys.expire();
+    assertEquals(0, keys.highWaterMarks());
+  }
+
+  /** A flow that left the cache keeps everything at or below its mark closed, late ones too. */
+  @Test
+  void invalidatingSessionsKeepsReplayState() {
+    PacketSealer s = sealer(MacAlgorithm.HMAC_SHA256_128, false);
+    byte[] p1 = s.seal(new byte[] {1});
+    byte[] p2 = s.seal(new byte[] {2});
+    byte[] p3 = s.seal(new byte[] {3});
+    assertEquals(Outcome.ACCEPTED, verify(p1));
+    assertEquals(Outcome.ACCEPTED, verify(p3)); // p2 is late, still unseen
+    keys.invalidateSessions();
+    assertEquals(1, keys.highWaterMarks());
+    assertEquals(Outcome.REPLAY, verify(p1));
+    assertEquals(Outcome.REPLAY, verify(p2), "at or below the mark: refused, never reopened");
+    keys.clear();
+    assertEquals(Outcome.REPLAY, verify(p3));
+    assertEquals(Outcome.ACCEPTED, verify(s.seal(new byte[] {4})));
+    assertEquals(0, keys.highWaterMarks(), "the cached window carries the mark again");
+  }
+
+  /** When no more replay state can be kept, new flows are refused: it never fails open. */
+  @Test
+  void whenNoMoreMarksFitNewFlowsAreRefused() {
+    small(1, 1);
+    assertEquals(
+        Outcome.ACCEPTED, verify(sealer(MacAlgorithm.HMAC_SHA256_128, false).seal(new byte[1])));
+    PacketSealer second = Fixtures.sealer(flowOf(99), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false);
+    assertEquals(Outcome.ACCEPTED, verify(second.seal(new byte[1]))); // evicts the first: 1 mark
+    PacketSealer third = Fixtures.sealer(flowOf(98), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false);
+    assertEquals(Outcome.OVERLOADED, verify(third.seal(new byte[1])));
+    assertEquals(1, counters.get(Outcome.OVERLOADED));
+  }
 }
