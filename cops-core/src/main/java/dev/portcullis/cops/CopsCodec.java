@@ -76,6 +76,20 @@ public final class CopsCodec {
     return a;
   }
 
+  /**
+   * Integrity-TLS is 16 reserved bits then the 16-bit Flags (RFC 4261 section 4.1). A peer that
+   * swapped the halves (Portcullis 0.1 did) sends StartTLS in the reserved half and zero Flags;
+   * that combination has no other meaning, and taking it as StartTLS can only lead to a TLS
+   * handshake that must succeed on its own, so it is read as StartTLS. Other reserved bits are
+   * ignored, as the RFC asks.
+   */
+  private static IntegrityTls integrityTls(int reserved, int flags) {
+    return new IntegrityTls(
+        flags == 0 && reserved == IntegrityTls.FLAG_START_TLS
+            ? IntegrityTls.FLAG_START_TLS
+            : flags);
+  }
+
   static void writeObject(CopsObject o, ByteBuf out) {
     int len = o.objectLength();
     out.writeShort(len);
@@ -319,7 +333,7 @@ public final class CopsCodec {
       case INTEGRITY:
         if (cType == 2) {
           exactLength(c, cType, n, 4, off);
-          return new IntegrityTls(b.getUnsignedShort(at));
+          return integrityTls(b.getUnsignedShort(at), b.getUnsignedShort(at + 2));
         }
         if (n < 8) {
           throw CopsCodecException.at(

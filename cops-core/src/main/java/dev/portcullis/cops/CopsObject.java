@@ -627,7 +627,8 @@ public sealed interface CopsObject {
 
     @Override
     public void writeContent(ByteBuf out) {
-      out.writeShort(flags).writeShort(0);
+      // RFC 4261 section 4.1: 16 reserved bits, then the 16-bit Flags (docs/cops-wire.md).
+      out.writeShort(0).writeShort(flags);
     }
   }
 }

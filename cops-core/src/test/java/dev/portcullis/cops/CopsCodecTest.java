@@ -214,7 +214,7 @@ class CopsCodecTest {
 
   @Test
   void integrityTlsOnlyInOpenAndAccept() {
-    CopsCodecException e = reject("10 09 0000 00000010 0008 10 02 00010000");
+    CopsCodecException e = reject("10 09 0000 00000010 0008 10 02 00000001");
     assertEquals("Integrity-TLS", e.field());
   }
 
@@ -271,5 +271,31 @@ class CopsCodecTest {
         () -> new CopsMessage.KeepAlive(false, new CopsObject.IntegrityTls(1)));
     assertArrayEquals(
         Hex.bytes("10 09 0000 00000008"), CopsCodec.encode(new CopsMessage.KeepAlive(false, null)));
+  }
+
+  /** RFC 4261 section 4.1: reserved first, then Flags; what an independent PEP sends. */
+  @Test
+  void integrityTlsIsReservedThenFlags() throws CopsCodecException {
+    CopsMessage.ClientOpen rfc =
+        (CopsMessage.ClientOpen)
+            CopsCodec.decode(
+                Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 0000 0001"));
+    assertTrue(((CopsObject.IntegrityTls) rfc.integrity()).startTls());
+    assertArrayEquals(
+        Hex.bytes("0008 10 02 0000 0001"),
+        java.util.Arrays.copyOfRange(CopsCodec.encode(rfc), 16, 24),
+        "written in the RFC's layout");
+    // Portcullis 0.1's swapped layout is still read as StartTLS (docs/cops-wire.md says why).
+    CopsMessage.ClientOpen old =
+        (CopsMessage.ClientOpen)
+            CopsCodec.decode(
+                Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 0001 0000"));
+    assertTrue(((CopsObject.IntegrityTls) old.integrity()).startTls());
+    // Other reserved bits are ignored, as the RFC asks.
+    CopsMessage.ClientOpen noise =
+        (CopsMessage.ClientOpen)
+            CopsCodec.decode(
+                Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 8000 0001"));
+    assertTrue(((CopsObject.IntegrityTls) noise.integrity()).startTls());
   }
 }

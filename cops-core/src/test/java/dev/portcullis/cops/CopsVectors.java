@@ -95,7 +95,7 @@ final class CopsVectors {
             """
             10 06 0000 00000018             # OPN, client-type 0, length 24
             0008 0b 01 70657000             # PEPID "pep"
-            0008 10 02 0001 0000            # Integrity-TLS: C-Num 16, C-Type 2 | flags StartTLS | reserved
+            0008 10 02 0000 0001            # Integrity-TLS: C-Num 16, C-Type 2 | reserved | flags StartTLS
             """),
         new Vector(
             "CAT",
