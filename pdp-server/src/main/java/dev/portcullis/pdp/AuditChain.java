@@ -1,8 +1,15 @@
 package dev.portcullis.pdp;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,17 +172,74 @@ public final class AuditChain {
   }
 
   /**
-   * Reads {@code file} from the start and checks every record's hash and link. Stops at the first
-   * broken record: line numbers count from 1.
+   * Reads {@code file} from the start and checks every record's hash and link, and that its bytes
+   * are exactly what the writer writes: strict UTF-8, each record ending in a single LF. Anything
+   * else (a torn multi-byte character, CR LF endings, a last line without its newline) is a break,
+   * named by line and byte offset. Stops at the first broken record: line numbers count from 1,
+   * byte offsets from 0.
    */
   public static Verdict verify(Path file) throws IOException {
     AuditChain c = new AuditChain(GENESIS);
     String expectedPrev = GENESIS;
     long line = 0;
-    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      String s;
-      while ((s = in.readLine()) != null) {
+    long offset = 0;
+    CharsetDecoder utf8 =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteArrayOutputStream record = new ByteArrayOutputStream(512);
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+      while (true) {
+        record.reset();
+        long start = offset;
+        boolean newline = false;
+        for (int b; (b = in.read()) != -1; ) {
+          offset++;
+          if (b == '\n') {
+            newline = true;
+            break;
+          }
+          if (record.size() > MAX_RECORD) {
+            return new Verdict(
+                line, expectedPrev, line + 1, "a line longer than " + MAX_RECORD + " bytes");
+          }
+          record.write(b);
+        }
+        if (!newline && record.size() == 0) {
+          break; // the end, after a complete last record
+        }
         line++;
+        byte[] bytes = record.toByteArray();
+        String problem = null;
+        if (!newline) {
+          problem =
+              "the file ends in a line without its newline at byte offset "
+                  + start
+                  + " (a torn write)";
+        } else if (bytes.length > 0 && bytes[bytes.length - 1] == '\r') {
+          problem =
+              "the line ends in CR LF at byte offset "
+                  + (start + bytes.length - 1)
+                  + ": records end in LF alone, so these are not the bytes that were written";
+        }
+        String s = null;
+        if (problem == null) {
+          CharBuffer chars = CharBuffer.allocate(bytes.length);
+          ByteBuffer input = ByteBuffer.wrap(bytes);
+          CoderResult r = utf8.reset().decode(input, chars, true);
+          if (r.isError()) {
+            problem =
+                "invalid UTF-8 at byte offset "
+                    + (start + input.position())
+                    + " (a torn multi-byte character or foreign bytes)";
+          } else {
+            s = chars.flip().toString();
+          }
+        }
+        if (problem != null) {
+          return new Verdict(line - 1, expectedPrev, line, problem);
+        }
         Link link = c.link(s);
         if (link == null) {
           return new Verdict(

@@ -1,12 +1,14 @@
 package dev.portcullis.pdp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.support.OwnedFile;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * logged, never a stalled PDP); one background thread formats and writes in batches. Records are
  * chained by SHA-256 hashes ({@link AuditChain}) so that an edited, removed or reordered record is
  * found by {@code pdp-server verify-audit FILE}; appending to an existing file continues its chain.
+ * The file is owned ({@link OwnedFile}): one writer at a time, owner-only.
  */
 public final class AuditLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
@@ -38,27 +42,45 @@ public final class AuditLog implements AutoCloseable {
   private final Path file;
   private final LongAdder dropped = new LongAdder();
   private final AuditChain chain;
+  private final OwnedFile owned;
   private volatile boolean closed;
+  private volatile IOException failure;
+  private volatile Consumer<IOException> onFailure = e -> {};
 
   private AuditLog() {
     this.queue = null;
     this.writer = null;
     this.file = null;
     this.chain = null;
+    this.owned = null;
   }
 
-  private AuditLog(Path file) throws IOException {
+  private AuditLog(Path file, Duration waitForOwner) throws IOException {
     this.file = file;
     this.queue = new ArrayBlockingQueue<>(CAPACITY);
     Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
+    if (parent != null && !Files.isDirectory(parent)) {
+      try {
+        Files.createDirectories(parent);
+      } catch (IOException e) {
+        throw new IOException("audit log " + file + ": cannot create its directory: " + e, e);
+      }
     }
-    var head = AuditChain.headOf(file);
-    boolean torn = AuditChain.endsMidLine(file);
-    BufferedWriter out =
-        Files.newBufferedWriter(
-            file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    // Owned before it is read or written: a second writer would fork the hash chain.
+    this.owned = OwnedFile.claim(file, "audit log", waitForOwner);
+    BufferedWriter out;
+    boolean torn;
+    java.util.Optional<String> head;
+    try {
+      head = AuditChain.headOf(file);
+      torn = AuditChain.endsMidLine(file);
+      out =
+          Files.newBufferedWriter(
+              file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException | RuntimeException e) {
+      owned.close();
+      throw e;
+    }
     if (head.isPresent()) {
       this.chain = new AuditChain(head.get());
     } else {
@@ -80,7 +102,28 @@ public final class AuditLog implements AutoCloseable {
 
   /** An audit log appending to {@code file}, or {@link #NONE} for null. */
   public static AuditLog open(Path file) throws IOException {
-    return file == null ? NONE : new AuditLog(file);
+    return open(file, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #open(Path)}, waiting up to {@code waitForOwner} for another writer to give the file
+   * up (a command-line tool run twice at once; a server never waits).
+   */
+  public static AuditLog open(Path file, Duration waitForOwner) throws IOException {
+    return file == null ? NONE : new AuditLog(file, waitForOwner);
+  }
+
+  /**
+   * What to do if the log cannot be written any more (a full or failed disk): a component that
+   * cannot audit must stop serving. Called once, from the writer thread.
+   */
+  public void onFailure(Consumer<IOException> action) {
+    this.onFailure = action;
+  }
+
+  /** Why writing stopped, or null while the log is healthy. */
+  public IOException failure() {
+    return failure;
   }
 
   /** Records an event: {@code kv} alternates keys and values; null values are left out. */
@@ -176,7 +219,9 @@ public final class AuditLog implements AutoCloseable {
         batch.clear();
       }
     } catch (IOException e) {
-      log.error("audit log {} stopped: {}", file, e.toString());
+      failure = e;
+      log.error("audit log {} cannot be written: {}", file, e.toString());
+      onFailure.accept(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -196,6 +241,15 @@ public final class AuditLog implements AutoCloseable {
     }
     if (dropped.sum() > 0) {
       log.warn("audit log {}: {} records dropped (queue full)", file, dropped.sum());
+    }
+    try {
+      owned.close();
+    } catch (IOException e) {
+      log.warn("audit log {}: lock not released cleanly: {}", file, e.toString());
+    }
+    if (failure != null) {
+      log.error("audit log {} closed after a write failure; records after it are lost", file);
+      return;
     }
     // The head outside the file is what shows a truncated log: keep this line elsewhere.
     log.info("audit log {} closed, chain head {}", file, chainHead());

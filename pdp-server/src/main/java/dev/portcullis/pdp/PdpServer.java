@@ -71,6 +71,7 @@ public final class PdpServer implements AutoCloseable {
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean started; // bound and recorded so: only then is a stop recorded
   private volatile PdpTimings timings;
   private Channel serverChannel;
 
@@ -209,6 +210,15 @@ public final class PdpServer implements AutoCloseable {
     }
     log.info("PDP listening on {} ({} transport)", address(), epoll ? "epoll" : "NIO");
     audit.record("started", "address", address().toString());
+    started = true;
+    audit.onFailure(
+        e -> {
+          // A PDP that cannot audit must not serve: stop, off the writer thread (close joins it).
+          log.error("audit log cannot be written ({}): this PDP stops serving", e.getMessage());
+          Thread t = new Thread(this::close, "portcullis-pdp-stop");
+          t.setDaemon(false);
+          t.start();
+        });
     long every = Math.max(1, config.statsInterval().toMillis());
     housekeeping.scheduleWithFixedDelay(
         () -> log.info("stats: {}", stats.summary()), every, every, TimeUnit.MILLISECONDS);
@@ -560,7 +570,9 @@ public final class PdpServer implements AutoCloseable {
     workers.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
     log.info("PDP stopped; {}", stats.summary());
-    audit.record("stopped");
+    if (started) {
+      audit.record("stopped");
+    }
     audit.close();
     new Security(tls, keyRing, integrityRegistry).close();
     if (enrolments != null) {

@@ -71,8 +71,12 @@ final class IssueCredential implements Callable<Integer> {
     Path storeDir = c.security().enrolment().store();
     try {
       CredentialStore store = CredentialStore.open(storeDir);
-      CredentialStore.Issued i = store.issue(pep, validFor);
-      try (AuditLog log = AuditLog.open(store.directory().resolve("credentials.jsonl"))) {
+      // The log is owned before anything is issued: a second writer fails here, having issued
+      // nothing, instead of forking the log's hash chain.
+      CredentialStore.Issued i;
+      try (AuditLog log =
+          AuditLog.open(store.directory().resolve("credentials.jsonl"), Duration.ofSeconds(10))) {
+        i = store.issue(pep, validFor);
         log.record(
             "credential-issued",
             "credential",

@@ -38,6 +38,13 @@ final class VerifyAudit implements Callable<Integer> {
   public Integer call() {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
+    if (head != null && !head.matches("[0-9a-fA-F]{64}")) {
+      err.println(
+          "error: --head "
+              + (head.length() > 80 ? head.substring(0, 80) + "..." : head)
+              + " is not a chain head (expected: 64 hex digits, as the PDP logs at stop)");
+      return 2;
+    }
     AuditChain.Verdict v;
     try {
       if (Files.isDirectory(file)) {

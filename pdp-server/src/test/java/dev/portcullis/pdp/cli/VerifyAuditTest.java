@@ -71,4 +71,43 @@ class VerifyAuditTest {
     assertEquals(2, run("verify-audit", dir.resolve("nope.jsonl").toString()));
     assertTrue(err.toString().startsWith("error: no such file"), err.toString());
   }
+
+  /** What a crash leaves mid-character: a break at a line and byte offset, exit 1, not 2. */
+  @Test
+  void invalidUtf8IsABreakWithItsOffset() throws Exception {
+    Path file = log(2);
+    long size = Files.size(file);
+    byte[] torn = {'{', '"', 'x', '"', ':', '"', (byte) 0xE2, (byte) 0x82};
+    Files.write(file, torn, java.nio.file.StandardOpenOption.APPEND);
+    Files.write(file, new byte[] {'\n'}, java.nio.file.StandardOpenOption.APPEND);
+    assertEquals(1, run("verify-audit", file.toString()));
+    assertTrue(
+        out.toString().contains("BROKEN at line 3: invalid UTF-8 at byte offset " + (size + 6)),
+        out.toString());
+  }
+
+  @Test
+  void crlfLineEndingsAreNotTheBytesWritten() throws Exception {
+    Path file = log(2);
+    Files.writeString(file, Files.readString(file).replace("\n", "\r\n"));
+    assertEquals(1, run("verify-audit", file.toString()));
+    assertTrue(out.toString().contains("BROKEN at line 1: the line ends in CR LF"), out.toString());
+  }
+
+  @Test
+  void aTornLastLineIsABreak() throws Exception {
+    Path file = log(2);
+    Files.writeString(file, "{\"event\":\"repo", java.nio.file.StandardOpenOption.APPEND);
+    assertEquals(1, run("verify-audit", file.toString()));
+    assertTrue(
+        out.toString().contains("BROKEN at line 3: the file ends in a line without"),
+        out.toString());
+  }
+
+  @Test
+  void aMalformedHeadIsBadSyntax() throws Exception {
+    Path file = log(1);
+    assertEquals(2, run("verify-audit", "--head", "xyz", file.toString()));
+    assertTrue(err.toString().contains("--head xyz is not a chain head"), err.toString());
+  }
 }
