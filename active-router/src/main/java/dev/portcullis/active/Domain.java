@@ -77,6 +77,6 @@ public final class Domain {
               + ")");
     }
     return new Source(
-        config.authServer().listen(), pki.clientContext(null), user, pki.privateKey(user), clock);
+        config.authServer().listen(), pki.clientContext(user), user, pki.privateKey(user), clock);
   }
 }

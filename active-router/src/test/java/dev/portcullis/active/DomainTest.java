@@ -99,17 +99,7 @@ class DomainTest {
   }
 
   private static SessionRequest request(String user, long sst) {
-    return new SessionRequest(
-        user,
-        "counter",
-        "127.0.0.1",
-        "127.0.0.1",
-        sst,
-        sst + 60,
-        "hmac-sha256-128",
-        true,
-        System.currentTimeMillis() / 1000,
-        "n" + System.nanoTime());
+    return TestDomain.request(user, sst, true);
   }
 
   @Test

@@ -48,4 +48,20 @@ public final class TestDomain {
       return s.getLocalPort();
     }
   }
+
+  /** A session request of {@code user} for code "counter" on loopback, SST to SST + 60. */
+  public static dev.portcullis.active.auth.SessionRequest request(
+      String user, long sst, boolean encrypt) {
+    return new dev.portcullis.active.auth.SessionRequest(
+        user,
+        "counter",
+        "127.0.0.1",
+        "127.0.0.1",
+        sst,
+        sst + 60,
+        "hmac-sha256-128",
+        encrypt,
+        System.currentTimeMillis() / 1000,
+        "n" + System.nanoTime());
+  }
 }

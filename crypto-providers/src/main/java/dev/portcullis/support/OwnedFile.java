@@ -151,7 +151,8 @@ public final class OwnedFile implements AutoCloseable {
     }
   }
 
-  static boolean posix() {
+  /** Whether the default file system has POSIX permissions (owner-only is then enforced). */
+  public static boolean posix() {
     return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
   }
 

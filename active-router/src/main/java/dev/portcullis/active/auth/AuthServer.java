@@ -2,17 +2,18 @@ package dev.portcullis.active.auth;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsServer;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
 import dev.portcullis.active.kdf.SessionKdf;
 import dev.portcullis.active.net.Https;
+import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.LogSummary;
+import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.InetAddress;
@@ -35,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,12 +63,21 @@ public final class AuthServer implements AutoCloseable {
   private final CodeServerClient codeServer;
   private final Clock clock;
   private final Path auditFile;
+  private final OwnedFile auditOwned;
+  private final NonceJournal nonces;
   private final SecureRandom random = new SecureRandom();
   private final Map<Integer, Epoch> current = new ConcurrentHashMap<>();
-  private final Cache<String, Boolean> nonces;
   private final Cache<String, Boolean> issued;
   private final ScheduledExecutorService rotation;
-  private final HttpsServer server;
+  private final HttpsEndpoint server;
+  private final LogSummary refusals;
+
+  /**
+   * Refusals before the requester was authenticated, by reason: summarised, not audited one by one.
+   */
+  private final Map<String, LongAdder> unauthenticated = new ConcurrentHashMap<>();
+
+  private volatile IOException auditFailure;
 
   /** A code's current secret: its epoch number and HKDF-Extract output. */
   private record Epoch(int number, MacKey prk) {}
@@ -80,37 +91,84 @@ public final class AuthServer implements AutoCloseable {
       InetSocketAddress address,
       Path auditFile)
       throws IOException, InterruptedException {
+    this(
+        config, pki, registry, codeServer, clock, address, auditFile, HttpsEndpoint.Limits.DEFAULT);
+  }
+
+  /**
+   * Takes its audit file and nonce journal (beside it, {@code auth-nonces.jsonl}), binds {@code
+   * address}, and only then rotates every code's Kci at the Code Server and starts answering.
+   */
+  public AuthServer(
+      RosaConfig config,
+      RosaPki pki,
+      CryptoRegistry registry,
+      CodeServerClient codeServer,
+      Clock clock,
+      InetSocketAddress address,
+      Path auditFile,
+      HttpsEndpoint.Limits limits)
+      throws IOException, InterruptedException {
     this.config = config;
     this.pki = pki;
     this.registry = registry;
     this.kdf = new SessionKdf(registry);
     this.codeServer = codeServer;
     this.clock = clock;
-    this.auditFile = auditFile;
+    this.auditFile = auditFile.toAbsolutePath().normalize();
+    this.refusals = new LogSummary(log, "refused session requests", Duration.ofMinutes(1), clock);
     Duration skew = config.authServer().requestSkew();
-    this.nonces =
-        Caffeine.newBuilder().maximumSize(1_000_000).expireAfterWrite(skew.multipliedBy(2)).build();
     this.issued =
         Caffeine.newBuilder()
             .maximumSize(1_000_000)
             .expireAfterWrite(config.authServer().longestSession().plusMinutes(1))
             .build();
-    if (auditFile.getParent() != null) {
-      Files.createDirectories(auditFile.getParent());
+    // In this order, so that a start that fails changes nothing shared: take the files, bind the
+    // port, and only then rotate Kci at the Code Server and accept requests.
+    Path dir = this.auditFile.getParent();
+    if (dir != null) {
+      Files.createDirectories(dir);
     }
-    rotate(); // every code has a secret at the Code Server before the first request
-    Duration every = config.authServer().rotation();
-    this.rotation =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "auth-server-rotation");
-              t.setDaemon(true);
-              return t;
-            });
-    rotation.scheduleAtFixedRate(
-        this::rotateQuietly, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
-    this.server = Https.server(address, pki.serverContext(false), false, 4, "auth-server");
-    server.createContext("/v1/sessions", this::handle);
+    this.auditOwned = OwnedFile.claim(this.auditFile, "audit log");
+    HttpsEndpoint bound = null;
+    NonceJournal journal = null;
+    ScheduledExecutorService timer = null;
+    try {
+      journal =
+          new NonceJournal(
+              this.auditFile.resolveSibling("auth-nonces.jsonl"), clock.millis() / 1000, 1_000_000);
+      // Client certificates are required: key material goes only to the user who signed.
+      bound =
+          HttpsEndpoint.bind(
+              address, pki.serverContext(true), true, "authorization server", limits, this::handle);
+      this.nonces = journal;
+      this.server = bound;
+      rotate(); // every code has a secret at the Code Server before the first request
+      Duration every = config.authServer().rotation();
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "auth-server-rotation");
+                t.setDaemon(true);
+                return t;
+              });
+      this.rotation = timer;
+      rotation.scheduleAtFixedRate(
+          this::rotateQuietly, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+      rotation.scheduleAtFixedRate(this::housekeeping, 60, 60, TimeUnit.SECONDS);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      if (timer != null) {
+        timer.shutdownNow();
+      }
+      if (bound != null) {
+        bound.close();
+      }
+      if (journal != null) {
+        journal.close();
+      }
+      auditOwned.close();
+      throw e;
+    }
     server.start();
     log.info(
         "authorization server on {}: {} codes, {} users, {} rules, Kci rotated every {}",
@@ -118,11 +176,44 @@ public final class AuthServer implements AutoCloseable {
         config.codes().size(),
         config.users().size(),
         config.rules().size(),
-        every);
+        config.authServer().rotation());
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return server.address();
+  }
+
+  /** What the HTTPS server refused, by kind. */
+  public HttpsEndpoint.Stats httpStats() {
+    return server.stats();
+  }
+
+  /** Requests refused before their sender was authenticated, by reason. */
+  public Map<String, Long> unauthenticatedRefusals() {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    unauthenticated.forEach((k, v) -> m.put(k, v.sum()));
+    return m;
+  }
+
+  /** Once a minute: the refusal summary into the log and the audit file; old nonces forgotten. */
+  private void housekeeping() {
+    try {
+      refusals.flush();
+      Map<String, Long> counts = new java.util.TreeMap<>();
+      unauthenticated.forEach(
+          (k, v) -> {
+            long n = v.sumThenReset();
+            if (n > 0) {
+              counts.put(k, n);
+            }
+          });
+      if (!counts.isEmpty()) {
+        audit("refused unauthenticated", counts.toString(), null, null, null);
+      }
+      nonces.expire(clock.millis() / 1000);
+    } catch (RuntimeException e) {
+      log.warn("auth server housekeeping: {}", e.toString());
+    }
   }
 
   /** The current epoch of a code (tests and tools). */
@@ -148,7 +239,7 @@ public final class AuthServer implements AutoCloseable {
       byte[] kci = new byte[32];
       random.nextBytes(kci);
       try {
-        putWithRetry(c, number, kci);
+        number = putWithRetry(c, number, kci);
         current.put(c.id(), new Epoch(number, kdf.prepare(kci)));
       } finally {
         Arrays.fill(kci, (byte) 0);
@@ -160,13 +251,20 @@ public final class AuthServer implements AutoCloseable {
     }
   }
 
-  private void putWithRetry(RosaConfig.Code c, int epoch, byte[] kci)
+  /**
+   * Stores the secret under {@code epoch}, or under the next free epoch if the Code Server holds
+   * that one already (a restart within the same second as the last rotation): returns the epoch.
+   */
+  private int putWithRetry(RosaConfig.Code c, int epoch, byte[] kci)
       throws IOException, InterruptedException {
     IOException last = null;
     for (int attempt = 0; attempt < 20; attempt++) {
       try {
         codeServer.putSecret(c.id(), epoch, kci);
-        return;
+        return epoch;
+      } catch (CodeServerClient.EpochTakenException e) {
+        epoch++; // numbers only grow: an epoch is never reused with another secret
+        last = e;
       } catch (IOException e) {
         last = e;
         Thread.sleep(250);
@@ -177,86 +275,90 @@ public final class AuthServer implements AutoCloseable {
         last);
   }
 
-  private void handle(HttpExchange ex) throws IOException {
-    byte[] body = null;
-    String signature = null;
-    String user = null;
-    try {
-      if (!ex.getRequestMethod().equals("POST")) {
-        Https.error(ex, 405, "POST a signed session request");
-        return;
-      }
-      body = Https.body(ex);
-      signature = ex.getRequestHeaders().getFirst(SIGNATURE_HEADER);
-      SessionRequest req;
-      try {
-        req = SessionRequest.parse(body);
-      } catch (IllegalArgumentException e) {
-        refuse(ex, 400, e.getMessage(), null, body, signature);
-        return;
-      }
-      user = req.user();
-      RosaConfig.User u = config.user(req.user());
-      if (u == null || signature == null || !signatureValid(req.user(), body, signature)) {
-        refuse(
-            ex,
-            401,
-            "signature does not verify for user '" + req.user() + "'",
-            user,
-            body,
-            signature);
-        return;
-      }
-      long now = clock.millis() / 1000;
-      long skew = config.authServer().requestSkew().toSeconds();
-      if (Math.abs(now - req.time()) > skew) {
-        refuse(
-            ex,
-            401,
-            "request time " + req.time() + " is more than " + skew + " s from the server's " + now,
-            user,
-            body,
-            signature);
-        return;
-      }
-      if (nonces.asMap().putIfAbsent(req.user() + "/" + req.nonce(), Boolean.TRUE) != null) {
-        refuse(ex, 401, "request replayed (nonce seen before)", user, body, signature);
-        return;
-      }
-      String problem = checkRequest(req, now);
-      if (problem != null) {
-        refuse(
-            ex,
-            problem.startsWith("400 ") ? 400 : 403,
-            problem.substring(4),
-            user,
-            body,
-            signature);
-        return;
-      }
-      SessionGrant grant = grant(req, u);
-      String key = grant.flow() + "/" + grant.epoch() + "/" + grant.mac();
-      if (issued.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
-        grant.destroy();
-        refuse(
-            ex,
-            409,
-            "this flow was already granted in this epoch; ask with another SST",
-            user,
-            body,
-            signature);
-        return;
-      }
-      audit("granted", grant.toString(), user, body, signature);
-      log.info("granted {} to {}", grant, req.user());
-      byte[] json = grant.toJson();
-      grant.destroy();
-      Https.send(ex, 200, "application/json", json);
-      Arrays.fill(json, (byte) 0);
-    } catch (RuntimeException e) {
-      log.warn("auth server: request failed: {}", e.toString());
-      Https.error(ex, 500, "internal error");
+  private HttpsEndpoint.Response handle(HttpsEndpoint.Request ex) throws IOException {
+    if (auditFailure != null) {
+      return HttpsEndpoint.Response.error(503, "the authorization server cannot audit");
     }
+    if (!ex.method().equals("POST") || !ex.path().equals("/v1/sessions")) {
+      return refuseUnauthenticated("not POST /v1/sessions", 405, "POST a signed session request");
+    }
+    byte[] body = ex.body();
+    String signature = ex.header(SIGNATURE_HEADER);
+    SessionRequest req;
+    try {
+      req = SessionRequest.parse(body);
+    } catch (IllegalArgumentException e) {
+      return refuseUnauthenticated("malformed", 400, e.getMessage());
+    }
+    String user = req.user();
+    RosaConfig.User u = config.user(user);
+    if (u == null || signature == null || !signatureValid(user, body, signature)) {
+      return refuseUnauthenticated(
+          "bad signature", 401, "signature does not verify for user '" + user + "'");
+    }
+    String presenter = ex.peerName();
+    if (!user.equals(presenter)) {
+      // A valid signature shown by someone else: a copied request (from the audit file, say).
+      return refuse(
+          401,
+          "the request is signed by '"
+              + user
+              + "' but the TLS client certificate is "
+              + (presenter == null ? "missing" : "'" + presenter + "'")
+              + "; keys go only to the signer",
+          user,
+          null,
+          null);
+    }
+    long now = clock.millis() / 1000;
+    long skew = config.authServer().requestSkew().toSeconds();
+    if (Math.abs(now - req.time()) > skew) {
+      return refuse(
+          401,
+          "request time " + req.time() + " is more than " + skew + " s from the server's " + now,
+          user,
+          body,
+          signature);
+    }
+    switch (nonces.add(user + "/" + req.nonce(), req.time() + skew)) {
+      case SEEN:
+        return refuse(401, "request replayed (nonce seen before)", user, body, signature);
+      case FULL:
+        return refuse(503, "too many requests in the validity window", user, null, null);
+      default:
+        break;
+    }
+    String problem = checkRequest(req, now);
+    if (problem != null) {
+      return refuse(
+          problem.startsWith("400 ") ? 400 : 403, problem.substring(4), user, body, signature);
+    }
+    SessionGrant grant = grant(req, u);
+    String key = grant.flow() + "/" + grant.epoch() + "/" + grant.mac();
+    if (issued.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
+      grant.destroy();
+      return refuse(
+          409,
+          "this flow was already granted in this epoch; ask with another SST",
+          user,
+          body,
+          signature);
+    }
+    if (!audit("granted", grant.toString(), user, body, signature)) {
+      grant.destroy();
+      return HttpsEndpoint.Response.error(503, "the authorization server cannot audit");
+    }
+    log.info("granted {} to {}", grant, user);
+    byte[] json = grant.toJson();
+    grant.destroy();
+    return new HttpsEndpoint.Response(200, "application/json", json);
+  }
+
+  /** A refusal before the sender is known: counted and summarised, never written out in full. */
+  private HttpsEndpoint.Response refuseUnauthenticated(String reason, int status, String why) {
+    unauthenticated.computeIfAbsent(reason, k -> new LongAdder()).increment();
+    refusals.warn(reason, "refused a session request ({}): {}", status, why);
+    return HttpsEndpoint.Response.error(status, why);
   }
 
   private boolean signatureValid(String user, byte[] body, String signature) {
@@ -365,16 +467,19 @@ public final class AuthServer implements AutoCloseable {
     }
   }
 
-  private void refuse(
-      HttpExchange ex, int status, String why, String user, byte[] body, String signature)
-      throws IOException {
-    log.warn(
-        "refused a session request of {}: {} ({})", user == null ? "(unread)" : user, why, status);
+  private HttpsEndpoint.Response refuse(
+      int status, String why, String user, byte[] body, String signature) {
+    refusals.warn(
+        user + " " + status, "refused a session request of {}: {} ({})", user, why, status);
     audit("refused " + status, why, user, body, signature);
-    Https.error(ex, status, why);
+    return HttpsEndpoint.Response.error(status, why);
   }
 
-  private synchronized void audit(
+  /**
+   * Appends a record; false (and the server refuses everything from then on) if it cannot: an
+   * Authorization Server that cannot audit does not grant.
+   */
+  private synchronized boolean audit(
       String decision, String detail, String user, byte[] body, String signature) {
     Map<String, Object> line = new LinkedHashMap<>();
     line.put("time", clock.instant().toString());
@@ -391,16 +496,34 @@ public final class AuthServer implements AutoCloseable {
             StandardOpenOption.APPEND)) {
       w.write(Https.JSON.writeValueAsString(line));
       w.write('\n');
+      return true;
     } catch (IOException e) {
-      log.error("cannot append to the audit file {}: {}", auditFile, e.getMessage());
+      if (auditFailure == null) {
+        log.error(
+            "cannot append to the audit file {}: {}; refusing every request from now on",
+            auditFile,
+            e.getMessage());
+      }
+      auditFailure = e;
+      return false;
     }
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    server.close();
     rotation.shutdownNow();
+    housekeeping();
     current.values().forEach(e -> e.prk().destroy());
+    try {
+      nonces.close();
+    } catch (IOException e) {
+      log.warn("nonce journal: {}", e.toString());
+    }
+    try {
+      auditOwned.close();
+    } catch (IOException e) {
+      log.warn("audit log {}: {}", auditFile, e.toString());
+    }
   }
 }

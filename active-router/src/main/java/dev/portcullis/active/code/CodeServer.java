@@ -1,11 +1,11 @@
 package dev.portcullis.active.code;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsServer;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
 import dev.portcullis.active.net.Https;
+import dev.portcullis.active.net.HttpsEndpoint;
+import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -36,15 +36,26 @@ import org.slf4j.LoggerFactory;
 public final class CodeServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CodeServer.class);
   private static final Pattern PATH =
-      Pattern.compile("/v1/codes/([0-9]{1,10})/(module|secrets/([0-9]{1,10}))");
+      Pattern.compile("/v1/codes/([0-9]{1,20})/(module|secrets/([0-9]{1,20}))");
 
   private final RosaConfig config;
   private final Map<Integer, byte[]> modules = new HashMap<>();
   private final Map<Integer, NavigableMap<Integer, byte[]>> secrets = new ConcurrentHashMap<>();
-  private final HttpsServer server;
+  private final HttpsEndpoint server;
 
   /** Packs and signs every code's module, then listens on {@code address}. */
   public CodeServer(RosaConfig config, RosaPki pki, InetSocketAddress address, Path workDir)
+      throws IOException {
+    this(config, pki, address, workDir, HttpsEndpoint.Limits.DEFAULT);
+  }
+
+  /** As above, with the HTTPS server's limits. */
+  public CodeServer(
+      RosaConfig config,
+      RosaPki pki,
+      InetSocketAddress address,
+      Path workDir,
+      HttpsEndpoint.Limits limits)
       throws IOException {
     this.config = config;
     Files.createDirectories(workDir);
@@ -52,8 +63,9 @@ public final class CodeServer implements AutoCloseable {
     for (RosaConfig.Code c : config.codes().values()) {
       modules.put(c.id(), signer.module(c.className(), workDir));
     }
-    this.server = Https.server(address, pki.serverContext(true), true, 4, "code-server");
-    server.createContext("/v1/codes/", this::handle);
+    this.server =
+        HttpsEndpoint.bind(
+            address, pki.serverContext(true), true, "code server", limits, this::handle);
     server.start();
     log.info(
         "code server on {} serving {} signed modules: {}",
@@ -63,82 +75,95 @@ public final class CodeServer implements AutoCloseable {
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return server.address();
   }
 
-  private void handle(HttpExchange ex) throws IOException {
-    try {
-      String peer = Https.peerName(ex);
-      Matcher m = PATH.matcher(ex.getRequestURI().getPath());
+  /** The epochs whose secret is kept for a code, oldest first (tools and tests). */
+  public java.util.List<Integer> epochs(int code) {
+    NavigableMap<Integer, byte[]> kept = secrets.get(code);
+    return kept == null ? java.util.List.of() : java.util.List.copyOf(kept.keySet());
+  }
+
+  /** What the HTTPS server refused, by kind. */
+  public HttpsEndpoint.Stats httpStats() {
+    return server.stats();
+  }
+
+  /** A request path, its numbers range-checked: {@code /v1/codes/{Ci}/module|secrets/{epoch}}. */
+  record Resource(int code, boolean module, int epoch) {
+    /**
+     * @throws IllegalArgumentException naming the path or the number that is out of range
+     */
+    static Resource parse(String path) {
+      Matcher m = PATH.matcher(path);
       if (!m.matches()) {
-        Https.error(ex, 404, "no such resource: " + ex.getRequestURI().getPath());
-        return;
+        throw new IllegalArgumentException("no such resource: " + path);
       }
-      int code = (int) Long.parseLong(m.group(1));
-      RosaConfig.Code c = config.code(code);
-      if (c == null) {
-        Https.error(ex, 404, "no code " + Integer.toUnsignedString(code));
-        return;
-      }
-      boolean put = ex.getRequestMethod().equals("PUT");
-      if (put) {
-        if (!RosaConfig.AUTH_SERVER_IDENTITY.equals(peer) || m.group(3) == null) {
-          log.warn("code server: {} may not store secrets", peer);
-          Https.error(ex, 403, "only the Authorization Server stores secrets");
-          return;
-        }
-        store(ex, c, (int) Long.parseLong(m.group(3)));
-        return;
-      }
-      RosaConfig.Router router = config.routers().get(peer);
-      if (router == null || !router.codes().contains(c.name())) {
-        log.warn("code server: refused code {} to {} (not allowed it)", c.name(), peer);
-        Https.error(ex, 403, peer + " is not allowed code " + c.name());
-        return;
-      }
-      if (m.group(3) == null) {
-        Https.send(ex, 200, "application/java-archive", modules.get(code));
-        return;
-      }
-      int epoch = (int) Long.parseLong(m.group(3));
-      NavigableMap<Integer, byte[]> kept = secrets.get(code);
-      byte[] kci = kept == null ? null : kept.get(epoch);
-      if (kci == null) {
-        Https.error(
-            ex,
-            404,
-            "no secret for code " + c.name() + " epoch " + Integer.toUnsignedString(epoch));
-        return;
-      }
-      log.debug("code server: secret of {} epoch {} to {}", c.name(), epoch, peer);
-      Https.json(ex, 200, Map.of("kci", Base64.getEncoder().encodeToString(kci)));
-    } catch (RuntimeException e) {
-      log.warn("code server: request {} failed: {}", ex.getRequestURI(), e.toString());
-      Https.error(ex, 500, "internal error");
+      int code = Numbers.unsigned32(m.group(1), "code");
+      boolean module = m.group(3) == null;
+      return new Resource(code, module, module ? 0 : Numbers.unsigned32(m.group(3), "epoch"));
     }
   }
 
-  private void store(HttpExchange ex, RosaConfig.Code c, int epoch) throws IOException {
-    JsonNode n;
+  private HttpsEndpoint.Response handle(HttpsEndpoint.Request ex) {
+    String peer = ex.peerName();
+    Resource r;
+    try {
+      r = Resource.parse(ex.path());
+    } catch (IllegalArgumentException e) {
+      return HttpsEndpoint.Response.error(404, e.getMessage());
+    }
+    RosaConfig.Code c = config.code(r.code());
+    if (c == null) {
+      return HttpsEndpoint.Response.error(404, "no code " + Integer.toUnsignedString(r.code()));
+    }
+    if (ex.method().equals("PUT")) {
+      if (!RosaConfig.AUTH_SERVER_IDENTITY.equals(peer) || r.module()) {
+        log.warn("code server: {} may not store secrets", peer);
+        return HttpsEndpoint.Response.error(403, "only the Authorization Server stores secrets");
+      }
+      return store(ex.body(), c, r.epoch());
+    }
+    if (!ex.method().equals("GET")) {
+      return HttpsEndpoint.Response.error(405, "GET a module or secret, PUT a secret");
+    }
+    RosaConfig.Router router = config.routers().get(peer);
+    if (router == null || !router.codes().contains(c.name())) {
+      log.warn("code server: refused code {} to {} (not allowed it)", c.name(), peer);
+      return HttpsEndpoint.Response.error(403, peer + " is not allowed code " + c.name());
+    }
+    if (r.module()) {
+      return new HttpsEndpoint.Response(200, "application/java-archive", modules.get(r.code()));
+    }
+    NavigableMap<Integer, byte[]> kept = secrets.get(r.code());
+    byte[] kci = kept == null ? null : kept.get(r.epoch());
+    if (kci == null) {
+      return HttpsEndpoint.Response.error(
+          404, "no secret for code " + c.name() + " epoch " + Integer.toUnsignedString(r.epoch()));
+    }
+    log.debug("code server: secret of {} epoch {} to {}", c.name(), r.epoch(), peer);
+    return HttpsEndpoint.Response.json(200, Map.of("kci", Base64.getEncoder().encodeToString(kci)));
+  }
+
+  private HttpsEndpoint.Response store(byte[] body, RosaConfig.Code c, int epoch) {
     byte[] kci;
     try {
-      n = Https.JSON.readTree(Https.body(ex));
+      JsonNode n = Https.JSON.readTree(body);
       kci = Base64.getDecoder().decode(n.get("kci").asText());
     } catch (IOException | RuntimeException e) {
-      Https.error(ex, 400, "body must be {\"kci\": base64}");
-      return;
+      return HttpsEndpoint.Response.error(400, "body must be {\"kci\": base64}");
     }
     if (kci.length < 32) {
-      Https.error(ex, 400, "kci: " + kci.length + " bytes (expected at least 32)");
-      return;
+      return HttpsEndpoint.Response.error(
+          400, "kci: " + kci.length + " bytes (expected at least 32)");
     }
     NavigableMap<Integer, byte[]> kept =
         secrets.computeIfAbsent(c.id(), k -> new ConcurrentSkipListMap<>(Integer::compareUnsigned));
     synchronized (kept) {
       byte[] prior = kept.get(epoch);
       if (prior != null && !Arrays.equals(prior, kci)) {
-        Https.error(ex, 409, "epoch " + Integer.toUnsignedString(epoch) + " already has a secret");
-        return;
+        return HttpsEndpoint.Response.error(
+            409, "epoch " + Integer.toUnsignedString(epoch) + " already has a secret");
       }
       kept.put(epoch, kci);
       while (kept.size() > config.authServer().epochsKept()) {
@@ -150,13 +175,12 @@ public final class CodeServer implements AutoCloseable {
         c.name(),
         Integer.toUnsignedString(epoch),
         kept.size());
-    Https.send(ex, 204, "application/json", new byte[0]);
+    return new HttpsEndpoint.Response(204, "application/json", new byte[0]);
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    server.close();
     for (NavigableMap<Integer, byte[]> kept : secrets.values()) {
       kept.values().forEach(k -> Arrays.fill(k, (byte) 0));
     }

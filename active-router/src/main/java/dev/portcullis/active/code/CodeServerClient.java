@@ -92,9 +92,21 @@ public final class CodeServerClient implements CodeSource {
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build(),
             HttpResponse.BodyHandlers.ofByteArray());
+    if (r.statusCode() == 409) {
+      throw new EpochTakenException(failure(r).getMessage());
+    }
     if (r.statusCode() != 204) {
       Exception e = failure(r);
       throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  /** The Code Server already holds another secret for that epoch: it never overwrites one. */
+  public static final class EpochTakenException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    EpochTakenException(String message) {
+      super(message);
     }
   }
 

@@ -1,0 +1,456 @@
+package dev.portcullis.active.net;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTPS server of the Authorization Server and the Code Server, on Netty with every limit
+ * explicit: TLS 1.3 only (client certificates required or not), at most {@code maxConnections}
+ * connections, a request's headers and body must all arrive within {@code requestTimeout} of the
+ * connection opening or the previous answer (slowloris), headers at most {@code maxHeaderBytes}
+ * (431), bodies at most {@code maxBodyBytes} (413, chunked or not, before they are read). Handlers
+ * run on a small pool of their own, never on the event loop. Every refusal is counted ({@link
+ * #stats}).
+ *
+ * <p>It binds in {@link #bind} but accepts nobody until {@link #start}: a server takes its port
+ * before it changes anything shared, and serves only once it is ready.
+ */
+public final class HttpsEndpoint implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpsEndpoint.class);
+
+  /** The limits; {@link #DEFAULT} suits the AS and CS, whose requests are a few hundred bytes. */
+  public record Limits(
+      int maxConnections,
+      int maxHeaderBytes,
+      int maxBodyBytes,
+      Duration requestTimeout,
+      int handlerThreads) {
+    public static final Limits DEFAULT =
+        new Limits(256, 8 * 1024, 64 * 1024, Duration.ofSeconds(10), 4);
+  }
+
+  /** A complete request as a handler sees it. */
+  public record Request(
+      String method,
+      String path,
+      Map<String, String> headers,
+      byte[] body,
+      X509Certificate peer,
+      InetSocketAddress remote) {
+    /** A header's value (names are case-insensitive), or null. */
+    public String header(String name) {
+      for (Map.Entry<String, String> e : headers.entrySet()) {
+        if (e.getKey().equalsIgnoreCase(name)) {
+          return e.getValue();
+        }
+      }
+      return null;
+    }
+
+    /** The CN of the client's certificate, or null if it showed none. */
+    public String peerName() {
+      return peer == null ? null : Https.commonName(peer);
+    }
+  }
+
+  /** An answer. */
+  public record Response(int status, String contentType, byte[] body) {
+    public static Response json(int status, Object body) {
+      try {
+        return new Response(status, "application/json", Https.JSON.writeValueAsBytes(body));
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    /** {@code {"error": message}}. */
+    public static Response error(int status, String message) {
+      return json(status, Map.of("error", message));
+    }
+  }
+
+  /** Answers a request. An exception becomes a 500 with no detail (the detail is logged). */
+  @FunctionalInterface
+  public interface Handler {
+    Response handle(Request request) throws Exception;
+  }
+
+  /** Refusals counted by kind. */
+  public static final class Stats {
+    public final LongAdder connectionsRefused = new LongAdder();
+    public final LongAdder timedOut = new LongAdder();
+    public final LongAdder tooLarge = new LongAdder();
+    public final LongAdder badRequests = new LongAdder();
+
+    @Override
+    public String toString() {
+      return "connections refused "
+          + connectionsRefused.sum()
+          + ", timed out "
+          + timedOut.sum()
+          + ", too large "
+          + tooLarge.sum()
+          + ", malformed "
+          + badRequests.sum();
+    }
+  }
+
+  private final String name;
+  private final Limits limits;
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final EventExecutorGroup handlers;
+  private final Channel server;
+  private final AtomicInteger open = new AtomicInteger();
+  private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final Stats stats = new Stats();
+
+  private HttpsEndpoint(
+      String name,
+      Limits limits,
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      Channel server,
+      EventExecutorGroup handlers) {
+    this.name = name;
+    this.limits = limits;
+    this.boss = boss;
+    this.workers = workers;
+    this.server = server;
+    this.handlers = handlers;
+  }
+
+  /**
+   * Binds {@code address}; connections wait in the backlog until {@link #start}.
+   *
+   * @throws IOException naming the address if it cannot be bound
+   */
+  public static HttpsEndpoint bind(
+      InetSocketAddress address,
+      SSLContext context,
+      boolean clientAuth,
+      String name,
+      Limits limits,
+      Handler handler)
+      throws IOException {
+    EventLoopGroup boss = new NioEventLoopGroup(1);
+    EventLoopGroup workers = new NioEventLoopGroup(2);
+    EventExecutorGroup handlers = new DefaultEventExecutorGroup(limits.handlerThreads());
+    HttpsEndpoint[] self = new HttpsEndpoint[1];
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 128)
+            .option(ChannelOption.AUTO_READ, false) // accept nobody before start()
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    self[0].init(ch, context, clientAuth, handler);
+                  }
+                });
+    Channel server;
+    try {
+      server = b.bind(address).sync().channel();
+    } catch (Exception e) {
+      boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      handlers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new IOException(
+          name
+              + ": cannot listen on "
+              + address.getHostString()
+              + ":"
+              + address.getPort()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    self[0] = new HttpsEndpoint(name, limits, boss, workers, server, handlers);
+    return self[0];
+  }
+
+  /** Starts accepting connections. */
+  public void start() {
+    server.config().setAutoRead(true);
+    server.read();
+  }
+
+  public InetSocketAddress address() {
+    return (InetSocketAddress) server.localAddress();
+  }
+
+  public Stats stats() {
+    return stats;
+  }
+
+  private void init(SocketChannel ch, SSLContext context, boolean clientAuth, Handler handler) {
+    if (open.incrementAndGet() > limits.maxConnections()) {
+      open.decrementAndGet();
+      stats.connectionsRefused.increment();
+      ch.close();
+      return;
+    }
+    ch.closeFuture().addListener(f -> open.decrementAndGet());
+    children.add(ch);
+    SSLEngine engine = context.createSSLEngine();
+    engine.setUseClientMode(false);
+    engine.setEnabledProtocols(new String[] {"TLSv1.3"});
+    engine.setNeedClientAuth(clientAuth);
+    SslHandler tls = new SslHandler(engine);
+    tls.setHandshakeTimeoutMillis(limits.requestTimeout().toMillis());
+    ch.pipeline()
+        .addLast("tls", tls)
+        .addLast("http", new HttpServerCodec(4096, limits.maxHeaderBytes(), 8192))
+        .addLast("deadline", new RequestDeadline())
+        .addLast("continue", new HttpServerExpectContinueHandler())
+        .addLast("aggregate", new Aggregator(limits.maxBodyBytes()))
+        .addLast(handlers, "handler", new Dispatch(handler));
+  }
+
+  /**
+   * Each request must be complete within {@code requestTimeout} of the connection opening or the
+   * previous answer; otherwise 408 and close. One timer per connection, re-armed per request.
+   */
+  private final class RequestDeadline extends ChannelDuplexHandler {
+    private ScheduledFuture<?> timer;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      arm(ctx);
+    }
+
+    private void arm(ChannelHandlerContext ctx) {
+      disarm();
+      timer =
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    stats.timedOut.increment();
+                    send(
+                        ctx.channel(),
+                        HttpResponseStatus.REQUEST_TIMEOUT,
+                        "request too slow",
+                        true);
+                  },
+                  limits.requestTimeout().toMillis(),
+                  TimeUnit.MILLISECONDS);
+    }
+
+    private void disarm() {
+      if (timer != null) {
+        timer.cancel(false);
+        timer = null;
+      }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof LastHttpContent) {
+        disarm(); // complete: the handler answers, then the next request's time starts
+      }
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (msg instanceof LastHttpContent) {
+        promise.addListener(f -> arm(ctx));
+      }
+      ctx.write(msg, promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      disarm();
+      ctx.fireChannelInactive();
+    }
+  }
+
+  /** Netty's aggregator, counting what it refuses as too large (it answers 413 itself). */
+  private final class Aggregator extends HttpObjectAggregator {
+    Aggregator(int max) {
+      super(max);
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)
+        throws Exception {
+      stats.tooLarge.increment();
+      super.handleOversizedMessage(ctx, oversized);
+      ctx.channel().close(); // nothing after an oversized body is read
+    }
+  }
+
+  private final class Dispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private final Handler handler;
+
+    Dispatch(Handler handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+      if (!req.decoderResult().isSuccess()) {
+        stats.badRequests.increment();
+        Throwable cause = req.decoderResult().cause();
+        boolean tooLong = cause instanceof io.netty.handler.codec.TooLongFrameException;
+        send(
+            ctx.channel(),
+            tooLong
+                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                : HttpResponseStatus.BAD_REQUEST,
+            tooLong ? "request line or headers too long" : "malformed HTTP request",
+            true);
+        return;
+      }
+      byte[] body = new byte[req.content().readableBytes()];
+      req.content().readBytes(body);
+      Map<String, String> headers = new java.util.LinkedHashMap<>();
+      req.headers().forEach(h -> headers.putIfAbsent(h.getKey(), h.getValue()));
+      String path = new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path();
+      Request r =
+          new Request(
+              req.method().name(),
+              path,
+              headers,
+              body,
+              peer(ctx.channel()),
+              (InetSocketAddress) ctx.channel().remoteAddress());
+      Response answer;
+      try {
+        answer = handler.handle(r);
+      } catch (Exception e) {
+        log.warn("{}: {} {} failed: {}", name, r.method(), path, e.toString());
+        answer = Response.error(500, "internal error");
+      } finally {
+        java.util.Arrays.fill(body, (byte) 0);
+      }
+      boolean keepAlive = HttpUtil.isKeepAlive(req);
+      FullHttpResponse res =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(answer.status()),
+              Unpooled.wrappedBuffer(answer.body()));
+      if (answer.status() != 204) { // a 204 carries neither a body nor its headers
+        res.headers()
+            .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
+            .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length);
+      }
+      if (!keepAlive) {
+        res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      }
+      var f = ctx.writeAndFlush(res);
+      if (!keepAlive) {
+        f.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // TLS failures, resets: the peer's problem, one debug line; the server goes on.
+      log.debug(
+          "{}: connection from {} failed: {}",
+          name,
+          ctx.channel().remoteAddress(),
+          cause.toString());
+      ctx.close();
+    }
+  }
+
+  private static X509Certificate peer(Channel ch) {
+    SslHandler tls = ch.pipeline().get(SslHandler.class);
+    try {
+      Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+      return (X509Certificate) chain[0];
+    } catch (SSLPeerUnverifiedException e) {
+      return null;
+    }
+  }
+
+  private static void send(Channel ch, HttpResponseStatus status, String message, boolean close) {
+    if (!ch.isActive()) {
+      return;
+    }
+    byte[] body;
+    try {
+      body = Https.JSON.writeValueAsBytes(Map.of("error", message));
+    } catch (IOException e) {
+      body = new byte[0];
+    }
+    FullHttpResponse res =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+    res.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    if (close) {
+      res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
+    var f = ch.writeAndFlush(res);
+    if (close) {
+      f.addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.close().syncUninterruptibly();
+    // Connections first, while their event loops and handler threads still run.
+    children.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    // Both groups together, with a quiet period: a closed channel's pipeline is torn down by
+    // tasks that hop between its event loop and the handler threads.
+    var h = handlers.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS);
+    var w = workers.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS);
+    boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
+    h.syncUninterruptibly();
+    w.syncUninterruptibly();
+    log.debug("{} stopped: {}", name, stats);
+  }
+}
