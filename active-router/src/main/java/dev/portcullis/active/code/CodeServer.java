@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * GET /v1/codes/{Ci}/module           router allowed Ci  -> the signed jar
+ * GET /v1/codes/{Ci}/secrets          router allowed Ci  -> {"epochs": [epoch, ...]} (kept now)
  * GET /v1/codes/{Ci}/secrets/{epoch}  router allowed Ci  -> {"kci": base64}
  * PUT /v1/codes/{Ci}/secrets/{epoch}  auth-server        <- {"kci": base64}
  * </pre>
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
 public final class CodeServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CodeServer.class);
   private static final Pattern PATH =
-      Pattern.compile("/v1/codes/([0-9]{1,20})/(module|secrets/([0-9]{1,20}))");
+      Pattern.compile("/v1/codes/([0-9]{1,20})/(module|secrets(?:/([0-9]{1,20}))?)");
 
   private final RosaConfig config;
   private final Map<Integer, byte[]> modules = new HashMap<>();
@@ -90,7 +91,7 @@ public final class CodeServer implements AutoCloseable {
   }
 
   /** A request path, its numbers range-checked: {@code /v1/codes/{Ci}/module|secrets/{epoch}}. */
-  record Resource(int code, boolean module, int epoch) {
+  record Resource(int code, boolean module, boolean list, int epoch) {
     /**
      * @throws IllegalArgumentException naming the path or the number that is out of range
      */
@@ -100,8 +101,10 @@ public final class CodeServer implements AutoCloseable {
         throw new IllegalArgumentException("no such resource: " + path);
       }
       int code = Numbers.unsigned32(m.group(1), "code");
-      boolean module = m.group(3) == null;
-      return new Resource(code, module, module ? 0 : Numbers.unsigned32(m.group(3), "epoch"));
+      boolean module = m.group(2).equals("module");
+      boolean list = !module && m.group(3) == null;
+      return new Resource(
+          code, module, list, module || list ? 0 : Numbers.unsigned32(m.group(3), "epoch"));
     }
   }
 
@@ -118,7 +121,7 @@ public final class CodeServer implements AutoCloseable {
       return HttpsEndpoint.Response.error(404, "no code " + Integer.toUnsignedString(r.code()));
     }
     if (ex.method().equals("PUT")) {
-      if (!RosaConfig.AUTH_SERVER_IDENTITY.equals(peer) || r.module()) {
+      if (!RosaConfig.AUTH_SERVER_IDENTITY.equals(peer) || r.module() || r.list()) {
         log.warn("code server: {} may not store secrets", peer);
         return HttpsEndpoint.Response.error(403, "only the Authorization Server stores secrets");
       }
@@ -134,6 +137,10 @@ public final class CodeServer implements AutoCloseable {
     }
     if (r.module()) {
       return new HttpsEndpoint.Response(200, "application/java-archive", modules.get(r.code()));
+    }
+    if (r.list()) {
+      return HttpsEndpoint.Response.json(
+          200, Map.of("epochs", epochs(r.code()).stream().map(Integer::toUnsignedLong).toList()));
     }
     NavigableMap<Integer, byte[]> kept = secrets.get(r.code());
     byte[] kci = kept == null ? null : kept.get(r.epoch());

@@ -3,6 +3,7 @@ package dev.portcullis.active.code;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.active.net.Https;
 import dev.portcullis.active.verify.CodeSource;
+import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -42,20 +43,43 @@ public final class CodeServerClient implements CodeSource {
 
   @Override
   public CompletableFuture<byte[]> secret(int code, int epoch) {
-    String path = Integer.toUnsignedString(code) + "/secrets/" + Integer.toUnsignedString(epoch);
+    return getJson(
+        Integer.toUnsignedString(code) + "/secrets/" + Integer.toUnsignedString(epoch),
+        "secret",
+        n -> Base64.getDecoder().decode(n.get("kci").asText()));
+  }
+
+  /** The epochs whose secrets the Code Server holds for a code this router may run. */
+  @Override
+  public CompletableFuture<int[]> epochs(int code) {
+    return getJson(
+        Integer.toUnsignedString(code) + "/secrets",
+        "epoch list",
+        n -> {
+          JsonNode list = n.get("epochs");
+          int[] epochs = new int[list.size()];
+          for (int i = 0; i < epochs.length; i++) {
+            epochs[i] = Numbers.unsigned32(list.get(i).asLong(-1), "epoch");
+          }
+          return epochs;
+        });
+  }
+
+  /** GETs a JSON answer and reads it; a refusal or an unreadable answer fails the future. */
+  private <T> CompletableFuture<T> getJson(
+      String path, String what, java.util.function.Function<JsonNode, T> read) {
     return http.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray())
         .thenApply(
             r -> {
-              if (r.statusCode() == 200) {
-                try {
-                  JsonNode n = Https.JSON.readTree(r.body());
-                  return Base64.getDecoder().decode(n.get("kci").asText());
-                } catch (IOException | RuntimeException e) {
-                  throw new CompletionException(
-                      new IOException("code server: unreadable secret answer", e));
-                }
+              if (r.statusCode() != 200) {
+                throw new CompletionException(failure(r));
               }
-              throw new CompletionException(failure(r));
+              try {
+                return read.apply(Https.JSON.readTree(r.body()));
+              } catch (IOException | RuntimeException e) {
+                throw new CompletionException(
+                    new IOException("code server: unreadable " + what + " answer", e));
+              }
             });
   }
 

@@ -111,7 +111,29 @@ public final class ActiveRouter implements AutoCloseable {
             Duration.ofSeconds(5));
     long skew = config.clockSkew().toSeconds();
     prewarm(registry, macs, skew);
-    this.keys = new FlowKeys(registry, this::secretAndModule, clock, skew, settings);
+    CodeSource source =
+        new CodeSource() {
+          @Override
+          public CompletableFuture<byte[]> secret(int code, int epoch) {
+            return secretAndModule(code, epoch);
+          }
+
+          @Override
+          public boolean knows(int code) {
+            RosaConfig.Code c = domain.code(code);
+            return c != null && config.codes().contains(c.name());
+          }
+
+          @Override
+          public CompletableFuture<int[]> epochs(int code) {
+            RosaConfig.Code c = domain.code(code);
+            if (c == null || !config.codes().contains(c.name())) {
+              return CompletableFuture.failedFuture(notOurs(code)); // no request for it
+            }
+            return codeServer.epochs(code);
+          }
+        };
+    this.keys = new FlowKeys(registry, source, clock, skew, settings);
     this.verifier = new Verifier(keys, counters, macs);
     boolean epoll = Epoll.isAvailable();
     this.group = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
@@ -205,12 +227,15 @@ public final class ActiveRouter implements AutoCloseable {
   }
 
   /** The router's code source: the secret, and the code's module if not yet loaded. */
+  private static CodeSource.UnknownCodeException notOurs(int code) {
+    return new CodeSource.UnknownCodeException(
+        "code " + Integer.toUnsignedString(code) + " is not one this router runs");
+  }
+
   private CompletableFuture<byte[]> secretAndModule(int code, int epoch) {
     RosaConfig.Code c = domain.code(code);
     if (c == null || !config.codes().contains(c.name())) {
-      return CompletableFuture.failedFuture(
-          new CodeSource.UnknownCodeException(
-              "code " + Integer.toUnsignedString(code) + " is not one this router runs"));
+      return CompletableFuture.failedFuture(notOurs(code));
     }
     CompletableFuture<ActiveService> service =
         services.containsKey(code)

@@ -83,6 +83,47 @@ public final class FlowKeys implements AutoCloseable {
   private final AtomicLong derivations = new AtomicLong();
   private final AtomicLong fetches = new AtomicLong();
 
+  /**
+   * Requests to the source (secrets and epoch lists) in flight at most, whatever packets claim:
+   * beyond it a packet that would need one more is dropped as {@link Outcome#CODE_UNAVAILABLE}.
+   */
+  static final int MAX_OUTSTANDING = 64;
+
+  /** A code's announced epochs are asked for at most this often. */
+  static final long REFRESH_MILLIS = 1_000;
+
+  /**
+   * Epochs are numbered by their creation second; a claimed epoch further ahead of this router's
+   * clock than this (plus the skew) cannot exist yet and triggers no request.
+   */
+  static final long EPOCH_AHEAD_SECONDS = 60;
+
+  private final java.util.concurrent.atomic.AtomicInteger outstanding =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final ConcurrentHashMap<Integer, Announced> announced = new ConcurrentHashMap<>();
+  private final dev.portcullis.support.LogSummary fetchFailures;
+
+  /** What a router knows of one code's announced epochs. */
+  private static final class Announced {
+    int[] epochs = new int[0]; // sorted as unsigned numbers
+    long fetchedAt = Long.MIN_VALUE / 2; // clock millis of the last request
+    CompletableFuture<?> refresh; // non-null while a request (or its scheduled start) is pending
+
+    boolean contains(int epoch) {
+      for (int e : epochs) {
+        if (e == epoch) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** True if {@code epoch} is newer than every announced one. */
+    boolean newer(int epoch) {
+      return epochs.length == 0 || Integer.compareUnsigned(epoch, epochs[epochs.length - 1]) > 0;
+    }
+  }
+
   /** A code secret: its HKDF-Extract output once fetched, or how the fetch went. */
   static final class Secret {
     final CompletableFuture<MacKey> prk;
@@ -109,6 +150,9 @@ public final class FlowKeys implements AutoCloseable {
     this.retryMillis = s.retryAfter().toMillis();
     this.maxHighWaterMarks = s.maxHighWaterMarks();
     this.lastMillis = clock.millis();
+    this.fetchFailures =
+        new dev.portcullis.support.LogSummary(
+            log, "code-secret fetch failures", Duration.ofMinutes(1), clock);
     this.sessions =
         Caffeine.newBuilder()
             .maximumSize(s.maxSessions())
@@ -204,6 +248,12 @@ public final class FlowKeys implements AutoCloseable {
       s = null;
     }
     if (s == null) {
+      if (gate(code, epoch) != null) {
+        return null; // not announced (or not yet known to be): secretState says what to do
+      }
+      if (outstanding.get() >= MAX_OUTSTANDING) {
+        return null;
+      }
       // Create the entry inside the cache's compute, start the fetch outside it: a source that
       // answers at once must not re-enter the cache mid-compute.
       Secret[] created = new Secret[1];
@@ -215,8 +265,124 @@ public final class FlowKeys implements AutoCloseable {
     return s.ready();
   }
 
+  /**
+   * Null if (Ci, epoch) is announced and may be fetched; otherwise what keeps it from being
+   * fetched: {@link Outcome#PENDING} while the code's announced epochs are being asked for, {@link
+   * Outcome#UNKNOWN_CODE} if the epoch is not among them (and cannot be newer than the last answer
+   * in a way worth asking about), {@link Outcome#CODE_UNAVAILABLE} if too many requests are out.
+   * Starts (or schedules, at most once per {@link #REFRESH_MILLIS}) a refresh when a packet claims
+   * an epoch newer than every announced one but not beyond what the clock allows.
+   */
+  private Outcome gate(int code, int epoch) {
+    if (unguarded) {
+      return null;
+    }
+    if (!source.knows(code)) {
+      return Outcome.UNKNOWN_CODE;
+    }
+    Announced a = announced.computeIfAbsent(code, c -> new Announced());
+    synchronized (a) {
+      if (a.contains(epoch)) {
+        return null;
+      }
+      if (a.refresh != null) {
+        return Outcome.PENDING;
+      }
+      long now = clock.millis();
+      boolean possible =
+          a.newer(epoch)
+              && Integer.toUnsignedLong(epoch) <= now / 1000 + skewSeconds + EPOCH_AHEAD_SECONDS;
+      if (!possible) {
+        return Outcome.UNKNOWN_CODE;
+      }
+      if (outstanding.get() >= MAX_OUTSTANDING) {
+        return Outcome.CODE_UNAVAILABLE;
+      }
+      long wait = a.fetchedAt + REFRESH_MILLIS - now;
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      if (wait <= 0) {
+        CompletableFuture<int[]> list = source.epochs(code);
+        if (list == null) {
+          unguarded = true; // this source needs no announcements
+          announced.clear();
+          return null;
+        }
+        a.refresh = done;
+        refresh(code, a, list, done);
+      } else {
+        // Asked less than a second ago: the packets wait for the next allowed request.
+        a.refresh = done;
+        CompletableFuture.runAsync(
+            () -> {
+              CompletableFuture<int[]> list = source.epochs(code);
+              refresh(code, a, list == null ? CompletableFuture.completedFuture(null) : list, done);
+            },
+            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS));
+      }
+      return Outcome.PENDING;
+    }
+  }
+
+  /** True once the source said it needs no announcements ({@link CodeSource#epochs} null). */
+  private volatile boolean unguarded;
+
+  private void refresh(
+      int code, Announced a, CompletableFuture<int[]> list, CompletableFuture<Void> done) {
+    outstanding.incrementAndGet();
+    synchronized (a) {
+      a.fetchedAt = clock.millis();
+    }
+    list.whenComplete(
+        (epochs, err) -> {
+          outstanding.decrementAndGet();
+          java.util.List<CompletableFuture<?>> secretsDue = new java.util.ArrayList<>();
+          synchronized (a) {
+            if (err == null && epochs != null) {
+              int[] sorted = epochs.clone();
+              sortUnsigned(sorted);
+              a.epochs = sorted;
+            } else {
+              Throwable cause =
+                  err instanceof CompletionException && err.getCause() != null
+                      ? err.getCause()
+                      : err;
+              fetchFailures.warn(
+                  "epochs of Ci=" + Integer.toUnsignedString(code),
+                  "announced epochs of Ci={} not fetched: {}",
+                  Integer.toUnsignedString(code),
+                  cause == null ? "no answer" : cause.getMessage());
+            }
+            a.refresh = null;
+          }
+          // Fetch the announced secrets now, so that parked packets find them when they retry.
+          if (err == null && epochs != null) {
+            for (int e : epochs) {
+              if (prk(code, e) == null) {
+                Secret s = secrets.getIfPresent(key(code, e));
+                if (s != null) {
+                  secretsDue.add(s.prk);
+                }
+              }
+            }
+          }
+          CompletableFuture.allOf(secretsDue.toArray(new CompletableFuture<?>[0]))
+              .whenComplete((x, y) -> done.complete(null));
+        });
+  }
+
+  private static void sortUnsigned(int[] a) {
+    for (int i = 0; i < a.length; i++) {
+      a[i] ^= Integer.MIN_VALUE;
+    }
+    Arrays.sort(a);
+    for (int i = 0; i < a.length; i++) {
+      a[i] ^= Integer.MIN_VALUE;
+    }
+  }
+
   private void fetch(int code, int epoch, Secret s) {
     fetches.incrementAndGet();
+    outstanding.incrementAndGet();
     long k = key(code, epoch);
     CompletableFuture<byte[]> kci;
     try {
@@ -226,6 +392,7 @@ public final class FlowKeys implements AutoCloseable {
     }
     kci.whenComplete(
         (bytes, err) -> {
+          outstanding.decrementAndGet();
           if (err == null) {
             try {
               s.prk.complete(kdf.prepare(bytes));
@@ -238,7 +405,8 @@ public final class FlowKeys implements AutoCloseable {
           }
           Throwable cause =
               err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-          log.warn(
+          fetchFailures.warn(
+              "Ci=" + Integer.toUnsignedString(code),
               "code secret for Ci={} epoch={} not fetched: {}",
               Integer.toUnsignedString(code),
               Integer.toUnsignedString(epoch),
@@ -260,7 +428,13 @@ public final class FlowKeys implements AutoCloseable {
    */
   Outcome secretState(int code, int epoch) {
     Secret s = secrets.getIfPresent(key(code, epoch));
-    if (s == null || !s.prk.isDone()) {
+    if (s == null) {
+      Outcome g = gate(code, epoch);
+      return g != null
+          ? g
+          : outstanding.get() >= MAX_OUTSTANDING ? Outcome.CODE_UNAVAILABLE : Outcome.PENDING;
+    }
+    if (!s.prk.isDone()) {
       return Outcome.PENDING;
     }
     if (!s.prk.isCompletedExceptionally()) {
@@ -275,7 +449,17 @@ public final class FlowKeys implements AutoCloseable {
   /** Completes when the secret of (Ci, epoch) is here, or its fetch failed. */
   public CompletableFuture<?> secretArrival(int code, int epoch) {
     Secret s = secrets.getIfPresent(key(code, epoch));
-    return s == null ? CompletableFuture.completedFuture(null) : s.prk;
+    if (s != null) {
+      return s.prk;
+    }
+    Announced a = announced.get(code);
+    CompletableFuture<?> r = null;
+    if (a != null) {
+      synchronized (a) {
+        r = a.refresh;
+      }
+    }
+    return r == null ? CompletableFuture.completedFuture(null) : r;
   }
 
   /**
