@@ -210,6 +210,51 @@ public final class XmlConfigReader {
     return v == null ? dflt : "true".equals(v.trim()) || "1".equals(v.trim());
   }
 
+  /**
+   * A file an attribute names, resolved against {@code dir}, that must exist and be readable: a
+   * missing one is reported at the attribute that names it (file:line), not later by whoever opens
+   * it. Null if the attribute is absent or blank.
+   */
+  public static java.nio.file.Path existingFile(Element e, String name, java.nio.file.Path dir)
+      throws ConfigException {
+    String v = attr(e, name, null);
+    if (v == null || v.isBlank()) {
+      return null;
+    }
+    java.nio.file.Path p = dir.resolve(v.trim()).normalize();
+    if (!java.nio.file.Files.exists(p)) {
+      throw error(e, name, name + ": " + p + " does not exist");
+    }
+    if (!java.nio.file.Files.isRegularFile(p)) {
+      throw error(e, name, name + ": " + p + " is not a file");
+    }
+    if (!java.nio.file.Files.isReadable(p)) {
+      throw error(e, name, name + ": " + p + " cannot be read (permissions)");
+    }
+    return p;
+  }
+
+  /**
+   * As {@link #existingFile}, for a PEM file (certificates, keys): it must hold a {@code
+   * -----BEGIN} block.
+   */
+  public static java.nio.file.Path pemFile(Element e, String name, java.nio.file.Path dir)
+      throws ConfigException {
+    java.nio.file.Path p = existingFile(e, name, dir);
+    if (p == null) {
+      return null;
+    }
+    try {
+      String text = java.nio.file.Files.readString(p, java.nio.charset.StandardCharsets.ISO_8859_1);
+      if (!text.contains("-----BEGIN ")) {
+        throw error(e, name, name + ": " + p + " is not PEM (no -----BEGIN line)");
+      }
+    } catch (java.io.IOException x) {
+      throw error(e, name, name + ": " + p + " cannot be read: " + x.getMessage());
+    }
+    return p;
+  }
+
   /** An integer attribute in decimal or {@code 0x} hex, within bounds. */
   public static int integer(Element e, String name, int dflt, int min, int max)
       throws ConfigException {

@@ -112,7 +112,7 @@ public record PdpConfig(
           new ClientTypeConfig(
               code,
               attr(ct, "engine", ""),
-              dir.resolve(attr(ct, "policy", "")),
+              XmlConfigReader.existingFile(ct, "policy", dir),
               XmlConfigReader.bool(ct, "watch", false));
       if (types.put(code, c) != null) {
         throw error(ct, "code", "client type " + code + " configured twice");

@@ -9,6 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.config.XmlConfigReader;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,7 +89,10 @@ public record RosaConfig(
     Path dir = file.toAbsolutePath().getParent();
     String src = file.toString();
     Path pki = dir.resolve(attr(child(root, "pki"), "directory", null)).normalize();
-    Path crypto = dir.resolve(attr(child(root, "crypto"), "config", null)).normalize();
+    if (Files.exists(pki) && !Files.isDirectory(pki)) {
+      throw error(child(root, "pki"), "directory", "directory " + pki + " is a file");
+    }
+    Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
 
     Element as = child(root, "auth-server");
     Duration rotation = XmlConfigReader.duration(as, "rotation", Duration.ofHours(1));

@@ -76,6 +76,24 @@ class RosaConfigTest {
     assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
   }
 
+  /** A PKI directory that is a file is a configuration mistake, found before anything changes. */
+  @Test
+  void aPkiDirectoryThatIsAFileIsRefusedAndLeftAlone() throws Exception {
+    Path file = tmp.resolve("not-a-dir");
+    Files.writeString(file, "x");
+    java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(file);
+    String perms =
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file));
+    ConfigException e = broken("directory=\"pki\"", "directory=\"" + file + "\"");
+    assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
+    assertTrue(e.getMessage().contains("is a file"), e.getMessage());
+    assertEquals(
+        perms,
+        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
+        "its permissions untouched");
+    assertEquals(before, Files.getLastModifiedTime(file));
+  }
+
   @Test
   void prefixesMatchTheirFamilyOnly() {
     Prefix p = Prefix.parse("10.0.0.0/8");

@@ -98,19 +98,20 @@ public record TlsSettings(
         protocols.add(p);
       }
     }
-    Path cert = path(tls, "certificate", dir);
-    Path key = path(tls, "key", dir);
-    Path trust = path(tls, "trust", dir);
-    if ((cert == null) != (key == null)) {
+    boolean named = path(tls, "certificate", dir) != null;
+    if (named != (path(tls, "key", dir) != null)) {
       throw error(
           tls,
-          cert == null ? "certificate" : "key",
+          named ? "key" : "certificate",
           "certificate and key: name both or neither (neither uses development certificates)");
     }
-    if (cert != null && trust == null) {
+    if (named && path(tls, "trust", dir) == null) {
       throw error(
           tls, "trust", "trust: missing (expected: the CA certificates that issue the peers')");
     }
+    Path cert = XmlConfigReader.pemFile(tls, "certificate", dir);
+    Path key = XmlConfigReader.pemFile(tls, "key", dir);
+    Path trust = XmlConfigReader.pemFile(tls, "trust", dir);
     Path pki = path(tls, "dev-pki", dir);
     return new TlsSettings(
         engine, protocols, cert, key, trust, pki == null ? DEFAULT_DEV_PKI : pki);

@@ -43,6 +43,14 @@ final class CryptoConfigParser {
 
   private static CryptoConfig build(Element root, String source) throws ConfigException {
     CryptoConfig.Builder b = CryptoConfig.builder().source(source);
+    int version = XmlConfigReader.integer(root, "version", 1, 1, Integer.MAX_VALUE);
+    if (version != 1) {
+      // A newer format may mean things this reader would silently skip: refuse it.
+      throw error(
+          root,
+          "version",
+          "version " + version + " is not a format this Portcullis reads (it reads version 1)");
+    }
     b.prewarm(XmlConfigReader.bool(root, "prewarm", true));
     b.selfTest(XmlConfigReader.bool(root, "self-test", true));
     b.watch(XmlConfigReader.bool(root, "watch", false));

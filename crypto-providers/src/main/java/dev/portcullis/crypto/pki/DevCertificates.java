@@ -304,6 +304,11 @@ public final class DevCertificates {
   private void privateDirectory() throws IOException {
     boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      // Checked before anything is changed: never chmod a file that happens to be there.
+      throw new IOException(
+          "development PKI directory " + dir.toAbsolutePath() + " is a file, not a directory");
+    }
     if (!Files.exists(dir)) {
       if (posix) {
         Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(owner));

@@ -93,6 +93,17 @@ class CryptoConfigTest {
         e.getMessage());
   }
 
+  /** A format this reader does not know is refused, not read as if it were version 1. */
+  @Test
+  void anUnknownVersionIsRefused() {
+    CryptoConfigException e =
+        reject(
+            "<crypto-providers version=\"2\"><default><provider name=\"BC\"/></default></crypto-providers>");
+    assertEquals(1, e.line());
+    assertEquals("version", e.attribute());
+    assertTrue(e.getMessage().contains("version 2 is not a format"), e.getMessage());
+  }
+
   @Test
   void badBooleanNamesTheAttribute() {
     CryptoConfigException e =
