@@ -26,43 +26,32 @@ class PdpConfigTest {
     return PdpConfig.load(f);
   }
 
+  private ConfigException reject(String xml) {
+    return assertThrows(ConfigException.class, () -> load(xml));
+  }
+
   /** Files a config names are checked where they are named: file, line and attribute. */
   @Test
   void missingOrNonPemFilesNameTheConfigLine() throws Exception {
     ConfigException e =
-        assertThrows(
-            ConfigException.class,
-            () ->
-                load(
-                    "<pdp>\n<client-type code=\"1\" engine=\"rules\" policy=\"missing.xml\"/></pdp>"));
+        reject("<pdp>\n<client-type code=\"1\" engine=\"rules\" policy=\"missing.xml\"/></pdp>");
     assertEquals(2, e.line());
     assertEquals("policy", e.attribute());
     assertTrue(e.getMessage().startsWith(dir.resolve("pdp.xml") + ":2:"), e.getMessage());
     assertTrue(e.getMessage().contains("missing.xml does not exist"), e.getMessage());
     Files.writeString(dir.resolve("cert.pem"), "not a certificate");
     Files.writeString(dir.resolve("ca.pem"), "-----BEGIN CERTIFICATE-----\n");
-    e =
-        assertThrows(
-            ConfigException.class,
-            () ->
-                load(
-                    "<pdp>"
-                        + CT
-                        + "<security>\n<tls certificate=\"cert.pem\" key=\"nokey.pem\""
-                        + " trust=\"ca.pem\"/></security></pdp>"));
+    String tls =
+        "<pdp>"
+            + CT
+            + "<security>\n<tls certificate=\"cert.pem\" key=\"nokey.pem\""
+            + " trust=\"ca.pem\"/></security></pdp>";
+    e = reject(tls);
     assertEquals(2, e.line());
     assertEquals("certificate", e.attribute());
     assertTrue(e.getMessage().contains("is not PEM"), e.getMessage());
     Files.writeString(dir.resolve("cert.pem"), "-----BEGIN CERTIFICATE-----\n");
-    e =
-        assertThrows(
-            ConfigException.class,
-            () ->
-                load(
-                    "<pdp>"
-                        + CT
-                        + "<security>\n<tls certificate=\"cert.pem\" key=\"nokey.pem\""
-                        + " trust=\"ca.pem\"/></security></pdp>"));
+    e = reject(tls);
     assertEquals("key", e.attribute());
     assertTrue(e.getMessage().contains("nokey.pem does not exist"), e.getMessage());
   }
