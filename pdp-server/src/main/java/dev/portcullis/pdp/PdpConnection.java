@@ -117,10 +117,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
       peer = a.getAddress().getHostAddress() + ":" + a.getPort();
     }
     if (!server.register(this)) {
-      log.warn(
-          "refused connection from {}: {} connections open (limit)",
-          peer,
-          server.config().maxConnections());
+      server
+          .refusals()
+          .warn(
+              "connection limit",
+              "refused connection from {}: {} connections open (limit)",
+              peer,
+              server.config().maxConnections());
       channel.close();
       return;
     }
@@ -131,7 +134,13 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
             .schedule(
                 () -> {
                   if (sessions.isEmpty()) {
-                    log.warn("closing {}: no client type opened within {} ms", peer, hs);
+                    server
+                        .refusals()
+                        .warn(
+                            "handshake timeouts",
+                            "closing {}: no client type opened within {} ms",
+                            peer,
+                            hs);
                     audit("dropped", null, "reason", "handshake timeout");
                     channel.close();
                   }
@@ -450,8 +459,11 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private void handshakeDone(SslHandshakeCompletionEvent e) {
     if (!e.isSuccess()) {
       server.stats().securityRefusal();
-      String why = String.valueOf(e.cause().getMessage());
-      log.warn("PEP {} ({}): TLS handshake failed: {}", who(), peer, why);
+      String why = CopsTls.failureReason(e.cause());
+      server
+          .refusals()
+          .warn(
+              "TLS handshake failures", "PEP {} ({}): TLS handshake failed: {}", who(), peer, why);
       audit("tls-failed", pepId != null ? pepId : claimedId, "reason", why);
       closing = true;
       channel.close();
@@ -571,14 +583,17 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   /** Refuses a PEP for security: Client-Close with the error, an audit record, the close. */
   private void refuse(String id, int type, ErrorCode code, int sub, String why) {
     server.stats().securityRefusal();
-    log.warn(
-        "refused PEP {} ({}) client type {}: {} (error {}, sub-code 0x{})",
-        id == null ? "?" : id,
-        peer,
-        hex(type),
-        why,
-        code.code(),
-        Integer.toHexString(sub));
+    server
+        .refusals()
+        .warn(
+            "refused PEPs",
+            "refused PEP {} ({}) client type {}: {} (error {}, sub-code 0x{})",
+            id == null ? "?" : id,
+            peer,
+            hex(type),
+            why,
+            code.code(),
+            Integer.toHexString(sub));
     audit("refused", id, "clientType", type, "error", code.code(), "subCode", sub, "reason", why);
     closeWith(ClientClose.of(type, code, sub));
   }
@@ -889,12 +904,15 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private void malformed(CopsCodecException e) {
     server.stats().protocolError();
     int type = Math.max(0, e.clientType());
-    log.warn(
-        "PEP {} ({}) sent a malformed message: {} (error {})",
-        pepId == null ? "?" : pepId,
-        peer,
-        e.getMessage(),
-        e.error().code());
+    server
+        .refusals()
+        .warn(
+            "malformed messages",
+            "PEP {} ({}) sent a malformed message: {} (error {})",
+            pepId == null ? "?" : pepId,
+            peer,
+            e.getMessage(),
+            e.error().code());
     audit("malformed", pepId, "error", e.error().code(), "detail", e.getMessage());
     if (e.opCode() == dev.portcullis.cops.OpCode.REQ
         && e.handle() != null
@@ -908,12 +926,15 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
 
   private void protocolError(int type, ErrorCode code, int sub, String what) {
     server.stats().protocolError();
-    log.warn(
-        "PEP {} ({}): {}; closing (error {})",
-        pepId == null ? "?" : pepId,
-        peer,
-        what,
-        code.code());
+    server
+        .refusals()
+        .warn(
+            "protocol errors",
+            "PEP {} ({}): {}; closing (error {})",
+            pepId == null ? "?" : pepId,
+            peer,
+            what,
+            code.code());
     audit("protocol-error", pepId, "error", code.code(), "detail", what);
     closeWith(ClientClose.of(type, code, sub));
   }

@@ -72,6 +72,12 @@ public final class PdpServer implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
+
+  /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
+  private final dev.portcullis.support.LogSummary refusals =
+      new dev.portcullis.support.LogSummary(
+          log, "refused connections", java.time.Duration.ofMinutes(1), Clock.systemUTC());
+
   private volatile PdpTimings timings;
   private Channel serverChannel;
 
@@ -223,6 +229,7 @@ public final class PdpServer implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(
         () -> log.info("stats: {}", stats.summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
+    housekeeping.scheduleWithFixedDelay(refusals::flush, 1, 1, TimeUnit.MINUTES);
   }
 
   /** The address the server listens on (the real port when 0 was configured). */
@@ -242,6 +249,11 @@ public final class PdpServer implements AutoCloseable {
   /** The PDP's security settings, or null for plain COPS. */
   PdpSecurity security() {
     return config.security();
+  }
+
+  /** Where connection refusals are logged, summarised. */
+  dev.portcullis.support.LogSummary refusals() {
+    return refusals;
   }
 
   /** True if this PDP enrols PEPs with one-time credentials. */

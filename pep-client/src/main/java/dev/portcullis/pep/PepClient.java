@@ -101,6 +101,7 @@ public final class PepClient implements AutoCloseable {
   private InetSocketAddress target;
   private InetSocketAddress lastPdp;
   private CompletableFuture<Void> opening;
+  private Throwable lastError; // the last connection error, to explain a close while opening
   private boolean accepted;
   private boolean closing;
   private int redirects;
@@ -390,6 +391,7 @@ public final class PepClient implements AutoCloseable {
   // ---- connection -------------------------------------------------------------------------------
 
   private void connect() {
+    lastError = null;
     InetSocketAddress to = target;
     if (security != null && security.tls() != null) {
       try {
@@ -654,7 +656,10 @@ public final class PepClient implements AutoCloseable {
             new PepException(
                 ErrorCode.AUTHENTICATION_FAILURE.code(),
                 0,
-                "TLS handshake with PDP " + target + " failed: " + e.cause().getMessage()));
+                "TLS handshake with PDP "
+                    + target
+                    + " failed: "
+                    + CopsTls.failureReason(e.cause())));
         return;
       }
       CopsTls.Handshake h = tls.describe(ctx.pipeline().get(SslHandler.class));
@@ -888,6 +893,34 @@ public final class PepClient implements AutoCloseable {
           new PepException(
               ErrorCode.COMMUNICATION_FAILURE.code(), 0, "connection to " + target + " lost");
       failAll(e);
+      if (opening != null && !was) {
+        // Closed while opening: say why now (a TLS 1.3 PDP refuses a client certificate after
+        // the PEP's side of the handshake is done), rather than let the caller time out.
+        String why = lastError == null ? null : CopsTls.failureReason(lastError);
+        if (why != null && tlsUp && !why.startsWith("certificate refused")) {
+          // TLS 1.3: the PDP checks the PEP's certificate after the PEP's side of the handshake
+          // is done, so a refusal arrives as an alert before any COPS message; some engines send
+          // it as internal_error.
+          why =
+              "certificate refused by the PDP, most likely: it ended TLS right after the"
+                  + " handshake, before any COPS message ("
+                  + why
+                  + "); is this PEP's certificate issued by a CA the PDP trusts?";
+        }
+        opening.completeExceptionally(
+            new PepException(
+                lastError == null
+                    ? ErrorCode.COMMUNICATION_FAILURE.code()
+                    : ErrorCode.AUTHENTICATION_FAILURE.code(),
+                0,
+                "PDP "
+                    + target
+                    + " closed the connection before accepting this PEP"
+                    + (why == null ? "" : ": " + why)));
+        opening = null;
+        closing = true;
+        return;
+      }
       if (was) {
         listener.disconnected(e);
       }
@@ -899,6 +932,7 @@ public final class PepClient implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       log.debug("PEP {}: connection error: {}", pepId, cause.toString());
+      lastError = cause;
       ctx.close();
     }
   }

@@ -153,7 +153,7 @@ public final class PepConfig implements AutoCloseable {
       return new PepSecurity(
           null, true, null, null, null, List.of(), PepSecurity.SessionReuse.DEFAULT, ring);
     }
-    TlsSettings tls = TlsSettings.parse(tlsElement, dir);
+    TlsSettings tls = TlsSettings.parse(tlsElement, dir, true); // enrolment writes them
     List<String> authorised = new ArrayList<>();
     for (Element a : children(tlsElement, "authorised-pdp")) {
       authorised.add(attr(a, "name", ""));

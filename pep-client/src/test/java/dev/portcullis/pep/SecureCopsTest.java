@@ -223,6 +223,41 @@ class SecureCopsTest {
     assertEquals("full", refused.path("tlsHandshake").asText(), refused.toString());
   }
 
+  /**
+   * A certificate of another CA: the PEP used to time out (TLS 1.3 refuses a client certificate
+   * after the client's side of the handshake is done) while the PDP logged "General OpenSslEngine
+   * problem". Both now say the certificate was refused, and why.
+   */
+  @Test
+  void aCertificateOfAnotherCaIsReportedAsRefusedOnBothSides() throws Exception {
+    DevCertificates.Pki ours = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
+    DevCertificates.Pki theirs =
+        DevCertificates.ensure(dir.resolve("other-pki"), List.of(), List.of("gw-1"));
+    DevCertificates.Credential c = theirs.peps().get("gw-1");
+    PepSecurity foreign =
+        new PepSecurity(
+            TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
+            true,
+            c.certificateChain(),
+            c.privateKey(),
+            ours.caCertificate(),
+            List.of(),
+            PepSecurity.SessionReuse.DEFAULT,
+            null);
+    try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
+        PepClient pep = pep(s, "gw-1", foreign, new PepListener() {})) {
+      PepException e = refusal(pep.open());
+      assertEquals(ErrorCode.AUTHENTICATION_FAILURE.code(), e.errorCode(), e.getMessage());
+      assertTrue(e.getMessage().contains("certificate refused"), e.getMessage());
+    }
+    var failed =
+        audit(dir.resolve("audit.jsonl")).stream()
+            .filter(r -> r.path("event").asText().equals("tls-failed"))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(failed.path("reason").asText().startsWith("certificate refused"), failed.toString());
+  }
+
   @Test
   void aMappedCertificateIdentityIsAccepted() throws Exception {
     String mapped =

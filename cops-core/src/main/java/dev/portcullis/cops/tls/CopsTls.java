@@ -327,6 +327,40 @@ public final class CopsTls implements AutoCloseable {
    * The subjectAltName dNSName (lower case) and iPAddress (canonical text) entries of {@code c},
    * the names RFC 4261 section 7 identifies a PDP by.
    */
+  private static final java.util.regex.Pattern CERTIFICATE_ALERT =
+      java.util.regex.Pattern.compile(
+          "(?i)(bad_certificate|certificate_unknown|unknown_ca|certificate_required"
+              + "|certificate_expired|certificate_revoked|unsupported_certificate"
+              + "|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_REQUIRED"
+              + "|ALERT_CERTIFICATE_UNKNOWN|ALERT_CERTIFICATE_EXPIRED)");
+
+  /**
+   * What a failed TLS handshake or connection means, for a log line or an error a user reads: a
+   * certificate this side refused (and the validator's reason), a certificate the peer refused (and
+   * its alert), or else the most specific message in the cause chain — never an engine's generic
+   * "General OpenSslEngine problem" alone.
+   */
+  public static String failureReason(Throwable t) {
+    String specific = null;
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      String m = c.getMessage() == null ? "" : c.getMessage().lines().findFirst().orElse("");
+      if (c instanceof java.security.cert.CertificateException
+          || c instanceof java.security.cert.CertPathValidatorException) {
+        return "certificate refused: " + (m.isEmpty() ? c.getClass().getSimpleName() : m);
+      }
+      java.util.regex.Matcher alert = CERTIFICATE_ALERT.matcher(m);
+      if (alert.find()) {
+        return "certificate refused by the peer (TLS alert "
+            + alert.group(1).toLowerCase(java.util.Locale.ROOT)
+            + ")";
+      }
+      if (!m.isEmpty() && !m.startsWith("General OpenSslEngine problem")) {
+        specific = m;
+      }
+    }
+    return specific != null ? specific : String.valueOf(t);
+  }
+
   public static List<String> subjectAltNames(X509Certificate c) {
     List<String> names = new java.util.ArrayList<>();
     try {

@@ -60,6 +60,16 @@ public record TlsSettings(
    * {@code trust} and {@code dev-pki} of {@code tls}; relative paths resolve against {@code dir}.
    */
   public static TlsSettings parse(Element tls, Path dir) throws ConfigException {
+    return parse(tls, dir, false);
+  }
+
+  /**
+   * As {@link #parse(Element, Path)}; with {@code ownMadeLater} the own certificate and key may be
+   * missing (a PEP's enrolment writes them), though if present they must be PEM. The trust file
+   * must always exist.
+   */
+  public static TlsSettings parse(Element tls, Path dir, boolean ownMadeLater)
+      throws ConfigException {
     String engineName = attr(tls, "engine", TlsEngine.DEFAULT.configName());
     TlsEngine engine = TlsEngine.ofName(engineName);
     if (engine == null) {
@@ -109,12 +119,19 @@ public record TlsSettings(
       throw error(
           tls, "trust", "trust: missing (expected: the CA certificates that issue the peers')");
     }
-    Path cert = XmlConfigReader.pemFile(tls, "certificate", dir);
-    Path key = XmlConfigReader.pemFile(tls, "key", dir);
+    Path cert = own(tls, "certificate", dir, ownMadeLater);
+    Path key = own(tls, "key", dir, ownMadeLater);
     Path trust = XmlConfigReader.pemFile(tls, "trust", dir);
     Path pki = path(tls, "dev-pki", dir);
     return new TlsSettings(
         engine, protocols, cert, key, trust, pki == null ? DEFAULT_DEV_PKI : pki);
+  }
+
+  private static Path own(Element e, String a, Path dir, boolean madeLater) throws ConfigException {
+    Path p = path(e, a, dir);
+    return madeLater && p != null && !java.nio.file.Files.exists(p)
+        ? p
+        : XmlConfigReader.pemFile(e, a, dir);
   }
 
   private static Path path(Element e, String a, Path dir) {
