@@ -187,9 +187,8 @@ public record PdpSecurity(
             "enrolment needs client-auth=\"optional\" on <tls>: an enrolling PEP has no"
                 + " certificate yet (only enrolment is open to PEPs without one)");
       }
-      Path ca =
-          e.hasAttribute("ca-certificate") ? dir.resolve(attr(e, "ca-certificate", "")) : null;
-      Path caKey = e.hasAttribute("ca-key") ? dir.resolve(attr(e, "ca-key", "")) : null;
+      Path ca = XmlConfigReader.pemFile(e, "ca-certificate", dir);
+      Path caKey = XmlConfigReader.pemFile(e, "ca-key", dir);
       if ((ca == null) != (caKey == null)) {
         throw error(
             e,

@@ -6,6 +6,7 @@ import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Arrays;
@@ -83,11 +84,11 @@ public final class SessionGrant implements Destroyable {
               n.get("set").asLong(),
               InetAddress.getByName(n.get("source").asText()),
               InetAddress.getByName(n.get("destination").asText()),
-              (int) n.get("code").asLong());
+              Numbers.unsigned32(n.get("code").asLong(-1), "code"));
       JsonNode enc = n.get("encryptionKey");
       return new SessionGrant(
           f,
-          (int) n.get("epoch").asLong(),
+          Numbers.unsigned32(n.get("epoch").asLong(-1), "epoch"),
           MacAlgorithm.ofLabel(n.get("mac").asText()),
           Base64.getDecoder().decode(n.get("macKey").asText()),
           enc == null || enc.isNull() ? null : Base64.getDecoder().decode(enc.asText()));

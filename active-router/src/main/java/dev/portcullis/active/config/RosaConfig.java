@@ -112,7 +112,12 @@ public record RosaConfig(
     Set<Integer> codeIds = new java.util.HashSet<>();
     for (Element c : children(root, "code")) {
       String name = attr(c, "name", null);
-      int id = (int) Long.parseLong(attr(c, "id", null));
+      int id;
+      try {
+        id = dev.portcullis.support.Numbers.unsigned32(attr(c, "id", null), "id");
+      } catch (IllegalArgumentException x) {
+        throw error(c, "id", x.getMessage());
+      }
       if (codes.containsKey(name)) {
         throw error(c, "name", "code '" + name + "' is defined twice");
       }
