@@ -301,7 +301,7 @@ public final class FlowKeys implements AutoCloseable {
       long wait = a.fetchedAt + REFRESH_MILLIS - now;
       CompletableFuture<Void> done = new CompletableFuture<>();
       if (wait <= 0) {
-        CompletableFuture<int[]> list = source.epochs(code);
+        CompletableFuture<int[]> list = askEpochs(code);
         if (list == null) {
           unguarded = true; // this source needs no announcements
           announced.clear();
@@ -314,12 +314,21 @@ public final class FlowKeys implements AutoCloseable {
         a.refresh = done;
         CompletableFuture.runAsync(
             () -> {
-              CompletableFuture<int[]> list = source.epochs(code);
+              CompletableFuture<int[]> list = askEpochs(code);
               refresh(code, a, list == null ? CompletableFuture.completedFuture(null) : list, done);
             },
             CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS));
       }
       return Outcome.PENDING;
+    }
+  }
+
+  /** The source's answer; a source that throws is a failed answer, so no refresh hangs. */
+  private CompletableFuture<int[]> askEpochs(int code) {
+    try {
+      return source.epochs(code);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
   }
 
