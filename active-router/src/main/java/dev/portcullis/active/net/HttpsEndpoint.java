@@ -30,8 +30,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.concurrent.DefaultEventExecutorGroup;
-import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
@@ -145,7 +143,7 @@ public final class HttpsEndpoint implements AutoCloseable {
   private final Limits limits;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
-  private final EventExecutorGroup handlers;
+  private final java.util.concurrent.ThreadPoolExecutor handlers;
   private final Channel server;
   private final AtomicInteger open = new AtomicInteger();
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -157,7 +155,7 @@ public final class HttpsEndpoint implements AutoCloseable {
       EventLoopGroup boss,
       EventLoopGroup workers,
       Channel server,
-      EventExecutorGroup handlers) {
+      java.util.concurrent.ThreadPoolExecutor handlers) {
     this.name = name;
     this.limits = limits;
     this.boss = boss;
@@ -181,7 +179,19 @@ public final class HttpsEndpoint implements AutoCloseable {
       throws IOException {
     EventLoopGroup boss = new NioEventLoopGroup(1);
     EventLoopGroup workers = new NioEventLoopGroup(2);
-    EventExecutorGroup handlers = new DefaultEventExecutorGroup(limits.handlerThreads());
+    // Handlers run here, never on an event loop; at most 1,024 requests wait for a thread.
+    java.util.concurrent.ThreadPoolExecutor handlers =
+        new java.util.concurrent.ThreadPoolExecutor(
+            limits.handlerThreads(),
+            limits.handlerThreads(),
+            0,
+            TimeUnit.MILLISECONDS,
+            new java.util.concurrent.ArrayBlockingQueue<>(1024),
+            r -> {
+              Thread t = new Thread(r, name + "-handler");
+              t.setDaemon(true);
+              return t;
+            });
     HttpsEndpoint[] self = new HttpsEndpoint[1];
     ServerBootstrap b =
         new ServerBootstrap()
@@ -202,7 +212,7 @@ public final class HttpsEndpoint implements AutoCloseable {
     } catch (Exception e) {
       boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      handlers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      handlers.shutdownNow();
       throw new IOException(
           name
               + ": cannot listen on "
@@ -252,7 +262,7 @@ public final class HttpsEndpoint implements AutoCloseable {
         .addLast("deadline", new RequestDeadline())
         .addLast("continue", new HttpServerExpectContinueHandler())
         .addLast("aggregate", new Aggregator(limits.maxBodyBytes()))
-        .addLast(handlers, "handler", new Dispatch(handler));
+        .addLast("handler", new Dispatch(handler));
   }
 
   /**
@@ -329,8 +339,17 @@ public final class HttpsEndpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * Hands complete requests to the handler pool, one at a time per connection (answers leave in the
+   * order requests came, pipelined or not), and writes the answers back on the event loop.
+   */
   private final class Dispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
+    /** Requests read ahead on one connection while one is being answered; beyond it, close. */
+    private static final int MAX_QUEUED = 8;
+
     private final Handler handler;
+    private final java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+    private boolean busy;
 
     Dispatch(Handler handler) {
       this.handler = handler;
@@ -355,25 +374,68 @@ public final class HttpsEndpoint implements AutoCloseable {
       req.content().readBytes(body);
       Map<String, String> headers = new java.util.LinkedHashMap<>();
       req.headers().forEach(h -> headers.putIfAbsent(h.getKey(), h.getValue()));
-      String path = new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path();
       Request r =
           new Request(
               req.method().name(),
-              path,
+              new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path(),
               headers,
               body,
               peer(ctx.channel()),
               (InetSocketAddress) ctx.channel().remoteAddress());
+      boolean keepAlive = HttpUtil.isKeepAlive(req);
+      Runnable job = () -> answer(ctx, r, keepAlive);
+      if (busy) {
+        if (queued.size() >= MAX_QUEUED) {
+          stats.badRequests.increment();
+          ctx.close();
+          return;
+        }
+        queued.add(job);
+        return;
+      }
+      busy = true;
+      submit(ctx, job);
+    }
+
+    private void submit(ChannelHandlerContext ctx, Runnable job) {
+      try {
+        handlers.execute(job);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        stats.connectionsRefused.increment(); // the pool is full or stopping
+        send(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, "busy, try again", true);
+      }
+    }
+
+    /** On a handler thread: the answer, then back to the event loop to write it. */
+    private void answer(ChannelHandlerContext ctx, Request r, boolean keepAlive) {
       Response answer;
       try {
         answer = handler.handle(r);
       } catch (Exception e) {
-        log.warn("{}: {} {} failed: {}", name, r.method(), path, e.toString());
+        log.warn("{}: {} {} failed: {}", name, r.method(), r.path(), e.toString());
         answer = Response.error(500, "internal error");
       } finally {
-        java.util.Arrays.fill(body, (byte) 0);
+        java.util.Arrays.fill(r.body(), (byte) 0);
       }
-      boolean keepAlive = HttpUtil.isKeepAlive(req);
+      Response done = answer;
+      try {
+        ctx.executor()
+            .execute(
+                () -> {
+                  write(ctx, done, keepAlive);
+                  Runnable next = queued.poll();
+                  if (next == null) {
+                    busy = false;
+                  } else {
+                    submit(ctx, next);
+                  }
+                });
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        // the server is closing: the connection goes with it
+      }
+    }
+
+    private void write(ChannelHandlerContext ctx, Response answer, boolean keepAlive) {
       FullHttpResponse res =
           new DefaultFullHttpResponse(
               HttpVersion.HTTP_1_1,
@@ -444,13 +506,9 @@ public final class HttpsEndpoint implements AutoCloseable {
     server.close().syncUninterruptibly();
     // Connections first, while their event loops and handler threads still run.
     children.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-    // Both groups together, with a quiet period: a closed channel's pipeline is torn down by
-    // tasks that hop between its event loop and the handler threads.
-    var h = handlers.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS);
-    var w = workers.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS);
+    handlers.shutdownNow();
     boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
-    h.syncUninterruptibly();
-    w.syncUninterruptibly();
+    workers.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
     log.debug("{} stopped: {}", name, stats);
   }
 }
