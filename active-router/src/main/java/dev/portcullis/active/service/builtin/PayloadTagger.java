@@ -2,6 +2,7 @@ package dev.portcullis.active.service.builtin;
 
 import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.active.service.PacketContext;
+import dev.portcullis.support.Numbers;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -18,7 +19,8 @@ public final class PayloadTagger implements ActiveService {
   public void configure(Map<String, String> settings) {
     String m = settings.get("max-payload");
     if (m != null) {
-      maxPayload = Integer.parseInt(m);
+      // The largest UDP payload; anything else is refused with the setting's name, not wrapped.
+      maxPayload = (int) Numbers.parse(m, "setting max-payload", 0, 65_507);
     }
   }
 
