@@ -168,7 +168,7 @@ class HardeningTest {
     return authServer(
         domain.config().authServer().listen(),
         audit(),
-        new HttpsEndpoint.Limits(64, 8 * 1024, 64 * 1024, Duration.ofSeconds(1), 4));
+        new HttpsEndpoint.Limits(64, 16, 8 * 1024, 64 * 1024, Duration.ofSeconds(1), 4));
   }
 
   private AuthServer authServer(
@@ -208,6 +208,28 @@ class HardeningTest {
       assertEquals(12, as.httpStats().timedOut.sum());
     } finally {
       for (SSLSocket s : slow) {
+        s.close();
+      }
+    }
+  }
+
+  /** One host cannot take every connection slot: beyond 16 (here) it is refused, others are not. */
+  @Test
+  void oneAddressGetsABoundedShareOfConnections() throws Exception {
+    as = strictServer();
+    List<java.net.Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 16; i++) {
+        held.add(new java.net.Socket(as.address().getAddress(), as.address().getPort()));
+      }
+      java.net.Socket extra =
+          new java.net.Socket(as.address().getAddress(), as.address().getPort());
+      extra.setSoTimeout(5_000);
+      assertEquals(-1, extra.getInputStream().read(), "the 17th is closed at once");
+      extra.close();
+      assertEquals(1, as.httpStats().connectionsRefused.sum());
+    } finally {
+      for (java.net.Socket s : held) {
         s.close();
       }
     }

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTPS server of the Authorization Server and the Code Server, on Netty with every limit
  * explicit: TLS 1.3 only (client certificates required or not), at most {@code maxConnections}
- * connections, a request's headers and body must all arrive within {@code requestTimeout} of the
+ * connections and {@code maxPerAddress} from one address (one host cannot take every slot with slow
+ * connections), a request's headers and body must all arrive within {@code requestTimeout} of the
  * connection opening or the previous answer (slowloris), headers at most {@code maxHeaderBytes}
  * (431), bodies at most {@code maxBodyBytes} (413, chunked or not, before they are read). Handlers
  * run on a small pool of their own, never on the event loop. Every refusal is counted ({@link
@@ -65,12 +66,13 @@ public final class HttpsEndpoint implements AutoCloseable {
   /** The limits; {@link #DEFAULT} suits the AS and CS, whose requests are a few hundred bytes. */
   public record Limits(
       int maxConnections,
+      int maxPerAddress,
       int maxHeaderBytes,
       int maxBodyBytes,
       Duration requestTimeout,
       int handlerThreads) {
     public static final Limits DEFAULT =
-        new Limits(256, 8 * 1024, 64 * 1024, Duration.ofSeconds(10), 4);
+        new Limits(256, 32, 8 * 1024, 64 * 1024, Duration.ofSeconds(10), 4);
   }
 
   /** A complete request as a handler sees it. */
@@ -146,6 +148,8 @@ public final class HttpsEndpoint implements AutoCloseable {
   private final java.util.concurrent.ThreadPoolExecutor handlers;
   private final Channel server;
   private final AtomicInteger open = new AtomicInteger();
+  private final java.util.concurrent.ConcurrentHashMap<java.net.InetAddress, Integer> perAddress =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Stats stats = new Stats();
 
@@ -241,14 +245,23 @@ public final class HttpsEndpoint implements AutoCloseable {
     return stats;
   }
 
+  /** Gives a connection's slots back; an address with none open leaves the table. */
+  private void release(java.net.InetAddress from) {
+    open.decrementAndGet();
+    perAddress.computeIfPresent(from, (a, n) -> n <= 1 ? null : n - 1);
+  }
+
   private void init(SocketChannel ch, SSLContext context, boolean clientAuth, Handler handler) {
-    if (open.incrementAndGet() > limits.maxConnections()) {
-      open.decrementAndGet();
+    java.net.InetAddress from = ch.remoteAddress().getAddress();
+    int total = open.incrementAndGet();
+    int fromThere = perAddress.merge(from, 1, Integer::sum);
+    if (total > limits.maxConnections() || fromThere > limits.maxPerAddress()) {
+      release(from);
       stats.connectionsRefused.increment();
       ch.close();
       return;
     }
-    ch.closeFuture().addListener(f -> open.decrementAndGet());
+    ch.closeFuture().addListener(f -> release(from));
     children.add(ch);
     SSLEngine engine = context.createSSLEngine();
     engine.setUseClientMode(false);
