@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -223,7 +224,7 @@ class DomainTest {
         () ->
             sink.payloads()
                 .containsAll(
-                    java.util.List.of(
+                    List.of(
                         "before;via=ar-1;via=ar-2",
                         "after;via=ar-1;via=ar-2",
                         "before again;via=ar-1;via=ar-2")),

@@ -10,10 +10,13 @@ import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.net.HttpsEndpoint;
+import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.source.Source;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
@@ -137,7 +141,7 @@ class HardeningTest {
             "127.0.0.1",
             now + 1,
             now + 60,
-            dev.portcullis.active.packet.MacAlgorithm.HMAC_SHA256_128,
+            MacAlgorithm.HMAC_SHA256_128,
             false)
         .destroy();
   }
@@ -172,8 +176,7 @@ class HardeningTest {
   }
 
   private AuthServer authServer(
-      java.net.InetSocketAddress address, Path auditFile, HttpsEndpoint.Limits limits)
-      throws Exception {
+      InetSocketAddress address, Path auditFile, HttpsEndpoint.Limits limits) throws Exception {
     return new AuthServer(
         domain.config(),
         domain.pki(),
@@ -217,19 +220,18 @@ class HardeningTest {
   @Test
   void oneAddressGetsABoundedShareOfConnections() throws Exception {
     as = strictServer();
-    List<java.net.Socket> held = new ArrayList<>();
+    List<Socket> held = new ArrayList<>();
     try {
       for (int i = 0; i < 16; i++) {
-        held.add(new java.net.Socket(as.address().getAddress(), as.address().getPort()));
+        held.add(new Socket(as.address().getAddress(), as.address().getPort()));
       }
-      java.net.Socket extra =
-          new java.net.Socket(as.address().getAddress(), as.address().getPort());
+      Socket extra = new Socket(as.address().getAddress(), as.address().getPort());
       extra.setSoTimeout(5_000);
       assertEquals(-1, extra.getInputStream().read(), "the 17th is closed at once");
       extra.close();
       assertEquals(1, as.httpStats().connectionsRefused.sum());
     } finally {
-      for (java.net.Socket s : held) {
+      for (Socket s : held) {
         s.close();
       }
     }
@@ -276,7 +278,7 @@ class HardeningTest {
                 + "/v1/sessions");
     long before = Files.size(audit());
     byte[] junk = new byte[60 * 1024];
-    java.util.Arrays.fill(junk, (byte) 'x');
+    Arrays.fill(junk, (byte) 'x');
     for (int i = 0; i < 30; i++) {
       byte[] body = (i % 2 == 0 ? junk : request("alice", now + 1).toJson());
       HttpResponse<String> r =

@@ -1,5 +1,6 @@
 package dev.portcullis.active;
 
+import dev.portcullis.active.auth.SessionRequest;
 import dev.portcullis.active.config.RosaConfig;
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -7,6 +8,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 
 /** The sample domain, config/rosa.xml, moved to free loopback ports and a private PKI directory. */
 public final class TestDomain {
@@ -17,8 +19,7 @@ public final class TestDomain {
   }
 
   /** The sample with {@code edit} applied to its text after the port changes. */
-  public static RosaConfig config(Path dir, java.util.function.UnaryOperator<String> edit)
-      throws Exception {
+  public static RosaConfig config(Path dir, UnaryOperator<String> edit) throws Exception {
     String xml = Files.readString(Path.of("..", "config", "rosa.xml"));
     xml = xml.replace("127.0.0.1:7443", "127.0.0.1:" + tcpPort());
     xml = xml.replace("127.0.0.1:7444", "127.0.0.1:" + tcpPort());
@@ -50,9 +51,8 @@ public final class TestDomain {
   }
 
   /** A session request of {@code user} for code "counter" on loopback, SST to SST + 60. */
-  public static dev.portcullis.active.auth.SessionRequest request(
-      String user, long sst, boolean encrypt) {
-    return new dev.portcullis.active.auth.SessionRequest(
+  public static SessionRequest request(String user, long sst, boolean encrypt) {
+    return new SessionRequest(
         user,
         "counter",
         "127.0.0.1",

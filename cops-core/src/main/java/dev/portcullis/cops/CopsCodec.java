@@ -28,7 +28,9 @@ import io.netty.buffer.Unpooled;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -196,7 +198,7 @@ public final class CopsCodec {
 
     void add(CopsObject o, int off) {
       if (list.size() == offsets.length) {
-        offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2);
+        offsets = Arrays.copyOf(offsets, offsets.length * 2);
       }
       offsets[list.size()] = off;
       list.add(o);
@@ -367,7 +369,7 @@ public final class CopsCodec {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, off, "PEPID", "empty", "at least one character before the NUL");
     }
-    return new PepId(b.toString(at, nul, java.nio.charset.StandardCharsets.US_ASCII));
+    return new PepId(b.toString(at, nul, StandardCharsets.US_ASCII));
   }
 
   // ---- grammar (RFC 2748 section 3) ------------------------------------------------------------

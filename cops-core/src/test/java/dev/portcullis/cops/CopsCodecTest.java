@@ -14,6 +14,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -283,7 +284,7 @@ class CopsCodecTest {
     assertTrue(((CopsObject.IntegrityTls) rfc.integrity()).startTls());
     assertArrayEquals(
         Hex.bytes("0008 10 02 0000 0001"),
-        java.util.Arrays.copyOfRange(CopsCodec.encode(rfc), 16, 24),
+        Arrays.copyOfRange(CopsCodec.encode(rfc), 16, 24),
         "written in the RFC's layout");
     // Portcullis 0.1's swapped layout is still read as StartTLS (docs/cops-wire.md says why).
     CopsMessage.ClientOpen old =

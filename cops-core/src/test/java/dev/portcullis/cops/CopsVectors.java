@@ -27,6 +27,7 @@ import dev.portcullis.cops.CopsObject.PepId;
 import dev.portcullis.cops.CopsObject.Reason;
 import dev.portcullis.cops.CopsObject.ReportTypeObject;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.List;
 
 /**
@@ -53,7 +54,7 @@ final class CopsVectors {
   static InetAddress ip(String s) {
     try {
       return InetAddress.getByName(s);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
   }

@@ -3,6 +3,7 @@ package dev.portcullis.config;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -215,20 +216,19 @@ public final class XmlConfigReader {
    * missing one is reported at the attribute that names it (file:line), not later by whoever opens
    * it. Null if the attribute is absent or blank.
    */
-  public static java.nio.file.Path existingFile(Element e, String name, java.nio.file.Path dir)
-      throws ConfigException {
+  public static Path existingFile(Element e, String name, Path dir) throws ConfigException {
     String v = attr(e, name, null);
     if (v == null || v.isBlank()) {
       return null;
     }
-    java.nio.file.Path p = dir.resolve(v.trim()).normalize();
-    if (!java.nio.file.Files.exists(p)) {
+    Path p = dir.resolve(v.trim()).normalize();
+    if (!Files.exists(p)) {
       throw error(e, name, name + ": " + p + " does not exist");
     }
-    if (!java.nio.file.Files.isRegularFile(p)) {
+    if (!Files.isRegularFile(p)) {
       throw error(e, name, name + ": " + p + " is not a file");
     }
-    if (!java.nio.file.Files.isReadable(p)) {
+    if (!Files.isReadable(p)) {
       throw error(e, name, name + ": " + p + " cannot be read (permissions)");
     }
     return p;
@@ -238,18 +238,17 @@ public final class XmlConfigReader {
    * As {@link #existingFile}, for a PEM file (certificates, keys): it must hold a {@code
    * -----BEGIN} block.
    */
-  public static java.nio.file.Path pemFile(Element e, String name, java.nio.file.Path dir)
-      throws ConfigException {
-    java.nio.file.Path p = existingFile(e, name, dir);
+  public static Path pemFile(Element e, String name, Path dir) throws ConfigException {
+    Path p = existingFile(e, name, dir);
     if (p == null) {
       return null;
     }
     try {
-      String text = java.nio.file.Files.readString(p, java.nio.charset.StandardCharsets.ISO_8859_1);
+      String text = Files.readString(p, StandardCharsets.ISO_8859_1);
       if (!text.contains("-----BEGIN ")) {
         throw error(e, name, name + ": " + p + " is not PEM (no -----BEGIN line)");
       }
-    } catch (java.io.IOException x) {
+    } catch (IOException x) {
       throw error(e, name, name + ": " + p + " cannot be read: " + x.getMessage());
     }
     return p;

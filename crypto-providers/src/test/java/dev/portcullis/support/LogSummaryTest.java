@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class LogSummaryTest {
           }
 
           @Override
-          public Clock withZone(java.time.ZoneId zone) {
+          public Clock withZone(ZoneId zone) {
             return this;
           }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +71,7 @@ public final class AuditLog implements AutoCloseable {
     this.owned = OwnedFile.claim(file, "audit log", waitForOwner);
     BufferedWriter out;
     boolean torn;
-    java.util.Optional<String> head;
+    Optional<String> head;
     try {
       head = AuditChain.headOf(file);
       torn = AuditChain.endsMidLine(file);

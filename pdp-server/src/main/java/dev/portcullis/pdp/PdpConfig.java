@@ -13,6 +13,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,7 @@ public record PdpConfig(
   }
 
   public PdpConfig {
-    clientTypes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(clientTypes));
+    clientTypes = Collections.unmodifiableMap(new LinkedHashMap<>(clientTypes));
     redirects = List.copyOf(redirects);
   }
 

@@ -22,6 +22,7 @@ import dev.portcullis.cops.CopsObject.KaTimer;
 import dev.portcullis.cops.CopsObject.PdpAddress;
 import dev.portcullis.cops.DecisionCommand;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.OpCode;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.access.Enrolment;
@@ -30,6 +31,7 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -40,6 +42,8 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
+import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,7 +87,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> handshakeTimer;
   private ScheduledFuture<?> keepAliveCheck;
   private double tokens;
-  private final java.util.ArrayDeque<Object> backlog = new java.util.ArrayDeque<>();
+  private final ArrayDeque<Object> backlog = new ArrayDeque<>();
   private boolean drainScheduled;
   private long tokensAt = System.nanoTime();
   private boolean closing;
@@ -564,7 +568,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     X509Certificate cert = handshake.peer(); // present: secure() handled its absence
     List<String> names =
         sec.identityFrom() == PdpSecurity.IdentitySource.SUBJECT_CN
-            ? java.util.Collections.singletonList(CopsTls.commonName(cert))
+            ? Collections.singletonList(CopsTls.commonName(cert))
             : CopsTls.subjectAltNames(cert);
     for (String n : names) {
       if (n != null && id.equals(sec.identityMap().getOrDefault(n, n))) {
@@ -673,7 +677,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     try {
       ClientSI si = r.clientSIs().isEmpty() ? null : r.clientSIs().get(0);
       if (si == null || si.named()) {
-        throw dev.portcullis.cops.CopsCodecException.at(
+        throw CopsCodecException.at(
             ErrorCode.MANDATORY_CLIENT_SPECIFIC_INFO_MISSING,
             0,
             0,
@@ -914,9 +918,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
             e.getMessage(),
             e.error().code());
     audit("malformed", pepId, "error", e.error().code(), "detail", e.getMessage());
-    if (e.opCode() == dev.portcullis.cops.OpCode.REQ
-        && e.handle() != null
-        && sessions.containsKey(type)) {
+    if (e.opCode() == OpCode.REQ && e.handle() != null && sessions.containsKey(type)) {
       // RFC 2748 3.2: a malformed request gets a DEC with the Error; the stream cannot be
       // trusted after it, so the connection ends too.
       channel.write(Decision.error(type, e.handle(), e.errorObject()));
@@ -953,9 +955,7 @@ final class PdpConnection extends ChannelInboundHandlerAdapter {
     for (int type : sessions.keySet()) {
       channel.write(ClientClose.of(type, code, 0));
     }
-    channel
-        .writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
-        .addListener(ChannelFutureListener.CLOSE);
+    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
   // ---- pushes -----------------------------------------------------------------------------------

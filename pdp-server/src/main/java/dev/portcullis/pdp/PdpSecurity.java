@@ -14,6 +14,7 @@ import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +71,7 @@ public record PdpSecurity(
   public record Protection(Pattern pep, ProtectionLevel level) {}
 
   public PdpSecurity {
-    identityMap = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(identityMap));
+    identityMap = Collections.unmodifiableMap(new LinkedHashMap<>(identityMap));
     keys = List.copyOf(keys);
     protection = List.copyOf(protection);
   }

@@ -3,7 +3,9 @@ package dev.portcullis.pdp;
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.KeyRing;
@@ -16,6 +18,7 @@ import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.support.LogSummary;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -30,14 +33,23 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +78,7 @@ public final class PdpServer implements AutoCloseable {
   private final KeyRing keyRing;
   private final CryptoRegistry integrityRegistry;
   private final Enroller enroller;
-  private final java.util.concurrent.ExecutorService enrolments;
+  private final ExecutorService enrolments;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
@@ -74,9 +86,8 @@ public final class PdpServer implements AutoCloseable {
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
 
   /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
-  private final dev.portcullis.support.LogSummary refusals =
-      new dev.portcullis.support.LogSummary(
-          log, "refused connections", java.time.Duration.ofMinutes(1), Clock.systemUTC());
+  private final LogSummary refusals =
+      new LogSummary(log, "refused connections", Duration.ofMinutes(1), Clock.systemUTC());
 
   private volatile PdpTimings timings;
   private Channel serverChannel;
@@ -252,7 +263,7 @@ public final class PdpServer implements AutoCloseable {
   }
 
   /** Where connection refusals are logged, summarised. */
-  dev.portcullis.support.LogSummary refusals() {
+  LogSummary refusals() {
     return refusals;
   }
 
@@ -265,10 +276,8 @@ public final class PdpServer implements AutoCloseable {
    * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
    * store sees them in order.
    */
-  java.util.concurrent.CompletableFuture<Enroller.Outcome> enrol(
-      String pepId, dev.portcullis.cops.access.Enrolment.Request r) {
-    return java.util.concurrent.CompletableFuture.supplyAsync(
-        () -> enroller.enrol(pepId, r, java.time.Instant.now()), enrolments);
+  CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
+    return CompletableFuture.supplyAsync(() -> enroller.enrol(pepId, r, Instant.now()), enrolments);
   }
 
   /** The TLS and Integrity material a PDP runs with, made once at start. */
@@ -326,8 +335,8 @@ public final class PdpServer implements AutoCloseable {
 
     private static Enroller enroller(PdpSecurity s) throws IOException {
       PdpSecurity.Enrolment e = s.enrolment();
-      java.nio.file.Path caCrt = e.caCertificate();
-      java.nio.file.Path caKey = e.caKey();
+      Path caCrt = e.caCertificate();
+      Path caKey = e.caKey();
       if (caCrt == null) {
         DevCertificates.Pki pki = DevCertificates.ensure(s.tls().devPki(), List.of(), List.of());
         caCrt = pki.caCertificate();
@@ -346,18 +355,18 @@ public final class PdpServer implements AutoCloseable {
             caCrt,
             e.lifetime());
         return enroller;
-      } catch (java.security.GeneralSecurityException x) {
+      } catch (GeneralSecurityException x) {
         throw new IOException("enrolment CA " + caCrt + ": " + x.getMessage(), x);
       }
     }
 
     private static CopsTls serverTls(PdpConfig config, PdpSecurity s) throws IOException {
       TlsSettings t = s.tls();
-      java.nio.file.Path chain = t.certificate();
-      java.nio.file.Path key = t.key();
-      java.nio.file.Path trust = t.trust();
+      Path chain = t.certificate();
+      Path key = t.key();
+      Path trust = t.trust();
       if (t.development()) {
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         if (!config.address().isLoopbackAddress() && !config.address().isAnyLocalAddress()) {
           names.add(config.address().getHostAddress());
         }
@@ -383,7 +392,7 @@ public final class PdpServer implements AutoCloseable {
           "TLS: {} engine, {}, client certificates {}, sessions resumable for {}, PEPs {} TLS",
           t.engine().configName(),
           t.protocols(),
-          s.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
+          s.clientAuth().name().toLowerCase(Locale.ROOT),
           s.sessionTimeout(),
           s.initiate() ? "offered (RFC 4261 5.2) when they need" : "refused without");
       return tls;
@@ -440,7 +449,7 @@ public final class PdpServer implements AutoCloseable {
   }
 
   /** True if a Last PDP Address names this server (same port, and a local or listening address). */
-  boolean isSelf(dev.portcullis.cops.CopsObject.PdpAddress a) {
+  boolean isSelf(CopsObject.PdpAddress a) {
     InetSocketAddress me = address();
     if (a.port() != me.getPort()) {
       return false;
@@ -546,7 +555,7 @@ public final class PdpServer implements AutoCloseable {
   public List<String> connectedPeps() {
     return connections.stream()
         .map(PdpConnection::pepId)
-        .filter(java.util.Objects::nonNull)
+        .filter(Objects::nonNull)
         .sorted()
         .toList();
   }

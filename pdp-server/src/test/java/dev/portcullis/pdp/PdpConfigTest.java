@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.config.ConfigException;
+import dev.portcullis.cops.ProtectionLevel;
+import dev.portcullis.cops.tls.TlsEngine;
+import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,11 +138,10 @@ class PdpConfigTest {
   void theTlsSampleConfigurationLoads() throws Exception {
     PdpConfig c = PdpConfig.load(Path.of("..", "config", "pdp-tls.xml"));
     PdpSecurity s = c.security();
-    assertEquals(dev.portcullis.cops.tls.TlsEngine.OPENSSL, s.tls().engine());
-    assertEquals(io.netty.handler.ssl.ClientAuth.REQUIRE, s.clientAuth());
-    assertEquals(dev.portcullis.cops.ProtectionLevel.CONFIDENTIALITY, s.levelFor("gw-1"));
-    assertEquals(
-        dev.portcullis.cops.ProtectionLevel.INTEGRITY_AND_CONFIDENTIALITY, s.levelFor("lab-7"));
+    assertEquals(TlsEngine.OPENSSL, s.tls().engine());
+    assertEquals(ClientAuth.REQUIRE, s.clientAuth());
+    assertEquals(ProtectionLevel.CONFIDENTIALITY, s.levelFor("gw-1"));
+    assertEquals(ProtectionLevel.INTEGRITY_AND_CONFIDENTIALITY, s.levelFor("lab-7"));
     assertEquals(1, s.keys().size());
   }
 

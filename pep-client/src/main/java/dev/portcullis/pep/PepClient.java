@@ -1,6 +1,8 @@
 package dev.portcullis.pep;
 
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsDecodeFailure;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
@@ -8,6 +10,7 @@ import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.CopsMessage.ClientClose;
 import dev.portcullis.cops.CopsMessage.Decision;
 import dev.portcullis.cops.CopsMessage.Request;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.CopsObject.ClientSI;
 import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.CopsObject.ErrorObject;
@@ -22,6 +25,7 @@ import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.SigningCopsEncoder;
 import dev.portcullis.cops.tls.CopsTls;
@@ -38,10 +42,12 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +57,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,13 +123,10 @@ public final class PepClient implements AutoCloseable {
   private int tlsResumptions;
   private int tlsLine; // names the session line in the client session cache
   private boolean tlsUp;
-  private final java.util.concurrent.atomic.AtomicLong fullHandshakes =
-      new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLong resumedHandshakes =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong fullHandshakes = new AtomicLong();
+  private final AtomicLong resumedHandshakes = new AtomicLong();
 
-  private record Pending(
-      CompletableFuture<PepDecision> future, io.netty.util.concurrent.ScheduledFuture<?> timeout) {}
+  private record Pending(CompletableFuture<PepDecision> future, ScheduledFuture<?> timeout) {}
 
   private record Installed(Context context, AccessRequest request, PepDecision decision) {}
 
@@ -238,19 +243,11 @@ public final class PepClient implements AutoCloseable {
 
   private Request requestMessage(String handle, Context context, ClientSI si, boolean solicited) {
     return new Request(
-        clientType,
-        solicited,
-        handle(handle),
-        context,
-        null,
-        null,
-        java.util.List.of(si),
-        null,
-        null);
+        clientType, solicited, handle(handle), context, null, null, List.of(si), null, null);
   }
 
   private static Handle handle(String h) {
-    return new Handle(dev.portcullis.cops.Bytes.of(h.getBytes(StandardCharsets.UTF_8)));
+    return new Handle(Bytes.of(h.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static String handle(Handle h) {
@@ -396,7 +393,7 @@ public final class PepClient implements AutoCloseable {
     if (security != null && security.tls() != null) {
       try {
         prepareTls();
-      } catch (javax.net.ssl.SSLException e) {
+      } catch (SSLException e) {
         PepException x =
             new PepException(ErrorCode.CLIENT_FAILURE.code(), 0, "TLS unusable: " + e.getMessage());
         if (opening != null) {
@@ -459,7 +456,7 @@ public final class PepClient implements AutoCloseable {
                     new CopsMessage.ClientOpen(
                         0,
                         false,
-                        new dev.portcullis.cops.CopsObject.PepId(pepId),
+                        new CopsObject.PepId(pepId),
                         null,
                         null,
                         new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
@@ -474,7 +471,7 @@ public final class PepClient implements AutoCloseable {
         lastPdp == null ? null : new PdpAddress(true, lastPdp.getAddress(), lastPdp.getPort());
     ch.writeAndFlush(
         new CopsMessage.ClientOpen(
-            clientType, false, new dev.portcullis.cops.CopsObject.PepId(pepId), null, last, null));
+            clientType, false, new CopsObject.PepId(pepId), null, last, null));
   }
 
   /**
@@ -487,7 +484,7 @@ public final class PepClient implements AutoCloseable {
    * time (measured); this costs nothing. Lines repeat after 32768, by when a session of the first
    * is long past any {@code max-age} worth setting.
    */
-  private void prepareTls() throws javax.net.ssl.SSLException {
+  private void prepareTls() throws SSLException {
     if (tls == null) {
       tls = security.newTls();
       tlsLineStarted = System.nanoTime();
@@ -665,7 +662,7 @@ public final class PepClient implements AutoCloseable {
       CopsTls.Handshake h = tls.describe(ctx.pipeline().get(SslHandler.class));
       List<String> names = h.peer() == null ? List.of() : CopsTls.subjectAltNames(h.peer());
       if (!security.authorisedPdps().isEmpty()
-          && java.util.Collections.disjoint(names, security.authorisedPdps())) {
+          && Collections.disjoint(names, security.authorisedPdps())) {
         closeAndFail(
             ctx,
             ClientClose.of(0, ErrorCode.AUTHENTICATION_FAILURE, 0),
@@ -813,11 +810,10 @@ public final class PepClient implements AutoCloseable {
       boolean granted = set.flags().command() == DecisionCommand.INSTALL.code();
       AccessDecision data = new AccessDecision(null, null, null, null, null, null);
       // Every client type but enrolment's carries the access format (0xC0A5 rules, 0xC0A6 MLS).
-      if (set.clientSpecific() != null
-          && clientType != dev.portcullis.cops.access.Enrolment.CLIENT_TYPE) {
+      if (set.clientSpecific() != null && clientType != Enrolment.CLIENT_TYPE) {
         try {
           data = AccessDecision.decode(set.clientSpecific().data());
-        } catch (dev.portcullis.cops.CopsCodecException e) {
+        } catch (CopsCodecException e) {
           log.warn("PEP {}: decision data for {} unreadable: {}", pepId, h, e.getMessage());
         }
       }
@@ -965,7 +961,7 @@ public final class PepClient implements AutoCloseable {
 
     /** This PEP's identity, sent in the PEPID object (ASCII). Required. */
     public Builder pepId(String pepId) {
-      new dev.portcullis.cops.CopsObject.PepId(pepId); // validates
+      new CopsObject.PepId(pepId); // validates
       this.pepId = pepId;
       return this;
     }

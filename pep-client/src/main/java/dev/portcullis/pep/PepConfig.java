@@ -7,6 +7,7 @@ import static dev.portcullis.config.XmlConfigReader.error;
 
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.integrity.KeyRing;
@@ -75,7 +76,7 @@ public final class PepConfig implements AutoCloseable {
     String source = file.toString();
     String id = attr(root, "id", "");
     try {
-      new dev.portcullis.cops.CopsObject.PepId(id);
+      new CopsObject.PepId(id);
     } catch (IllegalArgumentException e) {
       throw error(root, "id", e.getMessage());
     }

@@ -4,18 +4,36 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.pki.DevCertificates;
 import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -87,7 +105,7 @@ class SecureCopsTest {
         .build();
   }
 
-  static PepException refusal(java.util.concurrent.CompletableFuture<?> f) throws Exception {
+  static PepException refusal(CompletableFuture<?> f) throws Exception {
     try {
       f.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -114,7 +132,7 @@ class SecureCopsTest {
     PepListener l =
         new PepListener() {
           @Override
-          public void tlsEstablished(dev.portcullis.cops.tls.CopsTls.Handshake h) {
+          public void tlsEstablished(CopsTls.Handshake h) {
             kinds.add(h.kind());
           }
         };
@@ -299,7 +317,7 @@ class SecureCopsTest {
                     TlsEngine.OPENSSL, "gw-1", PepSecurity.SessionReuse.DEFAULT, false, List.of()),
                 new PepListener() {
                   @Override
-                  public void tlsEstablished(dev.portcullis.cops.tls.CopsTls.Handshake h) {
+                  public void tlsEstablished(CopsTls.Handshake h) {
                     kinds.add(h.kind());
                   }
                 })) {
@@ -353,46 +371,42 @@ class SecureCopsTest {
   // ---- RFC 4261 on the wire, and a client nobody here wrote ----
 
   /** Reads one COPS message from {@code in} (bounded by the header's length). */
-  static dev.portcullis.cops.CopsMessage read(java.io.InputStream in) throws Exception {
+  static CopsMessage read(InputStream in) throws Exception {
     byte[] header = in.readNBytes(8);
     assertEquals(8, header.length, "a COPS header");
-    int len = java.nio.ByteBuffer.wrap(header, 4, 4).getInt();
+    int len = ByteBuffer.wrap(header, 4, 4).getInt();
     assertTrue(len >= 8 && len < 4096, "length " + len);
     byte[] m = new byte[len];
     System.arraycopy(header, 0, m, 0, 8);
     byte[] body = in.readNBytes(len - 8);
     System.arraycopy(body, 0, m, 8, body.length);
-    return dev.portcullis.cops.CopsCodec.decode(m);
+    return CopsCodec.decode(m);
   }
 
   static byte[] startTlsOpen(String pepId) {
-    return dev.portcullis.cops.CopsCodec.encode(
-        new dev.portcullis.cops.CopsMessage.ClientOpen(
+    return CopsCodec.encode(
+        new CopsMessage.ClientOpen(
             0,
             false,
-            new dev.portcullis.cops.CopsObject.PepId(pepId),
+            new CopsObject.PepId(pepId),
             null,
             null,
-            new dev.portcullis.cops.CopsObject.IntegrityTls(
-                dev.portcullis.cops.CopsObject.IntegrityTls.FLAG_START_TLS)));
+            new CopsObject.IntegrityTls(CopsObject.IntegrityTls.FLAG_START_TLS)));
   }
 
   @Test
   void copsWhereTheAgreedHandshakeShouldStartGetsClientClose15() throws Exception {
     try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
-        java.net.Socket sock = new java.net.Socket()) {
+        Socket sock = new Socket()) {
       sock.connect(s.address(), 5000);
       sock.setSoTimeout(5000);
       sock.getOutputStream().write(startTlsOpen("gw-1"));
-      var cat = (dev.portcullis.cops.CopsMessage.ClientAccept) read(sock.getInputStream());
+      var cat = (CopsMessage.ClientAccept) read(sock.getInputStream());
       assertEquals(0, cat.clientType());
-      assertTrue(cat.integrity() instanceof dev.portcullis.cops.CopsObject.IntegrityTls);
+      assertTrue(cat.integrity() instanceof CopsObject.IntegrityTls);
       // A keep-alive instead of a ClientHello.
-      sock.getOutputStream()
-          .write(
-              dev.portcullis.cops.CopsCodec.encode(
-                  new dev.portcullis.cops.CopsMessage.KeepAlive(false, null)));
-      var cc = (dev.portcullis.cops.CopsMessage.ClientClose) read(sock.getInputStream());
+      sock.getOutputStream().write(CopsCodec.encode(new CopsMessage.KeepAlive(false, null)));
+      var cc = (CopsMessage.ClientClose) read(sock.getInputStream());
       assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
       assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
       assertEquals(-1, sock.getInputStream().read(), "then the PDP closes");
@@ -402,11 +416,11 @@ class SecureCopsTest {
   @Test
   void aStartTlsRequestToAPdpWithoutTlsGetsError13() throws Exception {
     try (PdpServer s = Pdps.start(dir, "");
-        java.net.Socket sock = new java.net.Socket()) {
+        Socket sock = new Socket()) {
       sock.connect(s.address(), 5000);
       sock.setSoTimeout(5000);
       sock.getOutputStream().write(startTlsOpen("gw-1"));
-      var cc = (dev.portcullis.cops.CopsMessage.ClientClose) read(sock.getInputStream());
+      var cc = (CopsMessage.ClientClose) read(sock.getInputStream());
       assertEquals(ErrorCode.UNKNOWN_OBJECT.code(), cc.error().code());
       assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
     }
@@ -422,15 +436,14 @@ class SecureCopsTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed");
     try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
-        java.net.ServerSocket relay =
-            new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       DevCertificates.Pki pki =
           DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of("gw-1"));
       Thread t =
           new Thread(
               () -> {
-                try (java.net.Socket client = relay.accept();
-                    java.net.Socket pdp = new java.net.Socket()) {
+                try (Socket client = relay.accept();
+                    Socket pdp = new Socket()) {
                   pdp.connect(s.address(), 5000);
                   pdp.getOutputStream().write(startTlsOpen("gw-1"));
                   read(pdp.getInputStream()); // the CAT with Integrity-TLS
@@ -439,7 +452,7 @@ class SecureCopsTest {
                           () -> {
                             try {
                               pdp.getInputStream().transferTo(client.getOutputStream());
-                            } catch (java.io.IOException e) {
+                            } catch (IOException e) {
                               // the other side closed
                             }
                           });
@@ -494,7 +507,7 @@ class SecureCopsTest {
         + "\"/></security>";
   }
 
-  static String key(int id, String file, java.time.Instant nb, java.time.Instant na) {
+  static String key(int id, String file, Instant nb, Instant na) {
     return "<key id=\""
         + id
         + "\" secret-file=\""
@@ -506,22 +519,18 @@ class SecureCopsTest {
         + "\"/>";
   }
 
-  PepSecurity pepIntegrity(dev.portcullis.crypto.CryptoRegistry registry, String... keysXml)
-      throws Exception {
+  PepSecurity pepIntegrity(CryptoRegistry registry, String... keysXml) throws Exception {
     var root =
-        dev.portcullis.config.XmlConfigReader.forSchema(
-                dev.portcullis.pdp.PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd")
+        XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd")
             .read(
-                new java.io.ByteArrayInputStream(
+                new ByteArrayInputStream(
                     ("<pdp><client-type code=\"1\" engine=\"rules\" policy=\"x\"/><security><integrity>"
                             + String.join("", keysXml)
                             + "</integrity></security></pdp>")
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                        .getBytes(StandardCharsets.UTF_8)),
                 "test");
-    var integrity =
-        dev.portcullis.config.XmlConfigReader.child(
-            dev.portcullis.config.XmlConfigReader.child(root, "security"), "integrity");
-    var specs = dev.portcullis.cops.integrity.IntegrityKeys.parse(integrity, dir, "test");
+    var integrity = XmlConfigReader.child(XmlConfigReader.child(root, "security"), "integrity");
+    var specs = IntegrityKeys.parse(integrity, dir, "test");
     return new PepSecurity(
         null,
         true,
@@ -530,19 +539,19 @@ class SecureCopsTest {
         null,
         List.of(),
         PepSecurity.SessionReuse.DEFAULT,
-        dev.portcullis.cops.integrity.IntegrityKeys.ring(specs, registry));
+        IntegrityKeys.ring(specs, registry));
   }
 
   @Test
   void integrityProtectsTheSessionAndAKeyRollNeverDropsThePep() throws Exception {
-    java.time.Instant now = java.time.Instant.now();
+    Instant now = Instant.now();
     // Key 1 until now+3s; key 2 from now+1.5s: both sides sign with key 2 once it is valid, and
     // key 1 ends while the connection is open.
     String keys =
         key(1, "k1.hex", now.minusSeconds(3600), now.plusMillis(3000))
             + key(2, "k2.hex", now.plusMillis(1500), now.plusSeconds(3600));
     try (PdpServer s = Pdps.start(dir, integrityPdp(keys, "integrity"));
-        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of());
+        var registry = IntegrityKeys.registry(List.of());
         PepClient pep = pep(s, "gw-1", pepIntegrity(registry, keys), new PepListener() {})) {
       PdpPepIntegrationTest.await(pep.open());
       for (int i = 0; i < 4; i++) {
@@ -562,7 +571,7 @@ class SecureCopsTest {
 
   @Test
   void aPepWithoutIntegrityIsRefusedWhenItsLevelNeedsIt() throws Exception {
-    java.time.Instant now = java.time.Instant.now();
+    Instant now = Instant.now();
     String keys = key(1, "k1.hex", now.minusSeconds(60), now.plusSeconds(3600));
     try (PdpServer s = Pdps.start(dir, integrityPdp(keys, "integrity"));
         PepClient pep = pep(s, "gw-1", null, new PepListener() {})) {
@@ -580,14 +589,14 @@ class SecureCopsTest {
 
   @Test
   void aPepWithTheWrongKeyIsClosedWithAuthenticationFailure() throws Exception {
-    java.time.Instant now = java.time.Instant.now();
+    Instant now = Instant.now();
     try (PdpServer s =
             Pdps.start(
                 dir,
                 integrityPdp(
                     key(1, "pdp-k1.hex", now.minusSeconds(60), now.plusSeconds(3600)),
                     "integrity"));
-        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of());
+        var registry = IntegrityKeys.registry(List.of());
         PepClient pep =
             pep(
                 s,
@@ -602,14 +611,14 @@ class SecureCopsTest {
 
   @Test
   void tlsAndIntegrityTogether() throws Exception {
-    java.time.Instant now = java.time.Instant.now();
+    Instant now = Instant.now();
     String keys = key(7, "k7.hex", now.minusSeconds(60), now.plusSeconds(3600));
     String sec =
         "<security><tls engine=\"openssl\" dev-pki=\"pki\"/><integrity>"
             + keys
             + "</integrity><protection pep=\"*\" level=\"integrity+confidentiality\"/></security>";
     try (PdpServer s = Pdps.start(dir, sec);
-        var registry = dev.portcullis.cops.integrity.IntegrityKeys.registry(List.of())) {
+        var registry = IntegrityKeys.registry(List.of())) {
       PepSecurity tls = pepTls(TlsEngine.OPENSSL, "gw-1", PepSecurity.SessionReuse.DEFAULT);
       PepSecurity both =
           new PepSecurity(

@@ -32,6 +32,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -190,7 +191,7 @@ public final class AuthServer implements AutoCloseable {
 
   /** Requests refused before their sender was authenticated, by reason. */
   public Map<String, Long> unauthenticatedRefusals() {
-    Map<String, Long> m = new java.util.TreeMap<>();
+    Map<String, Long> m = new TreeMap<>();
     unauthenticated.forEach((k, v) -> m.put(k, v.sum()));
     return m;
   }
@@ -199,7 +200,7 @@ public final class AuthServer implements AutoCloseable {
   private void housekeeping() {
     try {
       refusals.flush();
-      Map<String, Long> counts = new java.util.TreeMap<>();
+      Map<String, Long> counts = new TreeMap<>();
       unauthenticated.forEach(
           (k, v) -> {
             long n = v.sumThenReset();

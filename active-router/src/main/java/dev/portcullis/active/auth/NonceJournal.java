@@ -7,13 +7,16 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +78,7 @@ final class NonceJournal implements AutoCloseable {
           live.merge(n.get("key").asText(), until, Math::max);
         }
       }
-    } catch (java.nio.charset.MalformedInputException e) {
+    } catch (MalformedInputException e) {
       throw new IOException(
           "nonce journal "
               + file
@@ -94,9 +97,8 @@ final class NonceJournal implements AutoCloseable {
         OwnedFile.posix()
             ? FileChannel.open(
                 tmp,
-                java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
             : FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       for (Map.Entry<String, Long> e : live.entrySet()) {
         ch.write(ByteBuffer.wrap(line(e.getKey(), e.getValue())));

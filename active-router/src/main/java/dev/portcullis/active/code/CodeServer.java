@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -80,9 +81,9 @@ public final class CodeServer implements AutoCloseable {
   }
 
   /** The epochs whose secret is kept for a code, oldest first (tools and tests). */
-  public java.util.List<Integer> epochs(int code) {
+  public List<Integer> epochs(int code) {
     NavigableMap<Integer, byte[]> kept = secrets.get(code);
-    return kept == null ? java.util.List.of() : java.util.List.copyOf(kept.keySet());
+    return kept == null ? List.of() : List.copyOf(kept.keySet());
   }
 
   /** What the HTTPS server refused, by kind. */

@@ -16,6 +16,7 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
@@ -66,8 +67,7 @@ public final class CodeServerClient implements CodeSource {
   }
 
   /** GETs a JSON answer and reads it; a refusal or an unreadable answer fails the future. */
-  private <T> CompletableFuture<T> getJson(
-      String path, String what, java.util.function.Function<JsonNode, T> read) {
+  private <T> CompletableFuture<T> getJson(String path, String what, Function<JsonNode, T> read) {
     return http.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofByteArray())
         .thenApply(
             r -> {

@@ -8,6 +8,7 @@ import static dev.portcullis.config.XmlConfigReader.error;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.support.Numbers;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +16,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.w3c.dom.Element;
@@ -109,12 +112,12 @@ public record RosaConfig(
     CodeServer cs = new CodeServer(address(child(root, "code-server"), "listen"));
 
     Map<String, Code> codes = new LinkedHashMap<>();
-    Set<Integer> codeIds = new java.util.HashSet<>();
+    Set<Integer> codeIds = new HashSet<>();
     for (Element c : children(root, "code")) {
       String name = attr(c, "name", null);
       int id;
       try {
-        id = dev.portcullis.support.Numbers.unsigned32(attr(c, "id", null), "id");
+        id = Numbers.unsigned32(attr(c, "id", null), "id");
       } catch (IllegalArgumentException x) {
         throw error(c, "id", x.getMessage());
       }
@@ -132,7 +135,7 @@ public record RosaConfig(
     }
 
     Map<String, User> users = new LinkedHashMap<>();
-    Set<Long> userIds = new java.util.HashSet<>();
+    Set<Long> userIds = new HashSet<>();
     for (Element u : children(root, "user")) {
       String name = attr(u, "name", null);
       long id = Long.parseUnsignedLong(attr(u, "id", null));
@@ -181,8 +184,7 @@ public record RosaConfig(
               prefix(r, "destination"),
               max,
               Collections.unmodifiableSet(macs),
-              Encryption.valueOf(
-                  attr(r, "encryption", "allowed").toUpperCase(java.util.Locale.ROOT)),
+              Encryption.valueOf(attr(r, "encryption", "allowed").toUpperCase(Locale.ROOT)),
               XmlConfigReader.line(r)));
     }
 

@@ -16,6 +16,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -29,15 +30,24 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -145,11 +155,10 @@ public final class HttpsEndpoint implements AutoCloseable {
   private final Limits limits;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
-  private final java.util.concurrent.ThreadPoolExecutor handlers;
+  private final ThreadPoolExecutor handlers;
   private final Channel server;
   private final AtomicInteger open = new AtomicInteger();
-  private final java.util.concurrent.ConcurrentHashMap<java.net.InetAddress, Integer> perAddress =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Stats stats = new Stats();
 
@@ -159,7 +168,7 @@ public final class HttpsEndpoint implements AutoCloseable {
       EventLoopGroup boss,
       EventLoopGroup workers,
       Channel server,
-      java.util.concurrent.ThreadPoolExecutor handlers) {
+      ThreadPoolExecutor handlers) {
     this.name = name;
     this.limits = limits;
     this.boss = boss;
@@ -184,13 +193,13 @@ public final class HttpsEndpoint implements AutoCloseable {
     EventLoopGroup boss = new NioEventLoopGroup(1);
     EventLoopGroup workers = new NioEventLoopGroup(2);
     // Handlers run here, never on an event loop; at most 1,024 requests wait for a thread.
-    java.util.concurrent.ThreadPoolExecutor handlers =
-        new java.util.concurrent.ThreadPoolExecutor(
+    ThreadPoolExecutor handlers =
+        new ThreadPoolExecutor(
             limits.handlerThreads(),
             limits.handlerThreads(),
             0,
             TimeUnit.MILLISECONDS,
-            new java.util.concurrent.ArrayBlockingQueue<>(1024),
+            new ArrayBlockingQueue<>(1024),
             r -> {
               Thread t = new Thread(r, name + "-handler");
               t.setDaemon(true);
@@ -246,13 +255,13 @@ public final class HttpsEndpoint implements AutoCloseable {
   }
 
   /** Gives a connection's slots back; an address with none open leaves the table. */
-  private void release(java.net.InetAddress from) {
+  private void release(InetAddress from) {
     open.decrementAndGet();
     perAddress.computeIfPresent(from, (a, n) -> n <= 1 ? null : n - 1);
   }
 
   private void init(SocketChannel ch, SSLContext context, boolean clientAuth, Handler handler) {
-    java.net.InetAddress from = ch.remoteAddress().getAddress();
+    InetAddress from = ch.remoteAddress().getAddress();
     int total = open.incrementAndGet();
     int fromThere = perAddress.merge(from, 1, Integer::sum);
     if (total > limits.maxConnections() || fromThere > limits.maxPerAddress()) {
@@ -361,7 +370,7 @@ public final class HttpsEndpoint implements AutoCloseable {
     private static final int MAX_QUEUED = 8;
 
     private final Handler handler;
-    private final java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Runnable> queued = new ArrayDeque<>();
     private boolean busy;
 
     Dispatch(Handler handler) {
@@ -373,7 +382,7 @@ public final class HttpsEndpoint implements AutoCloseable {
       if (!req.decoderResult().isSuccess()) {
         stats.badRequests.increment();
         Throwable cause = req.decoderResult().cause();
-        boolean tooLong = cause instanceof io.netty.handler.codec.TooLongFrameException;
+        boolean tooLong = cause instanceof TooLongFrameException;
         send(
             ctx.channel(),
             tooLong
@@ -385,12 +394,12 @@ public final class HttpsEndpoint implements AutoCloseable {
       }
       byte[] body = new byte[req.content().readableBytes()];
       req.content().readBytes(body);
-      Map<String, String> headers = new java.util.LinkedHashMap<>();
+      Map<String, String> headers = new LinkedHashMap<>();
       req.headers().forEach(h -> headers.putIfAbsent(h.getKey(), h.getValue()));
       Request r =
           new Request(
               req.method().name(),
-              new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path(),
+              new QueryStringDecoder(req.uri()).path(),
               headers,
               body,
               peer(ctx.channel()),
@@ -413,7 +422,7 @@ public final class HttpsEndpoint implements AutoCloseable {
     private void submit(ChannelHandlerContext ctx, Runnable job) {
       try {
         handlers.execute(job);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         stats.connectionsRefused.increment(); // the pool is full or stopping
         send(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, "busy, try again", true);
       }
@@ -428,7 +437,7 @@ public final class HttpsEndpoint implements AutoCloseable {
         log.warn("{}: {} {} failed: {}", name, r.method(), r.path(), e.toString());
         answer = Response.error(500, "internal error");
       } finally {
-        java.util.Arrays.fill(r.body(), (byte) 0);
+        Arrays.fill(r.body(), (byte) 0);
       }
       Response done = answer;
       try {
@@ -443,7 +452,7 @@ public final class HttpsEndpoint implements AutoCloseable {
                     submit(ctx, next);
                   }
                 });
-      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      } catch (RejectedExecutionException stopping) {
         // the server is closing: the connection goes with it
       }
     }

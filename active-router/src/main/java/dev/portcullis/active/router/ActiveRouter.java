@@ -3,19 +3,23 @@ package dev.portcullis.active.router;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.code.ModuleLoader;
 import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.kdf.SessionKdf;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.packet.PacketView;
 import dev.portcullis.active.service.ActiveService;
+import dev.portcullis.active.service.PacketContext;
 import dev.portcullis.active.verify.CodeSource;
 import dev.portcullis.active.verify.Counters;
 import dev.portcullis.active.verify.FlowKeys;
 import dev.portcullis.active.verify.Outcome;
+import dev.portcullis.active.verify.Session;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.CryptoRegistry;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -29,12 +33,14 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -42,6 +48,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -147,9 +154,7 @@ public final class ActiveRouter implements AutoCloseable {
             .handler(new Handler());
     this.channel = b.bind(config.listen()).sync().channel();
     // Keys of flows past SET are wiped within a second even when no packets arrive.
-    channel
-        .eventLoop()
-        .scheduleAtFixedRate(keys::expire, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
+    channel.eventLoop().scheduleAtFixedRate(keys::expire, 1, 1, TimeUnit.SECONDS);
     log.info(
         "router {} on {} ({}), verification {}, MACs {}, codes {}, {} routes",
         id,
@@ -206,11 +211,10 @@ public final class ActiveRouter implements AutoCloseable {
                 0,
                 now - 1,
                 now + 60,
-                java.net.InetAddress.getLoopbackAddress(),
-                java.net.InetAddress.getLoopbackAddress(),
+                InetAddress.getLoopbackAddress(),
+                InetAddress.getLoopbackAddress(),
                 0);
-        dev.portcullis.active.kdf.SessionKdf kdf =
-            new dev.portcullis.active.kdf.SessionKdf(registry);
+        SessionKdf kdf = new SessionKdf(registry);
         var prk = kdf.prepare(kci);
         PacketSealer s = new PacketSealer(registry, f, 0, m, kdf.macKey(prk, f, m), null);
         prk.destroy();
@@ -222,7 +226,7 @@ public final class ActiveRouter implements AutoCloseable {
         s.destroy();
       }
     }
-    java.util.Arrays.fill(kci, (byte) 0);
+    Arrays.fill(kci, (byte) 0);
     log.debug("pre-warmed the verifier in {} ms", (System.nanoTime() - t0) / 1_000_000);
   }
 
@@ -304,7 +308,7 @@ public final class ActiveRouter implements AutoCloseable {
     ByteBuffer nio =
         content.nioBufferCount() == 1
             ? content.internalNioBuffer(content.readerIndex(), len)
-            : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(content));
+            : ByteBuffer.wrap(ByteBufUtil.getBytes(content));
     int start = nio.position();
     if (!config.verify()) {
       if (plain.wrap(nio, start, len) != null) {
@@ -396,7 +400,7 @@ public final class ActiveRouter implements AutoCloseable {
       PacketView p,
       ByteBuf content,
       byte[] newPayload,
-      dev.portcullis.active.verify.Session session) {
+      Session session) {
     InetSocketAddress next = route(p);
     if (next == null) {
       counters.count(Outcome.NO_ROUTE);
@@ -423,7 +427,7 @@ public final class ActiveRouter implements AutoCloseable {
   }
 
   /** What a service sees; one per router, refilled for each packet on the event loop. */
-  private final class Context implements dev.portcullis.active.service.PacketContext {
+  private final class Context implements PacketContext {
     private PacketView p;
     byte[] replacement;
     private ByteBuffer plaintext;
@@ -510,7 +514,7 @@ public final class ActiveRouter implements AutoCloseable {
   @Override
   public void close() {
     channel.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     keys.close();
     log.info("router {} stopped: {}", id(), counters);
   }

@@ -11,13 +11,17 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.LogSummary;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,10 +102,9 @@ public final class FlowKeys implements AutoCloseable {
    */
   static final long EPOCH_AHEAD_SECONDS = 60;
 
-  private final java.util.concurrent.atomic.AtomicInteger outstanding =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger outstanding = new AtomicInteger();
   private final ConcurrentHashMap<Integer, Announced> announced = new ConcurrentHashMap<>();
-  private final dev.portcullis.support.LogSummary fetchFailures;
+  private final LogSummary fetchFailures;
 
   /** What a router knows of one code's announced epochs. */
   private static final class Announced {
@@ -151,8 +154,7 @@ public final class FlowKeys implements AutoCloseable {
     this.maxHighWaterMarks = s.maxHighWaterMarks();
     this.lastMillis = clock.millis();
     this.fetchFailures =
-        new dev.portcullis.support.LogSummary(
-            log, "code-secret fetch failures", Duration.ofMinutes(1), clock);
+        new LogSummary(log, "code-secret fetch failures", Duration.ofMinutes(1), clock);
     this.sessions =
         Caffeine.newBuilder()
             .maximumSize(s.maxSessions())
@@ -344,7 +346,7 @@ public final class FlowKeys implements AutoCloseable {
     list.whenComplete(
         (epochs, err) -> {
           outstanding.decrementAndGet();
-          java.util.List<CompletableFuture<?>> secretsDue = new java.util.ArrayList<>();
+          List<CompletableFuture<?>> secretsDue = new ArrayList<>();
           synchronized (a) {
             if (err == null && epochs != null) {
               int[] sorted = epochs.clone();

@@ -1,5 +1,7 @@
 package dev.portcullis.active.verify;
 
+import java.util.Arrays;
+
 /**
  * Anti-replay sliding window over 64-bit sequence numbers, as RFC 6479 lays it out: a ring of
  * 64-bit blocks, so a jump forward clears whole blocks instead of shifting bits. A window of {@code
@@ -39,7 +41,7 @@ public final class ReplayWindow {
   public static ReplayWindow above(long highWater) {
     ReplayWindow w = new ReplayWindow();
     if (highWater != 0) {
-      java.util.Arrays.fill(w.ring, -1L);
+      Arrays.fill(w.ring, -1L);
       int bit = (int) (highWater & 63);
       // In highWater's own block, the numbers above it are still unseen.
       w.ring[(int) (highWater >>> 6) & w.mask] = bit == 63 ? -1L : (1L << (bit + 1)) - 1;

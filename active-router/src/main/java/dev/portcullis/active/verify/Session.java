@@ -3,6 +3,7 @@ package dev.portcullis.active.verify;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.MacKey;
+import java.util.function.Supplier;
 
 /**
  * One flow's keys at a router: the MAC key, the payload key if the flow is encrypted, and its
@@ -42,7 +43,7 @@ public final class Session {
     return encryption;
   }
 
-  synchronized CipherKey encryption(java.util.function.Supplier<CipherKey> derive) {
+  synchronized CipherKey encryption(Supplier<CipherKey> derive) {
     if (encryption == null) {
       encryption = derive.get();
     }

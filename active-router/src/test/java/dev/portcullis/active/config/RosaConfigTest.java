@@ -14,6 +14,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,15 +83,14 @@ class RosaConfigTest {
   void aPkiDirectoryThatIsAFileIsRefusedAndLeftAlone() throws Exception {
     Path file = tmp.resolve("not-a-dir");
     Files.writeString(file, "x");
-    java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(file);
-    String perms =
-        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file));
+    FileTime before = Files.getLastModifiedTime(file);
+    String perms = PosixFilePermissions.toString(Files.getPosixFilePermissions(file));
     ConfigException e = broken("directory=\"pki\"", "directory=\"" + file + "\"");
     assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
     assertTrue(e.getMessage().contains("is a file"), e.getMessage());
     assertEquals(
         perms,
-        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
         "its permissions untouched");
     assertEquals(before, Files.getLastModifiedTime(file));
   }

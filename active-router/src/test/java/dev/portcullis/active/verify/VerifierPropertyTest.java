@@ -9,6 +9,7 @@ import dev.portcullis.active.Fixtures.SecretMap;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import net.jqwik.api.ForAll;
@@ -61,14 +62,14 @@ class VerifierPropertyTest {
       t[positions.get(i) % t.length] = values[i];
     }
     // Compared at the end: a later write to the same position can restore the original byte.
-    if (!java.util.Arrays.equals(t, VALID)) {
+    if (!Arrays.equals(t, VALID)) {
       assertCountedDrop(t);
     }
   }
 
   @Property(tries = 500)
   void truncatedOrExtended(@ForAll @IntRange(min = 0, max = 200) int length) {
-    byte[] t = java.util.Arrays.copyOf(VALID, length);
+    byte[] t = Arrays.copyOf(VALID, length);
     if (length != VALID.length) {
       assertCountedDrop(t);
     }

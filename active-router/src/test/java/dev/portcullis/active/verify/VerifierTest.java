@@ -14,7 +14,11 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -227,12 +231,7 @@ class VerifierTest {
             secrets,
             clock,
             5,
-            new FlowKeys.Settings(
-                sessions,
-                16,
-                java.time.Duration.ofHours(1),
-                java.time.Duration.ofSeconds(5),
-                marks));
+            new FlowKeys.Settings(sessions, 16, Duration.ofHours(1), Duration.ofSeconds(5), marks));
     verifier = new Verifier(keys, counters);
   }
 
@@ -252,7 +251,7 @@ class VerifierTest {
     byte[] first = s.seal(new byte[] {1});
     assertEquals(Outcome.ACCEPTED, verify(first));
     assertEquals(Outcome.ACCEPTED, verify(s.seal(new byte[] {2})));
-    java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+    SplittableRandom random = new SplittableRandom(1);
     for (int i = 0; i < 200; i++) {
       byte[] forged =
           Fixtures.sealer(flowOf(1000 + i), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false)
@@ -272,8 +271,8 @@ class VerifierTest {
   @Test
   void anEvictedFlowKeepsItsHighWaterMark() {
     small(2, 8);
-    java.util.List<PacketSealer> sealers = new java.util.ArrayList<>();
-    java.util.List<byte[]> delivered = new java.util.ArrayList<>();
+    List<PacketSealer> sealers = new ArrayList<>();
+    List<byte[]> delivered = new ArrayList<>();
     for (int i = 0; i < 6; i++) { // five evictions at least: below the cap of 4 x 2 marks
       PacketSealer other =
           Fixtures.sealer(flowOf(2000 + i), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false);

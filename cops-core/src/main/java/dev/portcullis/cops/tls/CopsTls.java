@@ -10,25 +10,40 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.Provider;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -141,10 +156,9 @@ public final class CopsTls implements AutoCloseable {
    * BCJSSE selects credentials through its own key manager (given the JDK's it refuses ECDSA
    * handshakes with handshake_failure).
    */
-  private static javax.net.ssl.KeyManagerFactory bcKeyManager(Path chain, Path key)
-      throws SSLException {
+  private static KeyManagerFactory bcKeyManager(Path chain, Path key) throws SSLException {
     try {
-      List<java.security.cert.Certificate> certs = new java.util.ArrayList<>();
+      List<Certificate> certs = new ArrayList<>();
       try (InputStream in = Files.newInputStream(chain)) {
         certs.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
       }
@@ -155,9 +169,8 @@ public final class CopsTls implements AutoCloseable {
           "own",
           DevCertificates.readKey(key, Providers.BC),
           none,
-          certs.toArray(new java.security.cert.Certificate[0]));
-      javax.net.ssl.KeyManagerFactory kmf =
-          javax.net.ssl.KeyManagerFactory.getInstance("PKIX", Providers.BCJSSE);
+          certs.toArray(new Certificate[0]));
+      KeyManagerFactory kmf = KeyManagerFactory.getInstance("PKIX", Providers.BCJSSE);
       kmf.init(ks, none);
       return kmf;
     } catch (IOException | GeneralSecurityException e) {
@@ -265,7 +278,7 @@ public final class CopsTls implements AutoCloseable {
       synchronized (o) {
         tracking.forget(e);
         long ssl = o.sslPointer();
-        return ssl == 0 ? null : io.netty.internal.tcnative.SSL.isSessionReused(ssl);
+        return ssl == 0 ? null : SSL.isSessionReused(ssl);
       }
     }
     if (engine == TlsEngine.CONSCRYPT) {
@@ -286,11 +299,11 @@ public final class CopsTls implements AutoCloseable {
 
   /** Reaches the engine inside Conscrypt's wrapper (package-private API, so reflection). */
   private static final class ConscryptEngines {
-    private static final java.lang.reflect.Method GET_DELEGATE = find();
+    private static final Method GET_DELEGATE = find();
 
-    private static java.lang.reflect.Method find() {
+    private static Method find() {
       try {
-        java.lang.reflect.Method m =
+        Method m =
             Class.forName("org.conscrypt.Java8EngineWrapper")
                 .getDeclaredMethod("getDelegate", SSLEngine.class);
         m.setAccessible(true);
@@ -318,7 +331,7 @@ public final class CopsTls implements AutoCloseable {
       return chain.length > 0 && chain[0] instanceof X509Certificate
           ? (X509Certificate) chain[0]
           : null;
-    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+    } catch (SSLPeerUnverifiedException e) {
       return null;
     }
   }
@@ -327,8 +340,8 @@ public final class CopsTls implements AutoCloseable {
    * The subjectAltName dNSName (lower case) and iPAddress (canonical text) entries of {@code c},
    * the names RFC 4261 section 7 identifies a PDP by.
    */
-  private static final java.util.regex.Pattern CERTIFICATE_ALERT =
-      java.util.regex.Pattern.compile(
+  private static final Pattern CERTIFICATE_ALERT =
+      Pattern.compile(
           "(?i)(bad_certificate|certificate_unknown|unknown_ca|certificate_required"
               + "|certificate_expired|certificate_revoked|unsupported_certificate"
               + "|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_REQUIRED"
@@ -344,14 +357,13 @@ public final class CopsTls implements AutoCloseable {
     String specific = null;
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       String m = c.getMessage() == null ? "" : c.getMessage().lines().findFirst().orElse("");
-      if (c instanceof java.security.cert.CertificateException
-          || c instanceof java.security.cert.CertPathValidatorException) {
+      if (c instanceof CertificateException || c instanceof CertPathValidatorException) {
         return "certificate refused: " + (m.isEmpty() ? c.getClass().getSimpleName() : m);
       }
-      java.util.regex.Matcher alert = CERTIFICATE_ALERT.matcher(m);
+      Matcher alert = CERTIFICATE_ALERT.matcher(m);
       if (alert.find()) {
         return "certificate refused by the peer (TLS alert "
-            + alert.group(1).toLowerCase(java.util.Locale.ROOT)
+            + alert.group(1).toLowerCase(Locale.ROOT)
             + ")";
       }
       if (!m.isEmpty() && !m.startsWith("General OpenSslEngine problem")) {
@@ -362,20 +374,20 @@ public final class CopsTls implements AutoCloseable {
   }
 
   public static List<String> subjectAltNames(X509Certificate c) {
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     try {
       var sans = c.getSubjectAlternativeNames();
       if (sans != null) {
         for (List<?> san : sans) {
           int type = (Integer) san.get(0);
           if (type == 2) {
-            names.add(((String) san.get(1)).toLowerCase(java.util.Locale.ROOT));
+            names.add(((String) san.get(1)).toLowerCase(Locale.ROOT));
           } else if (type == 7) {
             names.add(canonicalAddress((String) san.get(1)));
           }
         }
       }
-    } catch (java.security.cert.CertificateParsingException e) {
+    } catch (CertificateParsingException e) {
       // an unparsable extension names nothing
     }
     return names;
@@ -384,13 +396,13 @@ public final class CopsTls implements AutoCloseable {
   /** The subject's common name (CN), or null. */
   public static String commonName(X509Certificate c) {
     try {
-      var dn = new javax.naming.ldap.LdapName(c.getSubjectX500Principal().getName());
+      var dn = new LdapName(c.getSubjectX500Principal().getName());
       for (var rdn : dn.getRdns()) {
         if (rdn.getType().equalsIgnoreCase("CN")) {
           return String.valueOf(rdn.getValue());
         }
       }
-    } catch (javax.naming.InvalidNameException e) {
+    } catch (InvalidNameException e) {
       // none
     }
     return null;
@@ -403,12 +415,12 @@ public final class CopsTls implements AutoCloseable {
   public static String canonicalAddress(String name) {
     if (name.matches("[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
       try {
-        return java.net.InetAddress.getByName(name).getHostAddress();
-      } catch (java.net.UnknownHostException e) {
+        return InetAddress.getByName(name).getHostAddress();
+      } catch (UnknownHostException e) {
         return name;
       }
     }
-    return name.toLowerCase(java.util.Locale.ROOT);
+    return name.toLowerCase(Locale.ROOT);
   }
 
   private static String hex(byte[] id) {

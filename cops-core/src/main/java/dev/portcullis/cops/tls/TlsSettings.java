@@ -6,6 +6,7 @@ import static dev.portcullis.config.XmlConfigReader.error;
 import dev.portcullis.config.ConfigException;
 import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.crypto.pki.DevCertificates;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,9 +130,7 @@ public record TlsSettings(
 
   private static Path own(Element e, String a, Path dir, boolean madeLater) throws ConfigException {
     Path p = path(e, a, dir);
-    return madeLater && p != null && !java.nio.file.Files.exists(p)
-        ? p
-        : XmlConfigReader.pemFile(e, a, dir);
+    return madeLater && p != null && !Files.exists(p) ? p : XmlConfigReader.pemFile(e, a, dir);
   }
 
   private static Path path(Element e, String a, Path dir) {

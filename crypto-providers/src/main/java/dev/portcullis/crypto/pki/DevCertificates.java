@@ -16,6 +16,8 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.Provider;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -214,7 +216,7 @@ public final class DevCertificates {
       X509Certificate caCert,
       PrivateKey caKey,
       X500Name subject,
-      java.security.PublicKey publicKey,
+      PublicKey publicKey,
       List<GeneralName> sans,
       KeyPurposeId purpose,
       Duration lifetime)
@@ -250,7 +252,7 @@ public final class DevCertificates {
       X509Certificate caCert,
       PrivateKey caKey,
       String pepId,
-      java.security.PublicKey publicKey,
+      PublicKey publicKey,
       Duration lifetime)
       throws GeneralSecurityException {
     List<GeneralName> sans = new ArrayList<>();
@@ -397,7 +399,7 @@ public final class DevCertificates {
   }
 
   /** Reads a PKCS#8 PEM key as a key of {@code provider} (null: the default providers'). */
-  public static PrivateKey readKey(Path file, java.security.Provider provider) throws IOException {
+  public static PrivateKey readKey(Path file, Provider provider) throws IOException {
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
         PEMParser p = new PEMParser(r)) {
       Object o = p.readObject();

@@ -1,6 +1,7 @@
 package dev.portcullis.pdp.cli;
 
 import dev.portcullis.config.ConfigException;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
@@ -48,7 +49,7 @@ final class IssueCredential implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try {
-      new dev.portcullis.cops.CopsObject.PepId(pep);
+      new CopsObject.PepId(pep);
     } catch (IllegalArgumentException e) {
       err.println("error: --pep: " + e.getMessage());
       return 2;

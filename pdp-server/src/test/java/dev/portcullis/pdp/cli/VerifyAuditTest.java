@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,8 +79,8 @@ class VerifyAuditTest {
     Path file = log(2);
     long size = Files.size(file);
     byte[] torn = {'{', '"', 'x', '"', ':', '"', (byte) 0xE2, (byte) 0x82};
-    Files.write(file, torn, java.nio.file.StandardOpenOption.APPEND);
-    Files.write(file, new byte[] {'\n'}, java.nio.file.StandardOpenOption.APPEND);
+    Files.write(file, torn, StandardOpenOption.APPEND);
+    Files.write(file, new byte[] {'\n'}, StandardOpenOption.APPEND);
     assertEquals(1, run("verify-audit", file.toString()));
     assertTrue(
         out.toString().contains("BROKEN at line 3: invalid UTF-8 at byte offset " + (size + 6)),
@@ -97,7 +98,7 @@ class VerifyAuditTest {
   @Test
   void aTornLastLineIsABreak() throws Exception {
     Path file = log(2);
-    Files.writeString(file, "{\"event\":\"repo", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(file, "{\"event\":\"repo", StandardOpenOption.APPEND);
     assertEquals(1, run("verify-audit", file.toString()));
     assertTrue(
         out.toString().contains("BROKEN at line 3: the file ends in a line without"),
