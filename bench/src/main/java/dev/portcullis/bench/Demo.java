@@ -1,12 +1,12 @@
 package dev.portcullis.bench;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.PdpTimings;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -57,7 +57,7 @@ public final class Demo implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     System.exit(new CommandLine(new Demo()).execute(args));
   }
 

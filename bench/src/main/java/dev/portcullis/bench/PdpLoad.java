@@ -90,7 +90,7 @@ public final class PdpLoad implements Callable<Integer> {
   int connects;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     System.exit(new CommandLine(new PdpLoad()).execute(args));
   }
 
@@ -147,7 +147,7 @@ public final class PdpLoad implements Callable<Integer> {
     PdpServer started;
     try {
       started = PdpServer.start(cfg, pdpThreads);
-    } catch (dev.portcullis.config.ConfigException e) {
+    } catch (dev.portcullis.support.ConfigException e) {
       clientGroup.shutdownGracefully();
       rawGroup.shutdownGracefully();
       System.err.println("error: " + e.getMessage());

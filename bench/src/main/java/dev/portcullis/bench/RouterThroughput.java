@@ -72,7 +72,7 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
   }
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     System.exit(new CommandLine(new RouterThroughput()).execute(args));
   }
 

@@ -90,7 +90,7 @@ public final class SecureCopsBench implements Callable<Integer> {
   private CopsLayers layers;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     System.exit(new CommandLine(new SecureCopsBench()).execute(args));
   }
 

@@ -4,7 +4,7 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.InMemoryTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.util.ReferenceCountUtil;

@@ -1,8 +1,8 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.child;
-import static dev.portcullis.config.XmlConfigReader.children;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.child;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;

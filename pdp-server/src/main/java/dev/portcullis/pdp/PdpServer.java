@@ -1,6 +1,5 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.CopsObject;
@@ -13,12 +12,13 @@ import dev.portcullis.cops.integrity.SigningCopsEncoder;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.crypto.pki.DevCertificates;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogSummary;
+import dev.portcullis.support.pki.DevCertificates;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

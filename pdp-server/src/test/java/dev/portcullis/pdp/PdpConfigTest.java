@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.tls.TlsEngine;
+import dev.portcullis.support.ConfigException;
 import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,19 +1,19 @@
 package dev.portcullis.pep;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.child;
-import static dev.portcullis.config.XmlConfigReader.children;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.child;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.integrity.KeyRing;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.XmlConfigReader;
+import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

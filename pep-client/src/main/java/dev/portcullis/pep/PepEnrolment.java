@@ -6,7 +6,7 @@ import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.pki.DevCertificates;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.CopsObject.Context;
@@ -16,6 +15,7 @@ import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.ConfigException;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.ProtectionLevel;
+import dev.portcullis.support.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -8,7 +8,8 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
-import dev.portcullis.config.ConfigException;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.NettySetup;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -43,10 +44,7 @@ public final class ActiveMain implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    // JDK 24+ warns when Netty uses sun.misc.Unsafe's memory access; its other paths serve as well.
-    if (Runtime.version().feature() >= 24 && System.getProperty("io.netty.noUnsafe") == null) {
-      System.setProperty("io.netty.noUnsafe", "true");
-    }
+    NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty(
           "logback.configurationFile", "dev/portcullis/active/cli/logback-active.xml");

@@ -1,14 +1,14 @@
 package dev.portcullis.active.config;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.child;
-import static dev.portcullis.config.XmlConfigReader.children;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.child;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.active.packet.MacAlgorithm;
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
+import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Numbers;
+import dev.portcullis.support.XmlConfigReader;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

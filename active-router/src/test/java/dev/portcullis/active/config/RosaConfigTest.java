@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.active.Fixtures;
 import dev.portcullis.active.TestDomain;
 import dev.portcullis.active.cli.ActiveMain;
-import dev.portcullis.config.ConfigException;
+import dev.portcullis.support.ConfigException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

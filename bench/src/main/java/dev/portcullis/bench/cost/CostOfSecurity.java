@@ -104,7 +104,7 @@ public final class CostOfSecurity implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     // BCJSSE logs every handshake through java.util.logging at INFO: hundreds of lines a run.
     BC_LOG.setLevel(java.util.logging.Level.WARNING);
     System.exit(new CommandLine(new CostOfSecurity()).execute(args));

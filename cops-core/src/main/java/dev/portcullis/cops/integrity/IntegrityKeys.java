@@ -1,14 +1,14 @@
 package dev.portcullis.cops.integrity;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.children;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.XmlConfigReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;

@@ -1,6 +1,6 @@
 package dev.portcullis.cops.tls;
 
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;

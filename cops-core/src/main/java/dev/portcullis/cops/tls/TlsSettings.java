@@ -1,11 +1,11 @@
 package dev.portcullis.cops.tls;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.XmlConfigReader;
+import dev.portcullis.support.pki.DevCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

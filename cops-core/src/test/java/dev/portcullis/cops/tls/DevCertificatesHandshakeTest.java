@@ -3,7 +3,7 @@ package dev.portcullis.cops.tls;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;

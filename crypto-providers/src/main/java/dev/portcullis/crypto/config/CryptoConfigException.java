@@ -1,6 +1,6 @@
 package dev.portcullis.crypto.config;
 
-import dev.portcullis.config.ConfigException;
+import dev.portcullis.support.ConfigException;
 
 /** A crypto provider configuration that cannot be used; see {@link ConfigException}. */
 public class CryptoConfigException extends ConfigException {

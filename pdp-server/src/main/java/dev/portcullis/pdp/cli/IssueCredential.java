@@ -1,10 +1,10 @@
 package dev.portcullis.pdp.cli;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.CopsObject;
 import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.portcullis.pdp.cli;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ public final class PdpMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
     }

@@ -2,7 +2,7 @@ package dev.portcullis.pdp.enrol;
 
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.access.Enrolment;
-import dev.portcullis.crypto.pki.DevCertificates;
+import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;

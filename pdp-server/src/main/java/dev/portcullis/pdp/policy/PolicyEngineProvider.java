@@ -1,6 +1,6 @@
 package dev.portcullis.pdp.policy;
 
-import dev.portcullis.config.ConfigException;
+import dev.portcullis.support.ConfigException;
 import java.nio.file.Path;
 
 /**

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.config.ConfigException;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.policy.rules.RulesEngine;
+import dev.portcullis.support.ConfigException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -43,7 +43,7 @@ public final class PepMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.cops.NettySetup.beforeNetty();
+    dev.portcullis.support.NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pep/cli/logback-pep.xml");
     }
@@ -198,7 +198,7 @@ public final class PepMain implements Callable<Integer> {
       final PepConfig cfg;
       try {
         cfg = config == null ? null : PepConfig.load(config);
-      } catch (dev.portcullis.config.ConfigException e) {
+      } catch (dev.portcullis.support.ConfigException e) {
         spec.commandLine().getErr().println("error: " + e.getMessage());
         return 2;
       }
@@ -396,7 +396,7 @@ public final class PepMain implements Callable<Integer> {
             r.keyFile());
         out.flush();
         return 0;
-      } catch (dev.portcullis.config.ConfigException e) {
+      } catch (dev.portcullis.support.ConfigException e) {
         err.println("error: " + e.getMessage());
         return 2;
       } catch (PepException e) {

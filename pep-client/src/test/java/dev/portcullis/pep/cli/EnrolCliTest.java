@@ -3,11 +3,11 @@ package dev.portcullis.pep.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.pki.DevCertificates;
 import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.cli.PdpMain;
+import dev.portcullis.support.pki.DevCertificates;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -1,12 +1,10 @@
 package dev.portcullis.pdp.policy.rules;
 
-import static dev.portcullis.config.XmlConfigReader.attr;
-import static dev.portcullis.config.XmlConfigReader.child;
-import static dev.portcullis.config.XmlConfigReader.children;
-import static dev.portcullis.config.XmlConfigReader.error;
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.child;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.config.ConfigException;
-import dev.portcullis.config.XmlConfigReader;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
@@ -15,6 +13,8 @@ import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;

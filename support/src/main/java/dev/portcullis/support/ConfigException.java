@@ -1,4 +1,4 @@
-package dev.portcullis.config;
+package dev.portcullis.support;
 
 /**
  * A configuration that cannot be used. The message is one line that says where the problem is

@@ -1,4 +1,4 @@
-package dev.portcullis.crypto.pki;
+package dev.portcullis.support.pki;
 
 import java.io.IOException;
 import java.io.Reader;

@@ -1,4 +1,4 @@
-package dev.portcullis.crypto.pki;
+package dev.portcullis.support.pki;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package dev.portcullis.config;
+package dev.portcullis.support;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.portcullis.cops;
+package dev.portcullis.support;
 
 /** Process-wide Netty settings the command-line programs apply before any Netty class loads. */
 public final class NettySetup {
