@@ -8,7 +8,7 @@ import dev.portcullis.active.config.RosaPki;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.crypto.config.CryptoConfigException;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +21,7 @@ public final class Domain {
   private final CryptoRegistry registry;
   private final Clock clock;
 
-  public Domain(RosaConfig config, Clock clock) throws IOException, CryptoConfigException {
+  public Domain(RosaConfig config, Clock clock) throws IOException, ConfigException {
     this.config = config;
     this.pki = RosaPki.ensure(config);
     this.registry = CryptoRegistry.open(config.cryptoConfig());

@@ -1,7 +1,7 @@
 package dev.portcullis.crypto;
 
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.crypto.config.CryptoConfigException;
+import dev.portcullis.support.ConfigException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -73,13 +73,13 @@ final class ConfigWatcher implements AutoCloseable {
       CryptoConfig c;
       try {
         c = CryptoConfig.parse(new ByteArrayInputStream(now), file.toString());
-      } catch (CryptoConfigException e) {
+      } catch (ConfigException e) {
         registry.rejected(e);
         return;
       }
       try {
         registry.reconfigure(c);
-      } catch (CryptoConfigException e) {
+      } catch (ConfigException e) {
         // reconfigure has logged it and kept the running table
       }
     } catch (RuntimeException e) {

@@ -1,7 +1,7 @@
 package dev.portcullis.crypto;
 
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.crypto.config.CryptoConfigException;
+import dev.portcullis.support.ConfigException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -54,15 +54,15 @@ public final class CryptoRegistry implements AutoCloseable {
    * Opens a registry from a configuration file, with the providers found on the class path; starts
    * watching the file if the configuration says {@code watch="true"}.
    *
-   * @throws CryptoConfigException if the file is invalid or an algorithm has no usable provider
+   * @throws ConfigException if the file is invalid or an algorithm has no usable provider
    */
-  public static CryptoRegistry open(Path configFile) throws CryptoConfigException {
+  public static CryptoRegistry open(Path configFile) throws ConfigException {
     return open(configFile, ProviderDirectory.discover());
   }
 
   /** As {@link #open(Path)}, with the given providers. */
   public static CryptoRegistry open(Path configFile, ProviderDirectory directory)
-      throws CryptoConfigException {
+      throws ConfigException {
     CryptoConfig config = CryptoConfig.load(configFile);
     CryptoRegistry r = new CryptoRegistry(directory, Clock.systemUTC(), configFile);
     r.publish(config);
@@ -73,13 +73,13 @@ public final class CryptoRegistry implements AutoCloseable {
   }
 
   /** A registry for a configuration built in code, with the providers found on the class path. */
-  public static CryptoRegistry create(CryptoConfig config) throws CryptoConfigException {
+  public static CryptoRegistry create(CryptoConfig config) throws ConfigException {
     return create(config, ProviderDirectory.discover());
   }
 
   /** A registry for a configuration built in code, with the given providers. */
   public static CryptoRegistry create(CryptoConfig config, ProviderDirectory directory)
-      throws CryptoConfigException {
+      throws ConfigException {
     CryptoRegistry r = new CryptoRegistry(directory, Clock.systemUTC(), null);
     r.publish(config);
     return r;
@@ -98,10 +98,10 @@ public final class CryptoRegistry implements AutoCloseable {
    * Builds, tests and pre-warms a table for {@code config} and publishes it. Work in flight
    * finishes on the old table; operations that start after this returns use the new one.
    *
-   * @throws CryptoConfigException if an algorithm is left without a provider; the old table stays
-   *     in force
+   * @throws ConfigException if an algorithm is left without a provider; the old table stays in
+   *     force
    */
-  public void reconfigure(CryptoConfig config) throws CryptoConfigException {
+  public void reconfigure(CryptoConfig config) throws ConfigException {
     Objects.requireNonNull(config, "config");
     publish(config);
   }
@@ -110,9 +110,9 @@ public final class CryptoRegistry implements AutoCloseable {
    * Reads the configuration file this registry was opened with again and publishes it.
    *
    * @throws IllegalStateException if the registry was not opened from a file
-   * @throws CryptoConfigException if the file is invalid; the old table stays in force
+   * @throws ConfigException if the file is invalid; the old table stays in force
    */
-  public void reload() throws CryptoConfigException {
+  public void reload() throws ConfigException {
     if (configFile == null) {
       throw new IllegalStateException("registry was not opened from a file: nothing to reload");
     }
@@ -138,14 +138,14 @@ public final class CryptoRegistry implements AutoCloseable {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  private void publish(CryptoConfig config) throws CryptoConfigException {
+  private void publish(CryptoConfig config) throws ConfigException {
     synchronized (switchLock) {
       long gen = table == null ? 1 : table.generation() + 1;
       long start = System.nanoTime();
       ProviderTable next;
       try {
         next = builder.build(config, gen);
-      } catch (CryptoConfigException e) {
+      } catch (ConfigException e) {
         rejected(e);
         throw e;
       }
@@ -176,7 +176,7 @@ public final class CryptoRegistry implements AutoCloseable {
     }
   }
 
-  void rejected(CryptoConfigException e) {
+  void rejected(ConfigException e) {
     lastRejection = e.getMessage();
     if (table != null) {
       log.warn(

@@ -1,12 +1,12 @@
 package dev.portcullis.crypto;
 
-import dev.portcullis.crypto.config.CryptoConfigException;
+import dev.portcullis.support.ConfigException;
 
 /**
  * No provider in an algorithm's list could serve it. The registry refuses to start (or, on a
  * reload, keeps the table it has).
  */
-public final class ProviderSelectionException extends CryptoConfigException {
+public final class ProviderSelectionException extends ConfigException {
   private static final long serialVersionUID = 1L;
 
   private final transient Algorithm algorithm;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.crypto.CandidateReport.Verdict;
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.crypto.config.CryptoConfigException;
+import dev.portcullis.support.ConfigException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -233,7 +233,7 @@ class CryptoRegistryTest {
       r.reload();
       assertEquals("BC", r.providerFor(Algorithm.HMAC_SHA256));
       Files.writeString(f, "<crypto-providers/>");
-      CryptoConfigException e = assertThrows(CryptoConfigException.class, r::reload);
+      ConfigException e = assertThrows(ConfigException.class, r::reload);
       assertTrue(e.getMessage().startsWith(f.toString()), e.getMessage());
       assertEquals("BC", r.providerFor(Algorithm.HMAC_SHA256));
     }

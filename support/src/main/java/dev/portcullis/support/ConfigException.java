@@ -33,6 +33,12 @@ public class ConfigException extends Exception {
     this.problem = problem;
   }
 
+  /** A problem at a place in a configuration file, with no underlying cause. */
+  public ConfigException(
+      String source, int line, int column, String element, String attribute, String problem) {
+    this(source, line, column, element, attribute, problem, null);
+  }
+
   /** A problem with a configuration as a whole (no place in a file). */
   public ConfigException(String source, String problem, Throwable cause) {
     this(source, -1, -1, null, null, problem, cause);

@@ -117,7 +117,7 @@ public final class IntegrityKeys {
     }
     try {
       return CryptoRegistry.create(b.build());
-    } catch (dev.portcullis.crypto.config.CryptoConfigException e) {
+    } catch (ConfigException e) {
       throw new IllegalStateException(
           "built-in crypto configuration refused: " + e.getMessage(), e);
     }

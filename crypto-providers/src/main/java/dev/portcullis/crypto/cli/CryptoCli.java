@@ -3,9 +3,9 @@ package dev.portcullis.crypto.cli;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.ProviderDirectory;
-import dev.portcullis.crypto.config.CryptoConfigException;
 import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
+import dev.portcullis.support.ConfigException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -88,7 +88,7 @@ public final class CryptoCli implements Callable<Integer> {
           return SelfTest.matrix(r.directory(), out);
         }
         return 0;
-      } catch (CryptoConfigException e) {
+      } catch (ConfigException e) {
         spec.commandLine().getErr().println("error: " + e.getMessage());
         return EXIT_CONFIG;
       }

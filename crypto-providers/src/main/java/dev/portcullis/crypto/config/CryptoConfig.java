@@ -1,6 +1,7 @@
 package dev.portcullis.crypto.config;
 
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -52,16 +53,16 @@ public final class CryptoConfig {
   /**
    * Reads and validates a configuration file.
    *
-   * @throws CryptoConfigException naming the file, line, column, element and attribute at fault
+   * @throws ConfigException naming the file, line, column, element and attribute at fault
    */
-  public static CryptoConfig load(Path file) throws CryptoConfigException {
+  public static CryptoConfig load(Path file) throws ConfigException {
     String name = file.toString();
     try (InputStream in = Files.newInputStream(file)) {
       return parse(in, name);
     } catch (NoSuchFileException e) {
-      throw new CryptoConfigException(name, "file not found", null);
+      throw new ConfigException(name, "file not found", null);
     } catch (IOException e) {
-      throw new CryptoConfigException(name, "cannot read: " + e.getMessage(), e);
+      throw new ConfigException(name, "cannot read: " + e.getMessage(), e);
     }
   }
 
@@ -69,9 +70,9 @@ public final class CryptoConfig {
    * Reads and validates a configuration from a stream.
    *
    * @param sourceName the name used in error messages (a file name, "classpath:...")
-   * @throws CryptoConfigException naming the source, line, column, element and attribute at fault
+   * @throws ConfigException naming the source, line, column, element and attribute at fault
    */
-  public static CryptoConfig parse(InputStream in, String sourceName) throws CryptoConfigException {
+  public static CryptoConfig parse(InputStream in, String sourceName) throws ConfigException {
     return CryptoConfigParser.parse(in, sourceName);
   }
 

@@ -30,15 +30,8 @@ final class CryptoConfigParser {
 
   private CryptoConfigParser() {}
 
-  static CryptoConfig parse(InputStream in, String sourceName) throws CryptoConfigException {
-    try {
-      return build(READER.read(in, sourceName), sourceName);
-    } catch (CryptoConfigException e) {
-      throw e;
-    } catch (ConfigException e) {
-      throw new CryptoConfigException(
-          e.source(), e.line(), e.column(), e.element(), e.attribute(), e.problem(), e.getCause());
-    }
+  static CryptoConfig parse(InputStream in, String sourceName) throws ConfigException {
+    return build(READER.read(in, sourceName), sourceName);
   }
 
   private static CryptoConfig build(Element root, String source) throws ConfigException {

@@ -3,6 +3,7 @@ package dev.portcullis.crypto.config;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.ConfigException;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +15,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-/** Any input either loads or fails with {@link CryptoConfigException}: nothing else escapes. */
+/** Any input either loads or fails with {@link ConfigException}: nothing else escapes. */
 class CryptoConfigFuzzTest {
   private static final String SAMPLE = read();
 
@@ -32,7 +33,7 @@ class CryptoConfigFuzzTest {
       CryptoConfig c = CryptoConfig.parse(new ByteArrayInputStream(input), "fuzz.xml");
       assertNotNull(c.defaultProviders());
       assertTrue(!c.defaultProviders().isEmpty());
-    } catch (CryptoConfigException e) {
+    } catch (ConfigException e) {
       String m = e.getMessage();
       assertTrue(m.startsWith("fuzz.xml"), m);
       assertTrue(!m.isBlank());

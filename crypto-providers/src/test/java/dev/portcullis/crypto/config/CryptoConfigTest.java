@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.support.ConfigException;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,13 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
 class CryptoConfigTest {
   static final Path SAMPLE = Path.of("..", "config", "crypto-providers.xml");
 
-  private static CryptoConfig parse(String xml) throws CryptoConfigException {
+  private static CryptoConfig parse(String xml) throws ConfigException {
     return CryptoConfig.parse(
         new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)), "test.xml");
   }
 
-  private static CryptoConfigException reject(String xml) {
-    return assertThrows(CryptoConfigException.class, () -> parse(xml));
+  private static ConfigException reject(String xml) {
+    return assertThrows(ConfigException.class, () -> parse(xml));
   }
 
   private static final String HEAD =
@@ -73,7 +74,7 @@ class CryptoConfigTest {
 
   @Test
   void malformedXmlNamesLineAndColumn() {
-    CryptoConfigException e = reject(HEAD + "<algorithm name=\"SHA-256\">\n</crypto-providers>");
+    ConfigException e = reject(HEAD + "<algorithm name=\"SHA-256\">\n</crypto-providers>");
     assertEquals("test.xml", e.source());
     assertEquals(4, e.line());
     assertTrue(e.column() > 0);
@@ -82,7 +83,7 @@ class CryptoConfigTest {
 
   @Test
   void unknownAttributeNamesElementAndAttribute() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(HEAD + "<algorithm name=\"SHA-256\" fast=\"yes\"/></crypto-providers>");
     assertEquals(3, e.line());
     assertEquals("algorithm", e.element());
@@ -96,7 +97,7 @@ class CryptoConfigTest {
   /** A format this reader does not know is refused, not read as if it were version 1. */
   @Test
   void anUnknownVersionIsRefused() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             "<crypto-providers version=\"2\"><default><provider name=\"BC\"/></default></crypto-providers>");
     assertEquals(1, e.line());
@@ -106,7 +107,7 @@ class CryptoConfigTest {
 
   @Test
   void badBooleanNamesTheAttribute() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             "<crypto-providers prewarm=\"maybe\"><default><provider name=\"BC\"/></default></crypto-providers>");
     assertEquals(1, e.line());
@@ -117,7 +118,7 @@ class CryptoConfigTest {
 
   @Test
   void unknownAlgorithmListsTheKnownOnes() {
-    CryptoConfigException e = reject(HEAD + "<algorithm name=\"HmacSHA3\"/></crypto-providers>");
+    ConfigException e = reject(HEAD + "<algorithm name=\"HmacSHA3\"/></crypto-providers>");
     assertEquals("algorithm", e.element());
     assertEquals("name", e.attribute());
     assertTrue(e.getMessage().contains("HmacSHA3"), e.getMessage());
@@ -126,7 +127,7 @@ class CryptoConfigTest {
 
   @Test
   void badProviderNameIsRejected() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             "<crypto-providers><default><provider name=\"Sun JCE\"/></default></crypto-providers>");
     assertEquals("provider", e.element());
@@ -135,7 +136,7 @@ class CryptoConfigTest {
 
   @Test
   void anAlgorithmConfiguredTwiceIsRejectedAtTheSecondEntry() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             HEAD
                 + "<algorithm name=\"SHA-256\"/>\n<algorithm name=\"SHA-256\"/></crypto-providers>");
@@ -147,7 +148,7 @@ class CryptoConfigTest {
 
   @Test
   void aProviderListedTwiceIsRejected() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             HEAD
                 + "<algorithm name=\"SHA-256\"><provider name=\"SUN\"/>\n"
@@ -159,14 +160,14 @@ class CryptoConfigTest {
 
   @Test
   void legacyAlgorithmsMustBeMarked() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             HEAD
                 + "<algorithm name=\"HmacMD5\"><provider name=\"BC\"/></algorithm></crypto-providers>");
     assertEquals("legacy", e.attribute());
     assertTrue(e.problem().contains("HmacMD5 is a legacy algorithm"), e.problem());
 
-    CryptoConfigException e2 =
+    ConfigException e2 =
         reject(HEAD + "<algorithm name=\"HmacSHA256\" legacy=\"true\"/></crypto-providers>");
     assertEquals("legacy", e2.attribute());
     assertTrue(e2.problem().contains("not a legacy algorithm"), e2.problem());
@@ -174,12 +175,12 @@ class CryptoConfigTest {
 
   @Test
   void durationsWithoutFixedLengthAreRejected() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             "<crypto-providers watch-interval=\"P1M\"><default><provider name=\"BC\"/></default></crypto-providers>");
     assertEquals("watch-interval", e.attribute());
     assertTrue(e.problem().contains("P1M"), e.problem());
-    CryptoConfigException neg =
+    ConfigException neg =
         reject(
             "<crypto-providers watch-interval=\"PT0S\"><default><provider name=\"BC\"/></default></crypto-providers>");
     assertEquals("watch-interval", neg.attribute());
@@ -187,7 +188,7 @@ class CryptoConfigTest {
 
   @Test
   void theDefaultListIsRequired() {
-    CryptoConfigException e =
+    ConfigException e =
         reject("<crypto-providers>\n<algorithm name=\"SHA-256\"/></crypto-providers>");
     assertEquals(2, e.line());
     assertTrue(e.problem().contains("default"), e.problem());
@@ -195,14 +196,14 @@ class CryptoConfigTest {
 
   @Test
   void wrongRootElementIsRejected() {
-    CryptoConfigException e = reject("<providers/>");
+    ConfigException e = reject("<providers/>");
     assertEquals(1, e.line());
     assertTrue(e.problem().contains("providers"), e.problem());
   }
 
   @Test
   void doctypeAndEntitiesAreRefused() {
-    CryptoConfigException e =
+    ConfigException e =
         reject(
             "<?xml version=\"1.0\"?>\n<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
                 + "<crypto-providers><default><provider name=\"&e;\"/></default></crypto-providers>");
@@ -213,7 +214,7 @@ class CryptoConfigTest {
   @Test
   void aMissingFileSaysSo(@TempDir Path dir) {
     Path f = dir.resolve("nope.xml");
-    CryptoConfigException e = assertThrows(CryptoConfigException.class, () -> CryptoConfig.load(f));
+    ConfigException e = assertThrows(ConfigException.class, () -> CryptoConfig.load(f));
     assertEquals(f.toString() + ": file not found", e.getMessage());
   }
 
@@ -223,7 +224,7 @@ class CryptoConfigTest {
     Files.writeString(
         f,
         "<crypto-providers>\n  <default>\n    <provider nam=\"BC\"/>\n  </default>\n</crypto-providers>\n");
-    CryptoConfigException e = assertThrows(CryptoConfigException.class, () -> CryptoConfig.load(f));
+    ConfigException e = assertThrows(ConfigException.class, () -> CryptoConfig.load(f));
     assertTrue(e.getMessage().startsWith(f + ":3:"), e.getMessage());
     assertEquals("provider", e.element());
     assertEquals("nam", e.attribute());
