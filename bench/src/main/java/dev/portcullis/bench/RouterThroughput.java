@@ -9,6 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
+import dev.portcullis.support.Transport;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -230,18 +231,12 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
     private volatile long last;
 
     Drain(InetSocketAddress address) throws InterruptedException {
-      boolean epoll = io.netty.channel.epoll.Epoll.isAvailable();
-      group =
-          epoll
-              ? new io.netty.channel.epoll.EpollEventLoopGroup(1)
-              : new io.netty.channel.nio.NioEventLoopGroup(1);
+      Transport transport = Transport.best();
+      group = transport.group(1);
       channel =
           new io.netty.bootstrap.Bootstrap()
               .group(group)
-              .channel(
-                  epoll
-                      ? io.netty.channel.epoll.EpollDatagramChannel.class
-                      : io.netty.channel.socket.nio.NioDatagramChannel.class)
+              .channel(transport.datagramChannel())
               .option(io.netty.channel.ChannelOption.SO_RCVBUF, 4 << 20)
               .handler(
                   new io.netty.channel.ChannelInboundHandlerAdapter() {

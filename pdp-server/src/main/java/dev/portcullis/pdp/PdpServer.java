@@ -18,19 +18,14 @@ import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogSummary;
+import dev.portcullis.support.Transport;
 import dev.portcullis.support.pki.DevCertificates;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -82,6 +77,7 @@ public final class PdpServer implements AutoCloseable {
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
+  private static final Transport TRANSPORT = Transport.best();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
 
@@ -114,9 +110,8 @@ public final class PdpServer implements AutoCloseable {
                   t.setDaemon(true);
                   return t;
                 });
-    boolean epoll = Epoll.isAvailable();
-    this.boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-    this.workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
+    this.boss = TRANSPORT.group(1);
+    this.workers = TRANSPORT.group(threads);
     this.housekeeping =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -181,13 +176,10 @@ public final class PdpServer implements AutoCloseable {
   }
 
   private void bind() throws IOException {
-    boolean epoll = Epoll.isAvailable();
-    Class<? extends ServerChannel> type =
-        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     ServerBootstrap b =
         new ServerBootstrap()
             .group(boss, workers)
-            .channel(type)
+            .channel(TRANSPORT.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -225,7 +217,7 @@ public final class PdpServer implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    log.info("PDP listening on {} ({} transport)", address(), epoll ? "epoll" : "NIO");
+    log.info("PDP listening on {} ({} transport)", address(), TRANSPORT);
     audit.record("started", "address", address().toString());
     started = true;
     audit.onFailure(

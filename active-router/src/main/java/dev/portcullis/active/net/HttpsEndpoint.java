@@ -1,5 +1,6 @@
 package dev.portcullis.active.net;
 
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -13,9 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -190,8 +189,9 @@ public final class HttpsEndpoint implements AutoCloseable {
       Limits limits,
       Handler handler)
       throws IOException {
-    EventLoopGroup boss = new NioEventLoopGroup(1);
-    EventLoopGroup workers = new NioEventLoopGroup(2);
+    Transport transport = Transport.best();
+    EventLoopGroup boss = transport.group(1);
+    EventLoopGroup workers = transport.group(2);
     // Handlers run here, never on an event loop; at most 1,024 requests wait for a thread.
     ThreadPoolExecutor handlers =
         new ThreadPoolExecutor(
@@ -209,7 +209,7 @@ public final class HttpsEndpoint implements AutoCloseable {
     ServerBootstrap b =
         new ServerBootstrap()
             .group(boss, workers)
-            .channel(NioServerSocketChannel.class)
+            .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 128)
             .option(ChannelOption.AUTO_READ, false) // accept nobody before start()
             .childHandler(

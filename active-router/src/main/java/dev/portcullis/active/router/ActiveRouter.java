@@ -17,6 +17,7 @@ import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.active.verify.Session;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -27,12 +28,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -142,12 +138,12 @@ public final class ActiveRouter implements AutoCloseable {
         };
     this.keys = new FlowKeys(registry, source, clock, skew, settings);
     this.verifier = new Verifier(keys, counters, macs);
-    boolean epoll = Epoll.isAvailable();
-    this.group = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    Transport transport = Transport.best();
+    this.group = transport.group(1);
     Bootstrap b =
         new Bootstrap()
             .group(group)
-            .channel(epoll ? EpollDatagramChannel.class : NioDatagramChannel.class)
+            .channel(transport.datagramChannel())
             .option(ChannelOption.SO_RCVBUF, 4 << 20)
             .option(ChannelOption.SO_SNDBUF, 4 << 20)
             .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
@@ -159,7 +155,7 @@ public final class ActiveRouter implements AutoCloseable {
         "router {} on {} ({}), verification {}, MACs {}, codes {}, {} routes",
         id,
         address(),
-        epoll ? "epoll" : "nio",
+        transport,
         config.verify() ? "on" : "OFF",
         macs,
         config.codes(),
