@@ -14,13 +14,17 @@ import dev.portcullis.active.verify.Outcome;
 import java.io.PrintStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The whole domain on loopback: Code Server, Authorization Server, the routers of the configuration
@@ -40,7 +44,7 @@ public final class Demo {
 
   public static Report run(RosaConfig config, PrintStream out) throws Exception {
     List<String> lines = new ArrayList<>();
-    java.util.function.Consumer<String> say =
+    Consumer<String> say =
         s -> {
           lines.add(s);
           out.println(s);
@@ -54,7 +58,7 @@ public final class Demo {
       AuthServer as = d.authServer();
       open.add(as);
       Map<String, ActiveRouter> routers = new LinkedHashMap<>();
-      java.util.Set<InetSocketAddress> routerAddresses = new java.util.HashSet<>();
+      Set<InetSocketAddress> routerAddresses = new HashSet<>();
       for (String id : config.routers().keySet()) {
         ActiveRouter r = d.router(id);
         open.add(r);
@@ -87,7 +91,7 @@ public final class Demo {
       say.accept("   granted: " + g);
       PacketSealer tagger = g.sealer(d.registry());
       g.destroy();
-      try (DatagramSocket udp = new DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+      try (DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
         List<byte[]> sent = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
           byte[] p = tagger.seal(("hello " + i).getBytes(StandardCharsets.US_ASCII));

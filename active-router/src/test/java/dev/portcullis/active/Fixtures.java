@@ -11,10 +11,13 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Shared test set-up: the sample crypto configuration, a clock to move, code secrets in a map. */
 public final class Fixtures {
@@ -66,7 +69,7 @@ public final class Fixtures {
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       throw new UnsupportedOperationException();
     }
   }
@@ -75,8 +78,7 @@ public final class Fixtures {
   public static final class SecretMap implements CodeSource {
     public final Map<Long, byte[]> secrets = new ConcurrentHashMap<>();
     public volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
-    public final java.util.concurrent.atomic.AtomicInteger asked =
-        new java.util.concurrent.atomic.AtomicInteger();
+    public final AtomicInteger asked = new AtomicInteger();
 
     public SecretMap put(int code, int epoch, byte[] kci) {
       secrets.put(((long) code << 32) | epoch, kci.clone());
@@ -94,7 +96,7 @@ public final class Fixtures {
           x -> {
             byte[] k = get(code, epoch);
             if (k == null) {
-              throw new java.util.concurrent.CompletionException(
+              throw new CompletionException(
                   new UnknownCodeException("no code " + code + " epoch " + epoch));
             }
             return k.clone();

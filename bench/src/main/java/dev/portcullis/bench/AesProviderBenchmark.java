@@ -8,6 +8,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -94,9 +95,7 @@ public class AesProviderBenchmark {
   public int encrypt() throws Exception {
     counter.putLong(4, counter.getLong(4) + 1); // a new IV per packet, as GCM requires
     cipher.init(
-        Cipher.ENCRYPT_MODE,
-        key,
-        gcm ? new GCMParameterSpec(128, iv) : new javax.crypto.spec.IvParameterSpec(iv));
+        Cipher.ENCRYPT_MODE, key, gcm ? new GCMParameterSpec(128, iv) : new IvParameterSpec(iv));
     if (buffer.equals("direct")) {
       in.position(0);
       outBuffer.clear();

@@ -17,7 +17,9 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -110,16 +112,15 @@ public class CopsCodecBenchmark {
     reqBytes = CopsCodec.encode(req);
     decBytes = CopsCodec.encode(dec);
     out = PooledByteBufAllocator.DEFAULT.buffer(1024);
-    reqIn = io.netty.buffer.Unpooled.wrappedBuffer(reqBytes);
-    decIn = io.netty.buffer.Unpooled.wrappedBuffer(decBytes);
+    reqIn = Unpooled.wrappedBuffer(reqBytes);
+    decIn = Unpooled.wrappedBuffer(decBytes);
     if (!"none".equals(integrity)) {
       KeyRing ring =
           KeyRing.builder(registry)
               .add(
                   1,
                   IntegrityAlgorithm.ofName(integrity),
-                  "0123456789abcdef0123456789abcdef"
-                      .getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                  "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII),
                   Instant.EPOCH,
                   Instant.parse("2100-01-01T00:00:00Z"))
               .build();

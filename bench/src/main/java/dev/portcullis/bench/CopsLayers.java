@@ -15,10 +15,12 @@ import dev.portcullis.pep.PepSecurity;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -165,7 +167,7 @@ public final class CopsLayers implements AutoCloseable {
           mode,
           null,
           null);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
   }
@@ -173,7 +175,7 @@ public final class CopsLayers implements AutoCloseable {
   @Override
   public void close() throws IOException {
     try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 }

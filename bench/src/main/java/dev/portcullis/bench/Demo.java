@@ -7,6 +7,7 @@ import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.NettySetup;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -57,7 +58,7 @@ public final class Demo implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     System.exit(new CommandLine(new Demo()).execute(args));
   }
 

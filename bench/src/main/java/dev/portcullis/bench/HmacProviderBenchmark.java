@@ -3,6 +3,7 @@ package dev.portcullis.bench;
 import dev.portcullis.crypto.spi.CryptoProviderFactory;
 import dev.portcullis.crypto.spi.JcaOneShotMac;
 import dev.portcullis.crypto.spi.OneShotMac;
+import java.nio.ByteBuffer;
 import java.security.Provider;
 import java.util.ServiceLoader;
 import java.util.SplittableRandom;
@@ -52,7 +53,7 @@ public class HmacProviderBenchmark {
   @Param({"array", "direct"})
   public String buffer;
 
-  private java.nio.ByteBuffer direct;
+  private ByteBuffer direct;
 
   private OneShotMac mac;
   private byte[] packet;
@@ -81,7 +82,7 @@ public class HmacProviderBenchmark {
             : JcaOneShotMac.create(p, algorithm, k);
     packet = new byte[size];
     rnd.nextBytes(packet);
-    direct = java.nio.ByteBuffer.allocateDirect(size).put(packet).flip();
+    direct = ByteBuffer.allocateDirect(size).put(packet).flip();
     out = new byte[64];
   }
 

@@ -1,6 +1,7 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.access.AccessMode;
@@ -8,6 +9,9 @@ import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pdp.PdpTimings;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.NettySetup;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -34,6 +38,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -90,7 +95,7 @@ public final class PdpLoad implements Callable<Integer> {
   int connects;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     System.exit(new CommandLine(new PdpLoad()).execute(args));
   }
 
@@ -147,7 +152,7 @@ public final class PdpLoad implements Callable<Integer> {
     PdpServer started;
     try {
       started = PdpServer.start(cfg, pdpThreads);
-    } catch (dev.portcullis.support.ConfigException e) {
+    } catch (ConfigException e) {
       clientGroup.shutdownGracefully();
       rawGroup.shutdownGracefully();
       System.err.println("error: " + e.getMessage());
@@ -176,7 +181,7 @@ public final class PdpLoad implements Callable<Integer> {
       long[] copsRtt = new long[0];
       pingPong(clientGroup, decAddr, null, req, roundTrips / 4);
       double[] ratios = new double[rounds];
-      dev.portcullis.pdp.PdpTimings timings = pdp.enableTimings();
+      PdpTimings timings = pdp.enableTimings();
       for (int round = 0; round < rounds; round++) {
         long[] r = pingPong(clientGroup, rawAddr, null, req, roundTrips / rounds);
         decRtt = concat(decRtt, pingPong(clientGroup, decAddr, null, req, roundTrips / rounds));
@@ -185,7 +190,7 @@ public final class PdpLoad implements Callable<Integer> {
         rawRtt = concat(rawRtt, r);
         copsRtt = concat(copsRtt, c);
       }
-      long[] inPdp = timings.samples(dev.portcullis.pdp.PdpTimings.Phase.REQUEST_TO_DECISION);
+      long[] inPdp = timings.samples(PdpTimings.Phase.REQUEST_TO_DECISION);
       pdp.disableTimings(); // the throughput run measures the PDP, not its sample queue
       Arrays.sort(ratios);
       System.out.println();
@@ -309,7 +314,7 @@ public final class PdpLoad implements Callable<Integer> {
               @Override
               protected void initChannel(SocketChannel ch) {
                 ch.pipeline()
-                    .addLast(new dev.portcullis.cops.CopsDecoder())
+                    .addLast(new CopsDecoder())
                     .addLast(
                         new ChannelInboundHandlerAdapter() {
                           @Override
@@ -350,9 +355,7 @@ public final class PdpLoad implements Callable<Integer> {
 
   /** A client connection framing by the COPS length field and handing frames to a callback. */
   static Channel connect(
-      EventLoopGroup g,
-      InetSocketAddress to,
-      java.util.function.BiConsumer<ChannelHandlerContext, ByteBuf> onFrame)
+      EventLoopGroup g, InetSocketAddress to, BiConsumer<ChannelHandlerContext, ByteBuf> onFrame)
       throws InterruptedException {
     return new Bootstrap()
         .group(g)

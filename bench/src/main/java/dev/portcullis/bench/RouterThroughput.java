@@ -9,7 +9,15 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
+import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.ReferenceCountUtil;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -22,6 +30,9 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,7 +48,7 @@ import picocli.CommandLine.Option;
     name = "router-throughput",
     mixinStandardHelpOptions = true,
     description = "Active router packets per second, verification on vs off.")
-public final class RouterThroughput implements java.util.concurrent.Callable<Integer> {
+public final class RouterThroughput implements Callable<Integer> {
   @Option(names = "--packets", defaultValue = "100000", description = "Per trial.")
   int packets;
 
@@ -73,7 +84,7 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
   }
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     System.exit(new CommandLine(new RouterThroughput()).execute(args));
   }
 
@@ -223,10 +234,9 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
    * so the receiving end costs as little as it can and the routers set the pace.
    */
   static final class Drain implements AutoCloseable {
-    private final io.netty.channel.EventLoopGroup group;
-    private final io.netty.channel.Channel channel;
-    private final java.util.concurrent.atomic.AtomicLong received =
-        new java.util.concurrent.atomic.AtomicLong();
+    private final EventLoopGroup group;
+    private final Channel channel;
+    private final AtomicLong received = new AtomicLong();
     private volatile long first;
     private volatile long last;
 
@@ -234,15 +244,15 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
       Transport transport = Transport.best();
       group = transport.group(1);
       channel =
-          new io.netty.bootstrap.Bootstrap()
+          new Bootstrap()
               .group(group)
               .channel(transport.datagramChannel())
-              .option(io.netty.channel.ChannelOption.SO_RCVBUF, 4 << 20)
+              .option(ChannelOption.SO_RCVBUF, 4 << 20)
               .handler(
-                  new io.netty.channel.ChannelInboundHandlerAdapter() {
+                  new ChannelInboundHandlerAdapter() {
                     @Override
-                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object m) {
-                      io.netty.util.ReferenceCountUtil.release(m);
+                    public void channelRead(ChannelHandlerContext ctx, Object m) {
+                      ReferenceCountUtil.release(m);
                       long t = System.nanoTime();
                       if (received.incrementAndGet() == 1) {
                         first = t;
@@ -270,7 +280,7 @@ public final class RouterThroughput implements java.util.concurrent.Callable<Int
     @Override
     public void close() {
       channel.close().syncUninterruptibly();
-      group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
   }
 

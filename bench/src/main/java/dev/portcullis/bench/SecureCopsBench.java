@@ -9,6 +9,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
+import dev.portcullis.support.NettySetup;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,7 +91,7 @@ public final class SecureCopsBench implements Callable<Integer> {
   private CopsLayers layers;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     System.exit(new CommandLine(new SecureCopsBench()).execute(args));
   }
 

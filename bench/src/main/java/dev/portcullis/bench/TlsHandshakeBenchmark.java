@@ -10,6 +10,7 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
@@ -89,7 +90,7 @@ public class TlsHandshakeBenchmark {
     server.close();
     client.close();
     try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 

@@ -171,7 +171,7 @@ public final class CopsCodec {
               BAD_MESSAGE_FORMAT, 0, 4, "message length", len, available + ", the bytes framed")
           .in(clientType, op, null);
     }
-    Objects objects = new Objects();
+    DecodedObjects objects = new DecodedObjects();
     try {
       int off = CopsMessage.HEADER_LENGTH;
       while (off < len) {
@@ -191,7 +191,7 @@ public final class CopsCodec {
   }
 
   /** The objects of a message with their offsets, and the handle once one is read. */
-  private static final class Objects {
+  private static final class DecodedObjects {
     final List<CopsObject> list = new ArrayList<>(8);
     int[] offsets = new int[8];
     Handle handle;
@@ -208,7 +208,7 @@ public final class CopsCodec {
     }
   }
 
-  private static int readObject(ByteBuf b, int base, int off, int msgLen, Objects out)
+  private static int readObject(ByteBuf b, int base, int off, int msgLen, DecodedObjects out)
       throws CopsCodecException {
     if (msgLen - off < CopsObject.HEADER_LENGTH) {
       throw CopsCodecException.at(
@@ -381,7 +381,7 @@ public final class CopsCodec {
     int i;
     int integrityOffset = -1;
 
-    Cursor(Objects o) {
+    Cursor(DecodedObjects o) {
       this.objs = o.list;
       this.offs = o.offsets;
     }

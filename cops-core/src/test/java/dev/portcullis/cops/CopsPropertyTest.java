@@ -22,10 +22,13 @@ import dev.portcullis.cops.CopsObject.PdpAddress;
 import dev.portcullis.cops.CopsObject.PepId;
 import dev.portcullis.cops.CopsObject.Reason;
 import dev.portcullis.cops.CopsObject.ReportTypeObject;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -63,7 +66,7 @@ class CopsPropertyTest {
   static InetAddress addr(byte[] b, boolean v6) {
     try {
       return v6 ? Inet6Address.getByAddress(null, b, -1) : InetAddress.getByAddress(b);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
   }
@@ -260,12 +263,12 @@ class CopsPropertyTest {
                   m[i] = val; // overwrite a byte
                   return m;
                 case 1:
-                  return java.util.Arrays.copyOf(b, i); // truncate
+                  return Arrays.copyOf(b, i); // truncate
                 case 2:
                   m[i] ^= (byte) (1 << (val & 7)); // flip a bit
                   return m;
                 default:
-                  byte[] longer = java.util.Arrays.copyOf(b, b.length + 4); // append, fix nothing
+                  byte[] longer = Arrays.copyOf(b, b.length + 4); // append, fix nothing
                   return longer;
               }
             });
@@ -283,7 +286,7 @@ class CopsPropertyTest {
 
   @Property(tries = 300)
   void severalMessagesInOneStream(@ForAll("messageLists") List<CopsMessage> ms) {
-    io.netty.buffer.ByteBuf all = Unpooled.buffer();
+    ByteBuf all = Unpooled.buffer();
     for (CopsMessage m : ms) {
       CopsCodec.encode(m, all);
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.access.Enrolment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -69,16 +70,14 @@ class DocsExamplesTest {
   void theEnrolmentExamplesCarryTheDocumentedAttributes() throws Exception {
     Map<String, byte[]> ex = examples();
     CopsMessage.Request req = (CopsMessage.Request) CopsCodec.decode(ex.get("enrolment REQ"));
-    assertEquals(dev.portcullis.cops.access.Enrolment.CLIENT_TYPE, req.clientType());
-    var r = dev.portcullis.cops.access.Enrolment.Request.decode(req.clientSIs().get(0).data());
+    assertEquals(Enrolment.CLIENT_TYPE, req.clientType());
+    var r = Enrolment.Request.decode(req.clientSIs().get(0).data());
     assertEquals("otc-5f0c2a91d4e3b876", r.credentialId());
     assertEquals(32, r.secret().length());
     assertEquals("3003020100", Hex.of(r.csr().toArray()));
     CopsMessage.Decision dec =
         (CopsMessage.Decision) CopsCodec.decode(ex.get("enrolment DEC refused"));
-    var resp =
-        dev.portcullis.cops.access.Enrolment.Response.decode(
-            dec.decisions().get(0).clientSpecific().data());
+    var resp = Enrolment.Response.decode(dec.decisions().get(0).clientSpecific().data());
     assertEquals("credential otc-5f0c2a91d4e3b876 was used already", resp.reason());
     assertTrue(resp.certificates().isEmpty());
   }

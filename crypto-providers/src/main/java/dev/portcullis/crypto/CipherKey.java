@@ -3,6 +3,7 @@ package dev.portcullis.crypto;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.spec.AlgorithmParameterSpec;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Supplier;
 import javax.crypto.AEADBadTagException;
@@ -73,14 +74,14 @@ public final class CipherKey implements Destroyable {
   public byte[] encrypt(byte[] iv, byte[] aad, byte[] in) throws GeneralSecurityException {
     byte[] out = new byte[outputSize(true, in.length)];
     int n = encrypt(iv, aad, in, 0, in.length, out, 0);
-    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
+    return n == out.length ? out : Arrays.copyOf(out, n);
   }
 
   /** Decrypts {@code in}; for AES-GCM throws {@link AEADBadTagException} on a bad tag. */
   public byte[] decrypt(byte[] iv, byte[] aad, byte[] in) throws GeneralSecurityException {
     byte[] out = new byte[outputSize(false, in.length)];
     int n = decrypt(iv, aad, in, 0, in.length, out, 0);
-    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
+    return n == out.length ? out : Arrays.copyOf(out, n);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.portcullis.crypto;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.function.Supplier;
 
 /**
@@ -33,7 +34,7 @@ final class Prewarmer {
             .warn("pre-warming {} on {} failed: {}", s.algorithm(), s.providerName(), e.toString());
       }
     }
-    java.util.Arrays.fill(key, (byte) 0);
+    Arrays.fill(key, (byte) 0);
   }
 
   private static void warm(Algorithm a, byte[] key, Supplier<ProviderTable> table)

@@ -16,7 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,9 +77,9 @@ class CryptoRegistryTest {
       // and the MAC the registry computes is the right one
       byte[] key = new byte[32];
       byte[] mac = r.macKey(Algorithm.HMAC_SHA256, key).compute(new byte[10]);
-      javax.crypto.Mac ref = javax.crypto.Mac.getInstance("HmacSHA256", "SunJCE");
-      ref.init(new javax.crypto.spec.SecretKeySpec(key, 0, 32, "HmacSHA256"));
-      assertTrue(java.util.Arrays.equals(ref.doFinal(new byte[10]), mac));
+      Mac ref = Mac.getInstance("HmacSHA256", "SunJCE");
+      ref.init(new SecretKeySpec(key, 0, 32, "HmacSHA256"));
+      assertTrue(Arrays.equals(ref.doFinal(new byte[10]), mac));
     }
   }
 
@@ -134,7 +137,7 @@ class CryptoRegistryTest {
           () -> r.reconfigure(base().prefer(Algorithm.AES_GCM, TestProviders.EXPLODING).build()));
       assertSame(before, r.table());
       assertNotNull(r.status().lastRejection());
-      assertTrue(java.util.Arrays.equals(expected, k.compute(new byte[3])));
+      assertTrue(Arrays.equals(expected, k.compute(new byte[3])));
       r.reconfigure(base().prefer(Algorithm.AES_GCM, "BC").build());
       assertEquals(before.generation() + 1, r.table().generation());
       assertNull(r.status().lastRejection());

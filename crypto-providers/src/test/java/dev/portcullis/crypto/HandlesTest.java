@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.crypto.config.CryptoConfig;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.IllegalBlockSizeException;
@@ -34,7 +35,7 @@ class HandlesTest {
   @Test
   void truncatedTagsDownToEightyBitsVerifyAndShorterOnesAreRefused() {
     MacKey k = registry.macKey(Algorithm.HMAC_SHA256, new byte[32]);
-    byte[] data = "packet".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] data = "packet".getBytes(StandardCharsets.US_ASCII);
     byte[] tag = k.compute(data);
     assertTrue(k.verify(data, 0, data.length, tag, 0, 10));
     IllegalArgumentException e =

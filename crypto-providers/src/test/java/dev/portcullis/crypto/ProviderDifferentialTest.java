@@ -11,7 +11,9 @@ import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import javax.crypto.AEADBadTagException;
@@ -35,7 +37,7 @@ class ProviderDifferentialTest {
   private static final int[] EDGE_SIZES = {0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1500};
   private static final int RANDOM_ROUNDS = 24;
 
-  private static final java.util.Map<String, CryptoRegistry> REGISTRIES = new java.util.HashMap<>();
+  private static final Map<String, CryptoRegistry> REGISTRIES = new HashMap<>();
 
   @BeforeAll
   static void registries() throws Exception {

@@ -3,9 +3,11 @@ package dev.portcullis.crypto;
 import dev.portcullis.crypto.spi.BuiltinProviderFactories;
 import dev.portcullis.crypto.spi.CryptoProviderFactory;
 import java.nio.ByteBuffer;
+import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
 import java.security.Key;
 import java.security.NoSuchAlgorithmException;
+import java.security.NoSuchProviderException;
 import java.security.Provider;
 import java.security.spec.AlgorithmParameterSpec;
 import java.util.ArrayList;
@@ -103,7 +105,7 @@ public final class TestProviders {
     public BrokenHmac() throws NoSuchAlgorithmException {
       try {
         inner = Mac.getInstance("HmacSHA256", "SunJCE");
-      } catch (java.security.NoSuchProviderException e) {
+      } catch (NoSuchProviderException e) {
         throw new NoSuchAlgorithmException(e);
       }
     }
@@ -117,7 +119,7 @@ public final class TestProviders {
     protected void engineInit(Key key, AlgorithmParameterSpec params) throws InvalidKeyException {
       try {
         inner.init(key, params);
-      } catch (java.security.InvalidAlgorithmParameterException e) {
+      } catch (InvalidAlgorithmParameterException e) {
         throw new InvalidKeyException(e);
       }
     }

@@ -2,6 +2,7 @@ package dev.portcullis.nativecrypto;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -147,14 +148,14 @@ public final class NativeCrypto {
 
   static native void hmacUpdate(long ctx, byte[] in, int off, int len);
 
-  static native void hmacUpdateDirect(long ctx, java.nio.ByteBuffer in, int pos, int len);
+  static native void hmacUpdateDirect(long ctx, ByteBuffer in, int pos, int len);
 
   static native int hmacFinal(long ctx, byte[] out, int outOff);
 
   static native int hmacOneShot(long ctx, byte[] in, int off, int len, byte[] out, int outOff);
 
   static native int hmacOneShotDirect(
-      long ctx, java.nio.ByteBuffer in, int pos, int len, byte[] out, int outOff);
+      long ctx, ByteBuffer in, int pos, int len, byte[] out, int outOff);
 
   /** A digest context; {@code alg}: 3 SHA-256, 5 SHA-512. */
   static native long digestNew(int alg);
@@ -167,7 +168,7 @@ public final class NativeCrypto {
 
   static native void digestUpdate(long ctx, byte[] in, int off, int len);
 
-  static native void digestUpdateDirect(long ctx, java.nio.ByteBuffer in, int pos, int len);
+  static native void digestUpdateDirect(long ctx, ByteBuffer in, int pos, int len);
 
   static native int digestFinal(long ctx, byte[] out, int outOff);
 

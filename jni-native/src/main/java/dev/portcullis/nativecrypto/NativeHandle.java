@@ -1,6 +1,7 @@
 package dev.portcullis.nativecrypto;
 
 import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -55,14 +56,14 @@ abstract class NativeHandle implements AutoCloseable {
 
   /** Takes bytes from a direct buffer, by address. */
   interface DirectSink {
-    void update(java.nio.ByteBuffer in, int pos, int len);
+    void update(ByteBuffer in, int pos, int len);
   }
 
   /**
    * Feeds the remaining bytes of {@code in} — direct by address, heap by its array, read-only by a
    * copy — and moves its position to its limit.
    */
-  static void feed(java.nio.ByteBuffer in, ArraySink array, DirectSink direct) {
+  static void feed(ByteBuffer in, ArraySink array, DirectSink direct) {
     int pos = in.position();
     int len = in.remaining();
     if (in.isDirect()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +38,7 @@ class CheckJniTest {
     assertTrue(out.contains("workout done"), out);
     // HotSpot prints both "WARNING in native method: ..." and "Warning: Calling other JNI
     // functions in the scope of Get/ReleasePrimitiveArrayCritical ...".
-    String lower = out.toLowerCase(java.util.Locale.ROOT);
+    String lower = out.toLowerCase(Locale.ROOT);
     assertFalse(lower.contains("warning"), out);
     assertFalse(lower.contains("fatal error"), out);
   }

@@ -8,15 +8,19 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
 import java.security.Provider;
+import java.security.Security;
 import java.security.spec.AlgorithmParameterSpec;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
+import javax.crypto.ShortBufferException;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -29,7 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NativeAesTest {
   static final Provider NATIVE = new PortcullisNativeProvider();
-  static final Provider SUN = java.security.Security.getProvider("SunJCE");
+  static final Provider SUN = Security.getProvider("SunJCE");
 
   @ParameterizedTest
   @EnumSource(
@@ -155,21 +159,21 @@ class NativeAesTest {
       System.arraycopy(text, 0, in, 7, len);
       byte[] out = new byte[want.length + 9];
       int n = nat.doFinal(in, 7, len, out, 9);
-      assertArrayEquals(want, java.util.Arrays.copyOfRange(out, 9, 9 + n), a + " array " + len);
+      assertArrayEquals(want, Arrays.copyOfRange(out, 9, 9 + n), a + " array " + len);
       // too small an output array: ShortBufferException, nothing consumed
       Cipher small = Cipher.getInstance(a.jcaName(), NATIVE);
       small.init(Cipher.ENCRYPT_MODE, key, spec(a, iv));
       if (want.length > 0) {
         assertThrows(
-            javax.crypto.ShortBufferException.class,
+            ShortBufferException.class,
             () -> small.doFinal(text, 0, len, new byte[want.length - 1], 0));
       }
       // direct buffers both ways
       Cipher dec = Cipher.getInstance(a.jcaName(), NATIVE);
       dec.init(Cipher.DECRYPT_MODE, key, spec(a, iv));
-      java.nio.ByteBuffer src = java.nio.ByteBuffer.allocateDirect(want.length);
+      ByteBuffer src = ByteBuffer.allocateDirect(want.length);
       src.put(want).flip();
-      java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect(len + 32);
+      ByteBuffer dst = ByteBuffer.allocateDirect(len + 32);
       dec.doFinal(src, dst);
       dst.flip();
       byte[] back = new byte[dst.remaining()];

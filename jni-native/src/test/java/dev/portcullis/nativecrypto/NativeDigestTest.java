@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.Provider;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -68,7 +69,7 @@ class NativeDigestTest {
       nat.update(ByteBuffer.wrap(buf, off, len));
       byte[] into = new byte[want.length + 2];
       nat.digest(into, 2, want.length);
-      assertArrayEquals(want, java.util.Arrays.copyOfRange(into, 2, into.length));
+      assertArrayEquals(want, Arrays.copyOfRange(into, 2, into.length));
       nat.update(buf, 0, Math.min(3, buf.length));
       nat.reset();
     }

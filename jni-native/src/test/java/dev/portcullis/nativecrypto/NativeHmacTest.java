@@ -15,7 +15,10 @@ import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.nio.ByteBuffer;
 import java.security.Provider;
+import java.security.Security;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -69,7 +72,7 @@ class NativeHmacTest {
     for (int round = 0; round < 4; round++) {
       byte[] key = new byte[1 + rnd.nextInt(200)]; // shorter and longer than the block
       rnd.nextBytes(key);
-      Mac ref = mac(alg, java.security.Security.getProvider("SunJCE"), key);
+      Mac ref = mac(alg, Security.getProvider("SunJCE"), key);
       Mac nat = mac(alg, NATIVE, key);
       for (int len : LENGTHS) {
         int off = rnd.nextInt(17);
@@ -108,10 +111,10 @@ class NativeHmacTest {
         try (NativeHmac h = NativeHmac.create(digest(a), key)) {
           byte[] out = new byte[want.length + 4];
           assertEquals(want.length, h.oneShot(buf, off, len, out, 4));
-          assertArrayEquals(want, java.util.Arrays.copyOfRange(out, 4, out.length));
+          assertArrayEquals(want, Arrays.copyOfRange(out, 4, out.length));
           direct.position(3);
           assertEquals(want.length, h.oneShot(direct, out, 0));
-          assertArrayEquals(want, java.util.Arrays.copyOf(out, want.length));
+          assertArrayEquals(want, Arrays.copyOf(out, want.length));
         }
       }
     }
@@ -125,7 +128,7 @@ class NativeHmacTest {
   void resetCloneAndReinit() throws Exception {
     byte[] key = "0123456789abcdef0123456789abcdef".getBytes();
     Mac nat = mac("HmacSHA256", NATIVE, key);
-    Mac ref = mac("HmacSHA256", java.security.Security.getProvider("SunJCE"), key);
+    Mac ref = mac("HmacSHA256", Security.getProvider("SunJCE"), key);
     nat.update("discarded".getBytes());
     nat.reset();
     nat.update("abc".getBytes());
@@ -137,8 +140,7 @@ class NativeHmacTest {
     assertArrayEquals(want, copy.doFinal());
     nat.init(new SecretKeySpec("another key, long enough".getBytes(), "HmacSHA256"));
     assertNotEquals(
-        java.util.HexFormat.of().formatHex(want),
-        java.util.HexFormat.of().formatHex(nat.doFinal("abcdef".getBytes())));
+        HexFormat.of().formatHex(want), HexFormat.of().formatHex(nat.doFinal("abcdef".getBytes())));
   }
 
   @Test
@@ -173,7 +175,7 @@ class NativeHmacTest {
                     rnd.nextBytes(key);
                     byte[] msg = new byte[rnd.nextInt(2048)];
                     rnd.nextBytes(msg);
-                    Mac ref = mac("HmacSHA512", java.security.Security.getProvider("SunJCE"), key);
+                    Mac ref = mac("HmacSHA512", Security.getProvider("SunJCE"), key);
                     try (NativeHmac h = NativeHmac.create(NativeHmac.Digest.SHA512, key)) {
                       byte[] out = new byte[64];
                       h.oneShot(msg, 0, msg.length, out, 0);
@@ -208,8 +210,7 @@ class NativeHmacTest {
       byte[] out = new byte[32];
       byte[] msg = "packet".getBytes();
       k.compute(msg, 0, msg.length, out, 0);
-      assertArrayEquals(
-          mac("HmacSHA256", java.security.Security.getProvider("SunJCE"), key).doFinal(msg), out);
+      assertArrayEquals(mac("HmacSHA256", Security.getProvider("SunJCE"), key).doFinal(msg), out);
     }
   }
 }

@@ -1,6 +1,10 @@
 package dev.portcullis.nativecrypto;
 
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -42,32 +46,30 @@ public final class NativeWorkout {
       m.doFinal();
     }
     for (String name : new String[] {"SHA-256", "SHA-512"}) {
-      java.security.MessageDigest md =
-          java.security.MessageDigest.getInstance(name, new PortcullisNativeProvider());
+      MessageDigest md = MessageDigest.getInstance(name, new PortcullisNativeProvider());
       md.update(msg, 0, 100);
       direct.clear();
       md.update(direct);
       md.update((byte) 1);
-      ((java.security.MessageDigest) md.clone()).digest();
+      ((MessageDigest) md.clone()).digest();
       md.digest();
       md.update(msg);
       md.reset();
     }
-    javax.crypto.spec.SecretKeySpec aesKey =
-        new javax.crypto.spec.SecretKeySpec(new byte[16], "AES");
+    SecretKeySpec aesKey = new SecretKeySpec(new byte[16], "AES");
     for (String t :
         new String[] {"AES/GCM/NoPadding", "AES/CTR/NoPadding", "AES/CBC/PKCS5Padding"}) {
-      javax.crypto.Cipher enc = javax.crypto.Cipher.getInstance(t, new PortcullisNativeProvider());
-      enc.init(javax.crypto.Cipher.ENCRYPT_MODE, aesKey);
+      Cipher enc = Cipher.getInstance(t, new PortcullisNativeProvider());
+      enc.init(Cipher.ENCRYPT_MODE, aesKey);
       if (t.contains("GCM")) {
         enc.updateAAD(msg, 0, 20);
       }
       byte[] head = enc.update(msg, 0, 1000);
       byte[] tail = enc.doFinal(msg, 1000, 37);
-      byte[] ct = java.util.Arrays.copyOf(head, head.length + tail.length);
+      byte[] ct = Arrays.copyOf(head, head.length + tail.length);
       System.arraycopy(tail, 0, ct, head.length, tail.length);
-      javax.crypto.Cipher dec = javax.crypto.Cipher.getInstance(t, new PortcullisNativeProvider());
-      dec.init(javax.crypto.Cipher.DECRYPT_MODE, aesKey, enc.getParameters());
+      Cipher dec = Cipher.getInstance(t, new PortcullisNativeProvider());
+      dec.init(Cipher.DECRYPT_MODE, aesKey, enc.getParameters());
       if (t.contains("GCM")) {
         dec.updateAAD(msg, 0, 20);
       }
@@ -78,7 +80,7 @@ public final class NativeWorkout {
         try {
           dec.doFinal(ct);
           throw new AssertionError("a tampered message decrypted");
-        } catch (javax.crypto.AEADBadTagException expected) {
+        } catch (AEADBadTagException expected) {
           System.out.println("refused: " + expected.getMessage());
         }
       }

@@ -1,5 +1,6 @@
 package dev.portcullis.pep;
 
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.access.AccessDecision;
 
 /**
@@ -10,7 +11,7 @@ import dev.portcullis.cops.access.AccessDecision;
  * @param clientData the Client Specific Decision Data as sent, or null if none
  */
 public record PepDecision(
-    boolean granted, AccessDecision data, boolean solicited, dev.portcullis.cops.Bytes clientData) {
+    boolean granted, AccessDecision data, boolean solicited, Bytes clientData) {
   public PepDecision(boolean granted, AccessDecision data, boolean solicited) {
     this(granted, data, solicited, null);
   }

@@ -1,5 +1,6 @@
 package dev.portcullis.pep;
 
+import dev.portcullis.cops.tls.CopsTls;
 import java.net.InetSocketAddress;
 
 /** Callbacks for what the PDP does on its own. Called on the client's event loop: be quick. */
@@ -12,7 +13,7 @@ public interface PepListener {
   default void opened(InetSocketAddress pdp, int keepAliveSeconds) {}
 
   /** A TLS handshake with the PDP finished (full or resumed) and the PDP was authenticated. */
-  default void tlsEstablished(dev.portcullis.cops.tls.CopsTls.Handshake handshake) {}
+  default void tlsEstablished(CopsTls.Handshake handshake) {}
 
   /** The connection ended; the client reconnects unless it is being closed. */
   default void disconnected(PepException reason) {}

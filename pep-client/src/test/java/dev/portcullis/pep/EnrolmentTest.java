@@ -15,7 +15,9 @@ import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.support.pki.DevCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -68,9 +70,7 @@ class EnrolmentTest {
       assertEquals("gw-7", CopsTls.commonName(r.certificate()));
       assertEquals(CredentialStore.State.USED, store().state(otc.id()));
       assertEquals(
-          "rw-------",
-          java.nio.file.attribute.PosixFilePermissions.toString(
-              Files.getPosixFilePermissions(r.keyFile())));
+          "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(r.keyFile())));
       // The certificate opens the access client type with mutual authentication.
       PepSecurity own =
           new PepSecurity(
@@ -94,7 +94,7 @@ class EnrolmentTest {
       PepException again = refused(s, "gw-7", otc.token());
       assertTrue(again.getMessage().contains("used already"), again.getMessage());
     }
-    List<String> events = new java.util.ArrayList<>();
+    List<String> events = new ArrayList<>();
     for (var r : SecureCopsTest.audit(dir.resolve("audit.jsonl"))) {
       events.add(r.path("event").asText());
     }

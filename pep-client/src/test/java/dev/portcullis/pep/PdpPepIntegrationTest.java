@@ -8,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.ReportType;
+import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
 import java.io.DataInputStream;
@@ -21,11 +24,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,7 +77,7 @@ class PdpPepIntegrationTest {
         .build();
   }
 
-  static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+  static <T> T await(CompletableFuture<T> f) throws Exception {
     return f.get(10, TimeUnit.SECONDS);
   }
 
@@ -117,9 +126,7 @@ class PdpPepIntegrationTest {
       }
     }
     assertTrue(connectionRecords >= 6, audit);
-    assertTrue(
-        dev.portcullis.pdp.AuditChain.verify(dir.resolve("audit.jsonl")).intact(),
-        "the audit file verifies");
+    assertTrue(AuditChain.verify(dir.resolve("audit.jsonl")).intact(), "the audit file verifies");
   }
 
   @Test
@@ -262,7 +269,7 @@ class PdpPepIntegrationTest {
               null,
               null,
               "intel",
-              dev.portcullis.cops.access.AccessMode.READ,
+              AccessMode.READ,
               null,
               null);
       assertFalse(await(pep.request("c1", CTX, readIntel)).granted(), "no session yet");
@@ -297,7 +304,7 @@ class PdpPepIntegrationTest {
               null,
               null,
               "intel",
-              dev.portcullis.cops.access.AccessMode.WRITE,
+              AccessMode.WRITE,
               null,
               null);
       assertFalse(await(pep.request("c3", CTX, writeIntel)).granted(), "no write down");
@@ -332,7 +339,7 @@ class PdpPepIntegrationTest {
             | ((header[5] & 0xFF) << 16)
             | ((header[6] & 0xFF) << 8)
             | (header[7] & 0xFF);
-    byte[] m = java.util.Arrays.copyOf(header, len);
+    byte[] m = Arrays.copyOf(header, len);
     d.readFully(m, 8, len - 8);
     return m;
   }
@@ -381,12 +388,12 @@ class PdpPepIntegrationTest {
       {0x10, 0x01, 0, 1, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0}, // 2 GiB length
       {0x20, 0x06, 0, 1, 0, 0, 0, 8}, // version 2
       {0x10, 0x06, 0, 1, 0, 0, 0, 16, 0, 8, 0x11, 1, 0, 0, 0, 0}, // unknown object C-Num 17
-      "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
     };
     try (PdpServer s = Pdps.start(dir, "");
         PepClient good = pep(s, "good", AccessRequest.CLIENT_TYPE, new PepListener() {})) {
       await(good.open());
-      java.util.Random rnd = new java.util.Random(7);
+      Random rnd = new Random(7);
       for (int round = 0; round < 20; round++) {
         byte[] h;
         if (round < hostile.length) {
@@ -443,7 +450,7 @@ class PdpPepIntegrationTest {
               CopsCodec.encode(
                   CopsMessage.Request.of(
                       AccessRequest.CLIENT_TYPE,
-                      dev.portcullis.cops.CopsObject.Handle.of("x"),
+                      CopsObject.Handle.of("x"),
                       CTX,
                       ssh("alice").toClientSI())));
       CopsMessage cc = CopsCodec.decode(readMessage(sock.getInputStream()));
@@ -475,7 +482,7 @@ class PdpPepIntegrationTest {
         PepClient pep = pep(s, "chatty", AccessRequest.CLIENT_TYPE, new PepListener() {})) {
       await(pep.open());
       long t0 = System.nanoTime();
-      List<java.util.concurrent.CompletableFuture<PepDecision>> all = new java.util.ArrayList<>();
+      List<CompletableFuture<PepDecision>> all = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         all.add(pep.request("h" + i, CTX, ssh("alice")));
       }
@@ -512,10 +519,9 @@ class PdpPepIntegrationTest {
           new CopsMessage.ClientOpen(
               AccessRequest.CLIENT_TYPE,
               false,
-              new dev.portcullis.cops.CopsObject.PepId("failover"),
+              new CopsObject.PepId("failover"),
               null,
-              new dev.portcullis.cops.CopsObject.PdpAddress(
-                  true, InetAddress.getByName("192.0.2.9"), 3288),
+              new CopsObject.PdpAddress(true, InetAddress.getByName("192.0.2.9"), 3288),
               null);
       sock.getOutputStream().write(CopsCodec.encode(opn));
       assertInstanceOf(
@@ -531,16 +537,15 @@ class PdpPepIntegrationTest {
           new CopsMessage.ClientOpen(
               AccessRequest.CLIENT_TYPE,
               false,
-              new dev.portcullis.cops.CopsObject.PepId("back"),
+              new CopsObject.PepId("back"),
               null,
-              new dev.portcullis.cops.CopsObject.PdpAddress(
-                  true, s.address().getAddress(), s.address().getPort()),
+              new CopsObject.PdpAddress(true, s.address().getAddress(), s.address().getPort()),
               null);
       sock.getOutputStream().write(CopsCodec.encode(opn));
       assertInstanceOf(
           CopsMessage.ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
       assertThrows(
-          java.net.SocketTimeoutException.class,
+          SocketTimeoutException.class,
           () -> readMessage(sock.getInputStream()),
           "no SSQ when it was this PDP");
     }

@@ -10,6 +10,7 @@ import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.support.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -56,8 +57,7 @@ class PepConfigTest {
       assertEquals(ProtectionLevel.INTEGRITY, c.security().level());
       assertEquals(
           "rw-------",
-          java.nio.file.attribute.PosixFilePermissions.toString(
-              Files.getPosixFilePermissions(dir.resolve("k.hex"))));
+          PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("k.hex"))));
     }
   }
 

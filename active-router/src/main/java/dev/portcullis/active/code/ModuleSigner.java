@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.cert.CertPath;
 import java.security.cert.CertificateException;
@@ -76,8 +77,7 @@ public final class ModuleSigner {
             .signerName("ROSA-CS")
             .build()
             .sign(zip, signed);
-      } catch (jdk.security.jarsigner.JarSignerException
-          | java.security.NoSuchAlgorithmException e) {
+      } catch (jdk.security.jarsigner.JarSignerException | NoSuchAlgorithmException e) {
         throw new IOException("signing the module of " + className + ": " + e.getMessage(), e);
       }
       return signed.toByteArray();

@@ -1,6 +1,7 @@
 package dev.portcullis.active.config;
 
 import dev.portcullis.support.pki.DevCertificates;
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -8,11 +9,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 
 /**
  * The domain's credentials, from the development PKI ({@link DevCertificates}): one server
@@ -40,10 +44,7 @@ public final class RosaPki {
         SslContextBuilder.forServer(
                 pki.pdp().certificateChain().toFile(), pki.pdp().privateKey().toFile())
             .trustManager(pki.caCertificate().toFile())
-            .clientAuth(
-                clientAuth
-                    ? io.netty.handler.ssl.ClientAuth.REQUIRE
-                    : io.netty.handler.ssl.ClientAuth.NONE);
+            .clientAuth(clientAuth ? ClientAuth.REQUIRE : ClientAuth.NONE);
     return jdk(b);
   }
 
@@ -61,7 +62,7 @@ public final class RosaPki {
     try {
       return ((JdkSslContext) b.sslProvider(SslProvider.JDK).protocols("TLSv1.3").build())
           .context();
-    } catch (javax.net.ssl.SSLException e) {
+    } catch (SSLException e) {
       throw new IOException("TLS context: " + e.getMessage(), e);
     }
   }
@@ -107,7 +108,7 @@ public final class RosaPki {
   private static X509Certificate certificate(Path file) throws IOException {
     try {
       return DevCertificates.certificateFile(file);
-    } catch (java.security.GeneralSecurityException e) {
+    } catch (GeneralSecurityException e) {
       throw new IOException(file + ": " + e.getMessage(), e);
     }
   }
@@ -117,7 +118,7 @@ public final class RosaPki {
       return CertificateFactory.getInstance("X.509").generateCertificates(in).stream()
           .map(c -> (X509Certificate) c)
           .toList();
-    } catch (java.security.cert.CertificateException e) {
+    } catch (CertificateException e) {
       throw new IOException(file + ": " + e.getMessage(), e);
     }
   }

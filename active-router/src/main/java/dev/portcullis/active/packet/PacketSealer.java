@@ -6,6 +6,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.security.auth.Destroyable;
@@ -114,7 +115,7 @@ public final class PacketSealer implements Destroyable {
     } else {
       byte[] nonce = new byte[ActivePacket.GCM_NONCE];
       ActivePacket.nonce(seq, nonce);
-      byte[] aad = java.util.Arrays.copyOf(out, header);
+      byte[] aad = Arrays.copyOf(out, header);
       try {
         encryption.encrypt(nonce, aad, payload, 0, payload.length, out, header);
       } catch (GeneralSecurityException e) {
@@ -131,7 +132,7 @@ public final class PacketSealer implements Destroyable {
     byte[] full = new byte[mac.algorithm.outputLength()];
     macKey.compute(packet, 0, covered, full, 0);
     System.arraycopy(full, 0, packet, covered, mac.tagLength);
-    java.util.Arrays.fill(full, (byte) 0);
+    Arrays.fill(full, (byte) 0);
   }
 
   @Override

@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.net.ssl.SSLContext;
 
@@ -121,7 +122,7 @@ public final class Source {
     try {
       return SessionGrant.parse(json);
     } finally {
-      java.util.Arrays.fill(json, (byte) 0);
+      Arrays.fill(json, (byte) 0);
     }
   }
 }

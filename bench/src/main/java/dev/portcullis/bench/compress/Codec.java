@@ -1,5 +1,6 @@
 package dev.portcullis.bench.compress;
 
+import java.util.Arrays;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
@@ -36,7 +37,7 @@ abstract class Codec {
         while (!d.finished()) {
           n += d.deflate(buf, n, buf.length - n);
         }
-        return java.util.Arrays.copyOf(buf, n);
+        return Arrays.copyOf(buf, n);
       }
 
       @Override
@@ -76,7 +77,7 @@ abstract class Codec {
       @Override
       byte[] compress(byte[] in) {
         int n = c.compress(in, 0, in.length, buf, 0, buf.length);
-        return java.util.Arrays.copyOf(buf, n);
+        return Arrays.copyOf(buf, n);
       }
 
       @Override

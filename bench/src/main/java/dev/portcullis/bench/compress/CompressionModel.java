@@ -7,16 +7,20 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.function.DoubleUnaryOperator;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -246,7 +250,7 @@ public final class CompressionModel implements Callable<Integer> {
   }
 
   private static byte[] slice(byte[] b, int size) {
-    return java.util.Arrays.copyOf(b, size);
+    return Arrays.copyOf(b, size);
   }
 
   /** Rate of an operation on {@code bytes} bytes, bits per second, after a warm-up. */
@@ -271,7 +275,7 @@ public final class CompressionModel implements Callable<Integer> {
     byte[] z = c.compress(in);
     byte[] back = new byte[in.length];
     c.decompress(z, back);
-    if (!java.util.Arrays.equals(in, back)) {
+    if (!Arrays.equals(in, back)) {
       throw new IllegalStateException(c.name + " did not round-trip " + payload);
     }
     double ratio = (double) in.length / z.length;
@@ -297,14 +301,14 @@ public final class CompressionModel implements Callable<Integer> {
         rate(
             size,
             () -> {
-              java.nio.ByteBuffer.wrap(iv).putLong(4, ++counter[0]); // a new nonce each time
+              ByteBuffer.wrap(iv).putLong(4, ++counter[0]); // a new nonce each time
               try {
                 gcm.encrypt(iv, null, in, 0, size, ct, 0);
-              } catch (java.security.GeneralSecurityException e) {
+              } catch (GeneralSecurityException e) {
                 throw new IllegalStateException(e);
               }
             }));
-    java.nio.ByteBuffer.wrap(iv).putLong(4, ++counter[0]); // never the same nonce twice
+    ByteBuffer.wrap(iv).putLong(4, ++counter[0]); // never the same nonce twice
     gcm.encrypt(iv, null, in, 0, size, ct, 0);
     m.put(
         "AES-128-GCM decrypt",
@@ -313,7 +317,7 @@ public final class CompressionModel implements Callable<Integer> {
             () -> {
               try {
                 gcm.decrypt(iv, null, ct, 0, ct.length, pt, 0);
-              } catch (java.security.GeneralSecurityException e) {
+              } catch (GeneralSecurityException e) {
                 throw new IllegalStateException(e);
               }
             }));
@@ -363,9 +367,8 @@ public final class CompressionModel implements Callable<Integer> {
             "<text x=\"%d\" y=\"18\">Speedup from compressing before %s, by link speed</text>",
             left, combo));
     double finalYmax = ymax;
-    java.util.function.DoubleUnaryOperator x =
-        v -> left + (Math.log10(v) - lo) / (hi - lo) * (right - left);
-    java.util.function.DoubleUnaryOperator y = v -> bottom - v / finalYmax * (bottom - top);
+    DoubleUnaryOperator x = v -> left + (Math.log10(v) - lo) / (hi - lo) * (right - left);
+    DoubleUnaryOperator y = v -> bottom - v / finalYmax * (bottom - top);
     s.append(
         fmt(
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>",

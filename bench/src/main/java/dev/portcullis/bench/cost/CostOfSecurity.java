@@ -1,6 +1,7 @@
 package dev.portcullis.bench.cost;
 
 import dev.portcullis.bench.CopsLayers;
+import dev.portcullis.bench.compress.CompressionModel;
 import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityAlgorithm;
@@ -11,6 +12,7 @@ import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
+import dev.portcullis.support.NettySetup;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -25,6 +27,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,7 +44,7 @@ import picocli.CommandLine.Option;
     name = "cost-of-security",
     mixinStandardHelpOptions = true,
     description = "What each security layer costs COPS on this machine, trial by trial.",
-    subcommands = {dev.portcullis.bench.compress.CompressionModel.class})
+    subcommands = {CompressionModel.class})
 public final class CostOfSecurity implements Callable<Integer> {
   @Option(names = "--trials", defaultValue = "100", description = "Per cell (${DEFAULT-VALUE}).")
   int trials;
@@ -104,15 +108,14 @@ public final class CostOfSecurity implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     // BCJSSE logs every handshake through java.util.logging at INFO: hundreds of lines a run.
-    BC_LOG.setLevel(java.util.logging.Level.WARNING);
+    BC_LOG.setLevel(Level.WARNING);
     System.exit(new CommandLine(new CostOfSecurity()).execute(args));
   }
 
   /** Held so the level set on it is not lost when the logger is garbage-collected. */
-  private static final java.util.logging.Logger BC_LOG =
-      java.util.logging.Logger.getLogger("org.bouncycastle");
+  private static final Logger BC_LOG = Logger.getLogger("org.bouncycastle");
 
   /** One layer: how to start its PDP and configure its PEPs, or the raw baseline. */
   private record Layer(

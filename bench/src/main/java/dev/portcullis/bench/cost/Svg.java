@@ -1,5 +1,6 @@
 package dev.portcullis.bench.cost;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -131,7 +132,7 @@ final class Svg {
       StringBuilder s = new StringBuilder(line(from, y, to, y));
       double[] values;
       if (log) {
-        List<Double> v = new java.util.ArrayList<>();
+        List<Double> v = new ArrayList<>();
         for (double d = Math.pow(10, Math.floor(Math.log10(lo))); d <= hi; d *= 10) {
           for (double m : new double[] {1, 2, 5}) {
             if (d * m >= lo && d * m <= hi) {

@@ -7,6 +7,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -43,10 +45,10 @@ class CompressionModelSmokeTest {
   @Test
   void everyCodecRoundTripsEveryPayload() throws Exception {
     for (byte[] p : CompressionModel.corpus(4096, Path.of("..", "config")).values()) {
-      for (Codec c : java.util.List.of(Codec.deflate(1), Codec.deflate(9), Codec.lz4())) {
+      for (Codec c : List.of(Codec.deflate(1), Codec.deflate(9), Codec.lz4())) {
         byte[] back = new byte[p.length];
         c.decompress(c.compress(p), back);
-        assertTrue(java.util.Arrays.equals(p, back), c.name);
+        assertTrue(Arrays.equals(p, back), c.name);
       }
     }
   }

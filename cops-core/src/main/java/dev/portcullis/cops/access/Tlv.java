@@ -4,13 +4,20 @@ import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The attribute framing shared by Portcullis access requests and decisions (docs/cops-wire.md): a
@@ -29,24 +36,24 @@ final class Tlv {
    * {@code list} plus {@code item}: an immutable one-element list for the first (the usual case,
    * kept as it is by the records), a growing list after that.
    */
-  static java.util.List<String> append(java.util.List<String> list, String item) {
+  static List<String> append(List<String> list, String item) {
     if (list.isEmpty()) {
-      return java.util.List.of(item);
+      return List.of(item);
     }
-    java.util.List<String> l = new java.util.ArrayList<>(list);
+    List<String> l = new ArrayList<>(list);
     l.add(item);
     return l;
   }
 
   /** An immutable copy of a category list (the shared empty list when there are none). */
-  static java.util.List<String> categories(java.util.List<String> c) {
-    return c == null || c.isEmpty() ? java.util.List.of() : java.util.List.copyOf(c);
+  static List<String> categories(List<String> c) {
+    return c == null || c.isEmpty() ? List.of() : List.copyOf(c);
   }
 
   /** An immutable, type-ordered copy of extension attributes, each type 0x8000 to 0xFFFF. */
-  static java.util.Map<Integer, Bytes> extensions(java.util.Map<Integer, Bytes> e) {
+  static Map<Integer, Bytes> extensions(Map<Integer, Bytes> e) {
     if (e == null || e.isEmpty()) {
-      return java.util.Map.of();
+      return Map.of();
     }
     for (int t : e.keySet()) {
       if (t < EXTENSION_BASE || t > 0xFFFF) {
@@ -54,7 +61,7 @@ final class Tlv {
             "extension type: " + t + " (expected: 0x8000 to 0xffff)");
       }
     }
-    return java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(e));
+    return Collections.unmodifiableMap(new TreeMap<>(e));
   }
 
   /** One attribute as read: type, value, and the offset of its header. */
@@ -147,7 +154,7 @@ final class Tlv {
   }
 
   // A strict decoder per thread: making one per attribute costs more than the decoding.
-  private static final ThreadLocal<java.nio.charset.CharsetDecoder> UTF8 =
+  private static final ThreadLocal<CharsetDecoder> UTF8 =
       ThreadLocal.withInitial(
           () ->
               StandardCharsets.UTF_8
@@ -171,7 +178,7 @@ final class Tlv {
       return new String(b, from, a.length(), StandardCharsets.US_ASCII);
     }
     try {
-      return UTF8.get().decode(java.nio.ByteBuffer.wrap(b, from, a.length())).toString();
+      return UTF8.get().decode(ByteBuffer.wrap(b, from, a.length())).toString();
     } catch (CharacterCodingException e) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "invalid UTF-8", "UTF-8 text");
@@ -181,11 +188,10 @@ final class Tlv {
   static InetAddress address(Attribute a, String name) throws CopsCodecException {
     expectLength(a, name, 4, 16);
     try {
-      byte[] addr =
-          java.util.Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
+      byte[] addr = Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
       return addr.length == 4
           ? InetAddress.getByAddress(addr)
-          : java.net.Inet6Address.getByAddress(null, addr, -1);
+          : Inet6Address.getByAddress(null, addr, -1);
     } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
@@ -199,7 +205,7 @@ final class Tlv {
 
     private void ensure(int extra) {
       if (len + extra > buf.length) {
-        buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
       }
     }
 

@@ -13,6 +13,7 @@ import dev.portcullis.cops.CopsObject.IntegrityObject;
 import dev.portcullis.cops.CopsObject.IntegrityTls;
 import dev.portcullis.cops.IntegrityVerifier;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -118,7 +119,7 @@ public final class IntegritySession implements IntegrityVerifier {
 
   /** As {@link #encodeSigned(CopsMessage, ByteBuf)}, into a new array. */
   public byte[] encodeSigned(CopsMessage m) {
-    ByteBuf b = io.netty.buffer.Unpooled.buffer();
+    ByteBuf b = Unpooled.buffer();
     encodeSigned(m, b);
     byte[] a = new byte[b.readableBytes()];
     b.readBytes(a);

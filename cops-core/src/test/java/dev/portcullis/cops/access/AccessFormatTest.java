@@ -7,6 +7,8 @@ import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.ErrorCode;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -148,7 +150,7 @@ class AccessFormatTest {
                 b -> {
                   try {
                     return InetAddress.getByAddress(b);
-                  } catch (java.net.UnknownHostException e) {
+                  } catch (UnknownHostException e) {
                     throw new AssertionError(e);
                   }
                 });
@@ -158,19 +160,19 @@ class AccessFormatTest {
                     text,
                     u16.injectNull(0.5),
                     text.list().ofMaxSize(3))
-                .as(java.util.Arrays::asList),
+                .as(Arrays::asList),
             Combinators.combine(
                     addr.injectNull(0.5),
                     u16.injectNull(0.5),
                     addr.injectNull(0.5),
                     u16.injectNull(0.5))
-                .as(java.util.Arrays::asList),
+                .as(Arrays::asList),
             Combinators.combine(
                     Arbitraries.integers().between(0, 255).injectNull(0.5),
                     text.injectNull(0.5),
                     Arbitraries.of(AccessMode.class).injectNull(0.5),
                     u16.injectNull(0.5))
-                .as(java.util.Arrays::asList))
+                .as(Arrays::asList))
         .as(
             (a, b, c) ->
                 new AccessRequest(

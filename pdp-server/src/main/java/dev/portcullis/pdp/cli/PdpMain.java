@@ -3,7 +3,9 @@ package dev.portcullis.pdp.cli;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.NettySetup;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -44,7 +46,7 @@ public final class PdpMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
     }
@@ -73,7 +75,7 @@ public final class PdpMain implements Callable<Integer> {
       Class<?> signal = Class.forName("sun.misc.Signal");
       Class<?> handler = Class.forName("sun.misc.SignalHandler");
       Object h =
-          java.lang.reflect.Proxy.newProxyInstance(
+          Proxy.newProxyInstance(
               handler.getClassLoader(),
               new Class<?>[] {handler},
               (proxy, method, args) -> {

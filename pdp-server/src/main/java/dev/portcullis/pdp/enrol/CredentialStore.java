@@ -3,6 +3,7 @@ package dev.portcullis.pdp.enrol;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
@@ -205,7 +206,7 @@ public final class CredentialStore {
             : Files.createTempFile(d, ".tmp-", ".json");
     try {
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ch.write(java.nio.ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
+        ch.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
         ch.force(true);
       }
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);

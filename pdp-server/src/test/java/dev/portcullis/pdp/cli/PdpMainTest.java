@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,7 +65,7 @@ class PdpMainTest {
                 for (String l; (l = r.readLine()) != null; ) {
                   lines.add(l);
                 }
-              } catch (java.io.IOException e) {
+              } catch (IOException e) {
                 // process ended
               }
             });

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -79,13 +81,9 @@ class CredentialStoreTest {
     Path file = dir.resolve("valid").resolve(i.id() + ".json");
     String stored = Files.readString(file);
     assertFalse(stored.contains(parts[1]), stored);
-    assertFalse(stored.contains(java.util.HexFormat.of().formatHex(secret)), stored);
-    assertEquals(
-        "rw-------",
-        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
-    assertEquals(
-        "rwx------",
-        java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    assertFalse(stored.contains(HexFormat.of().formatHex(secret)), stored);
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
     CredentialStore.Credential c = store.lookup(i.id());
     assertTrue(CredentialStore.secretMatches(c, secret));
     secret[0] ^= 1;

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +28,7 @@ class MlsTruthTableTest {
       List.of(Set.of(), Set.of("A"), Set.of("B"), Set.of("A", "B"));
 
   static String cats(Set<String> c) {
-    return String.join(" ", new java.util.TreeSet<>(c));
+    return String.join(" ", new TreeSet<>(c));
   }
 
   /** Independent definitions: dominance, then each model's rule. */

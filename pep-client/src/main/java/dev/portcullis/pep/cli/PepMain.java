@@ -7,13 +7,18 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepEnrolment;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.NettySetup;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +48,7 @@ public final class PepMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    dev.portcullis.support.NettySetup.beforeNetty();
+    NettySetup.beforeNetty();
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "dev/portcullis/pep/cli/logback-pep.xml");
     }
@@ -198,7 +203,7 @@ public final class PepMain implements Callable<Integer> {
       final PepConfig cfg;
       try {
         cfg = config == null ? null : PepConfig.load(config);
-      } catch (dev.portcullis.support.ConfigException e) {
+      } catch (ConfigException e) {
         spec.commandLine().getErr().println("error: " + e.getMessage());
         return 2;
       }
@@ -362,8 +367,8 @@ public final class PepMain implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       String token;
       try {
-        token = java.nio.file.Files.readString(credentialFile).trim();
-      } catch (java.io.IOException e) {
+        token = Files.readString(credentialFile).trim();
+      } catch (IOException e) {
         err.println("error: cannot read " + credentialFile + ": " + e.getMessage());
         return 2;
       }
@@ -378,7 +383,7 @@ public final class PepMain implements Callable<Integer> {
           return 2;
         }
         var r =
-            dev.portcullis.pep.PepEnrolment.enrol(
+            PepEnrolment.enrol(
                 cfg.pdp(),
                 cfg.pepId(),
                 sec.tls(),
@@ -396,7 +401,7 @@ public final class PepMain implements Callable<Integer> {
             r.keyFile());
         out.flush();
         return 0;
-      } catch (dev.portcullis.support.ConfigException e) {
+      } catch (ConfigException e) {
         err.println("error: " + e.getMessage());
         return 2;
       } catch (PepException e) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,7 +53,7 @@ public final class SimulationReport {
       open.clear();
       decision.clear();
       connection.clear();
-      for (String line : java.nio.file.Files.readAllLines(audit)) {
+      for (String line : Files.readAllLines(audit)) {
         if (line.isBlank()) {
           continue;
         }

@@ -11,6 +11,7 @@ import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -21,6 +22,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -91,10 +93,10 @@ public final class Simulator implements AutoCloseable {
       next += batch;
     }
     return new Result(
-        new SessionTimes("TCP connect", java.util.Arrays.copyOf(connect, ok)),
-        new SessionTimes("OPN -> CAT", java.util.Arrays.copyOf(open, ok)),
-        new SessionTimes("REQ -> DEC", java.util.Arrays.copyOf(request, ok)),
-        new SessionTimes("whole session", java.util.Arrays.copyOf(total, ok)),
+        new SessionTimes("TCP connect", Arrays.copyOf(connect, ok)),
+        new SessionTimes("OPN -> CAT", Arrays.copyOf(open, ok)),
+        new SessionTimes("REQ -> DEC", Arrays.copyOf(request, ok)),
+        new SessionTimes("whole session", Arrays.copyOf(total, ok)),
         failures,
         firstFailure);
   }
@@ -196,7 +198,7 @@ public final class Simulator implements AutoCloseable {
                 return;
               }
               t[1] = System.nanoTime();
-              Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
+              Channel ch = ((ChannelFuture) f).channel();
               ch.writeAndFlush(CopsMessage.ClientOpen.of(clientType, "sim-pep-" + n));
             });
     return done;

@@ -3,6 +3,7 @@ package dev.portcullis.active.service.builtin;
 import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.active.service.PacketContext;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -29,7 +30,7 @@ public final class PacketCounter implements ActiveService {
 
   /** Packets seen per flow. */
   public Map<String, Long> packets() {
-    Map<String, Long> m = new java.util.TreeMap<>();
+    Map<String, Long> m = new TreeMap<>();
     flows.forEach((k, v) -> m.put(k, v[0].sum()));
     return m;
   }

@@ -16,8 +16,10 @@ import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.XmlConfigReader;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,7 +100,7 @@ public final class MlsEngine implements PolicyEngine {
   public static MlsEngine load(Path file) throws ConfigException {
     Element root = READER.read(file);
     Map<String, Integer> levels = new HashMap<>();
-    Set<Integer> ranks = new java.util.HashSet<>();
+    Set<Integer> ranks = new HashSet<>();
     for (Element l : children(child(root, "levels"), "level")) {
       String name = attr(l, "name", "");
       int rank = XmlConfigReader.integer(l, "rank", 0, 0, 0xFFFF);
@@ -270,7 +272,7 @@ public final class MlsEngine implements PolicyEngine {
         ? new PolicyDecision(
             true,
             new AccessDecision(
-                "mls-" + s.model().name().toLowerCase(java.util.Locale.ROOT),
+                "mls-" + s.model().name().toLowerCase(Locale.ROOT),
                 model + " " + mode + " at " + describe(session) + " on " + describe(s.label()),
                 session.rank(),
                 null,

@@ -1,11 +1,16 @@
 package dev.portcullis.pdp.policy.rules;
 
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /** One compiled condition of a rule's {@code <match>}: cheap to evaluate, no allocation. */
@@ -16,15 +21,14 @@ interface Condition {
    * A string attribute matches one of the globs. Globs without {@code *} or {@code ?} are compared
    * as plain strings: no matcher allocated on the hot path.
    */
-  static Condition globs(
-      List<String> globs, java.util.function.Function<PolicyRequest, String> get) {
-    Set<String> literals = new java.util.HashSet<>();
-    List<Pattern> patterns = new java.util.ArrayList<>();
+  static Condition globs(List<String> globs, Function<PolicyRequest, String> get) {
+    Set<String> literals = new HashSet<>();
+    List<Pattern> patterns = new ArrayList<>();
     for (String g : globs) {
       if (g.indexOf('*') < 0 && g.indexOf('?') < 0) {
         literals.add(g);
       } else {
-        patterns.add(dev.portcullis.pdp.PdpConfig.glob(g));
+        patterns.add(PdpConfig.glob(g));
       }
     }
     Pattern[] p = patterns.toArray(new Pattern[0]);
@@ -45,7 +49,7 @@ interface Condition {
     };
   }
 
-  static Condition ints(int[] values, java.util.function.ToIntFunction<PolicyRequest> get) {
+  static Condition ints(int[] values, ToIntFunction<PolicyRequest> get) {
     int[] v = values.clone();
     Arrays.sort(v);
     return r -> {
@@ -55,7 +59,7 @@ interface Condition {
   }
 
   /** Inclusive ranges {@code [lo, hi]} over a value that is -1 when absent. */
-  static Condition ranges(int[][] ranges, java.util.function.ToIntFunction<PolicyRequest> get) {
+  static Condition ranges(int[][] ranges, ToIntFunction<PolicyRequest> get) {
     return r -> {
       int x = get.applyAsInt(r);
       if (x < 0) {
@@ -70,8 +74,7 @@ interface Condition {
     };
   }
 
-  static Condition cidrs(
-      List<Cidr> blocks, java.util.function.Function<AccessRequest, InetAddress> get) {
+  static Condition cidrs(List<Cidr> blocks, Function<AccessRequest, InetAddress> get) {
     Cidr[] b = blocks.toArray(new Cidr[0]);
     return r -> {
       InetAddress a = get.apply(r.access());
