@@ -1,0 +1,2 @@
+/** The provider table as configured ({@code crypto-providers.xml}) and its parser. */
+package dev.portcullis.crypto.config;

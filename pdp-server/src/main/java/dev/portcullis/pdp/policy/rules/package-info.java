@@ -1,0 +1,2 @@
+/** The rules engine: first-match rules from XML, with conditions on the request. */
+package dev.portcullis.pdp.policy.rules;
