@@ -1,7 +1,7 @@
 package dev.portcullis.active.cli;
 
-import dev.portcullis.active.Demo;
 import dev.portcullis.active.Domain;
+import dev.portcullis.active.RosaDemo;
 import dev.portcullis.active.auth.SessionGrant;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.packet.MacAlgorithm;
@@ -229,7 +229,7 @@ public final class ActiveMain implements Callable<Integer> {
   static final class DemoCommand extends WithConfig implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      Demo.run(load(), System.out);
+      RosaDemo.run(load(), System.out);
       return 0;
     }
   }

@@ -58,7 +58,7 @@ final class FirstUseCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     if (runs < 1 || runs > 100) {
       spec.commandLine().getErr().println("error: --runs: " + runs + " (expected: 1 to 100)");
-      return CryptoCli.EXIT_CONFIG;
+      return CryptoMain.EXIT_CONFIG;
     }
     out.printf(
         "first-operation latency, 64-byte input, median of %d fresh JVMs each (%s %s)%n",

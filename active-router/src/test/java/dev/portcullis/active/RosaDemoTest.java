@@ -14,15 +14,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The demo topology over real UDP sockets: AS, CS, ar-1 -> ar-2 -> destination, a Source. */
-class DemoTest {
+class RosaDemoTest {
   @TempDir Path tmp;
 
   @Test
   @Timeout(90)
   void validPacketsCrossTheChainAndEveryBadOneIsDroppedAtTheFirstRouter() throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    Demo.Report r =
-        Demo.run(TestDomain.config(tmp), new PrintStream(buf, true, StandardCharsets.UTF_8));
+    RosaDemo.Report r =
+        RosaDemo.run(TestDomain.config(tmp), new PrintStream(buf, true, StandardCharsets.UTF_8));
     List<String> hellos = r.delivered().stream().filter(s -> s.startsWith("hello")).toList();
     assertEquals(
         List.of(

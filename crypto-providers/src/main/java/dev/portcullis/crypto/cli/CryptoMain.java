@@ -20,12 +20,12 @@ import picocli.CommandLine.Option;
     version = "portcullis-crypto 0.1.0",
     description = "Shows which JCE provider serves each algorithm and why, and runs self-tests.",
     subcommands = {
-      CryptoCli.Status.class,
-      CryptoCli.SelfTest.class,
+      CryptoMain.Status.class,
+      CryptoMain.SelfTest.class,
       FirstUseCommand.class,
       CommandLine.HelpCommand.class
     })
-public final class CryptoCli implements Callable<Integer> {
+public final class CryptoMain implements Callable<Integer> {
   /** Exit status for a configuration the user must fix. */
   static final int EXIT_CONFIG = 2;
 
@@ -40,7 +40,7 @@ public final class CryptoCli implements Callable<Integer> {
   }
 
   static CommandLine commandLine() {
-    return new CommandLine(new CryptoCli());
+    return new CommandLine(new CryptoMain());
   }
 
   /**

@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-class CryptoCliTest {
+class CryptoMainTest {
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cl = CryptoCli.commandLine();
+    CommandLine cl = CryptoMain.commandLine();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     return cl.execute(args);
@@ -47,7 +47,7 @@ class CryptoCliTest {
   void aBrokenConfigurationGivesOneLineAndExitTwo(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("bad.xml");
     Files.writeString(f, "<crypto-providers>\n<default><provider/></default></crypto-providers>");
-    assertEquals(CryptoCli.EXIT_CONFIG, run("status", "--config", f.toString()));
+    assertEquals(CryptoMain.EXIT_CONFIG, run("status", "--config", f.toString()));
     String e = err.toString().strip();
     assertTrue(e.startsWith("error: " + f + ":2:"), e);
     assertTrue(e.contains("element <provider>"), e);
@@ -57,13 +57,13 @@ class CryptoCliTest {
 
   @Test
   void aMissingConfigurationFileSaysSo() {
-    assertEquals(CryptoCli.EXIT_CONFIG, run("status", "--config", "no-such.xml"));
+    assertEquals(CryptoMain.EXIT_CONFIG, run("status", "--config", "no-such.xml"));
     assertEquals("error: no-such.xml: file not found", err.toString().strip());
   }
 
   @Test
   void firstUseRejectsSillyRunCounts() {
-    assertEquals(CryptoCli.EXIT_CONFIG, run("first-use", "--runs", "0"));
+    assertEquals(CryptoMain.EXIT_CONFIG, run("first-use", "--runs", "0"));
     assertTrue(err.toString().contains("--runs: 0 (expected: 1 to 100)"), err.toString());
   }
 }

@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * (a chain), a destination host, and a Source sending valid, tampered, replayed and expired
  * packets; prints what each router accepted and dropped, and why.
  */
-public final class Demo {
+public final class RosaDemo {
   /** What happened, for the printout and for tests. */
   public record Report(
       Map<String, Map<Outcome, Long>> routers, List<String> delivered, List<String> lines) {
@@ -40,7 +40,7 @@ public final class Demo {
     }
   }
 
-  private Demo() {}
+  private RosaDemo() {}
 
   public static Report run(RosaConfig config, PrintStream out) throws Exception {
     List<String> lines = new ArrayList<>();
