@@ -9,6 +9,7 @@ import dev.portcullis.active.auth.SessionRequest;
 import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.net.Https;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.source.Source;
@@ -293,6 +294,23 @@ class HardeningTest {
     assertEquals(before, Files.size(audit()), "nothing written per unauthenticated request");
     assertEquals(15L, as.unauthenticatedRefusals().get("malformed"));
     assertEquals(15L, as.unauthenticatedRefusals().get("bad signature"));
+  }
+
+  /** What an unauthenticated request says is echoed printable and short: no forged log lines. */
+  @Test
+  void unauthenticatedTextIsEchoedPrintableAndShort() throws Exception {
+    String user = "mallory\n12:00:00 INFO  AuthServer - granted everything" + "x".repeat(500);
+    byte[] body = TestDomain.request("alice", now + 1, false).toJson();
+    String json =
+        new String(body, StandardCharsets.UTF_8)
+            .replace("\"alice\"", Https.JSON.writeValueAsString(user));
+    Source.RefusedException e =
+        assertThrows(
+            Source.RefusedException.class,
+            () -> domain.source("bob").send(json.getBytes(StandardCharsets.UTF_8), "AAAA"));
+    assertEquals(401, e.status());
+    assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+    assertTrue(e.getMessage().length() < 250, e.getMessage());
   }
 
   @Test

@@ -289,13 +289,13 @@ public final class AuthServer implements AutoCloseable {
     try {
       req = SessionRequest.parse(body);
     } catch (IllegalArgumentException e) {
-      return refuseUnauthenticated("malformed", 400, e.getMessage());
+      return refuseUnauthenticated("malformed", 400, shown(e.getMessage()));
     }
     String user = req.user();
     RosaConfig.User u = config.user(user);
     if (u == null || signature == null || !signatureValid(user, body, signature)) {
       return refuseUnauthenticated(
-          "bad signature", 401, "signature does not verify for user '" + user + "'");
+          "bad signature", 401, "signature does not verify for user '" + shown(user) + "'");
     }
     String presenter = ex.peerName();
     if (!user.equals(presenter)) {
@@ -353,6 +353,22 @@ public final class AuthServer implements AutoCloseable {
     byte[] json = grant.toJson();
     grant.destroy();
     return new HttpsEndpoint.Response(200, "application/json", json);
+  }
+
+  /**
+   * Text from an unauthenticated request as it may appear in a log line or an answer: printable
+   * characters only (no forged log lines), at most 80 of them.
+   */
+  private static String shown(String s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(Math.min(s.length(), 80));
+    for (int i = 0; i < s.length() && b.length() < 80; i++) {
+      char c = s.charAt(i);
+      b.append(c < 0x20 || c == 0x7f ? '?' : c);
+    }
+    return s.length() > 80 ? b + "..." : b.toString();
   }
 
   /** A refusal before the sender is known: counted and summarised, never written out in full. */
