@@ -157,7 +157,11 @@ public final class CryptoRegistry implements AutoCloseable {
       lastRejection = null;
       long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       if (previous == null) {
-        log.info("crypto provider table published in {} ms:\n{}", ms, status().format());
+        if (log.isInfoEnabled()) {
+          // One log line per row: log lines never carry line breaks (the CLIs mask them).
+          log.info("crypto provider table published in {} ms:", ms);
+          status().format().lines().forEach(row -> log.info("  {}", row));
+        }
       } else {
         log.info(
             "crypto provider table switched from generation {} to {} in {} ms: {}",
