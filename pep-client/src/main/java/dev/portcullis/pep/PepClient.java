@@ -32,6 +32,7 @@ import dev.portcullis.cops.tls.CopsTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -420,12 +421,18 @@ public final class PepClient implements AutoCloseable {
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
+                // An if, not a conditional expression: JDK 25's javac records the two encoders'
+                // common superclass (netty-codec's) in the stack map, JDK 17's does not, and the
+                // dependency check would then disagree between the two.
+                ChannelHandler encoder;
+                if (integrity == null) {
+                  encoder = CopsEncoder.INSTANCE;
+                } else {
+                  encoder = new SigningCopsEncoder(integrity);
+                }
                 ch.pipeline()
                     .addLast(new CopsDecoder(CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, integrity))
-                    .addLast(
-                        integrity == null
-                            ? CopsEncoder.INSTANCE
-                            : new SigningCopsEncoder(integrity))
+                    .addLast(encoder)
                     .addLast(new Handler(integrity));
               }
             })
