@@ -46,6 +46,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -394,9 +395,22 @@ public final class PepClient implements AutoCloseable {
     if (security != null && security.tls() != null) {
       try {
         prepareTls();
-      } catch (SSLException e) {
+      } catch (SSLException | RuntimeException e) {
+        // A missing or unreadable own certificate, key or trust file (Netty reports those as
+        // IllegalArgumentException): fail the open with the reason, never a trace and a timeout.
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+          root = root.getCause();
+        }
         PepException x =
-            new PepException(ErrorCode.CLIENT_FAILURE.code(), 0, "TLS unusable: " + e.getMessage());
+            new PepException(
+                ErrorCode.CLIENT_FAILURE.code(),
+                0,
+                "TLS unusable: "
+                    + root.getMessage()
+                    + (security.certificate() != null && !Files.exists(security.certificate())
+                        ? " (a PEP's own certificate and key are written by pep-client enrol)"
+                        : ""));
         if (opening != null) {
           opening.completeExceptionally(x);
           opening = null;

@@ -241,6 +241,19 @@ class SecureCopsTest {
     assertEquals("full", refused.path("tlsHandshake").asText(), refused.toString());
   }
 
+  /** A PEP on the OpenSSL engine with these own files and trust. */
+  private PepSecurity openSslPep(Path certificate, Path key, Path trust) {
+    return new PepSecurity(
+        TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
+        true,
+        certificate,
+        key,
+        trust,
+        List.of(),
+        PepSecurity.SessionReuse.DEFAULT,
+        null);
+  }
+
   /**
    * A certificate of another CA: the PEP used to time out (TLS 1.3 refuses a client certificate
    * after the client's side of the handshake is done) while the PDP logged "General OpenSslEngine
@@ -252,16 +265,7 @@ class SecureCopsTest {
     DevCertificates.Pki theirs =
         DevCertificates.ensure(dir.resolve("other-pki"), List.of(), List.of("gw-1"));
     DevCertificates.Credential c = theirs.peps().get("gw-1");
-    PepSecurity foreign =
-        new PepSecurity(
-            TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
-            true,
-            c.certificateChain(),
-            c.privateKey(),
-            ours.caCertificate(),
-            List.of(),
-            PepSecurity.SessionReuse.DEFAULT,
-            null);
+    PepSecurity foreign = openSslPep(c.certificateChain(), c.privateKey(), ours.caCertificate());
     try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
         PepClient pep = pep(s, "gw-1", foreign, new PepListener() {})) {
       PepException e = refusal(pep.open());
@@ -274,6 +278,23 @@ class SecureCopsTest {
             .findFirst()
             .orElseThrow();
     assertTrue(failed.path("reason").asText().startsWith("certificate refused"), failed.toString());
+  }
+
+  /** A missing own certificate fails the open at once with the reason (was: a trace, a timeout). */
+  @Test
+  void aMissingOwnCertificateFailsTheOpenWithTheReason() throws Exception {
+    DevCertificates.Pki ours = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
+    PepSecurity missing =
+        openSslPep(
+            dir.resolve("not-yet-enrolled.crt"),
+            dir.resolve("not-yet-enrolled.key"),
+            ours.caCertificate());
+    try (PdpServer s = Pdps.start(dir, tlsPdp(TlsEngine.OPENSSL, "", ""));
+        PepClient pep = pep(s, "gw-1", missing, new PepListener() {})) {
+      PepException e = refusal(pep.open());
+      assertTrue(e.getMessage().contains("not-yet-enrolled.crt"), e.getMessage());
+      assertTrue(e.getMessage().contains("pep-client enrol"), e.getMessage());
+    }
   }
 
   @Test
