@@ -363,7 +363,6 @@ public final class FlowKeys implements AutoCloseable {
                   Integer.toUnsignedString(code),
                   cause == null ? "no answer" : cause.getMessage());
             }
-            a.refresh = null;
           }
           // Fetch the announced secrets now, so that parked packets find them when they retry.
           if (err == null && epochs != null) {
@@ -376,8 +375,16 @@ public final class FlowKeys implements AutoCloseable {
               }
             }
           }
+          // The refresh ends when the new secrets are here too: packets that arrive meanwhile wait
+          // on the same future as those before them, so they are verified in arrival order.
           CompletableFuture.allOf(secretsDue.toArray(new CompletableFuture<?>[0]))
-              .whenComplete((x, y) -> done.complete(null));
+              .whenComplete(
+                  (x, y) -> {
+                    synchronized (a) {
+                      a.refresh = null;
+                    }
+                    done.complete(null);
+                  });
         });
   }
 
@@ -459,18 +466,18 @@ public final class FlowKeys implements AutoCloseable {
 
   /** Completes when the secret of (Ci, epoch) is here, or its fetch failed. */
   public CompletableFuture<?> secretArrival(int code, int epoch) {
-    Secret s = secrets.getIfPresent(key(code, epoch));
-    if (s != null) {
-      return s.prk;
-    }
+    // While the code's epochs are being refreshed, every packet of the code waits on that one
+    // future (in arrival order), even one whose secret is already being fetched.
     Announced a = announced.get(code);
-    CompletableFuture<?> r = null;
     if (a != null) {
       synchronized (a) {
-        r = a.refresh;
+        if (a.refresh != null) {
+          return a.refresh;
+        }
       }
     }
-    return r == null ? CompletableFuture.completedFuture(null) : r;
+    Secret s = secrets.getIfPresent(key(code, epoch));
+    return s == null ? CompletableFuture.completedFuture(null) : s.prk;
   }
 
   /**
