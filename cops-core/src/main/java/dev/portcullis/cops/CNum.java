@@ -4,7 +4,7 @@ package dev.portcullis.cops;
  * Object class numbers (RFC 2748 section 2.2) with the C-Types each defines; {@link #INTEGRITY}
  * C-Type 2 is RFC 4261's Integrity-TLS.
  */
-public enum CNum {
+public enum CNum implements WireCode {
   HANDLE(1, "Handle", 1),
   CONTEXT(2, "Context", 1),
   IN_INTERFACE(3, "In-Interface", 2),
@@ -22,13 +22,7 @@ public enum CNum {
   ACCT_TIMER(15, "Accounting Timer", 1),
   INTEGRITY(16, "Integrity", 2);
 
-  private static final CNum[] BY_CODE = new CNum[17];
-
-  static {
-    for (CNum c : values()) {
-      BY_CODE[c.code] = c;
-    }
-  }
+  private static final WireCodes<CNum> CODES = WireCodes.of(CNum.class);
 
   private final int code;
   private final String description;
@@ -40,10 +34,12 @@ public enum CNum {
     this.maxCType = maxCType;
   }
 
+  @Override
   public int code() {
     return code;
   }
 
+  @Override
   public String description() {
     return description;
   }
@@ -53,8 +49,17 @@ public enum CNum {
     return cType >= 1 && cType <= maxCType;
   }
 
-  /** The class for {@code code}, or null if none is defined. */
-  public static CNum fromCode(int code) {
-    return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  /** True if {@code code} is one this type defines. */
+  public static boolean isDefined(int code) {
+    return CODES.isDefined(code);
+  }
+
+  /**
+   * The constant for {@code code}.
+   *
+   * @throws UnknownWireCodeException if this type defines none
+   */
+  public static CNum valueOf(int code) {
+    return CODES.valueOf(code);
   }
 }

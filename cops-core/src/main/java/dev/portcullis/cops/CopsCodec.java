@@ -112,7 +112,8 @@ public final class CopsCodec {
     int s = in.readerIndex();
     int b0 = in.getUnsignedByte(s);
     int clientType = in.getUnsignedShort(s + 2);
-    OpCode op = OpCode.fromCode(in.getUnsignedByte(s + 1));
+    int opCode = in.getUnsignedByte(s + 1);
+    OpCode op = OpCode.isDefined(opCode) ? OpCode.valueOf(opCode) : null;
     try {
       if (b0 >>> 4 != CopsMessage.VERSION) {
         throw CopsCodecException.at(
@@ -164,7 +165,8 @@ public final class CopsCodec {
     }
     int len = checkHeader(frame, maxMessageSize);
     int clientType = frame.getUnsignedShort(base + 2);
-    OpCode op = OpCode.fromCode(frame.getUnsignedByte(base + 1));
+    int opCode = frame.getUnsignedByte(base + 1);
+    OpCode op = OpCode.isDefined(opCode) ? OpCode.valueOf(opCode) : null;
     boolean solicited = (frame.getUnsignedByte(base) & CopsMessage.FLAG_SOLICITED) != 0;
     if (len != available) {
       throw CopsCodecException.at(
@@ -230,8 +232,7 @@ public final class CopsCodec {
           objLen,
           "<= " + (msgLen - off) + ", the rest of the message");
     }
-    CNum c = CNum.fromCode(cNum);
-    if (c == null || !c.definesCType(cType)) {
+    if (!CNum.isDefined(cNum) || !CNum.valueOf(cNum).definesCType(cType)) {
       throw CopsCodecException.at(
           UNKNOWN_OBJECT,
           ErrorCode.objectSubCode(cNum, cType),
@@ -240,6 +241,7 @@ public final class CopsCodec {
           cNum + "/" + cType,
           "an object RFC 2748 or RFC 4261 defines");
     }
+    CNum c = CNum.valueOf(cNum);
     int content = objLen - CopsObject.HEADER_LENGTH;
     out.add(parseObject(b, base + off + CopsObject.HEADER_LENGTH, content, c, cType, off), off);
     return off + padded;

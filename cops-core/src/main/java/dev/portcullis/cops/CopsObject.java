@@ -201,7 +201,7 @@ public sealed interface CopsObject {
 
     /** The RFC 2748 reason, or null for a code it does not define. */
     public ReasonCode reasonCode() {
-      return ReasonCode.fromCode(code);
+      return ReasonCode.isDefined(code) ? ReasonCode.valueOf(code) : null;
     }
 
     @Override
@@ -241,7 +241,7 @@ public sealed interface CopsObject {
 
     /** The RFC 2748 command, or null for a code it does not define. */
     public DecisionCommand decisionCommand() {
-      return DecisionCommand.fromCode(command);
+      return DecisionCommand.isDefined(command) ? DecisionCommand.valueOf(command) : null;
     }
 
     @Override
@@ -343,7 +343,7 @@ public sealed interface CopsObject {
 
     /** The RFC 2748 error, or null for a code it does not define. */
     public ErrorCode errorCode() {
-      return ErrorCode.fromCode(code);
+      return ErrorCode.isDefined(code) ? ErrorCode.valueOf(code) : null;
     }
 
     @Override
@@ -477,7 +477,7 @@ public sealed interface CopsObject {
 
     /** The RFC 2748 report type, or null for a code it does not define. */
     public ReportType reportType() {
-      return ReportType.fromCode(type);
+      return ReportType.isDefined(type) ? ReportType.valueOf(type) : null;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.portcullis.cops;
 
 /** Error-Codes of the Error object (RFC 2748 section 2.2.8). */
-public enum ErrorCode {
+public enum ErrorCode implements WireCode {
   BAD_HANDLE(1, "Bad handle"),
   INVALID_HANDLE_REFERENCE(2, "Invalid handle reference"),
   BAD_MESSAGE_FORMAT(3, "Bad message format (Malformed Message)"),
@@ -18,13 +18,7 @@ public enum ErrorCode {
   AUTHENTICATION_FAILURE(14, "Authentication Failure"),
   AUTHENTICATION_REQUIRED(15, "Authentication Required");
 
-  private static final ErrorCode[] BY_CODE = new ErrorCode[16];
-
-  static {
-    for (ErrorCode e : values()) {
-      BY_CODE[e.code] = e;
-    }
-  }
+  private static final WireCodes<ErrorCode> CODES = WireCodes.of(ErrorCode.class);
 
   private final int code;
   private final String description;
@@ -34,17 +28,28 @@ public enum ErrorCode {
     this.description = description;
   }
 
+  @Override
   public int code() {
     return code;
   }
 
+  @Override
   public String description() {
     return description;
   }
 
-  /** The error for {@code code}, or null if RFC 2748 defines none. */
-  public static ErrorCode fromCode(int code) {
-    return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  /** True if {@code code} is one this type defines. */
+  public static boolean isDefined(int code) {
+    return CODES.isDefined(code);
+  }
+
+  /**
+   * The constant for {@code code}.
+   *
+   * @throws UnknownWireCodeException if this type defines none
+   */
+  public static ErrorCode valueOf(int code) {
+    return CODES.valueOf(code);
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.portcullis.cops;
 
 /** COPS operation codes (RFC 2748 section 2.1). */
-public enum OpCode {
+public enum OpCode implements WireCode {
   REQ(1, "Request"),
   DEC(2, "Decision"),
   RPT(3, "Report State"),
@@ -13,13 +13,7 @@ public enum OpCode {
   KA(9, "Keep-Alive"),
   SSC(10, "Synchronize Complete");
 
-  private static final OpCode[] BY_CODE = new OpCode[11];
-
-  static {
-    for (OpCode o : values()) {
-      BY_CODE[o.code] = o;
-    }
-  }
+  private static final WireCodes<OpCode> CODES = WireCodes.of(OpCode.class);
 
   private final int code;
   private final String description;
@@ -29,16 +23,27 @@ public enum OpCode {
     this.description = description;
   }
 
+  @Override
   public int code() {
     return code;
   }
 
+  @Override
   public String description() {
     return description;
   }
 
-  /** The op code for {@code code}, or null if RFC 2748 defines none. */
-  public static OpCode fromCode(int code) {
-    return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  /** True if {@code code} is one this type defines. */
+  public static boolean isDefined(int code) {
+    return CODES.isDefined(code);
+  }
+
+  /**
+   * The constant for {@code code}.
+   *
+   * @throws UnknownWireCodeException if this type defines none
+   */
+  public static OpCode valueOf(int code) {
+    return CODES.valueOf(code);
   }
 }

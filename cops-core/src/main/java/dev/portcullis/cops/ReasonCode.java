@@ -1,7 +1,7 @@
 package dev.portcullis.cops;
 
 /** Reason-Codes of the Reason object (RFC 2748 section 2.2.5). */
-public enum ReasonCode {
+public enum ReasonCode implements WireCode {
   UNSPECIFIED(1, "Unspecified"),
   MANAGEMENT(2, "Management"),
   PREEMPTED(3, "Preempted (Another request state takes precedence)"),
@@ -16,13 +16,7 @@ public enum ReasonCode {
   MALFORMED_DECISION(12, "Malformed Decision (could not recover)"),
   UNKNOWN_OBJECT_FROM_PDP(13, "Unknown COPS Object from PDP");
 
-  private static final ReasonCode[] BY_CODE = new ReasonCode[14];
-
-  static {
-    for (ReasonCode r : values()) {
-      BY_CODE[r.code] = r;
-    }
-  }
+  private static final WireCodes<ReasonCode> CODES = WireCodes.of(ReasonCode.class);
 
   private final int code;
   private final String description;
@@ -32,16 +26,27 @@ public enum ReasonCode {
     this.description = description;
   }
 
+  @Override
   public int code() {
     return code;
   }
 
+  @Override
   public String description() {
     return description;
   }
 
-  /** The reason for {@code code}, or null if RFC 2748 defines none. */
-  public static ReasonCode fromCode(int code) {
-    return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  /** True if {@code code} is one this type defines. */
+  public static boolean isDefined(int code) {
+    return CODES.isDefined(code);
+  }
+
+  /**
+   * The constant for {@code code}.
+   *
+   * @throws UnknownWireCodeException if this type defines none
+   */
+  public static ReasonCode valueOf(int code) {
+    return CODES.valueOf(code);
   }
 }

@@ -25,7 +25,7 @@ public final class PepException extends Exception {
 
   /** The named error, or null for 0 or a code RFC 2748 does not define. */
   public ErrorCode error() {
-    return ErrorCode.fromCode(errorCode);
+    return ErrorCode.isDefined(errorCode) ? ErrorCode.valueOf(errorCode) : null;
   }
 
   public int subCode() {

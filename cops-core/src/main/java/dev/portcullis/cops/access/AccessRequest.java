@@ -172,11 +172,11 @@ public record AccessRequest(
         case Type.OPERATION:
           {
             int code = Tlv.u8(a, "operation");
-            op = AccessOperation.fromCode(code);
-            if (op == null) {
+            if (!AccessOperation.isDefined(code)) {
               throw CopsCodecException.at(
                   BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "operation", code, "1 to 4");
             }
+            op = AccessOperation.valueOf(code);
             break;
           }
         case Type.SUBJECT:
@@ -209,11 +209,11 @@ public record AccessRequest(
         case Type.ACCESS_MODE:
           {
             int code = Tlv.u8(a, "access mode");
-            mode = AccessMode.fromCode(code);
-            if (mode == null) {
+            if (!AccessMode.isDefined(code)) {
               throw CopsCodecException.at(
                   BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "access mode", code, "1 to 3");
             }
+            mode = AccessMode.valueOf(code);
             break;
           }
         default:
