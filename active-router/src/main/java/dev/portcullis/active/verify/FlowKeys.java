@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,16 +65,7 @@ public final class FlowKeys implements AutoCloseable {
   private final Cache<Long, Secret> secrets;
   private final long retryMillis;
 
-  /**
-   * The highest sequence number accepted for each authenticated flow that left the session cache
-   * before its SET (evicted by size, or dropped by {@link #invalidateSessions}/{@link #clear}):
-   * when the flow comes back its window starts above it, so no packet at or below what was seen is
-   * ever accepted twice. About 120 bytes per flow, kept until SET; only flows whose MAC verified
-   * get here, so unauthenticated traffic can neither add entries nor make any leave.
-   */
-  private final ConcurrentHashMap<FlowId, Long> highWater = new ConcurrentHashMap<>();
-
-  private final long maxHighWaterMarks;
+  private final HighWaterMarks highWater;
 
   /**
    * The time the session cache runs on: the clock as the verifier last read it ({@link #now}), so a
@@ -93,39 +83,9 @@ public final class FlowKeys implements AutoCloseable {
    */
   static final int MAX_OUTSTANDING = 64;
 
-  /** A code's announced epochs are asked for at most this often. */
-  static final long REFRESH_MILLIS = 1_000;
-
-  /**
-   * Epochs are numbered by their creation second; a claimed epoch further ahead of this router's
-   * clock than this (plus the skew) cannot exist yet and triggers no request.
-   */
-  static final long EPOCH_AHEAD_SECONDS = 60;
-
   private final AtomicInteger outstanding = new AtomicInteger();
-  private final ConcurrentHashMap<Integer, Announced> announced = new ConcurrentHashMap<>();
   private final LogSummary fetchFailures;
-
-  /** What a router knows of one code's announced epochs. */
-  private static final class Announced {
-    int[] epochs = new int[0]; // sorted as unsigned numbers
-    long fetchedAt = Long.MIN_VALUE / 2; // clock millis of the last request
-    CompletableFuture<?> refresh; // non-null while a request (or its scheduled start) is pending
-
-    boolean contains(int epoch) {
-      for (int e : epochs) {
-        if (e == epoch) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    /** True if {@code epoch} is newer than every announced one. */
-    boolean newer(int epoch) {
-      return epochs.length == 0 || Integer.compareUnsigned(epoch, epochs[epochs.length - 1]) > 0;
-    }
-  }
+  private final AnnouncedEpochs announced;
 
   /** A code secret: its HKDF-Extract output once fetched, or how the fetch went. */
   static final class Secret {
@@ -151,10 +111,19 @@ public final class FlowKeys implements AutoCloseable {
     this.clock = clock;
     this.skewSeconds = skewSeconds;
     this.retryMillis = s.retryAfter().toMillis();
-    this.maxHighWaterMarks = s.maxHighWaterMarks();
+    this.highWater = new HighWaterMarks(s.maxHighWaterMarks());
     this.lastMillis = clock.millis();
     this.fetchFailures =
         new LogSummary(log, "code-secret fetch failures", Duration.ofMinutes(1), clock);
+    this.announced =
+        new AnnouncedEpochs(
+            source,
+            clock,
+            skewSeconds,
+            outstanding,
+            MAX_OUTSTANDING,
+            fetchFailures,
+            this::prefetch);
     this.sessions =
         Caffeine.newBuilder()
             .maximumSize(s.maxSessions())
@@ -182,8 +151,8 @@ public final class FlowKeys implements AutoCloseable {
             .removalListener(
                 (FlowId k, Session v, RemovalCause c) -> {
                   long seen = v.window().close();
-                  if (c != RemovalCause.EXPIRED && seen != 0) {
-                    highWater.merge(k, seen, Math::max);
+                  if (c != RemovalCause.EXPIRED) {
+                    highWater.left(k, seen);
                   }
                   v.destroy();
                 })
@@ -250,7 +219,7 @@ public final class FlowKeys implements AutoCloseable {
       s = null;
     }
     if (s == null) {
-      if (gate(code, epoch) != null) {
+      if (announced.check(code, epoch) != null) {
         return null; // not announced (or not yet known to be): secretState says what to do
       }
       if (outstanding.get() >= MAX_OUTSTANDING) {
@@ -268,134 +237,20 @@ public final class FlowKeys implements AutoCloseable {
   }
 
   /**
-   * Null if (Ci, epoch) is announced and may be fetched; otherwise what keeps it from being
-   * fetched: {@link Outcome#PENDING} while the code's announced epochs are being asked for, {@link
-   * Outcome#UNKNOWN_CODE} if the epoch is not among them (and cannot be newer than the last answer
-   * in a way worth asking about), {@link Outcome#CODE_UNAVAILABLE} if too many requests are out.
-   * Starts (or schedules, at most once per {@link #REFRESH_MILLIS}) a refresh when a packet claims
-   * an epoch newer than every announced one but not beyond what the clock allows.
+   * Starts fetching the secrets of a code's announced epochs, so that the packets parked on the
+   * refresh find them when they retry; completes when they are here (or failed).
    */
-  private Outcome gate(int code, int epoch) {
-    if (unguarded) {
-      return null;
-    }
-    if (!source.knows(code)) {
-      return Outcome.UNKNOWN_CODE;
-    }
-    Announced a = announced.computeIfAbsent(code, c -> new Announced());
-    synchronized (a) {
-      if (a.contains(epoch)) {
-        return null;
-      }
-      if (a.refresh != null) {
-        return Outcome.PENDING;
-      }
-      long now = clock.millis();
-      boolean possible =
-          a.newer(epoch)
-              && Integer.toUnsignedLong(epoch) <= now / 1000 + skewSeconds + EPOCH_AHEAD_SECONDS;
-      if (!possible) {
-        return Outcome.UNKNOWN_CODE;
-      }
-      if (outstanding.get() >= MAX_OUTSTANDING) {
-        return Outcome.CODE_UNAVAILABLE;
-      }
-      long wait = a.fetchedAt + REFRESH_MILLIS - now;
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      if (wait <= 0) {
-        CompletableFuture<int[]> list = askEpochs(code);
-        if (list == null) {
-          unguarded = true; // this source needs no announcements
-          announced.clear();
-          return null;
+  private CompletableFuture<?> prefetch(int code, int[] epochs) {
+    List<CompletableFuture<?>> due = new ArrayList<>();
+    for (int e : epochs) {
+      if (prk(code, e) == null) {
+        Secret s = secrets.getIfPresent(key(code, e));
+        if (s != null) {
+          due.add(s.prk);
         }
-        a.refresh = done;
-        refresh(code, a, list, done);
-      } else {
-        // Asked less than a second ago: the packets wait for the next allowed request.
-        a.refresh = done;
-        CompletableFuture.runAsync(
-            () -> {
-              CompletableFuture<int[]> list = askEpochs(code);
-              refresh(code, a, list == null ? CompletableFuture.completedFuture(null) : list, done);
-            },
-            CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS));
       }
-      return Outcome.PENDING;
     }
-  }
-
-  /** The source's answer; a source that throws is a failed answer, so no refresh hangs. */
-  private CompletableFuture<int[]> askEpochs(int code) {
-    try {
-      return source.epochs(code);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /** True once the source said it needs no announcements ({@link CodeSource#epochs} null). */
-  private volatile boolean unguarded;
-
-  private void refresh(
-      int code, Announced a, CompletableFuture<int[]> list, CompletableFuture<Void> done) {
-    outstanding.incrementAndGet();
-    synchronized (a) {
-      a.fetchedAt = clock.millis();
-    }
-    list.whenComplete(
-        (epochs, err) -> {
-          outstanding.decrementAndGet();
-          List<CompletableFuture<?>> secretsDue = new ArrayList<>();
-          synchronized (a) {
-            if (err == null && epochs != null) {
-              int[] sorted = epochs.clone();
-              sortUnsigned(sorted);
-              a.epochs = sorted;
-            } else {
-              Throwable cause =
-                  err instanceof CompletionException && err.getCause() != null
-                      ? err.getCause()
-                      : err;
-              fetchFailures.warn(
-                  "epochs of Ci=" + Integer.toUnsignedString(code),
-                  "announced epochs of Ci={} not fetched: {}",
-                  Integer.toUnsignedString(code),
-                  cause == null ? "no answer" : cause.getMessage());
-            }
-          }
-          // Fetch the announced secrets now, so that parked packets find them when they retry.
-          if (err == null && epochs != null) {
-            for (int e : epochs) {
-              if (prk(code, e) == null) {
-                Secret s = secrets.getIfPresent(key(code, e));
-                if (s != null) {
-                  secretsDue.add(s.prk);
-                }
-              }
-            }
-          }
-          // The refresh ends when the new secrets are here too: packets that arrive meanwhile wait
-          // on the same future as those before them, so they are verified in arrival order.
-          CompletableFuture.allOf(secretsDue.toArray(new CompletableFuture<?>[0]))
-              .whenComplete(
-                  (x, y) -> {
-                    synchronized (a) {
-                      a.refresh = null;
-                    }
-                    done.complete(null);
-                  });
-        });
-  }
-
-  private static void sortUnsigned(int[] a) {
-    for (int i = 0; i < a.length; i++) {
-      a[i] ^= Integer.MIN_VALUE;
-    }
-    Arrays.sort(a);
-    for (int i = 0; i < a.length; i++) {
-      a[i] ^= Integer.MIN_VALUE;
-    }
+    return CompletableFuture.allOf(due.toArray(new CompletableFuture<?>[0]));
   }
 
   private void fetch(int code, int epoch, Secret s) {
@@ -447,7 +302,7 @@ public final class FlowKeys implements AutoCloseable {
   Outcome secretState(int code, int epoch) {
     Secret s = secrets.getIfPresent(key(code, epoch));
     if (s == null) {
-      Outcome g = gate(code, epoch);
+      Outcome g = announced.check(code, epoch);
       return g != null
           ? g
           : outstanding.get() >= MAX_OUTSTANDING ? Outcome.CODE_UNAVAILABLE : Outcome.PENDING;
@@ -466,15 +321,9 @@ public final class FlowKeys implements AutoCloseable {
 
   /** Completes when the secret of (Ci, epoch) is here, or its fetch failed. */
   public CompletableFuture<?> secretArrival(int code, int epoch) {
-    // While the code's epochs are being refreshed, every packet of the code waits on that one
-    // future (in arrival order), even one whose secret is already being fetched.
-    Announced a = announced.get(code);
-    if (a != null) {
-      synchronized (a) {
-        if (a.refresh != null) {
-          return a.refresh;
-        }
-      }
+    CompletableFuture<?> refresh = announced.pending(code);
+    if (refresh != null) {
+      return refresh;
     }
     Secret s = secrets.getIfPresent(key(code, epoch));
     return s == null ? CompletableFuture.completedFuture(null) : s.prk;
@@ -494,8 +343,7 @@ public final class FlowKeys implements AutoCloseable {
     } finally {
       Arrays.fill(k, (byte) 0);
     }
-    Long seen = highWater.get(probe);
-    ReplayWindow w = seen == null ? new ReplayWindow() : ReplayWindow.above(seen);
+    ReplayWindow w = highWater.windowFor(probe);
     derivations.incrementAndGet();
     // The payload key is derived on first use, after the MAC verified (Verifier.decrypt).
     return new Session(flow, p.epoch(), mac, null, w);
@@ -508,7 +356,7 @@ public final class FlowKeys implements AutoCloseable {
    * as {@link Outcome#OVERLOADED}). A session not returned is wiped.
    */
   Session admit(FlowId probe, Session s) {
-    if (highWater.size() >= maxHighWaterMarks) {
+    if (highWater.full()) {
       s.destroy();
       return null;
     }
@@ -518,10 +366,7 @@ public final class FlowKeys implements AutoCloseable {
       s.destroy();
       return prior;
     }
-    Long seen = highWater.get(key);
-    if (seen != null && seen <= s.window().highest()) {
-      highWater.remove(key, seen); // the cached window now carries it
-    }
+    highWater.carried(key, s.window().highest());
     return s;
   }
 
@@ -557,7 +402,7 @@ public final class FlowKeys implements AutoCloseable {
     long now = now() / 1000;
     sessions.cleanUp();
     secrets.cleanUp();
-    highWater.keySet().removeIf(f -> f.set() >= 0 && f.set() + skewSeconds < now);
+    highWater.expire(now, skewSeconds);
   }
 
   /** Sessions in the cache now (after pending expiries are applied). */
