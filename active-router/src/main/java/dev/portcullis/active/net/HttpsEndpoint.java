@@ -2,57 +2,34 @@ package dev.portcullis.active.net;
 
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -281,69 +258,10 @@ public final class HttpsEndpoint implements AutoCloseable {
     ch.pipeline()
         .addLast("tls", tls)
         .addLast("http", new HttpServerCodec(4096, limits.maxHeaderBytes(), 8192))
-        .addLast("deadline", new RequestDeadline())
+        .addLast("deadline", new RequestDeadline(limits.requestTimeout(), stats.timedOut))
         .addLast("continue", new HttpServerExpectContinueHandler())
         .addLast("aggregate", new Aggregator(limits.maxBodyBytes()))
-        .addLast("handler", new Dispatch(handler));
-  }
-
-  /**
-   * Each request must be complete within {@code requestTimeout} of the connection opening or the
-   * previous answer; otherwise 408 and close. One timer per connection, re-armed per request.
-   */
-  private final class RequestDeadline extends ChannelDuplexHandler {
-    private ScheduledFuture<?> timer;
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-      arm(ctx);
-    }
-
-    private void arm(ChannelHandlerContext ctx) {
-      disarm();
-      timer =
-          ctx.executor()
-              .schedule(
-                  () -> {
-                    stats.timedOut.increment();
-                    send(
-                        ctx.channel(),
-                        HttpResponseStatus.REQUEST_TIMEOUT,
-                        "request too slow",
-                        true);
-                  },
-                  limits.requestTimeout().toMillis(),
-                  TimeUnit.MILLISECONDS);
-    }
-
-    private void disarm() {
-      if (timer != null) {
-        timer.cancel(false);
-        timer = null;
-      }
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof LastHttpContent) {
-        disarm(); // complete: the handler answers, then the next request's time starts
-      }
-      ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      if (msg instanceof LastHttpContent) {
-        promise.addListener(f -> arm(ctx));
-      }
-      ctx.write(msg, promise);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      disarm();
-      ctx.fireChannelInactive();
-    }
+        .addLast("handler", new HttpsDispatch(name, handler, handlers, stats));
   }
 
   /** Netty's aggregator, counting what it refuses as too large (it answers 413 itself). */
@@ -358,168 +276,6 @@ public final class HttpsEndpoint implements AutoCloseable {
       stats.tooLarge.increment();
       super.handleOversizedMessage(ctx, oversized);
       ctx.channel().close(); // nothing after an oversized body is read
-    }
-  }
-
-  /**
-   * Hands complete requests to the handler pool, one at a time per connection (answers leave in the
-   * order requests came, pipelined or not), and writes the answers back on the event loop.
-   */
-  private final class Dispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
-    /** Requests read ahead on one connection while one is being answered; beyond it, close. */
-    private static final int MAX_QUEUED = 8;
-
-    private final Handler handler;
-    private final ArrayDeque<Runnable> queued = new ArrayDeque<>();
-    private boolean busy;
-
-    Dispatch(Handler handler) {
-      this.handler = handler;
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-      if (!req.decoderResult().isSuccess()) {
-        stats.badRequests.increment();
-        Throwable cause = req.decoderResult().cause();
-        boolean tooLong = cause instanceof TooLongFrameException;
-        send(
-            ctx.channel(),
-            tooLong
-                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                : HttpResponseStatus.BAD_REQUEST,
-            tooLong ? "request line or headers too long" : "malformed HTTP request",
-            true);
-        return;
-      }
-      byte[] body = new byte[req.content().readableBytes()];
-      req.content().readBytes(body);
-      Map<String, String> headers = new LinkedHashMap<>();
-      req.headers().forEach(h -> headers.putIfAbsent(h.getKey(), h.getValue()));
-      Request r =
-          new Request(
-              req.method().name(),
-              new QueryStringDecoder(req.uri()).path(),
-              headers,
-              body,
-              peer(ctx.channel()),
-              (InetSocketAddress) ctx.channel().remoteAddress());
-      boolean keepAlive = HttpUtil.isKeepAlive(req);
-      Runnable job = () -> answer(ctx, r, keepAlive);
-      if (busy) {
-        if (queued.size() >= MAX_QUEUED) {
-          stats.badRequests.increment();
-          ctx.close();
-          return;
-        }
-        queued.add(job);
-        return;
-      }
-      busy = true;
-      submit(ctx, job);
-    }
-
-    private void submit(ChannelHandlerContext ctx, Runnable job) {
-      try {
-        handlers.execute(job);
-      } catch (RejectedExecutionException e) {
-        stats.connectionsRefused.increment(); // the pool is full or stopping
-        send(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, "busy, try again", true);
-      }
-    }
-
-    /** On a handler thread: the answer, then back to the event loop to write it. */
-    private void answer(ChannelHandlerContext ctx, Request r, boolean keepAlive) {
-      Response answer;
-      try {
-        answer = handler.handle(r);
-      } catch (Exception e) {
-        log.warn("{}: {} {} failed: {}", name, r.method(), r.path(), e.toString());
-        answer = Response.error(500, "internal error");
-      } finally {
-        Arrays.fill(r.body(), (byte) 0);
-      }
-      Response done = answer;
-      try {
-        ctx.executor()
-            .execute(
-                () -> {
-                  write(ctx, done, keepAlive);
-                  Runnable next = queued.poll();
-                  if (next == null) {
-                    busy = false;
-                  } else {
-                    submit(ctx, next);
-                  }
-                });
-      } catch (RejectedExecutionException stopping) {
-        // the server is closing: the connection goes with it
-      }
-    }
-
-    private void write(ChannelHandlerContext ctx, Response answer, boolean keepAlive) {
-      FullHttpResponse res =
-          new DefaultFullHttpResponse(
-              HttpVersion.HTTP_1_1,
-              HttpResponseStatus.valueOf(answer.status()),
-              Unpooled.wrappedBuffer(answer.body()));
-      if (answer.status() != 204) { // a 204 carries neither a body nor its headers
-        res.headers()
-            .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
-            .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length);
-      }
-      if (!keepAlive) {
-        res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-      }
-      var f = ctx.writeAndFlush(res);
-      if (!keepAlive) {
-        f.addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      // TLS failures, resets: the peer's problem, one debug line; the server goes on.
-      log.debug(
-          "{}: connection from {} failed: {}",
-          name,
-          ctx.channel().remoteAddress(),
-          cause.toString());
-      ctx.close();
-    }
-  }
-
-  private static X509Certificate peer(Channel ch) {
-    SslHandler tls = ch.pipeline().get(SslHandler.class);
-    try {
-      Certificate[] chain = tls.engine().getSession().getPeerCertificates();
-      return (X509Certificate) chain[0];
-    } catch (SSLPeerUnverifiedException e) {
-      return null;
-    }
-  }
-
-  private static void send(Channel ch, HttpResponseStatus status, String message, boolean close) {
-    if (!ch.isActive()) {
-      return;
-    }
-    byte[] body;
-    try {
-      body = Https.JSON.writeValueAsBytes(Map.of("error", message));
-    } catch (IOException e) {
-      body = new byte[0];
-    }
-    FullHttpResponse res =
-        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
-    res.headers()
-        .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    if (close) {
-      res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    }
-    var f = ch.writeAndFlush(res);
-    if (close) {
-      f.addListener(ChannelFutureListener.CLOSE);
     }
   }
 
