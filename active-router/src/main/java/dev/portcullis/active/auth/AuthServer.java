@@ -6,22 +6,15 @@ import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
 import dev.portcullis.active.kdf.SessionKdf;
-import dev.portcullis.active.net.Https;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
-import dev.portcullis.support.LogSummary;
-import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.security.Signature;
@@ -30,14 +23,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,22 +53,13 @@ public final class AuthServer implements AutoCloseable {
   private final SessionKdf kdf;
   private final CodeServerClient codeServer;
   private final Clock clock;
-  private final Path auditFile;
-  private final OwnedFile auditOwned;
+  private final AuthAudit audit;
   private final NonceJournal nonces;
   private final SecureRandom random = new SecureRandom();
   private final Map<Integer, Epoch> current = new ConcurrentHashMap<>();
   private final Cache<String, Boolean> issued;
   private final ScheduledExecutorService rotation;
   private final HttpsEndpoint server;
-  private final LogSummary refusals;
-
-  /**
-   * Refusals before the requester was authenticated, by reason: summarised, not audited one by one.
-   */
-  private final Map<String, LongAdder> unauthenticated = new ConcurrentHashMap<>();
-
-  private volatile IOException auditFailure;
 
   /** A code's current secret: its epoch number and HKDF-Extract output. */
   private record Epoch(int number, MacKey prk) {}
@@ -116,8 +97,6 @@ public final class AuthServer implements AutoCloseable {
     this.kdf = new SessionKdf(registry);
     this.codeServer = codeServer;
     this.clock = clock;
-    this.auditFile = auditFile.toAbsolutePath().normalize();
-    this.refusals = new LogSummary(log, "refused session requests", Duration.ofMinutes(1), clock);
     Duration skew = config.authServer().requestSkew();
     this.issued =
         Caffeine.newBuilder()
@@ -126,18 +105,14 @@ public final class AuthServer implements AutoCloseable {
             .build();
     // In this order, so that a start that fails changes nothing shared: take the files, bind the
     // port, and only then rotate Kci at the Code Server and accept requests.
-    Path dir = this.auditFile.getParent();
-    if (dir != null) {
-      Files.createDirectories(dir);
-    }
-    this.auditOwned = OwnedFile.claim(this.auditFile, "audit log");
+    this.audit = new AuthAudit(auditFile, clock);
     HttpsEndpoint bound = null;
     NonceJournal journal = null;
     ScheduledExecutorService timer = null;
     try {
       journal =
           new NonceJournal(
-              this.auditFile.resolveSibling("auth-nonces.jsonl"), clock.millis() / 1000, 1_000_000);
+              audit.file().resolveSibling("auth-nonces.jsonl"), clock.millis() / 1000, 1_000_000);
       // Client certificates are required: key material goes only to the user who signed.
       bound =
           HttpsEndpoint.bind(
@@ -167,7 +142,7 @@ public final class AuthServer implements AutoCloseable {
       if (journal != null) {
         journal.close();
       }
-      auditOwned.close();
+      audit.close();
       throw e;
     }
     server.start();
@@ -191,26 +166,13 @@ public final class AuthServer implements AutoCloseable {
 
   /** Requests refused before their sender was authenticated, by reason. */
   public Map<String, Long> unauthenticatedRefusals() {
-    Map<String, Long> m = new TreeMap<>();
-    unauthenticated.forEach((k, v) -> m.put(k, v.sum()));
-    return m;
+    return audit.unauthenticated();
   }
 
   /** Once a minute: the refusal summary into the log and the audit file; old nonces forgotten. */
   private void housekeeping() {
     try {
-      refusals.flush();
-      Map<String, Long> counts = new TreeMap<>();
-      unauthenticated.forEach(
-          (k, v) -> {
-            long n = v.sumThenReset();
-            if (n > 0) {
-              counts.put(k, n);
-            }
-          });
-      if (!counts.isEmpty()) {
-        audit("refused unauthenticated", counts.toString(), null, null, null);
-      }
+      audit.summarise();
       nonces.expire(clock.millis() / 1000);
     } catch (RuntimeException e) {
       log.warn("auth server housekeeping: {}", e.toString());
@@ -277,11 +239,12 @@ public final class AuthServer implements AutoCloseable {
   }
 
   private HttpsEndpoint.Response handle(HttpsEndpoint.Request ex) throws IOException {
-    if (auditFailure != null) {
+    if (!audit.healthy()) {
       return HttpsEndpoint.Response.error(503, "the authorization server cannot audit");
     }
     if (!ex.method().equals("POST") || !ex.path().equals("/v1/sessions")) {
-      return refuseUnauthenticated("not POST /v1/sessions", 405, "POST a signed session request");
+      return audit.refuseUnauthenticated(
+          "not POST /v1/sessions", 405, "POST a signed session request");
     }
     byte[] body = ex.body();
     String signature = ex.header(SIGNATURE_HEADER);
@@ -289,18 +252,20 @@ public final class AuthServer implements AutoCloseable {
     try {
       req = SessionRequest.parse(body);
     } catch (IllegalArgumentException e) {
-      return refuseUnauthenticated("malformed", 400, shown(e.getMessage()));
+      return audit.refuseUnauthenticated("malformed", 400, AuthAudit.shown(e.getMessage()));
     }
     String user = req.user();
     RosaConfig.User u = config.user(user);
     if (u == null || signature == null || !signatureValid(user, body, signature)) {
-      return refuseUnauthenticated(
-          "bad signature", 401, "signature does not verify for user '" + shown(user) + "'");
+      return audit.refuseUnauthenticated(
+          "bad signature",
+          401,
+          "signature does not verify for user '" + AuthAudit.shown(user) + "'");
     }
     String presenter = ex.peerName();
     if (!user.equals(presenter)) {
       // A valid signature shown by someone else: a copied request (from the audit file, say).
-      return refuse(
+      return audit.refuse(
           401,
           "the request is signed by '"
               + user
@@ -314,7 +279,7 @@ public final class AuthServer implements AutoCloseable {
     long now = clock.millis() / 1000;
     long skew = config.authServer().requestSkew().toSeconds();
     if (Math.abs(now - req.time()) > skew) {
-      return refuse(
+      return audit.refuse(
           401,
           "request time " + req.time() + " is more than " + skew + " s from the server's " + now,
           user,
@@ -323,29 +288,29 @@ public final class AuthServer implements AutoCloseable {
     }
     switch (nonces.add(user + "/" + req.nonce(), req.time() + skew)) {
       case SEEN:
-        return refuse(401, "request replayed (nonce seen before)", user, body, signature);
+        return audit.refuse(401, "request replayed (nonce seen before)", user, body, signature);
       case FULL:
-        return refuse(503, "too many requests in the validity window", user, null, null);
+        return audit.refuse(503, "too many requests in the validity window", user, null, null);
       default:
         break;
     }
     String problem = checkRequest(req, now);
     if (problem != null) {
-      return refuse(
+      return audit.refuse(
           problem.startsWith("400 ") ? 400 : 403, problem.substring(4), user, body, signature);
     }
     SessionGrant grant = grant(req, u);
     String key = grant.flow() + "/" + grant.epoch() + "/" + grant.mac();
     if (issued.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
       grant.destroy();
-      return refuse(
+      return audit.refuse(
           409,
           "this flow was already granted in this epoch; ask with another SST",
           user,
           body,
           signature);
     }
-    if (!audit("granted", grant.toString(), user, body, signature)) {
+    if (!audit.record("granted", grant.toString(), user, body, signature)) {
       grant.destroy();
       return HttpsEndpoint.Response.error(503, "the authorization server cannot audit");
     }
@@ -353,29 +318,6 @@ public final class AuthServer implements AutoCloseable {
     byte[] json = grant.toJson();
     grant.destroy();
     return new HttpsEndpoint.Response(200, "application/json", json);
-  }
-
-  /**
-   * Text from an unauthenticated request as it may appear in a log line or an answer: printable
-   * characters only (no forged log lines), at most 80 of them.
-   */
-  private static String shown(String s) {
-    if (s == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder(Math.min(s.length(), 80));
-    for (int i = 0; i < s.length() && b.length() < 80; i++) {
-      char c = s.charAt(i);
-      b.append(c < 0x20 || c == 0x7f ? '?' : c);
-    }
-    return s.length() > 80 ? b + "..." : b.toString();
-  }
-
-  /** A refusal before the sender is known: counted and summarised, never written out in full. */
-  private HttpsEndpoint.Response refuseUnauthenticated(String reason, int status, String why) {
-    unauthenticated.computeIfAbsent(reason, k -> new LongAdder()).increment();
-    refusals.warn(reason, "refused a session request ({}): {}", status, why);
-    return HttpsEndpoint.Response.error(status, why);
   }
 
   private boolean signatureValid(String user, byte[] body, String signature) {
@@ -484,48 +426,6 @@ public final class AuthServer implements AutoCloseable {
     }
   }
 
-  private HttpsEndpoint.Response refuse(
-      int status, String why, String user, byte[] body, String signature) {
-    refusals.warn(
-        user + " " + status, "refused a session request of {}: {} ({})", user, why, status);
-    audit("refused " + status, why, user, body, signature);
-    return HttpsEndpoint.Response.error(status, why);
-  }
-
-  /**
-   * Appends a record; false (and the server refuses everything from then on) if it cannot: an
-   * Authorization Server that cannot audit does not grant.
-   */
-  private synchronized boolean audit(
-      String decision, String detail, String user, byte[] body, String signature) {
-    Map<String, Object> line = new LinkedHashMap<>();
-    line.put("time", clock.instant().toString());
-    line.put("decision", decision);
-    line.put("detail", detail);
-    line.put("user", user);
-    line.put("request", body == null ? null : Base64.getEncoder().encodeToString(body));
-    line.put("signature", signature);
-    try (Writer w =
-        Files.newBufferedWriter(
-            auditFile,
-            StandardCharsets.UTF_8,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND)) {
-      w.write(Https.JSON.writeValueAsString(line));
-      w.write('\n');
-      return true;
-    } catch (IOException e) {
-      if (auditFailure == null) {
-        log.error(
-            "cannot append to the audit file {}: {}; refusing every request from now on",
-            auditFile,
-            e.getMessage());
-      }
-      auditFailure = e;
-      return false;
-    }
-  }
-
   @Override
   public void close() {
     server.close();
@@ -538,9 +438,9 @@ public final class AuthServer implements AutoCloseable {
       log.warn("nonce journal: {}", e.toString());
     }
     try {
-      auditOwned.close();
+      audit.close();
     } catch (IOException e) {
-      log.warn("audit log {}: {}", auditFile, e.toString());
+      log.warn("audit log {}: {}", audit.file(), e.toString());
     }
   }
 }
