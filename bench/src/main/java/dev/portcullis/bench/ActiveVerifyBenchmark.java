@@ -33,12 +33,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The active router's per-packet cost (seed 004, section 6): a bare HMAC-SHA-256 over a packet's
- * bytes, against the whole verification with the session key cached (structure, validity, cache
- * lookup, replay window, MAC in constant time) and with a cache miss (the session key derived with
- * HKDF from the cached Kci, then the same). Packets are sealed in advance in direct buffers, as a
- * router receives them; one ring of distinct sequence numbers, a fresh router state (new session
- * cache, no replay history) when it wraps: a router never accepts a sequence number twice.
+ * The active router's per-packet cost (ROSA (Alarcos et al.), section 6): a bare HMAC-SHA-256 over
+ * a packet's bytes, against the whole verification with the session key cached (structure,
+ * validity, cache lookup, replay window, MAC in constant time) and with a cache miss (the session
+ * key derived with HKDF from the cached Kci, then the same). Packets are sealed in advance in
+ * direct buffers, as a router receives them; one ring of distinct sequence numbers, a fresh router
+ * state (new session cache, no replay history) when it wraps: a router never accepts a sequence
+ * number twice.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

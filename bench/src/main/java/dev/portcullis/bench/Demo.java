@@ -23,8 +23,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The main job: starts a PDP on 127.0.0.1 with the given configuration, runs the session simulator
- * against it (seed 000: OPN, CAT, REQ, DEC, CC per session), prints the timings as seen by the PEP
- * and by the PDP, and stops the PDP.
+ * against it (the COPS over TLS/IPsec paper: OPN, CAT, REQ, DEC, CC per session), prints the
+ * timings as seen by the PEP and by the PDP, and stops the PDP.
  */
 @Command(
     name = "demo",

@@ -3,8 +3,8 @@ package dev.portcullis.cops;
 import java.util.Locale;
 
 /**
- * How a COPS connection is protected, named per PEP in config (seed 003's protection levels). The
- * security objectives each meets are tabulated in docs/tls.md.
+ * How a COPS connection is protected, named per PEP in config (the dynamic VPN tunnels paper's
+ * protection levels). The security objectives each meets are tabulated in docs/tls.md.
  */
 public enum ProtectionLevel {
   /** Plain COPS over TCP. */

@@ -1,10 +1,11 @@
 package dev.portcullis.bench.compress;
 
 /**
- * The system model of seed 002 (compression, encryption and authentication of IPsec packets): each
- * packet is compressed, encrypted, hashed, sent, verified, decrypted and decompressed, one step
- * after another; packet headers are neglected, as the paper's inequality does. Rates in bits per
- * second of uncompressed payload; a rate of 0 means the step is not used.
+ * The system model of McGregor and Lee's compression paper (compression, encryption and
+ * authentication of IPsec packets): each packet is compressed, encrypted, hashed, sent, verified,
+ * decrypted and decompressed, one step after another; packet headers are neglected, as the paper's
+ * inequality does. Rates in bits per second of uncompressed payload; a rate of 0 means the step is
+ * not used.
  */
 public final class SpeedupModel {
   private SpeedupModel() {}

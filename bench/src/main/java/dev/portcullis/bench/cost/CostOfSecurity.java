@@ -34,11 +34,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The cost of security, MYSEA's way (seed 001), applied to Portcullis on loopback: a base case,
- * then each security layer alone and together, each measured the same way — connection set-up (CC),
- * round trip (RR), connect-request-close (CRR), decisions per second (STREAM), and seed 000's
- * five-message session — plus a raw TCP baseline of the same shapes. Writes every trial to JSON and
- * a self-contained HTML report (boxplots, the overhead table, provider charts from a JMH result).
+ * The cost of security, MYSEA's way (the MYSEA thesis), applied to Portcullis on loopback: a base
+ * case, then each security layer alone and together, each measured the same way — connection set-up
+ * (CC), round trip (RR), connect-request-close (CRR), decisions per second (STREAM), and the COPS
+ * over TLS/IPsec paper's five-message session — plus a raw TCP baseline of the same shapes. Writes
+ * every trial to JSON and a self-contained HTML report (boxplots, the overhead table, provider
+ * charts from a JMH result).
  */
 @Command(
     name = "cost-of-security",

@@ -1,8 +1,8 @@
 package dev.portcullis.bench.cost;
 
 /**
- * What the harness measures, after MYSEA's netperf tests (seed 001) and the session of seed 000.
- * One trial gives one value.
+ * What the harness measures, after MYSEA's netperf tests (the MYSEA thesis) and the session of the
+ * COPS over TLS/IPsec paper. One trial gives one value.
  */
 public enum Metric {
   CC("connection set-up: connect to CAT (TLS: full handshake)", "us", false),

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.bench.compress.SpeedupModel.Security;
 import org.junit.jupiter.api.Test;
 
-/** The model against the paper's own numbers (seed 002, tables 1 and 2). */
+/**
+ * The model against the paper's own numbers (McGregor and Lee's compression paper, tables 1 and 2).
+ */
 class SpeedupModelTest {
   private static final double M = 1e6;
   // Table 1, 4 KB payloads, Mbps.

@@ -25,8 +25,8 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * One-time enrolment credentials on disk (seed 003's one-time key pairs): each is bound to one PEP
- * id, expires, and goes from valid to used exactly once.
+ * One-time enrolment credentials on disk (the dynamic VPN tunnels paper's one-time key pairs): each
+ * is bound to one PEP id, expires, and goes from valid to used exactly once.
  *
  * <p>A credential is a small JSON file, in {@code valid/} until it is used and in {@code used/}
  * after. Using one is a single atomic rename from one directory to the other, made durable (both

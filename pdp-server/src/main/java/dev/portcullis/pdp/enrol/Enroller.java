@@ -18,11 +18,11 @@ import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
 import org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequest;
 
 /**
- * The PDP side of enrolment with a one-time credential (seed 003, tables 3 and 4): checks the
- * credential (known, bound to the PEP id of the connection, not expired, secret right), checks the
- * certification request (signed by the key it names, subject CN = the PEP id, a P-256 or RSA 2048+
- * key), marks the credential used — durably, before anything is issued — and issues the certificate
- * under the configured CA.
+ * The PDP side of enrolment with a one-time credential (the dynamic VPN tunnels paper, tables 3 and
+ * 4): checks the credential (known, bound to the PEP id of the connection, not expired, secret
+ * right), checks the certification request (signed by the key it names, subject CN = the PEP id, a
+ * P-256 or RSA 2048+ key), marks the credential used — durably, before anything is issued — and
+ * issues the certificate under the configured CA.
  */
 public final class Enroller {
   /** What an attempt came to; {@code reason} is safe to send to the PEP and to log. */

@@ -248,7 +248,7 @@ public final class PepMain implements Callable<Integer> {
       name = "simulate",
       mixinStandardHelpOptions = true,
       description =
-          "Run N sessions of OPN, CAT, REQ, DEC, CC against a PDP and time them (seed 000).")
+          "Run N sessions of OPN, CAT, REQ, DEC, CC against a PDP and time them (the COPS over TLS/IPsec paper).")
   static final class SimulateCommand implements Callable<Integer> {
     @Option(
         names = "--pdp",

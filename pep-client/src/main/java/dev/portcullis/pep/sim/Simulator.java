@@ -28,10 +28,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The session simulator of seed 000: each session opens a TCP connection, sends OPN and waits for
- * CAT, sends one REQ and waits for its DEC, then sends CC and closes. The PEP side times the TCP
- * connect, the OPN/CAT exchange, the REQ/DEC exchange and the whole session separately, with {@link
- * System#nanoTime()} on the client's event loop.
+ * The session simulator of the COPS over TLS/IPsec paper: each session opens a TCP connection,
+ * sends OPN and waits for CAT, sends one REQ and waits for its DEC, then sends CC and closes. The
+ * PEP side times the TCP connect, the OPN/CAT exchange, the REQ/DEC exchange and the whole session
+ * separately, with {@link System#nanoTime()} on the client's event loop.
  */
 public final class Simulator implements AutoCloseable {
   private final NioEventLoopGroup group = new NioEventLoopGroup(1);

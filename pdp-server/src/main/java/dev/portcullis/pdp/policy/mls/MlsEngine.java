@@ -26,9 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.w3c.dom.Element;
 
 /**
- * Multilevel security as MYSEA enforces it (seed 001, chapter 2): subjects hold clearances (a range
- * of levels and a set of categories), log in at a session level inside their clearance, and every
- * new connection to a labelled service is checked against the session's label.
+ * Multilevel security as MYSEA enforces it (the MYSEA thesis, chapter 2): subjects hold clearances
+ * (a range of levels and a set of categories), log in at a session level inside their clearance,
+ * and every new connection to a labelled service is checked against the session's label.
  *
  * <ul>
  *   <li>Bell-LaPadula (confidentiality): read only if the session dominates the service (no read
