@@ -2,8 +2,10 @@ package dev.portcullis.active.auth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.active.net.Https;
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.OwnedFile;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -11,12 +13,9 @@ import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,23 +88,13 @@ final class NonceJournal implements AutoCloseable {
     }
   }
 
-  /** Rewrites the file with the live nonces only. */
+  /** Rewrites the file with the live nonces only, all or nothing. */
   private void compact() throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    try (FileChannel ch =
-        OwnedFile.posix()
-            ? FileChannel.open(
-                tmp,
-                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-            : FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      for (Map.Entry<String, Long> e : live.entrySet()) {
-        ch.write(ByteBuffer.wrap(line(e.getKey(), e.getValue())));
-      }
-      ch.force(true);
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (Map.Entry<String, Long> e : live.entrySet()) {
+      all.write(line(e.getKey(), e.getValue()));
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    DurableFiles.write(file, all.toByteArray());
   }
 
   private static byte[] line(String key, long until) throws IOException {

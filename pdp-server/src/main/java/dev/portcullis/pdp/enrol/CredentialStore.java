@@ -2,16 +2,14 @@ package dev.portcullis.pdp.enrol;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.portcullis.support.DurableFiles;
+import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -109,7 +107,8 @@ public final class CredentialStore {
       n.put("secretSha256", HexFormat.of().formatHex(sha256(secret)));
       n.put("issuedAt", now.toString());
       n.put("notAfter", notAfter.toString());
-      writeDurably(valid.resolve(id + ".json"), JSON.writeValueAsString(n));
+      DurableFiles.write(
+          valid.resolve(id + ".json"), JSON.writeValueAsString(n).getBytes(StandardCharsets.UTF_8));
       return new Issued(
           id,
           pepId,
@@ -166,8 +165,8 @@ public final class CredentialStore {
     } catch (NoSuchFileException e) {
       return false;
     }
-    force(used);
-    force(valid);
+    DurableFiles.forceDirectory(used);
+    DurableFiles.forceDirectory(valid);
     return true;
   }
 
@@ -193,41 +192,7 @@ public final class CredentialStore {
     }
   }
 
-  /** Temporary file, forced, renamed into place, directory forced: all or nothing, on disk. */
-  private static void writeDurably(Path target, String content) throws IOException {
-    Path d = target.getParent();
-    Path tmp =
-        posix()
-            ? Files.createTempFile(
-                d,
-                ".tmp-",
-                ".json",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-            : Files.createTempFile(d, ".tmp-", ".json");
-    try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ch.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
-        ch.force(true);
-      }
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-      force(d);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
-  }
-
-  private static void force(Path directory) throws IOException {
-    try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // Some file systems cannot open or force a directory; the rename itself is still atomic.
-      if (posix()) {
-        throw e;
-      }
-    }
-  }
-
   private static boolean posix() {
-    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    return OwnedFile.posix();
   }
 }
