@@ -6,12 +6,12 @@ import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.support.OwnedFile;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -171,7 +171,7 @@ public final class PepEnrolment {
   private static void write(Path target, String content, boolean secret) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Files.createDirectories(dir);
-    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    boolean posix = OwnedFile.posix();
     Path tmp =
         posix && secret
             ? Files.createTempFile(

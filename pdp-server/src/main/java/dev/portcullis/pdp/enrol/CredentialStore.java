@@ -71,7 +71,7 @@ public final class CredentialStore {
     CredentialStore s = new CredentialStore(dir.toAbsolutePath().normalize());
     for (Path d : new Path[] {s.dir, s.valid, s.used}) {
       if (!Files.isDirectory(d)) {
-        if (posix()) {
+        if (OwnedFile.posix()) {
           Files.createDirectories(
               d,
               PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -190,9 +190,5 @@ public final class CredentialStore {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 missing from the JDK", e);
     }
-  }
-
-  private static boolean posix() {
-    return OwnedFile.posix();
   }
 }

@@ -1,12 +1,12 @@
 package dev.portcullis.support.pki;
 
+import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringWriter;
 import java.io.Writer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -304,7 +304,7 @@ public final class DevCertificates {
   }
 
   private void privateDirectory() throws IOException {
-    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    boolean posix = OwnedFile.posix();
     Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
     if (Files.exists(dir) && !Files.isDirectory(dir)) {
       // Checked before anything is changed: never chmod a file that happens to be there.
@@ -325,7 +325,7 @@ public final class DevCertificates {
   }
 
   private void writePrivate(Path target, String content) throws IOException {
-    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    boolean posix = OwnedFile.posix();
     Path tmp =
         posix
             ? Files.createTempFile(
