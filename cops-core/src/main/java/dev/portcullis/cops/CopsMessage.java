@@ -201,6 +201,26 @@ public sealed interface CopsMessage {
       return new Request(clientType, false, handle, context, null, null, List.of(si), null, null);
     }
 
+    /**
+     * The data of the first ClientSI, which must be a signaled one: the client type's request.
+     *
+     * @param what the request expected, for the error (e.g. "the access request")
+     * @throws CopsCodecException error 5 (mandatory client-specific info missing) without it
+     */
+    public Bytes signaledData(String what) throws CopsCodecException {
+      ClientSI si = clientSIs.isEmpty() ? null : clientSIs.get(0);
+      if (si == null || si.named()) {
+        throw CopsCodecException.at(
+            ErrorCode.MANDATORY_CLIENT_SPECIFIC_INFO_MISSING,
+            0,
+            0,
+            "ClientSI",
+            "missing",
+            "a signaled ClientSI with " + what);
+      }
+      return si.data();
+    }
+
     @Override
     public OpCode opCode() {
       return OpCode.REQ;

@@ -1,50 +1,27 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsDecoder;
-import dev.portcullis.cops.CopsEncoder;
-import dev.portcullis.cops.CopsObject;
+import static dev.portcullis.pdp.ConnectionState.hex;
+
 import dev.portcullis.cops.ErrorCode;
-import dev.portcullis.cops.access.Enrolment;
-import dev.portcullis.cops.integrity.IntegrityKeys;
-import dev.portcullis.cops.integrity.IntegritySession;
-import dev.portcullis.cops.integrity.KeyRing;
-import dev.portcullis.cops.integrity.SigningCopsEncoder;
-import dev.portcullis.cops.tls.CopsTls;
-import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.pdp.enrol.CredentialStore;
-import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
-import dev.portcullis.support.pki.DevCertificates;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,31 +30,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The COPS Policy Decision Point: a Netty server with one {@link PdpConnection} state machine per
- * PEP connection, the configured policy engine per client type, policy reloads that push changed
- * decisions, audit and counters, and a graceful shutdown that sends every PEP a Client-Close
- * "shutting down".
+ * The COPS Policy Decision Point: a Netty server whose PEP connections are pipelines of
+ * single-purpose handlers ({@link PdpChannelInitializer}), the configured policy engine per client
+ * type, policy reloads that push changed decisions, audit and counters, and a graceful shutdown
+ * that sends every PEP a Client-Close "shutting down".
  *
  * <p>Decisions are computed on the connection's event loop: the engines are fast, and handing a
  * request to another thread costs more than deciding it.
  */
 public final class PdpServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PdpServer.class);
+  private static final Transport TRANSPORT = Transport.best();
 
   private final PdpConfig config;
-  private final Map<Integer, ClientTypePolicy> policies;
-  private final Set<PdpConnection> connections = ConcurrentHashMap.newKeySet();
-  private final PdpStats stats = new PdpStats();
+  private final ServerContext context;
+  private final PdpSecurityMaterial security;
   private final AuditLog audit;
-  private final CopsTls tls;
-  private final KeyRing keyRing;
-  private final CryptoRegistry integrityRegistry;
-  private final Enroller enroller;
-  private final ExecutorService enrolments;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final ScheduledExecutorService housekeeping;
-  private static final Transport TRANSPORT = Transport.best();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
 
@@ -85,31 +56,18 @@ public final class PdpServer implements AutoCloseable {
   private final LogSummary refusals =
       new LogSummary(log, "refused connections", Duration.ofMinutes(1), Clock.systemUTC());
 
-  private volatile PdpTimings timings;
   private Channel serverChannel;
 
   private PdpServer(
       PdpConfig config,
       Map<Integer, ClientTypePolicy> policies,
       AuditLog audit,
-      Security security,
+      PdpSecurityMaterial security,
       int threads) {
     this.config = config;
-    this.policies = policies;
     this.audit = audit;
-    this.tls = security.tls;
-    this.keyRing = security.ring;
-    this.integrityRegistry = security.registry;
-    this.enroller = security.enroller;
-    this.enrolments =
-        enroller == null
-            ? null
-            : Executors.newSingleThreadExecutor(
-                r -> {
-                  Thread t = new Thread(r, "portcullis-pdp-enrolment");
-                  t.setDaemon(true);
-                  return t;
-                });
+    this.security = security;
+    this.context = new ServerContext(config, policies, security, audit, refusals, this::address);
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
     this.housekeeping =
@@ -141,7 +99,7 @@ public final class PdpServer implements AutoCloseable {
         throw new ConfigException(
             config.source(),
             "client type "
-                + PdpConnection.hex(c.code())
+                + hex(c.code())
                 + ": engine "
                 + c.engine()
                 + " (expected: one of "
@@ -151,13 +109,10 @@ public final class PdpServer implements AutoCloseable {
       }
       ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch());
       log.info(
-          "client type {}: {} engine, {}",
-          PdpConnection.hex(c.code()),
-          c.engine(),
-          policy.engine().describe());
+          "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());
       policies.put(c.code(), policy);
     }
-    Security security = Security.open(config);
+    PdpSecurityMaterial security = PdpSecurityMaterial.open(config);
     AuditLog audit;
     try {
       audit = AuditLog.open(config.audit());
@@ -183,24 +138,7 @@ public final class PdpServer implements AutoCloseable {
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    IntegritySession integrity =
-                        keyRing == null
-                            ? null
-                            : new IntegritySession(keyRing, Clock.systemUTC(), false);
-                    ch.pipeline()
-                        .addLast("decoder", new CopsDecoder(config.maxMessageSize(), integrity))
-                        .addLast(
-                            "encoder",
-                            integrity == null
-                                ? CopsEncoder.INSTANCE
-                                : new SigningCopsEncoder(integrity))
-                        .addLast("pdp", new PdpConnection(PdpServer.this, integrity));
-                  }
-                });
+            .childHandler(new PdpChannelInitializer(context, security.ring));
     try {
       serverChannel =
           b.bind(new InetSocketAddress(config.address(), config.port())).sync().channel();
@@ -230,7 +168,7 @@ public final class PdpServer implements AutoCloseable {
         });
     long every = Math.max(1, config.statsInterval().toMillis());
     housekeeping.scheduleWithFixedDelay(
-        () -> log.info("stats: {}", stats.summary()), every, every, TimeUnit.MILLISECONDS);
+        () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(refusals::flush, 1, 1, TimeUnit.MINUTES);
   }
@@ -244,164 +182,8 @@ public final class PdpServer implements AutoCloseable {
     return config;
   }
 
-  /** The PDP's TLS, or null when it does not speak TLS. */
-  CopsTls tls() {
-    return tls;
-  }
-
-  /** The PDP's security settings, or null for plain COPS. */
-  PdpSecurity security() {
-    return config.security();
-  }
-
-  /** Where connection refusals are logged, summarised. */
-  LogSummary refusals() {
-    return refusals;
-  }
-
-  /** True if this PDP enrols PEPs with one-time credentials. */
-  boolean enrols() {
-    return enroller != null;
-  }
-
-  /**
-   * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
-   * store sees them in order.
-   */
-  CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
-    return CompletableFuture.supplyAsync(() -> enroller.enrol(pepId, r, Instant.now()), enrolments);
-  }
-
-  /** The TLS and Integrity material a PDP runs with, made once at start. */
-  private static final class Security {
-    final CopsTls tls;
-    final KeyRing ring;
-    final CryptoRegistry registry;
-    Enroller enroller;
-
-    private Security(CopsTls tls, KeyRing ring, CryptoRegistry registry) {
-      this.tls = tls;
-      this.ring = ring;
-      this.registry = registry;
-    }
-
-    static Security open(PdpConfig config) throws ConfigException, IOException {
-      PdpSecurity s = config.security();
-      if (s == null) {
-        return new Security(null, null, null);
-      }
-      CryptoRegistry registry = null;
-      KeyRing ring = null;
-      if (!s.keys().isEmpty()) {
-        registry = IntegrityKeys.registry(s.keys());
-        try {
-          ring = IntegrityKeys.ring(s.keys(), registry);
-        } catch (ConfigException | RuntimeException e) {
-          registry.close();
-          throw e;
-        }
-        log.info("Integrity: {}", ring.keys());
-      }
-      CopsTls tls = null;
-      if (s.tls() != null) {
-        try {
-          tls = serverTls(config, s);
-        } catch (IOException | RuntimeException e) {
-          if (registry != null) {
-            registry.close();
-          }
-          throw e;
-        }
-      }
-      Security sec = new Security(tls, ring, registry);
-      if (s.enrolment() != null) {
-        try {
-          sec.enroller = enroller(s);
-        } catch (IOException | RuntimeException e) {
-          sec.close();
-          throw e;
-        }
-      }
-      return sec;
-    }
-
-    private static Enroller enroller(PdpSecurity s) throws IOException {
-      PdpSecurity.Enrolment e = s.enrolment();
-      Path caCrt = e.caCertificate();
-      Path caKey = e.caKey();
-      if (caCrt == null) {
-        DevCertificates.Pki pki = DevCertificates.ensure(s.tls().devPki(), List.of(), List.of());
-        caCrt = pki.caCertificate();
-        caKey = pki.directory().resolve("ca.key");
-      }
-      try {
-        Enroller enroller =
-            new Enroller(
-                CredentialStore.open(e.store()),
-                DevCertificates.certificateFile(caCrt),
-                DevCertificates.privateKeyFile(caKey),
-                e.lifetime());
-        log.info(
-            "enrolment: one-time credentials in {}, certificates signed by {} for {}",
-            enroller.store().directory(),
-            caCrt,
-            e.lifetime());
-        return enroller;
-      } catch (GeneralSecurityException x) {
-        throw new IOException("enrolment CA " + caCrt + ": " + x.getMessage(), x);
-      }
-    }
-
-    private static CopsTls serverTls(PdpConfig config, PdpSecurity s) throws IOException {
-      TlsSettings t = s.tls();
-      Path chain = t.certificate();
-      Path key = t.key();
-      Path trust = t.trust();
-      if (t.development()) {
-        List<String> names = new ArrayList<>();
-        if (!config.address().isLoopbackAddress() && !config.address().isAnyLocalAddress()) {
-          names.add(config.address().getHostAddress());
-        }
-        DevCertificates.Pki pki = DevCertificates.ensure(t.devPki(), names, List.of());
-        log.warn(
-            "TLS: no certificate configured; using development certificates from {} (not for"
-                + " production)",
-            pki.directory());
-        chain = pki.pdp().certificateChain();
-        key = pki.pdp().privateKey();
-        trust = pki.caCertificate();
-      }
-      CopsTls tls =
-          CopsTls.server(
-              t,
-              chain,
-              key,
-              trust,
-              s.clientAuth(),
-              s.sessionTimeout().getSeconds(),
-              s.sessionCacheSize());
-      log.info(
-          "TLS: {} engine, {}, client certificates {}, sessions resumable for {}, PEPs {} TLS",
-          t.engine().configName(),
-          t.protocols(),
-          s.clientAuth().name().toLowerCase(Locale.ROOT),
-          s.sessionTimeout(),
-          s.initiate() ? "offered (RFC 4261 5.2) when they need" : "refused without");
-      return tls;
-    }
-
-    void close() {
-      if (tls != null) {
-        tls.close();
-      }
-      if (registry != null) {
-        registry.close();
-      }
-    }
-  }
-
   public PdpStats stats() {
-    return stats;
+    return context.stats();
   }
 
   /**
@@ -409,70 +191,22 @@ public final class PdpServer implements AutoCloseable {
    * memory until the server stops, so only for measured runs.
    */
   public PdpTimings enableTimings() {
-    PdpTimings t = timings;
+    PdpTimings t = context.timings();
     if (t == null) {
       t = new PdpTimings();
-      timings = t;
+      context.timings(t);
     }
     return t;
   }
 
   /** Stops keeping timings (the samples kept so far stay readable through the old object). */
   public void disableTimings() {
-    timings = null;
-  }
-
-  PdpTimings timings() {
-    return timings;
-  }
-
-  AuditLog audit() {
-    return audit;
-  }
-
-  ClientTypePolicy policy(int clientType) {
-    return policies.get(clientType);
+    context.timings(null);
   }
 
   /** The engine serving a client type, or null. */
   public PolicyEngine engine(int clientType) {
-    ClientTypePolicy p = policies.get(clientType);
-    return p == null ? null : p.engine();
-  }
-
-  /** True if a Last PDP Address names this server (same port, and a local or listening address). */
-  boolean isSelf(CopsObject.PdpAddress a) {
-    InetSocketAddress me = address();
-    if (a.port() != me.getPort()) {
-      return false;
-    }
-    return a.address().equals(me.getAddress())
-        || me.getAddress().isAnyLocalAddress()
-        || a.address().isLoopbackAddress() && me.getAddress().isLoopbackAddress();
-  }
-
-  PdpConfig.Redirect redirectFor(String pepId, int type) {
-    for (PdpConfig.Redirect r : config.redirects()) {
-      if (r.applies(pepId, type)) {
-        return r;
-      }
-    }
-    return null;
-  }
-
-  boolean register(PdpConnection c) {
-    if (closed.get() || connections.size() >= config.maxConnections()) {
-      return false;
-    }
-    connections.add(c);
-    stats.connected();
-    return true;
-  }
-
-  void unregister(PdpConnection c) {
-    if (connections.remove(c)) {
-      stats.disconnected();
-    }
+    return context.engine(clientType);
   }
 
   // ---- policy reload ----------------------------------------------------------------------------
@@ -485,10 +219,9 @@ public final class PdpServer implements AutoCloseable {
    * @throws IllegalArgumentException if the client type is not served
    */
   public void reload(int clientType) throws ConfigException {
-    ClientTypePolicy p = policies.get(clientType);
+    ClientTypePolicy p = context.policy(clientType);
     if (p == null) {
-      throw new IllegalArgumentException(
-          "client type " + PdpConnection.hex(clientType) + " is not served");
+      throw new IllegalArgumentException("client type " + hex(clientType) + " is not served");
     }
     PolicyEngine next;
     try {
@@ -496,15 +229,14 @@ public final class PdpServer implements AutoCloseable {
     } catch (ConfigException e) {
       log.warn(
           "policy for client type {} rejected, the previous one stays in force: {}",
-          PdpConnection.hex(clientType),
+          hex(clientType),
           e.getMessage());
       audit.record("policy-rejected", "clientType", clientType, "detail", e.getMessage());
       throw e;
     }
-    log.info(
-        "policy for client type {} reloaded: {}", PdpConnection.hex(clientType), next.describe());
+    log.info("policy for client type {} reloaded: {}", hex(clientType), next.describe());
     audit.record("policy-reloaded", "clientType", clientType, "policy", next.describe());
-    for (PdpConnection c : connections) {
+    for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
     }
   }
@@ -512,7 +244,7 @@ public final class PdpServer implements AutoCloseable {
   /** Reloads every client type's policy; the first failure is thrown after trying all. */
   public void reloadAll() throws ConfigException {
     ConfigException first = null;
-    for (int type : policies.keySet()) {
+    for (int type : context.policies().keySet()) {
       try {
         reload(type);
       } catch (ConfigException e) {
@@ -525,7 +257,7 @@ public final class PdpServer implements AutoCloseable {
   }
 
   private void watchPolicies() {
-    for (ClientTypePolicy p : policies.values()) {
+    for (ClientTypePolicy p : context.policies().values()) {
       if (p.watch && p.changed()) {
         try {
           reload(p.clientType);
@@ -538,15 +270,15 @@ public final class PdpServer implements AutoCloseable {
 
   /** Asks every PEP with {@code clientType} open to resynchronize its state (SSQ). */
   public void synchronize(int clientType) {
-    for (PdpConnection c : connections) {
+    for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.synchronize(clientType));
     }
   }
 
   /** The PEP ids connected now. */
   public List<String> connectedPeps() {
-    return connections.stream()
-        .map(PdpConnection::pepId)
+    return context.connections().stream()
+        .map(PdpStateMachine::pepId)
         .filter(Objects::nonNull)
         .sorted()
         .toList();
@@ -563,11 +295,12 @@ public final class PdpServer implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    context.close();
     if (serverChannel != null) {
       serverChannel.close().syncUninterruptibly();
     }
-    CountDownLatch done = new CountDownLatch(connections.size());
-    for (PdpConnection c : connections) {
+    CountDownLatch done = new CountDownLatch(context.connections().size());
+    for (PdpStateMachine c : context.connections()) {
       c.execute(
           () -> {
             c.closeAll(ErrorCode.SHUTTING_DOWN);
@@ -582,14 +315,11 @@ public final class PdpServer implements AutoCloseable {
     housekeeping.shutdownNow();
     workers.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
-    log.info("PDP stopped; {}", stats.summary());
+    log.info("PDP stopped; {}", stats().summary());
     if (started) {
       audit.record("stopped");
     }
     audit.close();
-    new Security(tls, keyRing, integrityRegistry).close();
-    if (enrolments != null) {
-      enrolments.shutdown();
-    }
+    context.release();
   }
 }

@@ -1,5 +1,13 @@
 /**
- * The COPS PDP: the server, its per-PEP connections, security settings, the owned and hash-chained
+ * The COPS PDP. {@link dev.portcullis.pdp.PdpServer} listens and owns the policies, audit and
+ * counters; each PEP connection is a Netty pipeline of single-purpose handlers built by {@code
+ * PdpChannelInitializer}: {@code ReadRateLimiter} (over-rate reads wait), {@code Liveness} (open
+ * deadline, keep-alive echo and loss on Netty's {@code IdleStateHandler}), {@code PepAdmission}
+ * (RFC 4261 negotiation with {@code StartTlsGate}, identity, Integrity, protection levels), {@code
+ * EnrolmentHandler} (client type 0xC0A7) and {@code PdpStateMachine} (RFC 2748 itself). The
+ * handlers share a {@code ConnectionState} and reach the server only through {@code PdpContext}
+ * ({@code ServerContext} in production). Also here: the security settings ({@code PdpSecurity}) and
+ * what they open into ({@code PdpSecurityMaterial}), the configuration, the owned and hash-chained
  * audit log, counters and timings. Reference: {@code docs/pdp.md}.
  */
 package dev.portcullis.pdp;

@@ -35,7 +35,7 @@ class LogPatternTest {
     LoggingEvent e =
         new LoggingEvent(
             "x",
-            context.getLogger("PdpConnection"),
+            context.getLogger("PdpStateMachine"),
             Level.INFO,
             "PEP {} opened",
             null,

@@ -1,0 +1,111 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.CopsMessage.Decision;
+import dev.portcullis.cops.CopsMessage.DecisionSet;
+import dev.portcullis.cops.CopsMessage.Request;
+import dev.portcullis.cops.CopsObject.DecisionFlags;
+import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.pdp.enrol.Enroller;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers enrolment requests (client type 0xC0A7, docs/enrolment.md) once the PEP has that type
+ * open: the request is checked off the event loop (the credential store waits for the disk) and its
+ * DEC written back on it. Every other message goes on to the state machine.
+ */
+final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(EnrolmentHandler.class);
+
+  private final ConnectionState state;
+
+  EnrolmentHandler(ConnectionState state) {
+    this.state = state;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof Request r
+        && r.clientType() == Enrolment.CLIENT_TYPE
+        && !state.closing
+        && state.sessions.containsKey(Enrolment.CLIENT_TYPE)) {
+      enrol(r);
+    } else {
+      ctx.fireChannelRead(msg);
+    }
+  }
+
+  private void enrol(Request r) {
+    Channel channel = state.channel;
+    String id = state.pepId;
+    Enrolment.Request er;
+    try {
+      er = Enrolment.Request.decode(r.signaledData("the enrolment request"));
+    } catch (CopsCodecException e) {
+      log.warn("PEP {}: enrolment request {} refused: {}", id, r.handle(), e.getMessage());
+      state.audit("enrolment-refused", id, "reason", e.getMessage());
+      channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
+      return;
+    }
+    state.audit("enrolment-attempt", id, "credential", er.credentialId());
+    state
+        .server
+        .enrol(id, er)
+        .whenComplete(
+            (outcome, failure) ->
+                channel
+                    .eventLoop()
+                    .execute(
+                        () -> {
+                          if (failure != null || !channel.isActive()) {
+                            log.warn(
+                                "PEP {}: enrolment not answered: {}",
+                                id,
+                                failure == null ? "connection closed" : failure.toString());
+                            return;
+                          }
+                          answer(r, er, outcome);
+                        }));
+  }
+
+  private void answer(Request r, Enrolment.Request er, Enroller.Outcome outcome) {
+    String id = state.pepId;
+    if (outcome.granted()) {
+      String serial = outcome.certificate().getSerialNumber().toString(16);
+      log.info(
+          "PEP {} enrolled with credential {}: certificate serial {}",
+          id,
+          er.credentialId(),
+          serial);
+      state.audit(
+          "enrolled",
+          id,
+          "credential",
+          er.credentialId(),
+          "serial",
+          serial,
+          "notAfter",
+          outcome.certificate().getNotAfter().toInstant().toString());
+    } else {
+      state.server.stats().securityRefusal();
+      log.warn("PEP {}: enrolment refused: {}", id, outcome.reason());
+      state.audit(
+          "enrolment-refused", id, "credential", er.credentialId(), "reason", outcome.reason());
+    }
+    DecisionFlags flags =
+        new DecisionFlags(
+            false, outcome.granted() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
+    state.channel.writeAndFlush(
+        Decision.of(
+            r.clientType(),
+            true,
+            r.handle(),
+            new DecisionSet(
+                r.context(), flags, null, null, outcome.response().toDecisionData(), null)));
+  }
+}

@@ -1,0 +1,58 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsDecoder;
+import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.integrity.KeyRing;
+import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import java.time.Clock;
+
+/**
+ * Builds a PEP connection's pipeline, one handler per concern, in the order messages meet them:
+ *
+ * <pre>
+ *   [starttls/tls]   added by PepAdmission when RFC 4261 negotiation starts
+ *   decoder          CopsDecoder (framing, Integrity check)
+ *   [idle]           IdleStateHandler, added by Liveness once a client type is open
+ *   encoder          CopsEncoder, or SigningCopsEncoder with Integrity keys
+ *   rate             ReadRateLimiter
+ *   liveness         Liveness: open deadline, keep-alive echo and loss
+ *   admission        PepAdmission: TLS negotiation, identity, Integrity, protection level
+ *   enrolment        EnrolmentHandler, only when the PDP enrols
+ *   pdp              PdpStateMachine
+ * </pre>
+ */
+final class PdpChannelInitializer extends ChannelInitializer<Channel> {
+  private final PdpContext server;
+  private final KeyRing keyRing;
+
+  /**
+   * @param keyRing the Integrity keys, or null when the PDP has none
+   */
+  PdpChannelInitializer(PdpContext server, KeyRing keyRing) {
+    this.server = server;
+    this.keyRing = keyRing;
+  }
+
+  @Override
+  protected void initChannel(Channel ch) {
+    IntegritySession integrity =
+        keyRing == null ? null : new IntegritySession(keyRing, Clock.systemUTC(), false);
+    ConnectionState state = new ConnectionState(server, ch);
+    ChannelPipeline p = ch.pipeline();
+    p.addLast("decoder", new CopsDecoder(server.config().maxMessageSize(), integrity))
+        .addLast(
+            "encoder", integrity == null ? CopsEncoder.INSTANCE : new SigningCopsEncoder(integrity))
+        .addLast(
+            "rate", new ReadRateLimiter(server.config().maxMessagesPerSecond(), server::nanoTime))
+        .addLast("liveness", new Liveness(state))
+        .addLast("admission", new PepAdmission(state, integrity));
+    if (server.enrols()) {
+      p.addLast("enrolment", new EnrolmentHandler(state));
+    }
+    p.addLast("pdp", new PdpStateMachine(state));
+  }
+}

@@ -1,0 +1,57 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.support.LogSummary;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a PEP connection's handlers may ask of the server, and nothing more: configuration, policy
+ * lookup, security material, audit, counters, the clock and the connection registry. The server
+ * implements it ({@link ServerContext}); tests implement it with a fake clock.
+ */
+interface PdpContext {
+  PdpConfig config();
+
+  /** The engine serving {@code clientType} now, or null if the type is not served. */
+  PolicyEngine engine(int clientType);
+
+  /** The PDP's security settings, or null for plain COPS. */
+  PdpSecurity security();
+
+  /** The PDP's TLS, or null when it does not speak TLS. */
+  CopsTls tls();
+
+  /** True if this PDP enrols PEPs with one-time credentials (client type 0xC0A7). */
+  boolean enrols();
+
+  /** Checks an enrolment attempt off the event loops; completes with the outcome. */
+  CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r);
+
+  /** The redirect that applies to this PEP and client type, or null. */
+  PdpConfig.Redirect redirectFor(String pepId, int clientType);
+
+  /** True if a Last PDP Address names this server. */
+  boolean isSelf(CopsObject.PdpAddress a);
+
+  AuditLog audit();
+
+  PdpStats stats();
+
+  /** Session timings for the simulator, or null when they are not kept. */
+  PdpTimings timings();
+
+  /** Where refusals an outsider can cause at will are logged, summarised. */
+  LogSummary refusals();
+
+  /** The clock, in nanoseconds from an arbitrary origin (System.nanoTime in production). */
+  long nanoTime();
+
+  /** Admits a new connection, or returns false when the PDP is full or closing. */
+  boolean register(PdpStateMachine connection);
+
+  void unregister(PdpStateMachine connection);
+}

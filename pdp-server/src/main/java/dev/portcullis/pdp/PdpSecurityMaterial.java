@@ -1,0 +1,143 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.integrity.KeyRing;
+import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.pki.DevCertificates;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What {@link PdpSecurity} settings open into when the PDP starts: the TLS context, the Integrity
+ * key ring with its crypto registry, and the enroller. Each part is null when not configured.
+ */
+final class PdpSecurityMaterial implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PdpSecurityMaterial.class);
+
+  static final PdpSecurityMaterial NONE = new PdpSecurityMaterial(null, null, null, null);
+
+  final CopsTls tls;
+  final KeyRing ring;
+  final CryptoRegistry registry;
+  final Enroller enroller;
+
+  private PdpSecurityMaterial(
+      CopsTls tls, KeyRing ring, CryptoRegistry registry, Enroller enroller) {
+    this.tls = tls;
+    this.ring = ring;
+    this.registry = registry;
+    this.enroller = enroller;
+  }
+
+  /** Opens what {@code config}'s security section names; everything opened is closed on failure. */
+  static PdpSecurityMaterial open(PdpConfig config) throws ConfigException, IOException {
+    PdpSecurity s = config.security();
+    if (s == null) {
+      return NONE;
+    }
+    CryptoRegistry registry = null;
+    KeyRing ring = null;
+    CopsTls tls = null;
+    try {
+      if (!s.keys().isEmpty()) {
+        registry = IntegrityKeys.registry(s.keys());
+        ring = IntegrityKeys.ring(s.keys(), registry);
+        log.info("Integrity: {}", ring.keys());
+      }
+      if (s.tls() != null) {
+        tls = serverTls(config, s);
+      }
+      Enroller enroller = s.enrolment() == null ? null : enroller(s);
+      return new PdpSecurityMaterial(tls, ring, registry, enroller);
+    } catch (ConfigException | IOException | RuntimeException e) {
+      new PdpSecurityMaterial(tls, ring, registry, null).close();
+      throw e;
+    }
+  }
+
+  private static Enroller enroller(PdpSecurity s) throws IOException {
+    PdpSecurity.Enrolment e = s.enrolment();
+    Path caCrt = e.caCertificate();
+    Path caKey = e.caKey();
+    if (caCrt == null) {
+      DevCertificates.Pki pki = DevCertificates.ensure(s.tls().devPki(), List.of(), List.of());
+      caCrt = pki.caCertificate();
+      caKey = pki.directory().resolve("ca.key");
+    }
+    try {
+      Enroller enroller =
+          new Enroller(
+              CredentialStore.open(e.store()),
+              DevCertificates.certificateFile(caCrt),
+              DevCertificates.privateKeyFile(caKey),
+              e.lifetime());
+      log.info(
+          "enrolment: one-time credentials in {}, certificates signed by {} for {}",
+          enroller.store().directory(),
+          caCrt,
+          e.lifetime());
+      return enroller;
+    } catch (GeneralSecurityException x) {
+      throw new IOException("enrolment CA " + caCrt + ": " + x.getMessage(), x);
+    }
+  }
+
+  private static CopsTls serverTls(PdpConfig config, PdpSecurity s) throws IOException {
+    TlsSettings t = s.tls();
+    Path chain = t.certificate();
+    Path key = t.key();
+    Path trust = t.trust();
+    if (t.development()) {
+      List<String> names = new ArrayList<>();
+      if (!config.address().isLoopbackAddress() && !config.address().isAnyLocalAddress()) {
+        names.add(config.address().getHostAddress());
+      }
+      DevCertificates.Pki pki = DevCertificates.ensure(t.devPki(), names, List.of());
+      log.warn(
+          "TLS: no certificate configured; using development certificates from {} (not for"
+              + " production)",
+          pki.directory());
+      chain = pki.pdp().certificateChain();
+      key = pki.pdp().privateKey();
+      trust = pki.caCertificate();
+    }
+    CopsTls tls =
+        CopsTls.server(
+            t,
+            chain,
+            key,
+            trust,
+            s.clientAuth(),
+            s.sessionTimeout().getSeconds(),
+            s.sessionCacheSize());
+    log.info(
+        "TLS: {} engine, {}, client certificates {}, sessions resumable for {}, PEPs {} TLS",
+        t.engine().configName(),
+        t.protocols(),
+        s.clientAuth().name().toLowerCase(Locale.ROOT),
+        s.sessionTimeout(),
+        s.initiate() ? "offered (RFC 4261 5.2) when they need" : "refused without");
+    return tls;
+  }
+
+  @Override
+  public void close() {
+    if (tls != null) {
+      tls.close();
+    }
+    if (registry != null) {
+      registry.close();
+    }
+  }
+}

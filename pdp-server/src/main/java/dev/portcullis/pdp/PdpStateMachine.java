@@ -1,0 +1,439 @@
+package dev.portcullis.pdp;
+
+import static dev.portcullis.pdp.ConnectionState.hex;
+
+import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.CopsDecodeFailure;
+import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.CopsMessage.ClientAccept;
+import dev.portcullis.cops.CopsMessage.ClientClose;
+import dev.portcullis.cops.CopsMessage.ClientOpen;
+import dev.portcullis.cops.CopsMessage.Decision;
+import dev.portcullis.cops.CopsMessage.DecisionSet;
+import dev.portcullis.cops.CopsMessage.DeleteRequest;
+import dev.portcullis.cops.CopsMessage.Report;
+import dev.portcullis.cops.CopsMessage.Request;
+import dev.portcullis.cops.CopsMessage.SyncStateRequest;
+import dev.portcullis.cops.CopsObject.AcctTimer;
+import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.CopsObject.DecisionFlags;
+import dev.portcullis.cops.CopsObject.ErrorObject;
+import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.CopsObject.PdpAddress;
+import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.pdp.ConnectionState.Installed;
+import dev.portcullis.pdp.policy.PolicyDecision;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.pdp.policy.PolicyRequest;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PDP side of RFC 2748 for one PEP connection, speaking COPS messages only: Client-Open per
+ * client type (once {@link PepAdmission} let it through), request state per handle, decisions,
+ * reports, deletes, synchronization, Client-Close both ways, redirects, unsolicited decisions after
+ * a policy change, and the answers to malformed input. The server reaches it through {@link
+ * #execute}; everything runs on the connection's event loop.
+ */
+final class PdpStateMachine extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(PdpStateMachine.class);
+
+  private final ConnectionState state;
+  private final PdpContext server;
+
+  PdpStateMachine(ConnectionState state) {
+    this.state = state;
+    this.server = state.server;
+  }
+
+  String pepId() {
+    return state.pepId;
+  }
+
+  /** Runs {@code task} on this connection's event loop. */
+  void execute(Runnable task) {
+    state.channel.eventLoop().execute(task);
+  }
+
+  /** Sends a Client-Close for every open client type, then closes (event loop only). */
+  void closeAll(ErrorCode code) {
+    state.closeAll(code);
+  }
+
+  /** Handles with request state, over every open client type. */
+  int openHandles() {
+    return state.sessions.values().stream().mapToInt(Map::size).sum();
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------------
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    if (!server.register(this)) {
+      server
+          .refusals()
+          .warn(
+              "connection limit",
+              "refused connection from {}: {} connections open (limit)",
+              state.peer,
+              server.config().maxConnections());
+      ctx.close();
+      return;
+    }
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    for (Map.Entry<Integer, Map<Handle, Installed>> s : state.sessions.entrySet()) {
+      release(s.getKey(), s.getValue());
+    }
+    state.sessions.clear();
+    server.unregister(this);
+    state.time(PdpTimings.Phase.CONNECTION, state.acceptedAt);
+    if (state.pepId != null) {
+      log.info("PEP {} ({}) disconnected", state.pepId, state.peer);
+      state.audit(
+          "disconnected", state.pepId, "connectionNanos", server.nanoTime() - state.acceptedAt);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // I/O errors (connection reset) end the connection; nothing a PEP sends gets here, the
+    // decoder turns it into a CopsDecodeFailure.
+    log.debug("connection {} failed: {}", state.peer, cause.toString());
+    ctx.close();
+  }
+
+  /**
+   * Answers are written as requests are read and flushed once per batch of reads: one system call
+   * for all the decisions a burst of requests produced.
+   */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+    ctx.fireChannelReadComplete();
+  }
+
+  // ---- inbound ----------------------------------------------------------------------------------
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof CopsDecodeFailure f) {
+      state.malformed(f.cause());
+      return;
+    }
+    if (state.closing) {
+      return;
+    }
+    CopsMessage m = (CopsMessage) msg;
+    switch (m.opCode()) {
+      case OPN -> open((ClientOpen) m);
+      case REQ -> request((Request) m);
+      case RPT -> report((Report) m);
+      case DRQ -> delete((DeleteRequest) m);
+      case CC -> clientClose((ClientClose) m);
+      case SSC -> {
+        log.info("PEP {} finished synchronizing client type {}", state.pepId, hex(m.clientType()));
+        state.audit("synchronized", state.pepId, "clientType", m.clientType());
+      }
+      // DEC, CAT, SSQ travel from PDP to PEP only.
+      default ->
+          state.protocolError(
+              m.clientType(), ErrorCode.BAD_MESSAGE_FORMAT, 0, m.opCode() + " sent by a PEP");
+    }
+  }
+
+  /** A Client-Open the admission let through: redirect, refuse the type, or accept it. */
+  private void open(ClientOpen o) {
+    int type = o.clientType();
+    String id = o.pepId().id();
+    if (o.lastPdpAddress() != null) {
+      log.info(
+          "PEP {} was last connected to PDP {}:{}",
+          id,
+          o.lastPdpAddress().address().getHostAddress(),
+          o.lastPdpAddress().port());
+    }
+    PdpConfig.Redirect r = server.redirectFor(id, type);
+    if (r != null) {
+      String to = r.address().getHostAddress() + ":" + r.port();
+      log.info("redirecting PEP {} client type {} to {}", id, hex(type), to);
+      state.audit("redirected", id, "clientType", type, "to", to);
+      state.closeWith(
+          new ClientClose(
+              type,
+              false,
+              new ErrorObject(ErrorCode.REDIRECT_TO_PREFERRED_SERVER),
+              new PdpAddress(false, r.address(), r.port()),
+              null));
+      return;
+    }
+    boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
+    if (!enrolment && server.engine(type) == null) {
+      log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
+      state.audit("refused", id, "clientType", type, "reason", "unsupported client-type");
+      state.channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
+      if (state.sessions.isEmpty()) {
+        state.channel.close();
+      }
+      return;
+    }
+    if (state.sessions.containsKey(type)) {
+      state.protocolError(
+          type, ErrorCode.BAD_MESSAGE_FORMAT, 0, "second Client-Open for client type " + hex(type));
+      return;
+    }
+    state.sessions.put(type, new LinkedHashMap<>());
+    PdpConfig c = server.config();
+    AcctTimer acct =
+        c.accounting().isZero() ? null : new AcctTimer((int) c.accounting().getSeconds());
+    state.time(PdpTimings.Phase.OPEN_TO_ACCEPT, state.openArrived);
+    state.channel.write(
+        new ClientAccept(type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
+    log.info("PEP {} ({}) opened client type {}", id, state.peer, hex(type));
+    state.audit(
+        "opened",
+        id,
+        "clientType",
+        type,
+        "acceptToOpenNanos",
+        state.openedAt - state.acceptedAt,
+        "openNanos",
+        server.nanoTime() - state.openArrived);
+    if (o.lastPdpAddress() != null && !server.isSelf(o.lastPdpAddress())) {
+      // The PEP comes from another PDP (failover, redirect): this one holds none of its
+      // request state, so ask for it (RFC 2748 sections 2.2.14 and 3.5).
+      log.info(
+          "PEP {} last used another PDP: asking it to synchronize client type {}", id, hex(type));
+      state.channel.write(new SyncStateRequest(type, false, null, null));
+    }
+  }
+
+  /** The open client type's request state, or null after a protocol error saying it is not open. */
+  private Map<Handle, Installed> session(CopsMessage m) {
+    Map<Handle, Installed> s = state.sessions.get(m.clientType());
+    if (s == null) {
+      state.protocolError(
+          m.clientType(),
+          ErrorCode.UNSUPPORTED_CLIENT_TYPE,
+          0,
+          m.opCode() + " for client type " + hex(m.clientType()) + " before its Client-Open");
+    }
+    return s;
+  }
+
+  /** A REQ: new or updated request state, decided by the client type's engine (RFC 2748 3.1). */
+  private void request(Request r) {
+    long arrived = server.nanoTime();
+    Map<Handle, Installed> s = session(r);
+    if (s == null) {
+      return;
+    }
+    int type = r.clientType();
+    if (!s.containsKey(r.handle()) && s.size() >= server.config().maxHandles()) {
+      state.channel.write(
+          Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+      log.warn("PEP {}: request refused, {} handles open (limit)", state.pepId, s.size());
+      return;
+    }
+    AccessRequest access = accessRequest(r);
+    if (access == null) {
+      return;
+    }
+    PolicyRequest pr =
+        new PolicyRequest(state.pepId, type, r.context().rType(), r.context().mType(), access);
+    PolicyDecision d = server.engine(type).decide(pr);
+    // A REQ on an existing handle updates that request state (RFC 2748 section 3.1); the engine
+    // hears of a release only when the state is deleted.
+    s.put(r.handle(), new Installed(pr, r.context(), d));
+    Decision dec = decision(type, true, r.handle(), r.context(), d);
+    // Counted before the write, so whoever reads the counter after the PEP has its answer sees
+    // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
+    long nanos = server.nanoTime() - arrived;
+    server.stats().decision(nanos);
+    PdpTimings timings = server.timings();
+    if (timings != null) {
+      timings.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
+    }
+    if (server.audit().enabled()) {
+      state.audit(
+          "decision",
+          state.pepId,
+          "clientType",
+          type,
+          "handle",
+          r.handle().value().toHex(),
+          "operation",
+          access.operation().name(),
+          "subject",
+          access.subject(),
+          "service",
+          access.service(),
+          "decision",
+          d.install() ? "install" : "remove",
+          "rule",
+          d.data().ruleId(),
+          "reason",
+          d.data().reason(),
+          "latencyNanos",
+          nanos);
+    }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "PEP {} {} {} -> {} ({})",
+          state.pepId,
+          access.operation(),
+          access.subject(),
+          d.install() ? "install" : "remove",
+          d.data().ruleId());
+    }
+    state.channel.write(dec);
+  }
+
+  /** The access request a REQ carries in its first ClientSI, or null after answering its error. */
+  private AccessRequest accessRequest(Request r) {
+    try {
+      return AccessRequest.decode(r.signaledData("the access request"));
+    } catch (CopsCodecException e) {
+      log.warn("PEP {}: request {} refused: {}", state.pepId, r.handle(), e.getMessage());
+      state.channel.write(Decision.error(r.clientType(), r.handle(), e.errorObject()));
+      return null;
+    }
+  }
+
+  static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
+    DecisionFlags flags =
+        new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
+    return Decision.of(
+        type, solicited, h, new DecisionSet(ctx, flags, null, null, d.decisionData(), null));
+  }
+
+  private void report(Report r) {
+    Map<Handle, Installed> s = session(r);
+    if (s == null) {
+      return;
+    }
+    server.stats().report();
+    boolean known = s.containsKey(r.handle());
+    state.audit(
+        "report",
+        state.pepId,
+        "clientType",
+        r.clientType(),
+        "handle",
+        r.handle().value().toHex(),
+        "type",
+        r.reportType().reportType() == null
+            ? String.valueOf(r.reportType().type())
+            : r.reportType().reportType().name(),
+        "knownHandle",
+        known);
+    if (!known) {
+      log.warn("PEP {} reported on unknown handle {}", state.pepId, r.handle());
+    }
+  }
+
+  private void delete(DeleteRequest d) {
+    Map<Handle, Installed> s = session(d);
+    if (s == null) {
+      return;
+    }
+    Installed i = s.remove(d.handle());
+    PolicyEngine engine = server.engine(d.clientType());
+    if (i != null && engine != null) {
+      engine.released(i.request());
+    }
+    state.audit(
+        "deleted",
+        state.pepId,
+        "clientType",
+        d.clientType(),
+        "handle",
+        d.handle().value().toHex(),
+        "reason",
+        d.reason().code());
+  }
+
+  private void clientClose(ClientClose c) {
+    Map<Handle, Installed> s = state.sessions.remove(c.clientType());
+    if (s != null) {
+      release(c.clientType(), s);
+    }
+    log.info(
+        "PEP {} closed client type {}: error {} ({})",
+        state.pepId,
+        hex(c.clientType()),
+        c.error().code(),
+        c.error().errorCode() == null ? "?" : c.error().errorCode().description());
+    state.audit("closed", state.pepId, "clientType", c.clientType(), "error", c.error().code());
+    if (state.sessions.isEmpty()) {
+      state.channel.close();
+    }
+  }
+
+  private void release(int type, Map<Handle, Installed> s) {
+    PolicyEngine e = server.engine(type);
+    if (e != null) {
+      for (Installed i : s.values()) {
+        e.released(i.request());
+      }
+    }
+  }
+
+  // ---- pushes -----------------------------------------------------------------------------------
+
+  /**
+   * Decides every installed request of {@code type} again with {@code engine} and sends an
+   * unsolicited DEC for each whose decision changed.
+   */
+  void reevaluate(int type, PolicyEngine engine) {
+    Map<Handle, Installed> s = state.sessions.get(type);
+    if (s == null || state.closing) {
+      return;
+    }
+    int pushed = 0;
+    for (Map.Entry<Handle, Installed> e : s.entrySet()) {
+      Installed i = e.getValue();
+      PolicyDecision d = engine.reevaluate(i.request());
+      if (!d.equals(i.decision())) {
+        e.setValue(new Installed(i.request(), i.context(), d));
+        state.channel.write(decision(type, false, e.getKey(), i.context(), d));
+        server.stats().pushed();
+        state.audit(
+            "pushed",
+            state.pepId,
+            "clientType",
+            type,
+            "handle",
+            e.getKey().value().toHex(),
+            "decision",
+            d.install() ? "install" : "remove",
+            "rule",
+            d.data().ruleId());
+        pushed++;
+      }
+    }
+    if (pushed > 0) {
+      state.channel.flush();
+      log.info("policy change: {} unsolicited decisions sent to PEP {}", pushed, state.pepId);
+    }
+  }
+
+  /** Asks the PEP to resend its request state for {@code type} (SSQ). */
+  void synchronize(int type) {
+    if (state.sessions.containsKey(type)) {
+      state.channel.writeAndFlush(new SyncStateRequest(type, false, null, null));
+    }
+  }
+}

@@ -1,0 +1,268 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsMessage.ClientAccept;
+import dev.portcullis.cops.CopsMessage.ClientOpen;
+import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.ProtectionLevel;
+import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.tls.CopsTls;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.security.cert.X509Certificate;
+import java.util.Collections;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides who the PEP is and whether it may open a client type: the RFC 4261 TLS negotiation (both
+ * PEP- and PDP-initiated, with {@link StartTlsGate}), the PEPID against the TLS certificate, the
+ * Integrity object, and the protection level the PEP's configuration requires. A Client-Open that
+ * passes goes on to the state machine; one that does not is refused here.
+ */
+final class PepAdmission extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(PepAdmission.class);
+
+  private final ConnectionState state;
+  private final IntegritySession integrity;
+
+  /**
+   * @param integrity the connection's Integrity session, or null when the PDP has no keys
+   */
+  PepAdmission(ConnectionState state, IntegritySession integrity) {
+    this.state = state;
+    this.integrity = integrity;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ClientOpen o) || state.closing) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    state.openArrived = state.server.nanoTime();
+    if (o.clientType() == 0) {
+      startTlsRequested(ctx, o);
+    } else if (identified(o) && secure(ctx, o)) {
+      ctx.fireChannelRead(o);
+    }
+  }
+
+  /** One PEPID per connection; the first one starts the PEP's session timings. */
+  private boolean identified(ClientOpen o) {
+    String id = o.pepId().id();
+    String earlier = state.pepId != null ? state.pepId : state.claimedId;
+    if (earlier != null && !earlier.equals(id)) {
+      state.protocolError(
+          o.clientType(),
+          ErrorCode.BAD_MESSAGE_FORMAT,
+          0,
+          "PEPID " + id + " after " + earlier + " on one connection");
+      return false;
+    }
+    if (state.pepId == null) {
+      state.time(PdpTimings.Phase.ACCEPT_TO_OPEN, state.acceptedAt);
+      state.openedAt = state.openArrived;
+      state.pepId = id;
+    }
+    return true;
+  }
+
+  /** A client-type 0 Client-Open: the PEP asks to start TLS (RFC 4261 section 5.1). */
+  private void startTlsRequested(ChannelHandlerContext ctx, ClientOpen o) {
+    String id = o.pepId().id();
+    state.claimedId = id;
+    if (!(o.integrity() instanceof IntegrityTls t) || !t.startTls()) {
+      state.protocolError(
+          0,
+          ErrorCode.BAD_MESSAGE_FORMAT,
+          0,
+          "client-type 0 Client-Open without Integrity-TLS StartTLS (RFC 4261 section 5.1)");
+      return;
+    }
+    if (state.tls != ConnectionState.Tls.PLAIN) {
+      state.protocolError(
+          0, ErrorCode.BAD_MESSAGE_FORMAT, 0, "a second TLS negotiation on one connection");
+      return;
+    }
+    if (state.server.tls() == null) {
+      // The answer of a PDP that does not know Integrity-TLS (RFC 2748 section 2.2.16 rules).
+      state.refuse(
+          id,
+          0,
+          ErrorCode.UNKNOWN_OBJECT,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "PEP asked for TLS; this PDP has no TLS configured");
+      return;
+    }
+    offerTls(ctx, id, "pep");
+  }
+
+  /** Sends the Client-Accept with Integrity-TLS and waits for the PEP's TLS handshake. */
+  private void offerTls(ChannelHandlerContext ctx, String id, String initiator) {
+    state.tls = ConnectionState.Tls.OFFERED;
+    log.info("PEP {} ({}): starting TLS ({}-initiated, RFC 4261)", id, state.peer, initiator);
+    state.audit("tls-negotiation", id, "initiator", initiator);
+    ctx.channel()
+        .writeAndFlush(
+            new ClientAccept(
+                0,
+                true,
+                new KaTimer((int) state.server.config().keepAlive().getSeconds()),
+                null,
+                new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
+    ctx.pipeline().addFirst("starttls", new StartTlsGate(state.server.tls()));
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof SslHandshakeCompletionEvent e) {
+      handshakeDone(ctx, e);
+    } else if (evt == StartTlsGate.NOT_TLS) {
+      state.refuse(
+          state.pepId,
+          0,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "sent COPS where the agreed TLS handshake should start (RFC 4261)");
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  private void handshakeDone(ChannelHandlerContext ctx, SslHandshakeCompletionEvent e) {
+    PdpContext server = state.server;
+    if (!e.isSuccess()) {
+      server.stats().securityRefusal();
+      String why = CopsTls.failureReason(e.cause());
+      server
+          .refusals()
+          .warn(
+              "TLS handshake failures",
+              "PEP {} ({}): TLS handshake failed: {}",
+              state.who(),
+              state.peer,
+              why);
+      state.audit("tls-failed", state.pepId != null ? state.pepId : state.claimedId, "reason", why);
+      state.closing = true;
+      ctx.channel().close();
+      return;
+    }
+    CopsTls.Handshake h = server.tls().describe(ctx.pipeline().get(SslHandler.class));
+    state.handshake = h;
+    state.tls = ConnectionState.Tls.ESTABLISHED;
+    server.stats().handshake(h.resumed());
+    X509Certificate cert = h.peer();
+    log.info(
+        "PEP {} ({}): TLS established, {} {}, {} handshake{}",
+        state.who(),
+        state.peer,
+        h.protocol(),
+        h.cipherSuite(),
+        h.kind(),
+        cert == null ? "" : ", certificate " + cert.getSubjectX500Principal().getName());
+    state.audit(
+        "tls-established",
+        state.pepId != null ? state.pepId : state.claimedId,
+        "protocol",
+        h.protocol(),
+        "cipherSuite",
+        h.cipherSuite(),
+        "peerCertificate",
+        cert == null ? null : cert.getSubjectX500Principal().getName());
+  }
+
+  /**
+   * Checks a Client-Open against the PEP's protection level, its TLS identity and Integrity;
+   * refuses (and returns false) or arranges what the level needs.
+   */
+  private boolean secure(ChannelHandlerContext ctx, ClientOpen o) {
+    int type = o.clientType();
+    String id = o.pepId().id();
+    PdpSecurity sec = state.server.security();
+    boolean enrolment = type == Enrolment.CLIENT_TYPE && state.server.enrols();
+    // An enrolling PEP has no Integrity key or certificate yet: TLS is all it can offer, and all
+    // enrolment accepts (its secret must not travel in the clear).
+    ProtectionLevel required =
+        enrolment
+            ? ProtectionLevel.CONFIDENTIALITY
+            : sec == null ? ProtectionLevel.NONE : sec.levelFor(id);
+    boolean established = state.tls == ConnectionState.Tls.ESTABLISHED;
+    if (!established && required.tls()) {
+      if (sec.initiate()) {
+        offerTls(ctx, id, "pdp"); // RFC 4261 section 5.2; the PEP opens again once TLS is up
+        return false;
+      }
+      state.refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "protection level " + required.configName() + " requires TLS");
+      return false;
+    }
+    if (established && sec.clientAuth() != ClientAuth.NONE) {
+      String problem =
+          state.handshake.peer() == null
+              ? enrolment
+                  ? null
+                  : "no client certificate: without one only enrolment (client type 0xC0A7) is open"
+              : identityProblem(sec, id);
+      if (problem != null) {
+        state.refuse(id, type, ErrorCode.AUTHENTICATION_FAILURE, 0, problem);
+        return false;
+      }
+    }
+    if (o.integrity() instanceof CopsObject.Integrity && integrity == null) {
+      state.refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_FAILURE,
+          0,
+          "Client-Open carries an Integrity object; this PDP has no Integrity keys");
+      return false;
+    }
+    boolean integrityOn = integrity != null && integrity.peerSigns();
+    if (required.integrity() && !integrityOn) {
+      state.refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_INTEGRITY_REQUIRED,
+          "protection level " + required.configName() + " requires the Integrity object");
+      return false;
+    }
+    if (integrityOn) {
+      integrity.signOutgoing(true); // the Client-Accept is the PDP's first signed message
+    }
+    return true;
+  }
+
+  /** Null if the PEP's certificate names {@code id}; otherwise what is wrong. */
+  private String identityProblem(PdpSecurity sec, String id) {
+    X509Certificate cert = state.handshake.peer(); // present: secure() handled its absence
+    List<String> names =
+        sec.identityFrom() == PdpSecurity.IdentitySource.SUBJECT_CN
+            ? Collections.singletonList(CopsTls.commonName(cert))
+            : CopsTls.subjectAltNames(cert);
+    for (String n : names) {
+      if (n != null && id.equals(sec.identityMap().getOrDefault(n, n))) {
+        return null;
+      }
+    }
+    return "PEPID "
+        + id
+        + " does not match the certificate ("
+        + sec.identityFrom().configName
+        + " "
+        + names
+        + ")";
+  }
+}

@@ -1,0 +1,192 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.support.LogSummary;
+import java.net.InetSocketAddress;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The running PDP as its connections see it ({@link PdpContext}): configuration, policies, security
+ * material, audit, counters, the registry of open connections, and the enrolment thread.
+ */
+final class ServerContext implements PdpContext {
+  private final PdpConfig config;
+  private final Map<Integer, ClientTypePolicy> policies;
+  private final PdpSecurityMaterial material;
+  private final AuditLog audit;
+  private final LogSummary refusals;
+  private final Supplier<InetSocketAddress> address;
+  private final PdpStats stats = new PdpStats();
+  private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
+  private final ExecutorService enrolments;
+  private volatile PdpTimings timings;
+  private volatile boolean closed;
+
+  /**
+   * @param address where the server listens, once it is bound
+   */
+  ServerContext(
+      PdpConfig config,
+      Map<Integer, ClientTypePolicy> policies,
+      PdpSecurityMaterial material,
+      AuditLog audit,
+      LogSummary refusals,
+      Supplier<InetSocketAddress> address) {
+    this.config = config;
+    this.policies = policies;
+    this.material = material;
+    this.audit = audit;
+    this.refusals = refusals;
+    this.address = address;
+    this.enrolments =
+        material.enroller == null
+            ? null
+            : Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "portcullis-pdp-enrolment");
+                  t.setDaemon(true);
+                  return t;
+                });
+  }
+
+  @Override
+  public PdpConfig config() {
+    return config;
+  }
+
+  @Override
+  public PolicyEngine engine(int clientType) {
+    ClientTypePolicy p = policies.get(clientType);
+    return p == null ? null : p.engine();
+  }
+
+  ClientTypePolicy policy(int clientType) {
+    return policies.get(clientType);
+  }
+
+  Map<Integer, ClientTypePolicy> policies() {
+    return policies;
+  }
+
+  @Override
+  public PdpSecurity security() {
+    return config.security();
+  }
+
+  @Override
+  public CopsTls tls() {
+    return material.tls;
+  }
+
+  @Override
+  public boolean enrols() {
+    return material.enroller != null;
+  }
+
+  /**
+   * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
+   * store sees them in order.
+   */
+  @Override
+  public CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
+    return CompletableFuture.supplyAsync(
+        () -> material.enroller.enrol(pepId, r, Instant.now()), enrolments);
+  }
+
+  @Override
+  public PdpConfig.Redirect redirectFor(String pepId, int type) {
+    for (PdpConfig.Redirect r : config.redirects()) {
+      if (r.applies(pepId, type)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** True if a Last PDP Address names this server (same port, and a local or listening address). */
+  @Override
+  public boolean isSelf(CopsObject.PdpAddress a) {
+    InetSocketAddress me = address.get();
+    if (a.port() != me.getPort()) {
+      return false;
+    }
+    return a.address().equals(me.getAddress())
+        || me.getAddress().isAnyLocalAddress()
+        || a.address().isLoopbackAddress() && me.getAddress().isLoopbackAddress();
+  }
+
+  @Override
+  public AuditLog audit() {
+    return audit;
+  }
+
+  @Override
+  public PdpStats stats() {
+    return stats;
+  }
+
+  @Override
+  public PdpTimings timings() {
+    return timings;
+  }
+
+  void timings(PdpTimings t) {
+    timings = t;
+  }
+
+  @Override
+  public LogSummary refusals() {
+    return refusals;
+  }
+
+  @Override
+  public long nanoTime() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public boolean register(PdpStateMachine c) {
+    if (closed || connections.size() >= config.maxConnections()) {
+      return false;
+    }
+    connections.add(c);
+    stats.connected();
+    return true;
+  }
+
+  @Override
+  public void unregister(PdpStateMachine c) {
+    if (connections.remove(c)) {
+      stats.disconnected();
+    }
+  }
+
+  /** The connections open now. */
+  Set<PdpStateMachine> connections() {
+    return connections;
+  }
+
+  /** Admits no more connections. */
+  void close() {
+    closed = true;
+  }
+
+  /** Lets a running enrolment finish, and closes the security material. */
+  void release() {
+    if (enrolments != null) {
+      enrolments.shutdown();
+    }
+    material.close();
+  }
+}
