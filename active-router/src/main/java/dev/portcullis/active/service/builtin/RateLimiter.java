@@ -2,6 +2,7 @@ package dev.portcullis.active.service.builtin;
 
 import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.active.service.PacketContext;
+import dev.portcullis.support.TokenBucket;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,48 +13,28 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RateLimiter implements ActiveService {
   private volatile double rate = 1000;
   private volatile double burst = 100;
-  private final Map<Long, Bucket> buckets = new ConcurrentHashMap<>();
-
-  private static final class Bucket {
-    double tokens;
-    long lastMillis;
-  }
+  private final Map<Long, TokenBucket> buckets = new ConcurrentHashMap<>();
 
   @Override
   public void configure(Map<String, String> settings) {
-    if (settings.containsKey("rate")) {
-      rate = Double.parseDouble(settings.get("rate"));
-    }
-    if (settings.containsKey("burst")) {
-      burst = Double.parseDouble(settings.get("burst"));
-    }
-    if (!(rate > 0) || !(burst >= 1)) {
+    // Checked before either is set: refused settings leave the running ones in force.
+    double r = settings.containsKey("rate") ? Double.parseDouble(settings.get("rate")) : rate;
+    double b = settings.containsKey("burst") ? Double.parseDouble(settings.get("burst")) : burst;
+    if (!(r > 0) || !(b >= 1)) {
       throw new IllegalArgumentException(
-          "rate-limiter: rate " + rate + ", burst " + burst + " (expected: rate > 0, burst >= 1)");
+          "rate-limiter: rate " + r + ", burst " + b + " (expected: rate > 0, burst >= 1)");
     }
+    rate = r;
+    burst = b;
   }
 
   @Override
   public Verdict process(PacketContext p) {
     long flow = p.user() * 31 + p.code(); // per user and code
-    long now = p.nowMillis();
-    Bucket b =
-        buckets.computeIfAbsent(
-            flow,
-            k -> {
-              Bucket n = new Bucket();
-              n.tokens = burst;
-              n.lastMillis = now;
-              return n;
-            });
+    long now = p.nowMillis() * 1_000_000L;
+    TokenBucket b = buckets.computeIfAbsent(flow, k -> new TokenBucket(rate, burst, now));
     synchronized (b) {
-      b.tokens = Math.min(burst, b.tokens + (now - b.lastMillis) * rate / 1000.0);
-      b.lastMillis = Math.max(b.lastMillis, now);
-      if (b.tokens < 1) {
-        return Verdict.DROP;
-      }
-      b.tokens -= 1;
-      return Verdict.FORWARD;
+      return b.tryTake(now) ? Verdict.FORWARD : Verdict.DROP;
     }
   }
 }
