@@ -11,6 +11,7 @@ import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.Backoff;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -221,6 +222,7 @@ public final class AuthServer implements AutoCloseable {
   private int putWithRetry(RosaConfig.Code c, int epoch, byte[] kci)
       throws IOException, InterruptedException {
     IOException last = null;
+    Backoff backoff = new Backoff(Duration.ofMillis(250), Duration.ofSeconds(2));
     for (int attempt = 0; attempt < 20; attempt++) {
       try {
         codeServer.putSecret(c.id(), epoch, kci);
@@ -230,7 +232,7 @@ public final class AuthServer implements AutoCloseable {
         last = e;
       } catch (IOException e) {
         last = e;
-        Thread.sleep(250);
+        Thread.sleep(backoff.nextDelayMillis());
       }
     }
     throw new IOException(

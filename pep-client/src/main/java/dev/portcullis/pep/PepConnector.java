@@ -1,0 +1,155 @@
+package dev.portcullis.pep;
+
+import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsDecoder;
+import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.CopsMessage.ClientOpen;
+import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.CopsObject.PdpAddress;
+import dev.portcullis.cops.CopsObject.PepId;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.integrity.IntegritySession;
+import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the PEP's connections: the pipeline (decoder, encoder, keep-alive watch, {@link
+ * PepConnectionHandler}), the connect, the first Client-Open (client type 0 with Integrity-TLS when
+ * the PEP starts TLS, RFC 4261 section 5.1), and the reconnect after a lost connection, on the
+ * {@link ReconnectPolicy}'s back-off. Event loop only.
+ */
+final class PepConnector implements PepConnectionHandler.Links {
+  private static final Logger log = LoggerFactory.getLogger(PepConnector.class);
+
+  private final PepState state;
+  private final TlsSessionReuse tls;
+  private final Duration connectTimeout;
+
+  /**
+   * @param tls the TLS context and reuse policy, or null when the PEP has no TLS
+   */
+  PepConnector(PepState state, TlsSessionReuse tls, Duration connectTimeout) {
+    this.state = state;
+    this.tls = tls;
+    this.connectTimeout = connectTimeout;
+  }
+
+  @Override
+  public void connect() {
+    state.lastError = null;
+    InetSocketAddress to = state.route.target();
+    if (tls != null) {
+      try {
+        tls.prepare();
+      } catch (PepException e) {
+        state.failOpening(e);
+        return;
+      }
+    }
+    PepSecurity sec = state.security;
+    IntegritySession integrity =
+        sec == null || sec.keys() == null
+            ? null
+            : new IntegritySession(sec.keys(), Clock.systemUTC(), false);
+    if (integrity != null) {
+      integrity.signOutgoing(true);
+    }
+    new Bootstrap()
+        .group(state.loop)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                // An if, not a conditional expression: JDK 25's javac records the two encoders'
+                // common superclass (netty-codec's) in the stack map, JDK 17's does not, and the
+                // dependency check would then disagree between the two.
+                ChannelHandler encoder;
+                if (integrity == null) {
+                  encoder = CopsEncoder.INSTANCE;
+                } else {
+                  encoder = new SigningCopsEncoder(integrity);
+                }
+                ch.pipeline()
+                    .addLast(
+                        "decoder", new CopsDecoder(CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, integrity))
+                    .addLast("encoder", encoder)
+                    .addLast("keepalive", new PepKeepAlive(state.pepId))
+                    .addLast(
+                        "pep", new PepConnectionHandler(state, tls, PepConnector.this, integrity));
+              }
+            })
+        .connect(to)
+        .addListener((ChannelFuture f) -> connected(f, to));
+  }
+
+  private void connected(ChannelFuture f, InetSocketAddress to) {
+    if (!f.isSuccess()) {
+      PepException e =
+          new PepException(
+              ErrorCode.COMMUNICATION_FAILURE.code(),
+              0,
+              "cannot connect to " + to + ": " + f.cause().getMessage());
+      if (state.opening != null) {
+        state.failOpening(e); // the caller asked and was told; no silent retries
+      } else {
+        lost(e);
+      }
+      return;
+    }
+    state.channel = f.channel();
+    state.tlsUp = false;
+    if (tls != null && state.security.initiateTls()) {
+      // RFC 4261 section 5.1: client-type 0 Client-Open with Integrity-TLS.
+      state.channel.writeAndFlush(
+          new ClientOpen(
+              0,
+              false,
+              new PepId(state.pepId),
+              null,
+              null,
+              new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
+    } else {
+      sendOpen(state.channel);
+    }
+  }
+
+  @Override
+  public void sendOpen(Channel ch) {
+    InetSocketAddress last = state.lastPdp;
+    PdpAddress lastPdp =
+        last == null ? null : new PdpAddress(true, last.getAddress(), last.getPort());
+    ch.writeAndFlush(
+        new ClientOpen(state.clientType, false, new PepId(state.pepId), null, lastPdp, null));
+  }
+
+  @Override
+  public void lost(PepException why) {
+    if (state.closing) {
+      return;
+    }
+    long delay = state.route.lost();
+    log.info(
+        "PEP {}: {}; reconnecting to {} in {} ms",
+        state.pepId,
+        why.getMessage(),
+        state.route.home(),
+        delay);
+    state.loop.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+  }
+}
