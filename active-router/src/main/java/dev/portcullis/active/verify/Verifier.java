@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Verifies active packets, one at a time, in the order of the paper's router: structure, validity
@@ -20,14 +19,14 @@ import java.util.concurrent.CompletableFuture;
  * keys it uses are shared through {@link FlowKeys}. A packet whose session is cached costs no
  * allocation.
  *
- * <p>Every drop is counted in {@link Counters} here, by reason; {@link Outcome#ACCEPTED} and {@link
- * Outcome#PENDING} are left for the caller to count, since it decides what becomes of the packet.
+ * <p>It answers with a {@link Verification} and counts nothing: what becomes of a packet is
+ * decided, and counted once, by whoever verifies it (the router's packet handler).
  */
 public final class Verifier {
   private final FlowKeys keys;
-  private final Counters counters;
   private final Set<MacAlgorithm> accepted;
   private final PacketView view = new PacketView();
+  private final Verification result = new Verification(view);
   private final FlowId probe = new FlowId();
   private final FlowId lastId = new FlowId(); // the flow of the last accepted packet
   private Session last; // its session: consecutive packets of a flow skip the cache lookup
@@ -35,35 +34,33 @@ public final class Verifier {
   private final byte[] nonce = new byte[ActivePacket.GCM_NONCE];
   private final byte[] aadV4 = new byte[ActivePacket.HEADER_V4];
   private final byte[] aadV6 = new byte[ActivePacket.HEADER_V6];
-  private Session session;
-  private Malformation malformation;
-  private CompletableFuture<?> pending;
 
   /** A verifier that accepts HMAC-SHA-256-128 only. */
-  public Verifier(FlowKeys keys, Counters counters) {
-    this(keys, counters, EnumSet.of(MacAlgorithm.HMAC_SHA256_128));
+  public Verifier(FlowKeys keys) {
+    this(keys, EnumSet.of(MacAlgorithm.HMAC_SHA256_128));
   }
 
   /** A verifier that accepts the given MAC algorithms (legacy ones only if configured so). */
-  public Verifier(FlowKeys keys, Counters counters, Set<MacAlgorithm> accepted) {
+  public Verifier(FlowKeys keys, Set<MacAlgorithm> accepted) {
     this.keys = keys;
-    this.counters = counters;
     this.accepted = EnumSet.copyOf(accepted);
   }
 
   /**
    * Verifies the packet at {@code buf[start, start+length)}. The buffer's position and limit are
    * left as they were.
+   *
+   * @return the answer, valid until the next call
    */
-  public Outcome verify(ByteBuffer buf, int start, int length) {
-    session = null;
-    pending = null;
-    malformation = view.wrap(buf, start, length);
+  public Verification verify(ByteBuffer buf, int start, int length) {
+    result.reset();
+    Malformation malformation = view.wrap(buf, start, length);
     if (malformation != null) {
-      return drop(Outcome.MALFORMED);
+      result.malformation(malformation);
+      return answer(Outcome.MALFORMED);
     }
     if (!accepted.contains(view.mac())) {
-      return drop(Outcome.MAC_REFUSED);
+      return answer(Outcome.MAC_REFUSED);
     }
     long now = keys.now() / 1000;
     long skew = keys.skewSeconds();
@@ -71,10 +68,10 @@ public final class Verifier {
     long sst = view.sst();
     long set = view.set();
     if (sst < 0 || now + skew < sst) {
-      return drop(Outcome.NOT_YET_VALID);
+      return answer(Outcome.NOT_YET_VALID);
     }
     if (set >= 0 && now - skew > set) {
-      return drop(Outcome.EXPIRED);
+      return answer(Outcome.EXPIRED);
     }
     probe.load(view);
     Session s =
@@ -87,15 +84,14 @@ public final class Verifier {
       if (prk == null) {
         Outcome o = keys.secretState(view.code(), view.epoch());
         if (o == Outcome.PENDING) {
-          pending = keys.secretArrival(view.code(), view.epoch());
-          return o;
+          result.pending(keys.secretArrival(view.code(), view.epoch()));
         }
-        return drop(o);
+        return answer(o);
       }
       try {
         s = keys.derive(probe, view, prk);
       } catch (IllegalStateException e) {
-        return drop(Outcome.CODE_UNAVAILABLE); // the secret was evicted and wiped meanwhile
+        return answer(Outcome.CODE_UNAVAILABLE); // the secret was evicted and wiped meanwhile
       }
       derived = true;
     }
@@ -110,18 +106,18 @@ public final class Verifier {
       // Authenticated: only now does the flow take a place in the cache.
       s = keys.admit(probe, s);
       if (s == null) {
-        return drop(Outcome.OVERLOADED);
+        return answer(Outcome.OVERLOADED);
       }
     }
     if (!s.window().accept(seq)) {
-      return drop(Outcome.REPLAY); // a copy verified on another thread in between
+      return answer(Outcome.REPLAY); // a copy verified on another thread in between
     }
     if (s != last) {
       last = s;
       lastId.copyFrom(probe);
     }
-    session = s;
-    return Outcome.ACCEPTED;
+    result.session(s);
+    return result.set(Outcome.ACCEPTED);
   }
 
   private boolean macMatches(Session s) {
@@ -141,51 +137,30 @@ public final class Verifier {
   }
 
   /** Drops the packet, wiping a session derived for it (it was never cached). */
-  private Outcome discard(boolean derived, Session s, Outcome o) {
+  private Verification discard(boolean derived, Session s, Outcome o) {
     if (derived) {
       s.destroy();
     }
-    return drop(o);
+    return answer(o);
   }
 
-  private Outcome drop(Outcome o) {
-    counters.count(o);
-    return o;
-  }
-
-  /** The packet just verified (valid until the next call). */
-  public PacketView packet() {
-    return view;
-  }
-
-  /** Its session, after {@link Outcome#ACCEPTED}. */
-  public Session session() {
-    return session;
-  }
-
-  /** What was wrong, after {@link Outcome#MALFORMED}. */
-  public Malformation malformation() {
-    return malformation;
-  }
-
-  /** After {@link Outcome#PENDING}: completes when the code secret arrives (or cannot). */
-  public CompletableFuture<?> pending() {
-    return pending;
+  private Verification answer(Outcome o) {
+    return result.set(o);
   }
 
   /**
    * Decrypts the accepted packet's payload into {@code out} (from its position; at least the
    * payload length less 16 bytes must remain).
    *
-   * @return false if the payload does not decrypt (counted as {@link Outcome#DECRYPT_FAILED})
+   * @return false if the payload does not decrypt (the packet is then a {@link
+   *     Outcome#DECRYPT_FAILED})
    */
   public boolean decrypt(ByteBuffer out) {
-    Session s = session;
+    Session s = result.session();
     CipherKey k = s.encryption();
     if (k == null) {
       MacKey prk = keys.prk(view.code(), view.epoch());
       if (prk == null) {
-        counters.count(Outcome.DECRYPT_FAILED);
         return false;
       }
       k = s.encryption(() -> keys.encryptionKey(prk, s.flow()));
@@ -201,7 +176,6 @@ public final class Verifier {
       k.decrypt(nonce, aad, buf, out);
       return true;
     } catch (GeneralSecurityException | IllegalStateException e) {
-      counters.count(Outcome.DECRYPT_FAILED);
       return false;
     } finally {
       buf.limit(limit).position(position);

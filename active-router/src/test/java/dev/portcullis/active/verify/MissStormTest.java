@@ -38,7 +38,6 @@ class MissStormTest {
   private final ManualClock clock = new ManualClock(T0);
   private final AtomicInteger listRequests = new AtomicInteger();
   private final AtomicInteger secretRequests = new AtomicInteger();
-  private final Counters counters = new Counters();
 
   /** A Code Server for one router that may run code 42, which has one epoch. */
   private final CodeSource source =
@@ -65,7 +64,7 @@ class MissStormTest {
 
   private final FlowKeys keys =
       new FlowKeys(Fixtures.registry(), source, clock, 5, FlowKeys.Settings.DEFAULT);
-  private final Verifier verifier = new Verifier(keys, counters);
+  private final Verifier verifier = new Verifier(keys);
 
   @AfterEach
   void close() {
@@ -73,12 +72,12 @@ class MissStormTest {
   }
 
   private Outcome verify(byte[] p) throws Exception {
-    Outcome o = verifier.verify(ByteBuffer.wrap(p), 0, p.length);
-    if (o == Outcome.PENDING) {
-      verifier.pending().get(5, TimeUnit.SECONDS);
-      o = verifier.verify(ByteBuffer.wrap(p), 0, p.length);
+    Verification v = verifier.verify(ByteBuffer.wrap(p), 0, p.length);
+    if (v.outcome() == Outcome.PENDING) {
+      v.pending().get(5, TimeUnit.SECONDS);
+      v = verifier.verify(ByteBuffer.wrap(p), 0, p.length);
     }
-    return o;
+    return v.outcome();
   }
 
   @Test
@@ -100,7 +99,7 @@ class MissStormTest {
         if (i % 4 == 0) {
           ByteBuffer.wrap(p).putInt(ActivePacket.OFF_CODE, random.nextInt());
         }
-        Outcome o = verifier.verify(ByteBuffer.wrap(p), 0, p.length);
+        Outcome o = verifier.verify(ByteBuffer.wrap(p), 0, p.length).outcome();
         assertTrue(o != Outcome.ACCEPTED, "packet " + i);
       }
       // Epochs near the clock but unannounced, as a cleverer storm would send them.

@@ -1,6 +1,5 @@
 package dev.portcullis.active.verify;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.Fixtures;
@@ -22,12 +21,10 @@ class VerifierPropertyTest {
   private static final long T0 = 1_800_000_000L;
   private static final byte[] KCI = new byte[32];
   private static final ManualClock CLOCK = new ManualClock(T0);
-  private static final Counters COUNTERS = new Counters();
   private static final FlowKeys KEYS =
       new FlowKeys(
           Fixtures.registry(), new SecretMap().put(5, 1, KCI), CLOCK, 5, FlowKeys.Settings.DEFAULT);
-  private static final Verifier VERIFIER =
-      new Verifier(KEYS, COUNTERS, EnumSet.allOf(MacAlgorithm.class));
+  private static final Verifier VERIFIER = new Verifier(KEYS, EnumSet.allOf(MacAlgorithm.class));
   private static final byte[] VALID =
       Fixtures.sealer(
               new Flow(1, T0 - 5, T0 + 500, Fixtures.ip("10.1.1.1"), Fixtures.ip("10.2.2.2"), 5),
@@ -38,13 +35,11 @@ class VerifierPropertyTest {
           .seal(new byte[40]);
 
   private static void assertCountedDrop(byte[] bytes) {
-    long before = COUNTERS.drops();
-    Outcome o = VERIFIER.verify(ByteBuffer.wrap(bytes), 0, bytes.length);
+    Outcome o = VERIFIER.verify(ByteBuffer.wrap(bytes), 0, bytes.length).outcome();
     if (o == Outcome.PENDING) {
       return; // a code this router has not asked for yet: parked, not dropped
     }
     assertTrue(o.isDrop(), o.toString());
-    assertEquals(before + 1, COUNTERS.drops(), "counted once");
   }
 
   @Property(tries = 2000)

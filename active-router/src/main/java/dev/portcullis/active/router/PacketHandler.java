@@ -1,0 +1,171 @@
+package dev.portcullis.active.router;
+
+import dev.portcullis.active.packet.PacketView;
+import dev.portcullis.active.service.ActiveService;
+import dev.portcullis.active.verify.Counters;
+import dev.portcullis.active.verify.Outcome;
+import dev.portcullis.active.verify.Session;
+import dev.portcullis.active.verify.Verification;
+import dev.portcullis.active.verify.Verifier;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A router's UDP handler: each datagram is verified (unless verification is off), parked while its
+ * code secret is on its way, run by its code's service and forwarded to the next hop. What becomes
+ * of every packet is one {@link Outcome}, counted here and nowhere else.
+ */
+final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
+  private static final Logger log = LoggerFactory.getLogger(PacketHandler.class);
+
+  private final String router;
+  private final boolean verify;
+  private final Verifier verifier;
+  private final IntFunction<ActiveService> services;
+  private final RouteTable routes;
+  private final Counters counters;
+  private final ServiceContext context;
+  private final PacketView plain = new PacketView();
+  private ParkedPackets parked;
+
+  /**
+   * @param verify false: packets are only parsed and routed (a router configured without
+   *     verification, for measurements)
+   * @param services the loaded service of a code, or null
+   */
+  PacketHandler(
+      String router,
+      boolean verify,
+      Verifier verifier,
+      IntFunction<ActiveService> services,
+      RouteTable routes,
+      Counters counters,
+      Clock clock) {
+    super(false); // packets are released here, or kept while parked
+    this.router = router;
+    this.verify = verify;
+    this.verifier = verifier;
+    this.services = services;
+    this.routes = routes;
+    this.counters = counters;
+    this.context = new ServiceContext(router, clock, verifier);
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    parked = new ParkedPackets(ctx.channel().eventLoop(), p -> process(ctx, p, true), ctx::flush);
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+    try {
+      process(ctx, packet, false);
+    } finally {
+      packet.release();
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.warn("router {}: {}", router, cause.toString()); // a socket error: keep serving
+  }
+
+  private void process(ChannelHandlerContext ctx, DatagramPacket packet, boolean wasParked) {
+    Outcome o;
+    Object detail = null;
+    try {
+      ByteBuf content = packet.content();
+      int len = content.readableBytes();
+      ByteBuffer nio =
+          content.nioBufferCount() == 1
+              ? content.internalNioBuffer(content.readerIndex(), len)
+              : ByteBuffer.wrap(ByteBufUtil.getBytes(content));
+      if (!verify) {
+        detail = plain.wrap(nio, nio.position(), len);
+        o = detail != null ? Outcome.MALFORMED : forward(ctx, plain, content, null, null);
+      } else {
+        Verification v = verifier.verify(nio, nio.position(), len);
+        detail = v;
+        o =
+            switch (v.outcome()) {
+              case ACCEPTED -> run(ctx, v, content);
+              case PENDING ->
+                  !wasParked && parked.park(packet, v.pending())
+                      ? Outcome.PENDING
+                      : Outcome.CODE_UNAVAILABLE;
+              default -> v.outcome();
+            };
+      }
+    } catch (RuntimeException e) {
+      // Nothing a packet holds should get here; if something does, count it and keep serving.
+      log.warn("router {}: packet from {} failed: {}", router, packet.sender(), e.toString());
+      o = Outcome.MALFORMED;
+    }
+    counters.count(o);
+    if (o.isDrop() && log.isDebugEnabled()) {
+      log.debug(
+          "router {}: dropped a packet from {}: {}",
+          router,
+          packet.sender(),
+          o == Outcome.MALFORMED && detail != null ? detail : o);
+    }
+  }
+
+  /** Runs an accepted packet's service and forwards what it lets through. */
+  private Outcome run(ChannelHandlerContext ctx, Verification v, ByteBuf content) {
+    PacketView p = v.packet();
+    ActiveService service = services.apply(p.code());
+    if (service == null) {
+      return Outcome.UNKNOWN_CODE;
+    }
+    context.reset(p, service);
+    ActiveService.Verdict verdict;
+    try {
+      verdict = service.process(context);
+    } catch (RuntimeException e) {
+      // A faulty service drops its packet; the router goes on serving every flow.
+      log.warn("router {}: code {} failed on a packet: {}", router, p.code(), e.toString());
+      verdict = ActiveService.Verdict.DROP;
+    }
+    if (context.decryptFailed()) {
+      return Outcome.DECRYPT_FAILED;
+    }
+    if (verdict == ActiveService.Verdict.DROP) {
+      return Outcome.SERVICE_DROP;
+    }
+    return forward(ctx, p, content, context.replacement(), v.session());
+  }
+
+  private Outcome forward(
+      ChannelHandlerContext ctx,
+      PacketView p,
+      ByteBuf content,
+      byte[] newPayload,
+      Session session) {
+    InetSocketAddress next = routes.nextHop(p);
+    if (next == null) {
+      return Outcome.NO_ROUTE;
+    }
+    ByteBuf out =
+        newPayload == null
+            ? content.retain()
+            : Unpooled.wrappedBuffer(Resealer.reseal(p, newPayload, session.mac()));
+    ctx.write(new DatagramPacket(out, next));
+    return Outcome.ACCEPTED;
+  }
+}
