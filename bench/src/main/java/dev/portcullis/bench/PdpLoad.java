@@ -1,5 +1,6 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.bench.cost.Stats;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsMessage;
@@ -12,6 +13,7 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.PdpTimings;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Quantiles;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -192,7 +194,7 @@ public final class PdpLoad implements Callable<Integer> {
       }
       long[] inPdp = timings.samples(PdpTimings.Phase.REQUEST_TO_DECISION);
       pdp.disableTimings(); // the throughput run measures the PDP, not its sample queue
-      Arrays.sort(ratios);
+      Stats ratio = Stats.of(ratios);
       System.out.println();
       System.out.printf(
           "round trip, one connection, one outstanding, %d rounds alternating (us):%n", rounds);
@@ -203,7 +205,7 @@ public final class PdpLoad implements Callable<Integer> {
       row("  of which inside the PDP", inPdp);
       System.out.printf(
           "  ratio COPS/raw of the round medians: median %.2fx (rounds from %.2fx to %.2fx)%n",
-          (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2, ratios[0], ratios[rounds - 1]);
+          ratio.median(), ratio.min(), ratio.max());
 
       // 2. throughput
       double rawTput = throughput(clientGroup, rawAddr, null, req.length);
@@ -251,9 +253,7 @@ public final class PdpLoad implements Callable<Integer> {
   }
 
   static long q(long[] v, double q) {
-    long[] s = v.clone();
-    Arrays.sort(s);
-    return s.length == 0 ? 0 : s[Math.min(s.length - 1, (int) Math.ceil(q * s.length) - 1)];
+    return Quantiles.of(v, q);
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
 import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Quantiles;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -308,8 +309,7 @@ public final class SecureCopsBench implements Callable<Integer> {
     }
 
     double quantile(double q) {
-      long[] a = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
-      return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (a.length * q))] / 1e3;
+      return Quantiles.of(nanos.stream().mapToLong(Long::longValue).toArray(), q) / 1e3;
     }
 
     double median() {

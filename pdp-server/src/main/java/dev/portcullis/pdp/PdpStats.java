@@ -1,12 +1,14 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.support.Quantiles;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
 
 /**
  * Counters an operator can read while the PDP runs: connected PEPs, decisions, reports, errors, and
- * decision latency (from a REQ's arrival to its DEC being written) in a log2 histogram of
- * nanoseconds, cheap enough for every decision.
+ * decision latency (from a REQ's arrival to its DEC being written) in an HdrHistogram of
+ * nanoseconds (the one quantile definition, {@link Quantiles}), recorded for every decision.
  */
 public final class PdpStats {
   private final AtomicInteger connected = new AtomicInteger();
@@ -19,14 +21,10 @@ public final class PdpStats {
   private final LongAdder tlsResumed = new LongAdder();
   private final LongAdder tlsUnknown = new LongAdder();
   private final LongAdder securityRefusals = new LongAdder();
-  private final LongAdder[] latency = new LongAdder[64];
+  private final ConcurrentHistogram latency = new ConcurrentHistogram(Quantiles.DIGITS);
   private final long started = System.nanoTime();
 
-  PdpStats() {
-    for (int i = 0; i < latency.length; i++) {
-      latency[i] = new LongAdder();
-    }
-  }
+  PdpStats() {}
 
   void connected() {
     connected.incrementAndGet();
@@ -39,7 +37,7 @@ public final class PdpStats {
 
   void decision(long nanos) {
     decisions.increment();
-    latency[63 - Long.numberOfLeadingZeros(Math.max(1, nanos))].increment();
+    latency.recordValue(Math.max(0, nanos));
   }
 
   void pushed() {
@@ -112,29 +110,9 @@ public final class PdpStats {
     return protocolErrors.sum();
   }
 
-  /**
-   * The decision latency below which a fraction {@code q} of decisions fall, as the upper bound of
-   * its power-of-two bucket (so within a factor of 2), in nanoseconds.
-   */
+  /** The decision latency quantile {@code q} (0 to 1) in nanoseconds; 0 before any decision. */
   public long latencyQuantileNanos(double q) {
-    long total = 0;
-    long[] counts = new long[latency.length];
-    for (int i = 0; i < latency.length; i++) {
-      counts[i] = latency[i].sum();
-      total += counts[i];
-    }
-    if (total == 0) {
-      return 0;
-    }
-    long target = (long) Math.ceil(q * total);
-    long seen = 0;
-    for (int i = 0; i < counts.length; i++) {
-      seen += counts[i];
-      if (seen >= target) {
-        return 1L << (i + 1);
-      }
-    }
-    return Long.MAX_VALUE;
+    return Quantiles.at(latency, q);
   }
 
   /** One line for the log. */
@@ -143,7 +121,7 @@ public final class PdpStats {
     return String.format(
         "%d PEPs connected (%d connections so far), %d decisions (%.0f/s average), %d pushed,"
             + " %d reports, %d protocol errors, TLS handshakes %d full / %d resumed / %d unknown,"
-            + " %d security refusals, decision latency p50 < %d us, p99 < %d us",
+            + " %d security refusals, decision latency p50 %d us, p99 %d us",
         connectedPeps(),
         totalConnections(),
         decisions(),

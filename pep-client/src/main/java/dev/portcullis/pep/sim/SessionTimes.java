@@ -1,16 +1,20 @@
 package dev.portcullis.pep.sim;
 
+import dev.portcullis.support.Quantiles;
 import java.util.Arrays;
+import org.HdrHistogram.Histogram;
 
 /** Samples of one timed phase in nanoseconds, and their summary. */
 public final class SessionTimes {
   private final String name;
   private final long[] samples;
+  private final Histogram histogram;
 
   public SessionTimes(String name, long[] samples) {
     this.name = name;
     this.samples = samples.clone();
     Arrays.sort(this.samples);
+    this.histogram = Quantiles.of(this.samples);
   }
 
   public String name() {
@@ -21,13 +25,9 @@ public final class SessionTimes {
     return samples.length;
   }
 
-  /** The q-quantile (nearest rank), in nanoseconds; 0 if there are no samples. */
+  /** The q-quantile ({@link Quantiles}' definition), in nanoseconds; 0 if there are no samples. */
   public long quantile(double q) {
-    if (samples.length == 0) {
-      return 0;
-    }
-    int i = (int) Math.ceil(q * samples.length) - 1;
-    return samples[Math.max(0, Math.min(samples.length - 1, i))];
+    return Quantiles.at(histogram, q);
   }
 
   public long min() {
