@@ -3,6 +3,7 @@ package dev.portcullis.bench;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.PdpTimings;
+import dev.portcullis.pdp.cli.PdpConfigOption;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,11 +34,7 @@ import picocli.CommandLine.Option;
     description =
         "Start a PDP on loopback, simulate PEP sessions against it, print both sides' timings.")
 public final class Demo implements Callable<Integer> {
-  @Option(
-      names = {"-c", "--config"},
-      defaultValue = "config/pdp.xml",
-      description = "PDP configuration (default: ${DEFAULT-VALUE}).")
-  Path config;
+  @Mixin PdpConfigOption config;
 
   @Option(
       names = "--sessions",
@@ -67,7 +65,7 @@ public final class Demo implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PdpServer pdp;
     try {
-      PdpConfig c = PdpConfig.load(config).withListen(InetAddress.getLoopbackAddress(), 0);
+      PdpConfig c = PdpConfig.load(config.file).withListen(InetAddress.getLoopbackAddress(), 0);
       pdp = PdpServer.start(c, 1);
     } catch (ConfigException | IOException e) {
       spec.commandLine().getErr().println("error: " + e.getMessage());
@@ -75,7 +73,7 @@ public final class Demo implements Callable<Integer> {
     }
     try (pdp;
         Simulator sim = new Simulator(pdp.address(), 0xC0A5)) {
-      out.printf("PDP started on %s with %s%n", pdp.address(), config);
+      out.printf("PDP started on %s with %s%n", pdp.address(), config.file);
       if (warmup > 0) {
         sim.run(warmup, 1, 30);
       }
@@ -98,7 +96,7 @@ public final class Demo implements Callable<Integer> {
       out.printf("PDP: %s%n", pdp.stats().summary());
       if (json != null) {
         Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("config", config.toString());
+        meta.put("config", config.file.toString());
         meta.put("sessions", sessions);
         meta.put("warmup", warmup);
         meta.put("failures", r.failures());

@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -64,11 +65,7 @@ public final class RouterThroughput implements Callable<Integer> {
       description = "Trials per mode run first and not kept (JIT, caches).")
   int warmup;
 
-  @Option(
-      names = "--crypto-config",
-      defaultValue = "config/crypto-providers.xml",
-      description = "The provider table (default: ${DEFAULT-VALUE}).")
-  Path cryptoConfig;
+  @Mixin CryptoConfigOption crypto = new CryptoConfigOption();
 
   /** One mode's trials, packets per second. */
   public record Result(double[] verifyingPps, double[] plainPps) {
@@ -135,7 +132,7 @@ public final class RouterThroughput implements Callable<Integer> {
         </rosa>
         """
             .formatted(
-                cryptoConfig.toAbsolutePath().normalize(),
+                crypto.file.toAbsolutePath().normalize(),
                 tcpPort(),
                 tcpPort(),
                 udpPort(),

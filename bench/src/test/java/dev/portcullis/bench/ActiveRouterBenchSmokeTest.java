@@ -32,7 +32,7 @@ class ActiveRouterBenchSmokeTest {
     t.size = 256;
     t.trials = 1;
     t.warmup = 0;
-    t.cryptoConfig = Path.of("..", "config", "crypto-providers.xml");
+    t.crypto.file = Path.of("..", "config", "crypto-providers.xml");
     RouterThroughput.Result r = t.run();
     assertTrue(r.verifyingPps()[0] > 0 && r.plainPps()[0] > 0, "both modes forwarded packets");
   }

@@ -1,5 +1,6 @@
 package dev.portcullis.bench.compress;
 
+import dev.portcullis.bench.CryptoConfigOption;
 import dev.portcullis.bench.compress.SpeedupModel.Security;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
@@ -24,6 +25,7 @@ import java.util.function.DoubleUnaryOperator;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -63,11 +65,7 @@ public final class CompressionModel implements Callable<Integer> {
       description = "Share of a link's bandwidth a transfer gets (the paper's 0.8).")
   double efficiency;
 
-  @Option(
-      names = "--crypto-config",
-      defaultValue = "config/crypto-providers.xml",
-      description = "The provider table (${DEFAULT-VALUE}).")
-  Path cryptoConfig;
+  @Mixin CryptoConfigOption crypto = new CryptoConfigOption();
 
   @Option(
       names = "--samples",
@@ -106,7 +104,7 @@ public final class CompressionModel implements Callable<Integer> {
     }
     Map<String, Security> combos;
     Map<String, Double> rates;
-    try (CryptoRegistry registry = CryptoRegistry.open(cryptoConfig)) {
+    try (CryptoRegistry registry = CryptoRegistry.open(crypto.file)) {
       rates = cryptoRates(registry);
       double gcm = rates.get("AES-128-GCM encrypt");
       double gcmD = rates.get("AES-128-GCM decrypt");

@@ -7,10 +7,10 @@ import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import dev.portcullis.support.ConfigException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code portcullis-crypto}: inspect and test the crypto provider table. */
@@ -65,11 +65,7 @@ public final class CryptoMain implements Callable<Integer> {
       name = "status",
       description = "Build the provider table from a config file and print it.")
   static final class Status implements Callable<Integer> {
-    @Option(
-        names = {"-c", "--config"},
-        defaultValue = "config/crypto-providers.xml",
-        description = "Crypto provider configuration (default: ${DEFAULT-VALUE}).")
-    Path config;
+    @Mixin ProviderTableOption table;
 
     @Option(
         names = "--all-providers",
@@ -81,7 +77,7 @@ public final class CryptoMain implements Callable<Integer> {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      try (CryptoRegistry r = CryptoRegistry.open(config)) {
+      try (CryptoRegistry r = CryptoRegistry.open(table.config)) {
         out.print(r.status().format());
         out.flush();
         if (allProviders) {

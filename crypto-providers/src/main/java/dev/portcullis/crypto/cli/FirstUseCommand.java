@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -26,11 +27,7 @@ import picocli.CommandLine.Option;
     name = "first-use",
     description = "Measure first-operation latency in fresh JVMs with and without pre-warming.")
 final class FirstUseCommand implements Callable<Integer> {
-  @Option(
-      names = {"-c", "--config"},
-      defaultValue = "config/crypto-providers.xml",
-      description = "Crypto provider configuration (default: ${DEFAULT-VALUE}).")
-  Path config;
+  @Mixin ProviderTableOption table;
 
   @Option(
       names = "--runs",
@@ -127,7 +124,7 @@ final class FirstUseCommand implements Callable<Integer> {
                 "-cp",
                 System.getProperty("java.class.path"),
                 FirstUseProbe.class.getName(),
-                config.toString(),
+                table.config.toString(),
                 alg,
                 selfTest,
                 prewarm));

@@ -7,11 +7,11 @@ import dev.portcullis.support.NettySetup;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.net.InetAddress;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pdp-server}: runs a COPS Policy Decision Point until stopped (Ctrl-C or SIGTERM). */
@@ -23,11 +23,7 @@ import picocli.CommandLine.Option;
     description =
         "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")
 public final class PdpMain implements Callable<Integer> {
-  @Option(
-      names = {"-c", "--config"},
-      defaultValue = "config/pdp.xml",
-      description = "PDP configuration (default: ${DEFAULT-VALUE}).")
-  Path config;
+  @Mixin PdpConfigOption config;
 
   @Option(names = "--bind", description = "Address to listen on, overriding the file.")
   String bind;
@@ -109,7 +105,7 @@ public final class PdpMain implements Callable<Integer> {
   public Integer call() {
     PdpServer server;
     try {
-      PdpConfig c = PdpConfig.load(config);
+      PdpConfig c = PdpConfig.load(config.file);
       if (bind != null || port != null) {
         InetAddress a = bind == null ? c.address() : InetAddress.getByName(bind);
         c = c.withListen(a, port == null ? c.port() : port);

@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code pep-client}: ask a PDP for one decision, or run the session simulator. */
@@ -80,23 +81,6 @@ public final class PepMain implements Callable<Integer> {
     }
   }
 
-  /** {@code --client-type}, decimal or 0x hex, 1 to 65535. */
-  static final class ClientType implements CommandLine.ITypeConverter<Integer> {
-    @Override
-    public Integer convert(String value) {
-      try {
-        int v = Integer.decode(value);
-        if (v >= 1 && v <= 0xFFFF) {
-          return v;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw new CommandLine.TypeConversionException(
-          value + " (expected: 1 to 65535, decimal or 0x hex)");
-    }
-  }
-
   /** Parses {@code host:port}. */
   static InetSocketAddress hostPort(String s) {
     int colon = s.lastIndexOf(':');
@@ -117,22 +101,10 @@ public final class PepMain implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Ask the PDP for one decision and print it.")
   static final class RequestCommand implements Callable<Integer> {
-    @Option(
-        names = "--pdp",
-        converter = HostPort.class,
-        defaultValue = "127.0.0.1:3288",
-        description = "PDP address (default: ${DEFAULT-VALUE}).")
-    InetSocketAddress pdp;
+    @Mixin PdpTarget target;
 
     @Option(names = "--pep-id", defaultValue = "pep-cli", description = "PEPID to open with.")
     String pepId;
-
-    @Option(
-        names = "--client-type",
-        converter = ClientType.class,
-        defaultValue = "0xC0A5",
-        description = "Client type (default: ${DEFAULT-VALUE}).")
-    int clientType;
 
     @Option(
         names = "--operation",
@@ -197,8 +169,8 @@ public final class PepMain implements Callable<Integer> {
               mode,
               requestedLevel,
               null);
-      int ct = clientType;
-      InetSocketAddress to = pdp;
+      int ct = target.clientType;
+      InetSocketAddress to = target.pdp;
       String id = pepId;
       final PepConfig cfg;
       try {
@@ -209,9 +181,9 @@ public final class PepMain implements Callable<Integer> {
       }
       if (cfg != null) {
         var given = spec.commandLine().getParseResult();
-        to = given.hasMatchedOption("--pdp") ? pdp : cfg.pdp();
+        to = given.hasMatchedOption("--pdp") ? target.pdp : cfg.pdp();
         id = given.hasMatchedOption("--pep-id") ? pepId : cfg.pepId();
-        ct = given.hasMatchedOption("--client-type") ? clientType : cfg.clientType();
+        ct = given.hasMatchedOption("--client-type") ? target.clientType : cfg.clientType();
       }
       try (cfg;
           PepClient pep =
@@ -250,12 +222,7 @@ public final class PepMain implements Callable<Integer> {
       description =
           "Run N sessions of OPN, CAT, REQ, DEC, CC against a PDP and time them (the COPS over TLS/IPsec paper).")
   static final class SimulateCommand implements Callable<Integer> {
-    @Option(
-        names = "--pdp",
-        converter = HostPort.class,
-        defaultValue = "127.0.0.1:3288",
-        description = "PDP address (default: ${DEFAULT-VALUE}).")
-    InetSocketAddress pdp;
+    @Mixin PdpTarget target;
 
     @Option(
         names = "--sessions",
@@ -268,13 +235,6 @@ public final class PepMain implements Callable<Integer> {
         defaultValue = "1",
         description = "Sessions at a time (default: ${DEFAULT-VALUE}).")
     int concurrency;
-
-    @Option(
-        names = "--client-type",
-        converter = ClientType.class,
-        defaultValue = "0xC0A5",
-        description = "Client type (default: ${DEFAULT-VALUE}).")
-    int clientType;
 
     @Option(
         names = "--json",
@@ -298,10 +258,10 @@ public final class PepMain implements Callable<Integer> {
             .println("error: --sessions 1 to 1000000, --concurrency 1 to 10000");
         return 2;
       }
-      InetSocketAddress to = pdp;
+      InetSocketAddress to = target.pdp;
       Simulator.Result r;
       long started = System.currentTimeMillis();
-      try (Simulator sim = new Simulator(to, clientType)) {
+      try (Simulator sim = new Simulator(to, target.clientType)) {
         r = sim.run(sessions, concurrency, 30);
       }
       PrintWriter out = spec.commandLine().getOut();

@@ -1,0 +1,41 @@
+package dev.portcullis.pep.cli;
+
+import java.net.InetSocketAddress;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * The PDP a command talks to and the client type it opens: {@code --pdp} and {@code --client-type}.
+ */
+final class PdpTarget {
+  @Option(
+      names = "--pdp",
+      converter = PepMain.HostPort.class,
+      defaultValue = "127.0.0.1:3288",
+      description = "PDP address (default: ${DEFAULT-VALUE}).")
+  InetSocketAddress pdp;
+
+  @Option(
+      names = "--client-type",
+      converter = ClientType.class,
+      defaultValue = "0xC0A5",
+      description = "Client type (default: ${DEFAULT-VALUE}).")
+  int clientType;
+
+  /** {@code --client-type}, decimal or 0x hex, 1 to 65535. */
+  static final class ClientType implements CommandLine.ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      try {
+        int v = Integer.decode(value);
+        if (v >= 1 && v <= 0xFFFF) {
+          return v;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new CommandLine.TypeConversionException(
+          value + " (expected: 1 to 65535, decimal or 0x hex)");
+    }
+  }
+}
