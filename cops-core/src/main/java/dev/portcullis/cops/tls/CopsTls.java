@@ -4,7 +4,6 @@ import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
-import io.netty.handler.ssl.ResumableX509ExtendedTrustManager;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -14,9 +13,7 @@ import io.netty.internal.tcnative.SSL;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Method;
 import java.net.InetAddress;
-import java.net.Socket;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,12 +27,9 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.naming.InvalidNameException;
@@ -93,10 +87,11 @@ public final class CopsTls implements AutoCloseable {
 
   private final TlsEngine engine;
   private final SslContext context;
-  private final Tracking tracking;
+  private final TrackingTrustManager tracking;
   private final boolean server;
 
-  private CopsTls(TlsEngine engine, SslContext context, Tracking tracking, boolean server) {
+  private CopsTls(
+      TlsEngine engine, SslContext context, TrackingTrustManager tracking, boolean server) {
     this.engine = engine;
     this.context = context;
     this.tracking = tracking;
@@ -119,7 +114,7 @@ public final class CopsTls implements AutoCloseable {
       long sessionTimeoutSeconds,
       long sessionCacheSize)
       throws SSLException {
-    Tracking t = tracking(s.engine(), trust);
+    TrackingTrustManager t = tracking(s.engine(), trust);
     SslContextBuilder b =
         (s.engine() == TlsEngine.BOUNCY_CASTLE
                 ? SslContextBuilder.forServer(bcKeyManager(chain, key))
@@ -142,7 +137,7 @@ public final class CopsTls implements AutoCloseable {
    */
   public static CopsTls client(TlsSettings s, Path chain, Path key, Path trust)
       throws SSLException {
-    Tracking t = tracking(s.engine(), trust);
+    TrackingTrustManager t = tracking(s.engine(), trust);
     SslContextBuilder b = SslContextBuilder.forClient().endpointIdentificationAlgorithm("HTTPS");
     if (chain != null && s.engine() == TlsEngine.BOUNCY_CASTLE) {
       b.keyManager(bcKeyManager(chain, key));
@@ -178,7 +173,8 @@ public final class CopsTls implements AutoCloseable {
     }
   }
 
-  private static SslContextBuilder common(SslContextBuilder b, TlsSettings s, Tracking t) {
+  private static SslContextBuilder common(
+      SslContextBuilder b, TlsSettings s, TrackingTrustManager t) {
     switch (s.engine()) {
       case OPENSSL:
         b.sslProvider(SslProvider.OPENSSL);
@@ -208,7 +204,7 @@ public final class CopsTls implements AutoCloseable {
     static final Provider BCJSSE = new BouncyCastleJsseProvider(BC);
   }
 
-  private static Tracking tracking(TlsEngine engine, Path trust) throws SSLException {
+  private static TrackingTrustManager tracking(TlsEngine engine, Path trust) throws SSLException {
     try {
       KeyStore ks = KeyStore.getInstance("PKCS12");
       ks.load(null, null);
@@ -230,7 +226,7 @@ public final class CopsTls implements AutoCloseable {
       tmf.init(ks);
       for (TrustManager tm : tmf.getTrustManagers()) {
         if (tm instanceof X509ExtendedTrustManager) {
-          return new Tracking((X509ExtendedTrustManager) tm);
+          return new TrackingTrustManager((X509ExtendedTrustManager) tm);
         }
       }
       throw new SSLException("no X.509 trust manager for " + trust);
@@ -290,39 +286,11 @@ public final class CopsTls implements AutoCloseable {
       if (inner == null) {
         return null;
       }
-      boolean verified = tracking.verified.remove(inner);
+      boolean verified = tracking.verifiedOnce(inner);
       boolean peerCertificate = peerCertificate(e.getSession()) != null;
       return verified ? Boolean.FALSE : peerCertificate ? Boolean.TRUE : null;
     }
     return tracking.outcome(e);
-  }
-
-  /** Reaches the engine inside Conscrypt's wrapper (package-private API, so reflection). */
-  private static final class ConscryptEngines {
-    private static final Method GET_DELEGATE = find();
-
-    private static Method find() {
-      try {
-        Method m =
-            Class.forName("org.conscrypt.Java8EngineWrapper")
-                .getDeclaredMethod("getDelegate", SSLEngine.class);
-        m.setAccessible(true);
-        return m;
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        return null; // resumption then reads as unknown
-      }
-    }
-
-    static SSLEngine delegate(SSLEngine e) {
-      if (GET_DELEGATE == null) {
-        return null;
-      }
-      try {
-        return (SSLEngine) GET_DELEGATE.invoke(null, e);
-      } catch (ReflectiveOperationException | RuntimeException x) {
-        return null;
-      }
-    }
   }
 
   private static X509Certificate peerCertificate(SSLSession s) {
@@ -430,102 +398,5 @@ public final class CopsTls implements AutoCloseable {
   @Override
   public void close() {
     ReferenceCountUtil.release(context);
-  }
-
-  /**
-   * The PKIX trust manager, noting per engine whether a handshake verified the peer's certificate
-   * (a full handshake) or Netty reported a resumed session that skipped verification. Resumed
-   * sessions are checked again for certificate validity dates, so no session outlives its
-   * certificate.
-   */
-  static final class Tracking extends X509ExtendedTrustManager
-      implements ResumableX509ExtendedTrustManager {
-    private final X509ExtendedTrustManager delegate;
-    private final Set<SSLEngine> verified =
-        Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-    private final Set<SSLEngine> resumed =
-        Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-
-    Tracking(X509ExtendedTrustManager delegate) {
-      this.delegate = delegate;
-    }
-
-    /**
-     * True resumed, false full, null unknown (no peer certificate either way: a PDP without client
-     * authentication on an engine that does not say); forgets the engine.
-     */
-    Boolean outcome(SSLEngine e) {
-      boolean r = resumed.remove(e);
-      boolean v = verified.remove(e);
-      return r ? Boolean.TRUE : v ? Boolean.FALSE : null;
-    }
-
-    void forget(SSLEngine e) {
-      resumed.remove(e);
-      verified.remove(e);
-    }
-
-    @Override
-    public void resumeClientTrusted(X509Certificate[] chain, SSLEngine engine)
-        throws CertificateException {
-      stillValid(chain);
-      resumed.add(engine);
-    }
-
-    @Override
-    public void resumeServerTrusted(X509Certificate[] chain, SSLEngine engine)
-        throws CertificateException {
-      stillValid(chain);
-      resumed.add(engine);
-    }
-
-    private static void stillValid(X509Certificate[] chain) throws CertificateException {
-      for (X509Certificate c : chain) {
-        c.checkValidity();
-      }
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-        throws CertificateException {
-      delegate.checkClientTrusted(chain, authType, engine);
-      verified.add(engine);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-        throws CertificateException {
-      delegate.checkServerTrusted(chain, authType, engine);
-      verified.add(engine);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-        throws CertificateException {
-      delegate.checkClientTrusted(chain, authType, socket);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-        throws CertificateException {
-      delegate.checkServerTrusted(chain, authType, socket);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType)
-        throws CertificateException {
-      delegate.checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType)
-        throws CertificateException {
-      delegate.checkServerTrusted(chain, authType);
-    }
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return delegate.getAcceptedIssuers();
-    }
   }
 }
