@@ -3,7 +3,7 @@ package dev.portcullis.crypto;
 import java.util.Objects;
 
 /** Comparisons whose running time does not depend on where the inputs differ. */
-public final class ConstantTime {
+final class ConstantTime {
   private ConstantTime() {}
 
   /**

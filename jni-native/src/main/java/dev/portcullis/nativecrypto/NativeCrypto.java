@@ -20,7 +20,7 @@ import java.util.Locale;
  * that allows execution where {@code /tmp} does not); else {@code System.loadLibrary} from {@code
  * java.library.path}. The library must report the {@link #ABI_VERSION} this class was built with.
  */
-public final class NativeCrypto {
+final class NativeCrypto {
   /** Must equal PORTCULLIS_NATIVE_ABI in portcullis_native.c. */
   static final int ABI_VERSION = 1;
 

@@ -28,7 +28,7 @@ import jdk.security.jarsigner.JarSigner;
  * classes, taken from this JVM's class path — into a jar and signs it (SHA-256 digests, ECDSA), as
  * {@code jarsigner} would.
  */
-public final class ModuleSigner {
+final class ModuleSigner {
   /** The manifest attribute naming the service class. */
   public static final String SERVICE_CLASS = "Active-Service-Class";
 

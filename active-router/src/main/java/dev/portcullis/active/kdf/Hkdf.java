@@ -10,7 +10,7 @@ import java.util.Objects;
  * HKDF (RFC 5869) over an HMAC that the provider registry serves. {@link #extract} once per input
  * key, then {@link #expand} as often as needed from the pseudorandom key it returns.
  */
-public final class Hkdf {
+final class Hkdf {
   private final CryptoRegistry registry;
   private final Algorithm hmac;
 

@@ -1,5 +1,6 @@
 package dev.portcullis.bench.compress;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.bench.CryptoConfigOption;
 import dev.portcullis.bench.compress.SpeedupModel.Security;
 import dev.portcullis.crypto.Algorithm;
@@ -169,7 +170,7 @@ public final class CompressionModel implements Callable<Integer> {
     json.put("efficiency", efficiency);
     json.put("cryptoRatesBps", rates);
     json.put("compression", comps);
-    new com.fasterxml.jackson.databind.ObjectMapper()
+    new ObjectMapper()
         .writerWithDefaultPrettyPrinter()
         .writeValue(out.resolve("results.json").toFile(), json);
     o.printf("%nwrote %s and %s%n", out.resolve("results.json"), out.resolve("speedup.svg"));

@@ -7,7 +7,7 @@ package dev.portcullis.bench.compress;
  * inequality does. Rates in bits per second of uncompressed payload; a rate of 0 means the step is
  * not used.
  */
-public final class SpeedupModel {
+final class SpeedupModel {
   private SpeedupModel() {}
 
   /** Rates of the security steps. */

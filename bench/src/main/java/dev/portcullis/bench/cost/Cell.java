@@ -1,7 +1,7 @@
 package dev.portcullis.bench.cost;
 
 /** One layer's trials of one metric. */
-public record Cell(String layer, Metric metric, double[] trials) {
+record Cell(String layer, Metric metric, double[] trials) {
   public Stats stats() {
     return Stats.of(trials);
   }

@@ -2,16 +2,12 @@ package dev.portcullis.bench.cost;
 
 import dev.portcullis.bench.CopsLayers;
 import dev.portcullis.bench.compress.CompressionModel;
-import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityAlgorithm;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.pdp.PdpServer;
-import dev.portcullis.pep.PepClient;
-import dev.portcullis.pep.PepSecurity;
 import dev.portcullis.support.NettySetup;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -25,8 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
@@ -118,21 +112,6 @@ public final class CostOfSecurity implements Callable<Integer> {
   /** Held so the level set on it is not lost when the logger is garbage-collected. */
   private static final Logger BC_LOG = Logger.getLogger("org.bouncycastle");
 
-  /** One layer: how to start its PDP and configure its PEPs, or the raw baseline. */
-  private record Layer(
-      String name,
-      String description,
-      String clientTypes,
-      String security,
-      PepSecurity full,
-      PepSecurity resumed,
-      int clientType,
-      AccessRequest request) {
-    boolean raw() {
-      return clientTypes == null;
-    }
-  }
-
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
@@ -152,20 +131,21 @@ public final class CostOfSecurity implements Callable<Integer> {
       long connections = (long) layers.size() * (trials + warmup) * 5;
       String tw = timeWait(connections);
       log.println(tw);
-      List<Runner> runners = new ArrayList<>();
+      LayerRunner.Batches batches = new LayerRunner.Batches(rrBatch, streamBatch, window);
+      List<LayerRunner> runners = new ArrayList<>();
       for (Layer l : layers) {
-        runners.add(l.raw() ? new RawRunner(l, raw) : new CopsRunner(l, cl));
+        runners.add(l.raw() ? new RawRunner(l, raw, batches) : new CopsRunner(l, cl, batches));
         results.put(l.name(), new EnumMap<>(Metric.class));
       }
       try {
-        for (Runner r : runners) {
+        for (LayerRunner r : runners) {
           r.open();
         }
         // Warm-up round, then the measured rounds; in each, every cell takes its turn in a fixed
         // order (layers outer, metrics inner).
         for (int round = -1; round < rounds; round++) {
           int n = round < 0 ? warmup : share(trials, rounds, round);
-          for (Runner r : runners) {
+          for (LayerRunner r : runners) {
             for (Metric m : r.metrics()) {
               List<Double> values = new ArrayList<>();
               for (int i = 0; i < n; i++) {
@@ -183,7 +163,7 @@ public final class CostOfSecurity implements Callable<Integer> {
           log.flush();
         }
       } finally {
-        for (Runner r : runners) {
+        for (LayerRunner r : runners) {
           r.close();
         }
       }
@@ -363,251 +343,5 @@ public final class CostOfSecurity implements Callable<Integer> {
       skipped.add("rules engine, multilevel engine: no sample policies in " + samples);
     }
     return l;
-  }
-
-  /** Runs one layer's trials. */
-  private abstract static class Runner implements AutoCloseable {
-    final Layer layer;
-
-    Runner(Layer layer) {
-      this.layer = layer;
-    }
-
-    abstract List<Metric> metrics();
-
-    abstract void open() throws Exception;
-
-    /** One trial of a metric: microseconds, or decisions per second for STREAM. */
-    abstract double trial(Metric m) throws Exception;
-
-    @Override
-    public abstract void close();
-  }
-
-  private final class CopsRunner extends Runner {
-    final CopsLayers cl;
-    PdpServer pdp;
-    PepClient pep; // RR and STREAM on its open connection
-    PepClient connecting; // CC and CRR: full handshakes, no requests left installed but CRR's one
-    PepClient resuming;
-    final Context ctx = new Context(Context.R_INCOMING, 0);
-    long n;
-
-    CopsRunner(Layer layer, CopsLayers cl) {
-      super(layer);
-      this.cl = cl;
-    }
-
-    @Override
-    List<Metric> metrics() {
-      List<Metric> m = new ArrayList<>(List.of(Metric.CC));
-      if (layer.resumed() != null) {
-        m.add(Metric.CC_RESUMED);
-      }
-      m.addAll(
-          List.of(
-              Metric.RR,
-              Metric.CRR,
-              Metric.STREAM,
-              Metric.SESSION_CONNECT,
-              Metric.SESSION_OPERATIONS));
-      return m;
-    }
-
-    PepClient client(PepSecurity security) {
-      return PepClient.builder()
-          .pdp(pdp.address())
-          .pepId("bench")
-          .clientType(layer.clientType())
-          .security(security)
-          .requestTimeout(Duration.ofSeconds(30))
-          .build();
-    }
-
-    @Override
-    void open() throws Exception {
-      pdp = cl.pdp(layer.clientTypes(), layer.security());
-      pep = client(layer.full());
-      pep.open().get(30, TimeUnit.SECONDS);
-      // Its own client: a reconnect tears down the requests installed on the old connection, and
-      // the RR and STREAM client has hundreds; CC must measure the connection alone.
-      connecting = client(layer.full());
-      connecting.open().get(30, TimeUnit.SECONDS);
-      if (layer.resumed() != null) {
-        resuming = client(layer.resumed());
-        resuming.open().get(30, TimeUnit.SECONDS);
-      }
-    }
-
-    private double sinceMicros(long t) {
-      return (System.nanoTime() - t) / 1e3;
-    }
-
-    private void request(PepClient c) throws Exception {
-      c.request("h" + (n++ & 1023), ctx, layer.request()).get(30, TimeUnit.SECONDS);
-    }
-
-    private double session = -1; // the operations half of the last SESSION_CONNECT trial
-
-    @Override
-    double trial(Metric m) throws Exception {
-      long t = System.nanoTime();
-      switch (m) {
-        case CC:
-          connecting.reconnect().get(30, TimeUnit.SECONDS);
-          return sinceMicros(t);
-        case CC_RESUMED:
-          resuming.reconnect().get(30, TimeUnit.SECONDS);
-          return sinceMicros(t);
-        case RR:
-          for (int i = 0; i < rrBatch; i++) {
-            request(pep);
-          }
-          return sinceMicros(t) / rrBatch;
-        case CRR:
-          connecting.reconnect().get(30, TimeUnit.SECONDS);
-          request(connecting);
-          return sinceMicros(t);
-        case STREAM:
-          for (int done = 0; done < streamBatch; done += window) {
-            List<CompletableFuture<?>> wave = new ArrayList<>(window);
-            for (int i = 0; i < window; i++) {
-              wave.add(pep.request("w" + i, ctx, layer.request()));
-            }
-            CompletableFuture.allOf(wave.toArray(new CompletableFuture<?>[0]))
-                .get(60, TimeUnit.SECONDS);
-          }
-          return streamBatch / ((System.nanoTime() - t) / 1e9);
-        case SESSION_CONNECT:
-          {
-            PepClient c = client(layer.full());
-            c.open().get(30, TimeUnit.SECONDS);
-            double connect = sinceMicros(t);
-            long t1 = System.nanoTime();
-            request(c);
-            c.close();
-            session = sinceMicros(t1);
-            return connect;
-          }
-        case SESSION_OPERATIONS:
-          {
-            // Measured within SESSION_CONNECT's session, so both halves come from one session.
-            double s = session;
-            session = -1;
-            return s >= 0 ? s : trialSession();
-          }
-        default:
-          throw new IllegalArgumentException(m.toString());
-      }
-    }
-
-    private double trialSession() throws Exception {
-      trial(Metric.SESSION_CONNECT);
-      double s = session;
-      session = -1;
-      return s;
-    }
-
-    @Override
-    public void close() {
-      if (resuming != null) {
-        resuming.close();
-      }
-      if (connecting != null) {
-        connecting.close();
-      }
-      if (pep != null) {
-        pep.close();
-      }
-      if (pdp != null) {
-        pdp.close();
-      }
-    }
-  }
-
-  private final class RawRunner extends Runner {
-    final RawTcp raw;
-    RawTcp.Conn conn;
-    private double session = -1;
-
-    RawRunner(Layer layer, RawTcp raw) {
-      super(layer);
-      this.raw = raw;
-    }
-
-    @Override
-    List<Metric> metrics() {
-      return List.of(
-          Metric.CC,
-          Metric.RR,
-          Metric.CRR,
-          Metric.STREAM,
-          Metric.SESSION_CONNECT,
-          Metric.SESSION_OPERATIONS);
-    }
-
-    @Override
-    void open() throws Exception {
-      conn = raw.new Conn();
-    }
-
-    @Override
-    double trial(Metric m) throws Exception {
-      long t = System.nanoTime();
-      switch (m) {
-        case CC:
-          try (RawTcp.Conn c = raw.new Conn()) {
-            c.exchange(); // stands for OPN/CAT
-            return (System.nanoTime() - t) / 1e3;
-          }
-        case RR:
-          for (int i = 0; i < rrBatch; i++) {
-            conn.exchange();
-          }
-          return (System.nanoTime() - t) / 1e3 / rrBatch;
-        case CRR:
-          try (RawTcp.Conn c = raw.new Conn()) {
-            c.exchange();
-            c.exchange();
-            return (System.nanoTime() - t) / 1e3;
-          }
-        case STREAM:
-          conn.stream(streamBatch, window);
-          return streamBatch / ((System.nanoTime() - t) / 1e9);
-        case SESSION_CONNECT:
-          {
-            RawTcp.Conn c = raw.new Conn();
-            c.exchange();
-            double connect = (System.nanoTime() - t) / 1e3;
-            long t1 = System.nanoTime();
-            c.exchange();
-            c.close();
-            session = (System.nanoTime() - t1) / 1e3;
-            return connect;
-          }
-        case SESSION_OPERATIONS:
-          {
-            if (session < 0) {
-              trial(Metric.SESSION_CONNECT);
-            }
-            double s = session;
-            session = -1;
-            return s;
-          }
-        default:
-          throw new IllegalArgumentException(m.toString());
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        if (conn != null) {
-          conn.close();
-        }
-      } catch (IOException e) {
-        // closing: nothing to do
-      }
-    }
   }
 }

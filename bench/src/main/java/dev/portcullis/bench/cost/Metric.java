@@ -4,7 +4,7 @@ package dev.portcullis.bench.cost;
  * What the harness measures, after MYSEA's netperf tests (the MYSEA thesis) and the session of the
  * COPS over TLS/IPsec paper. One trial gives one value.
  */
-public enum Metric {
+enum Metric {
   CC("connection set-up: connect to CAT (TLS: full handshake)", "us", false),
   CC_RESUMED("connection set-up, TLS session resumed", "us", false),
   RR("REQ/DEC round trip, one outstanding (mean of a batch)", "us", false),

@@ -4,7 +4,7 @@ import dev.portcullis.cops.Bytes;
 import java.io.ByteArrayOutputStream;
 
 /** Just enough BER to show and build OBJECT IDENTIFIERs for PRIDs (tag 0x06, short length). */
-public final class Ber {
+final class Ber {
   private Ber() {}
 
   /** BER encoding of a dotted OID such as {@code 1.3.6.1.2.2.2.1}. */

@@ -42,6 +42,7 @@ import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
+import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.jsse.provider.BouncyCastleJsseProvider;
 
 /**
@@ -200,7 +201,7 @@ public final class CopsTls implements AutoCloseable {
   private static final class Providers {
     static final Provider CONSCRYPT = org.conscrypt.Conscrypt.newProvider();
     // BCJSSE does its cryptography through a JCA provider it is given: Bouncy Castle's own.
-    static final Provider BC = new org.bouncycastle.jce.provider.BouncyCastleProvider();
+    static final Provider BC = new BouncyCastleProvider();
     static final Provider BCJSSE = new BouncyCastleJsseProvider(BC);
   }
 

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
+import org.bouncycastle.pkcs.PKCSException;
 import org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequest;
 
 /**
@@ -105,8 +106,7 @@ public final class Enroller {
       if (!csr.isSignatureValid(new JcaContentVerifierProviderBuilder().build(key))) {
         throw new GeneralSecurityException("its signature does not verify");
       }
-    } catch (org.bouncycastle.operator.OperatorCreationException
-        | org.bouncycastle.pkcs.PKCSException e) {
+    } catch (org.bouncycastle.operator.OperatorCreationException | PKCSException e) {
       throw new GeneralSecurityException("its signature cannot be checked: " + e.getMessage(), e);
     }
     if (key instanceof ECPublicKey) {
