@@ -1,10 +1,16 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.DecisionFlags;
+import dev.portcullis.cops.DecisionSet;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
@@ -94,17 +100,17 @@ public class CopsCodecBenchmark {
             AccessMode.READ,
             null,
             null);
-    CopsObject.Handle h = CopsObject.Handle.of("pep-1/000042");
-    CopsObject.Context ctx = new CopsObject.Context(CopsObject.Context.R_INCOMING, 0);
-    req = CopsMessage.Request.of(AccessRequest.CLIENT_TYPE, h, ctx, ar.toClientSI());
+    Handle h = Handle.of("pep-1/000042");
+    Context ctx = new Context(Context.R_INCOMING, 0);
+    req = Request.of(AccessRequest.CLIENT_TYPE, h, ctx, ar.toClientSI());
     dec =
-        CopsMessage.Decision.of(
+        Decision.of(
             AccessRequest.CLIENT_TYPE,
             true,
             h,
-            new CopsMessage.DecisionSet(
+            new DecisionSet(
                 ctx,
-                new CopsObject.DecisionFlags(false, DecisionCommand.INSTALL),
+                new DecisionFlags(false, DecisionCommand.INSTALL),
                 null,
                 null,
                 new AccessDecision("rule-7", null, 2, 3600L, null, null).toDecisionData(),
@@ -128,7 +134,7 @@ public class CopsCodecBenchmark {
       receiver = new IntegritySession(ring, Clock.systemUTC(), true);
       // Start the receiver's sequence as the OPN/CAT exchange would.
       out.clear();
-      sender.encodeSigned(CopsMessage.ClientOpen.of(0, "pep-1"), out);
+      sender.encodeSigned(ClientOpen.of(0, "pep-1"), out);
       try {
         CopsCodec.Decoded d = CopsCodec.decode(out, CopsCodec.DEFAULT_MAX_MESSAGE_SIZE);
         receiver.verify(d.message(), out, d.integrityOffset());

@@ -1,9 +1,11 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.bench.cost.Stats;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
-import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
@@ -102,10 +104,10 @@ public final class PdpLoad implements Callable<Integer> {
             null,
             null);
     return CopsCodec.encode(
-        CopsMessage.Request.of(
+        Request.of(
             AccessRequest.CLIENT_TYPE,
-            CopsObject.Handle.of(String.format("h%06d", handle)),
-            new CopsObject.Context(CopsObject.Context.R_INCOMING, 0),
+            Handle.of(String.format("h%06d", handle)),
+            new Context(Context.R_INCOMING, 0),
             ar.toClientSI()));
   }
 
@@ -130,7 +132,7 @@ public final class PdpLoad implements Callable<Integer> {
             null,
             Duration.ofHours(1),
             null);
-    byte[] opn = CopsCodec.encode(CopsMessage.ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
+    byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;
     EventLoopGroup clientGroup = new EpollEventLoopGroup(1);

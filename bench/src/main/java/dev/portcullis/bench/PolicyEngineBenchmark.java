@@ -1,6 +1,6 @@
 package dev.portcullis.bench;
 
-import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.Context;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;

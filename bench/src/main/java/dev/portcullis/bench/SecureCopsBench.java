@@ -1,6 +1,6 @@
 package dev.portcullis.bench;
 
-import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityAlgorithm;
 import dev.portcullis.cops.integrity.IntegrityKeys;

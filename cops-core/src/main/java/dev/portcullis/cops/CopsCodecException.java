@@ -1,8 +1,5 @@
 package dev.portcullis.cops;
 
-import dev.portcullis.cops.CopsObject.ErrorObject;
-import dev.portcullis.cops.CopsObject.Handle;
-
 /**
  * A COPS message that cannot be accepted, with what the peer must be told: the RFC 2748 error code
  * and sub-code, the byte offset in the message and the field that was wrong. Messages are shaped

@@ -95,10 +95,10 @@ public final class CopsDecoder extends ByteToMessageDecoder {
     out.add(new CopsDecodeFailure(e));
   }
 
-  private static CopsObject.Handle handleOf(CopsMessage m) {
+  private static Handle handleOf(CopsMessage m) {
     for (CopsObject o : m.objects()) {
-      if (o instanceof CopsObject.Handle) {
-        return (CopsObject.Handle) o;
+      if (o instanceof Handle) {
+        return (Handle) o;
       }
     }
     return null;

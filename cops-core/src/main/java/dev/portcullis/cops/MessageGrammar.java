@@ -3,22 +3,6 @@ package dev.portcullis.cops;
 import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 import static dev.portcullis.cops.ErrorCode.MANDATORY_OBJECT_MISSING;
 
-import dev.portcullis.cops.CopsMessage.DecisionSet;
-import dev.portcullis.cops.CopsObject.AcctTimer;
-import dev.portcullis.cops.CopsObject.ClientSI;
-import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.CopsObject.DecisionData;
-import dev.portcullis.cops.CopsObject.DecisionFlags;
-import dev.portcullis.cops.CopsObject.ErrorObject;
-import dev.portcullis.cops.CopsObject.Handle;
-import dev.portcullis.cops.CopsObject.IntegrityObject;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
-import dev.portcullis.cops.CopsObject.Interface;
-import dev.portcullis.cops.CopsObject.KaTimer;
-import dev.portcullis.cops.CopsObject.PdpAddress;
-import dev.portcullis.cops.CopsObject.PepId;
-import dev.portcullis.cops.CopsObject.Reason;
-import dev.portcullis.cops.CopsObject.ReportTypeObject;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -151,7 +135,7 @@ final class MessageGrammar {
           IntegrityObject i =
               c.integrityThenEnd(
                   "IN-Int, OUT-Int, ClientSI, LPDP decisions or Integrity, in that order", false);
-          return new CopsMessage.Request(clientType, solicited, h, ctx, in, out, si, lpdp, i);
+          return new Request(clientType, solicited, h, ctx, in, out, si, lpdp, i);
         }
       case DEC:
         {
@@ -178,7 +162,7 @@ final class MessageGrammar {
           IntegrityObject i =
               c.integrityThenEnd(
                   err == null ? "more decisions or Integrity" : "Integrity after an Error", false);
-          return new CopsMessage.Decision(clientType, solicited, h, ds, err, i);
+          return new Decision(clientType, solicited, h, ds, err, i);
         }
       case RPT:
         {
@@ -187,20 +171,20 @@ final class MessageGrammar {
               c.required(CNum.REPORT_TYPE, ReportTypeObject.class, "Report-Type", end);
           ClientSI si = c.optional(CNum.CLIENT_SI, ClientSI.class);
           IntegrityObject i = c.integrityThenEnd("one ClientSI or Integrity", false);
-          return new CopsMessage.Report(clientType, solicited, h, rt, si, i);
+          return new Report(clientType, solicited, h, rt, si, i);
         }
       case DRQ:
         {
           Handle h = c.required(CNum.HANDLE, Handle.class, "Client Handle", end);
           Reason r = c.required(CNum.REASON, Reason.class, "Reason", end);
           IntegrityObject i = c.integrityThenEnd("Integrity", false);
-          return new CopsMessage.DeleteRequest(clientType, solicited, h, r, i);
+          return new DeleteRequest(clientType, solicited, h, r, i);
         }
       case SSQ:
         {
           Handle h = c.optional(CNum.HANDLE, Handle.class);
           IntegrityObject i = c.integrityThenEnd("a Client Handle or Integrity", false);
-          return new CopsMessage.SyncStateRequest(clientType, solicited, h, i);
+          return new SyncStateRequest(clientType, solicited, h, i);
         }
       case OPN:
         {
@@ -208,21 +192,21 @@ final class MessageGrammar {
           ClientSI si = c.optional(CNum.CLIENT_SI, ClientSI.class);
           PdpAddress last = c.optional(CNum.LAST_PDP_ADDRESS, PdpAddress.class);
           IntegrityObject i = c.integrityThenEnd("ClientSI, LastPDPAddr or Integrity", true);
-          return new CopsMessage.ClientOpen(clientType, solicited, p, si, last, i);
+          return new ClientOpen(clientType, solicited, p, si, last, i);
         }
       case CAT:
         {
           KaTimer ka = c.required(CNum.KA_TIMER, KaTimer.class, "KA Timer", end);
           AcctTimer acct = c.optional(CNum.ACCT_TIMER, AcctTimer.class);
           IntegrityObject i = c.integrityThenEnd("ACCT Timer or Integrity", true);
-          return new CopsMessage.ClientAccept(clientType, solicited, ka, acct, i);
+          return new ClientAccept(clientType, solicited, ka, acct, i);
         }
       case CC:
         {
           ErrorObject err = c.required(CNum.ERROR, ErrorObject.class, "Error", end);
           PdpAddress redirect = c.optional(CNum.PDP_REDIRECT_ADDRESS, PdpAddress.class);
           IntegrityObject i = c.integrityThenEnd("PDPRedirAddr or Integrity", false);
-          return new CopsMessage.ClientClose(clientType, solicited, err, redirect, i);
+          return new ClientClose(clientType, solicited, err, redirect, i);
         }
       case KA:
         {
@@ -231,13 +215,13 @@ final class MessageGrammar {
                 BAD_MESSAGE_FORMAT, 0, 2, "client-type", clientType, "0 in a Keep-Alive");
           }
           IntegrityObject i = c.integrityThenEnd("Integrity only", false);
-          return new CopsMessage.KeepAlive(solicited, i);
+          return new KeepAlive(solicited, i);
         }
       case SSC:
         {
           Handle h = c.optional(CNum.HANDLE, Handle.class);
           IntegrityObject i = c.integrityThenEnd("a Client Handle or Integrity", false);
-          return new CopsMessage.SyncStateComplete(clientType, solicited, h, i);
+          return new SyncStateComplete(clientType, solicited, h, i);
         }
       default:
         throw new AssertionError(op);

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.cops.CopsMessage.ClientOpen;
-import dev.portcullis.cops.CopsMessage.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -146,7 +144,7 @@ class CopsCodecTest {
     CopsCodecException e = reject("10 01 c0a5 00000010  0006 01 01 6831 0000");
     assertEquals(ErrorCode.MANDATORY_OBJECT_MISSING, e.error());
     assertTrue(e.getMessage().startsWith("Context: end of message"), e.getMessage());
-    assertEquals(CopsObject.Handle.of("h1"), e.handle(), "the handle is kept for the DEC+Error");
+    assertEquals(Handle.of("h1"), e.handle(), "the handle is kept for the DEC+Error");
     CopsCodecException opn = reject("10 06 c0a5 00000008");
     assertEquals(ErrorCode.MANDATORY_OBJECT_MISSING, opn.error());
     assertEquals("PEPID", opn.field());
@@ -240,7 +238,7 @@ class CopsCodecTest {
         Hex.bytes(
             "11 02 c0a5 00000030 0006 01 01 6831 0000 0008 02 01 00010000 0008 06 01 00010000"
                 + " 0008 06 04 01020304 0008 06 02 05060708");
-    CopsMessage.Decision d = (CopsMessage.Decision) CopsCodec.decode(b);
+    Decision d = (Decision) CopsCodec.decode(b);
     assertEquals(Bytes.ofHex("05060708"), d.decisions().get(0).stateless().data());
     assertEquals(Bytes.ofHex("01020304"), d.decisions().get(0).clientSpecific().data());
   }
@@ -259,44 +257,41 @@ class CopsCodecTest {
 
   @Test
   void messagesAreValidatedWhenBuilt() {
-    assertThrows(
-        NullPointerException.class, () -> Request.of(1, null, new CopsObject.Context(1, 0)));
+    assertThrows(NullPointerException.class, () -> Request.of(1, null, new Context(1, 0)));
     assertThrows(IllegalArgumentException.class, () -> ClientOpen.of(70000, "p"));
-    assertThrows(IllegalArgumentException.class, () -> new CopsObject.PepId("é"));
-    assertThrows(IllegalArgumentException.class, () -> new CopsObject.Context(0x10000, 0));
+    assertThrows(IllegalArgumentException.class, () -> new PepId("é"));
+    assertThrows(IllegalArgumentException.class, () -> new Context(0x10000, 0));
     assertThrows(
         IllegalArgumentException.class,
-        () -> new CopsMessage.Decision(1, true, CopsVectors.H1, List.of(), null, null));
-    assertThrows(
-        IllegalArgumentException.class,
-        () -> new CopsMessage.KeepAlive(false, new CopsObject.IntegrityTls(1)));
+        () -> new Decision(1, true, CopsVectors.H1, List.of(), null, null));
+    assertThrows(IllegalArgumentException.class, () -> new KeepAlive(false, new IntegrityTls(1)));
     assertArrayEquals(
-        Hex.bytes("10 09 0000 00000008"), CopsCodec.encode(new CopsMessage.KeepAlive(false, null)));
+        Hex.bytes("10 09 0000 00000008"), CopsCodec.encode(new KeepAlive(false, null)));
   }
 
   /** RFC 4261 section 4.1: reserved first, then Flags; what an independent PEP sends. */
   @Test
   void integrityTlsIsReservedThenFlags() throws CopsCodecException {
-    CopsMessage.ClientOpen rfc =
-        (CopsMessage.ClientOpen)
+    ClientOpen rfc =
+        (ClientOpen)
             CopsCodec.decode(
                 Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 0000 0001"));
-    assertTrue(((CopsObject.IntegrityTls) rfc.integrity()).startTls());
+    assertTrue(((IntegrityTls) rfc.integrity()).startTls());
     assertArrayEquals(
         Hex.bytes("0008 10 02 0000 0001"),
         Arrays.copyOfRange(CopsCodec.encode(rfc), 16, 24),
         "written in the RFC's layout");
     // Portcullis 0.1's swapped layout is still read as StartTLS (docs/cops-wire.md says why).
-    CopsMessage.ClientOpen old =
-        (CopsMessage.ClientOpen)
+    ClientOpen old =
+        (ClientOpen)
             CopsCodec.decode(
                 Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 0001 0000"));
-    assertTrue(((CopsObject.IntegrityTls) old.integrity()).startTls());
+    assertTrue(((IntegrityTls) old.integrity()).startTls());
     // Other reserved bits are ignored, as the RFC asks.
-    CopsMessage.ClientOpen noise =
-        (CopsMessage.ClientOpen)
+    ClientOpen noise =
+        (ClientOpen)
             CopsCodec.decode(
                 Hex.bytes("10 06 0000 00000018 0008 0b 01 70657000 0008 10 02 8000 0001"));
-    assertTrue(((CopsObject.IntegrityTls) noise.integrity()).startTls());
+    assertTrue(((IntegrityTls) noise.integrity()).startTls());
   }
 }

@@ -4,24 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.cops.CopsMessage.DecisionSet;
-import dev.portcullis.cops.CopsObject.AcctTimer;
-import dev.portcullis.cops.CopsObject.ClientSI;
-import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.CopsObject.DecisionData;
-import dev.portcullis.cops.CopsObject.DecisionDataKind;
-import dev.portcullis.cops.CopsObject.DecisionFlags;
-import dev.portcullis.cops.CopsObject.ErrorObject;
-import dev.portcullis.cops.CopsObject.Handle;
-import dev.portcullis.cops.CopsObject.Integrity;
-import dev.portcullis.cops.CopsObject.IntegrityObject;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
-import dev.portcullis.cops.CopsObject.Interface;
-import dev.portcullis.cops.CopsObject.KaTimer;
-import dev.portcullis.cops.CopsObject.PdpAddress;
-import dev.portcullis.cops.CopsObject.PepId;
-import dev.portcullis.cops.CopsObject.Reason;
-import dev.portcullis.cops.CopsObject.ReportTypeObject;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -140,33 +122,27 @@ class CopsPropertyTest {
                 decisionSet(true).list().ofMaxSize(3))
             .as(
                 (c, s, h, x, in, out, si, lp) ->
-                    (CopsMessage) new CopsMessage.Request(c, s, h, x, in, out, si, lp, null));
+                    (CopsMessage) new Request(c, s, h, x, in, out, si, lp, null));
     Arbitrary<CopsMessage> dec =
         Combinators.combine(
                 ct, flag(), handle(), decisionSet(false).list().ofMinSize(1).ofMaxSize(3))
-            .as((c, s, h, d) -> (CopsMessage) new CopsMessage.Decision(c, s, h, d, null, null));
+            .as((c, s, h, d) -> (CopsMessage) new Decision(c, s, h, d, null, null));
     Arbitrary<CopsMessage> decErr =
         Combinators.combine(ct, handle(), u16(), u16())
-            .as(
-                (c, h, e, sc) ->
-                    (CopsMessage) CopsMessage.Decision.error(c, h, new ErrorObject(e, sc)));
+            .as((c, h, e, sc) -> (CopsMessage) Decision.error(c, h, new ErrorObject(e, sc)));
     Arbitrary<CopsMessage> rpt =
         Combinators.combine(
                 ct, flag(), handle(), u16(), clientSI().injectNull(0.5), hmacIntegrity())
-            .as(
-                (c, s, h, t, si, i) ->
-                    new CopsMessage.Report(c, s, h, new ReportTypeObject(t), si, i));
+            .as((c, s, h, t, si, i) -> new Report(c, s, h, new ReportTypeObject(t), si, i));
     Arbitrary<CopsMessage> drq =
         Combinators.combine(ct, flag(), handle(), u16(), u16(), hmacIntegrity())
-            .as(
-                (c, s, h, r, sc, i) ->
-                    new CopsMessage.DeleteRequest(c, s, h, new Reason(r, sc), i));
+            .as((c, s, h, r, sc, i) -> new DeleteRequest(c, s, h, new Reason(r, sc), i));
     Arbitrary<CopsMessage> ssq =
         Combinators.combine(ct, flag(), handle().injectNull(0.5), hmacIntegrity())
-            .as(CopsMessage.SyncStateRequest::new);
+            .as(SyncStateRequest::new);
     Arbitrary<CopsMessage> ssc =
         Combinators.combine(ct, flag(), handle().injectNull(0.5), hmacIntegrity())
-            .as(CopsMessage.SyncStateComplete::new);
+            .as(SyncStateComplete::new);
     Arbitrary<CopsMessage> opn =
         Combinators.combine(
                 ct,
@@ -177,7 +153,7 @@ class CopsPropertyTest {
                     .as((a, p) -> new PdpAddress(true, a, p))
                     .injectNull(0.5),
                 anyIntegrity().injectNull(0.3))
-            .as(CopsMessage.ClientOpen::new);
+            .as(ClientOpen::new);
     Arbitrary<CopsMessage> cat =
         Combinators.combine(
                 ct,
@@ -185,7 +161,7 @@ class CopsPropertyTest {
                 u16().map(KaTimer::new),
                 u16().map(AcctTimer::new).injectNull(0.5),
                 anyIntegrity().injectNull(0.3))
-            .as(CopsMessage.ClientAccept::new);
+            .as(ClientAccept::new);
     Arbitrary<CopsMessage> cc =
         Combinators.combine(
                 ct,
@@ -195,9 +171,8 @@ class CopsPropertyTest {
                     .as((a, p) -> new PdpAddress(false, a, p))
                     .injectNull(0.5),
                 hmacIntegrity())
-            .as(CopsMessage.ClientClose::new);
-    Arbitrary<CopsMessage> ka =
-        Combinators.combine(flag(), hmacIntegrity()).as(CopsMessage.KeepAlive::new);
+            .as(ClientClose::new);
+    Arbitrary<CopsMessage> ka = Combinators.combine(flag(), hmacIntegrity()).as(KeepAlive::new);
     return Arbitraries.oneOf(req, dec, decErr, rpt, drq, ssq, ssc, opn, cat, cc, ka);
   }
 

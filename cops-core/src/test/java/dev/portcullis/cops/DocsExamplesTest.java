@@ -52,16 +52,13 @@ class DocsExamplesTest {
   @Test
   void theTlsNegotiationExamplesAreWhatThePdpAndPepSend() throws Exception {
     Map<String, byte[]> ex = examples();
-    CopsMessage.ClientOpen opn =
-        (CopsMessage.ClientOpen) CopsCodec.decode(ex.get("RFC 4261 OPN, client-type 0"));
+    ClientOpen opn = (ClientOpen) CopsCodec.decode(ex.get("RFC 4261 OPN, client-type 0"));
     assertEquals(0, opn.clientType());
-    assertTrue(((CopsObject.IntegrityTls) opn.integrity()).startTls());
-    CopsMessage.ClientAccept cat =
-        (CopsMessage.ClientAccept) CopsCodec.decode(ex.get("RFC 4261 CAT, client-type 0"));
+    assertTrue(((IntegrityTls) opn.integrity()).startTls());
+    ClientAccept cat = (ClientAccept) CopsCodec.decode(ex.get("RFC 4261 CAT, client-type 0"));
     assertEquals(30, cat.kaTimer().seconds());
-    assertTrue(((CopsObject.IntegrityTls) cat.integrity()).startTls());
-    CopsMessage.ClientClose cc =
-        (CopsMessage.ClientClose) CopsCodec.decode(ex.get("CC TLS required"));
+    assertTrue(((IntegrityTls) cat.integrity()).startTls());
+    ClientClose cc = (ClientClose) CopsCodec.decode(ex.get("CC TLS required"));
     assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
     assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
   }
@@ -69,14 +66,13 @@ class DocsExamplesTest {
   @Test
   void theEnrolmentExamplesCarryTheDocumentedAttributes() throws Exception {
     Map<String, byte[]> ex = examples();
-    CopsMessage.Request req = (CopsMessage.Request) CopsCodec.decode(ex.get("enrolment REQ"));
+    Request req = (Request) CopsCodec.decode(ex.get("enrolment REQ"));
     assertEquals(Enrolment.CLIENT_TYPE, req.clientType());
     var r = Enrolment.Request.decode(req.clientSIs().get(0).data());
     assertEquals("otc-5f0c2a91d4e3b876", r.credentialId());
     assertEquals(32, r.secret().length());
     assertEquals("3003020100", Hex.of(r.csr().toArray()));
-    CopsMessage.Decision dec =
-        (CopsMessage.Decision) CopsCodec.decode(ex.get("enrolment DEC refused"));
+    Decision dec = (Decision) CopsCodec.decode(ex.get("enrolment DEC refused"));
     var resp = Enrolment.Response.decode(dec.decisions().get(0).clientSpecific().data());
     assertEquals("credential otc-5f0c2a91d4e3b876 was used already", resp.reason());
     assertTrue(resp.certificates().isEmpty());
@@ -85,12 +81,12 @@ class DocsExamplesTest {
   @Test
   void theAccessExamplesCarryTheDocumentedAttributes() throws Exception {
     Map<String, byte[]> ex = examples();
-    CopsMessage.Request req = (CopsMessage.Request) CopsCodec.decode(ex.get("access REQ"));
+    Request req = (Request) CopsCodec.decode(ex.get("access REQ"));
     assertEquals(AccessRequest.CLIENT_TYPE, req.clientType());
     AccessRequest r = AccessRequest.decode(req.clientSIs().get(0).data());
     assertEquals("alice", r.subject());
     assertEquals(443, r.destinationPort());
-    CopsMessage.Decision dec = (CopsMessage.Decision) CopsCodec.decode(ex.get("access DEC"));
+    Decision dec = (Decision) CopsCodec.decode(ex.get("access DEC"));
     AccessDecision d = AccessDecision.decode(dec.decisions().get(0).clientSpecific().data());
     assertEquals("rule-7", d.ruleId());
     assertEquals(3600L, d.validForSeconds());

@@ -1,11 +1,11 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsMessage.ClientClose;
-import dev.portcullis.cops.CopsMessage.Decision;
-import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.CopsObject.Handle;
+import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.OpCode;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.policy.PolicyDecision;

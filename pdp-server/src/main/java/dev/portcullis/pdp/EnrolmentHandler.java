@@ -1,11 +1,11 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsMessage.Decision;
-import dev.portcullis.cops.CopsMessage.DecisionSet;
-import dev.portcullis.cops.CopsMessage.Request;
-import dev.portcullis.cops.CopsObject.DecisionFlags;
+import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.DecisionFlags;
+import dev.portcullis.cops.DecisionSet;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.pdp.enrol.Enroller;
 import io.netty.channel.Channel;

@@ -1,8 +1,8 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsMessage.ClientAccept;
-import dev.portcullis.cops.CopsMessage.KeepAlive;
+import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.KeepAlive;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.enrol.Enroller;
@@ -35,7 +35,7 @@ interface PdpContext {
   PdpConfig.Redirect redirectFor(String pepId, int clientType);
 
   /** True if a Last PDP Address names this server. */
-  boolean isSelf(CopsObject.PdpAddress a);
+  boolean isSelf(PdpAddress a);
 
   AuditLog audit();
 

@@ -1,11 +1,11 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsMessage.ClientAccept;
-import dev.portcullis.cops.CopsMessage.ClientOpen;
-import dev.portcullis.cops.CopsObject;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
-import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Integrity;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.KaTimer;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegritySession;
@@ -220,7 +220,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
         return false;
       }
     }
-    if (o.integrity() instanceof CopsObject.Integrity && integrity == null) {
+    if (o.integrity() instanceof Integrity && integrity == null) {
       state.refuse(
           id,
           type,

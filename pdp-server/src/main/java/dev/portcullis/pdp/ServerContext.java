@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.enrol.Enroller;
@@ -116,7 +116,7 @@ final class ServerContext implements PdpContext {
 
   /** True if a Last PDP Address names this server (same port, and a local or listening address). */
   @Override
-  public boolean isSelf(CopsObject.PdpAddress a) {
+  public boolean isSelf(PdpAddress a) {
     InetSocketAddress me = address.get();
     if (a.port() != me.getPort()) {
       return false;

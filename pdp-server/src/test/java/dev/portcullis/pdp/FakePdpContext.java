@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.enrol.Enroller;
@@ -86,7 +86,7 @@ final class FakePdpContext implements PdpContext {
 
   /** This PDP is 127.0.0.1:3288. */
   @Override
-  public boolean isSelf(CopsObject.PdpAddress a) {
+  public boolean isSelf(PdpAddress a) {
     return a.port() == 3288 && a.address().isLoopbackAddress();
   }
 

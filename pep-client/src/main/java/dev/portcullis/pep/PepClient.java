@@ -2,17 +2,17 @@ package dev.portcullis.pep;
 
 import static dev.portcullis.pep.PepState.handle;
 
-import dev.portcullis.cops.CopsMessage.ClientClose;
-import dev.portcullis.cops.CopsMessage.DeleteRequest;
-import dev.portcullis.cops.CopsMessage.Report;
-import dev.portcullis.cops.CopsObject.ClientSI;
-import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.CopsObject.PepId;
-import dev.portcullis.cops.CopsObject.Reason;
-import dev.portcullis.cops.CopsObject.ReportTypeObject;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ClientSI;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.DeleteRequest;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.PepId;
+import dev.portcullis.cops.Reason;
 import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.cops.Report;
 import dev.portcullis.cops.ReportType;
+import dev.portcullis.cops.ReportTypeObject;
 import dev.portcullis.cops.access.AccessRequest;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

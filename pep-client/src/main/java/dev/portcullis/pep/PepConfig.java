@@ -5,7 +5,7 @@ import static dev.portcullis.support.XmlConfigReader.child;
 import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.integrity.KeyRing;
@@ -76,7 +76,7 @@ public final class PepConfig implements AutoCloseable {
     String source = file.toString();
     String id = attr(root, "id", "");
     try {
-      new CopsObject.PepId(id);
+      new PepId(id);
     } catch (IllegalArgumentException e) {
       throw error(root, "id", e.getMessage());
     }

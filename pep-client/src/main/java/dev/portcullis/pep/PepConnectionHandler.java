@@ -2,19 +2,19 @@ package dev.portcullis.pep;
 
 import static dev.portcullis.pep.PepState.handle;
 
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsDecodeFailure;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsMessage.ClientAccept;
-import dev.portcullis.cops.CopsMessage.ClientClose;
-import dev.portcullis.cops.CopsMessage.Decision;
-import dev.portcullis.cops.CopsMessage.DecisionSet;
-import dev.portcullis.cops.CopsMessage.SyncStateComplete;
-import dev.portcullis.cops.CopsMessage.SyncStateRequest;
-import dev.portcullis.cops.CopsObject.ErrorObject;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.ErrorObject;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.SyncStateComplete;
+import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegritySession;

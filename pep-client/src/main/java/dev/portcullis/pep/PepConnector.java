@@ -1,13 +1,13 @@
 package dev.portcullis.pep;
 
+import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
-import dev.portcullis.cops.CopsMessage.ClientOpen;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
-import dev.portcullis.cops.CopsObject.PdpAddress;
-import dev.portcullis.cops.CopsObject.PepId;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.PdpAddress;
+import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.SigningCopsEncoder;
 import io.netty.bootstrap.Bootstrap;

@@ -1,8 +1,8 @@
 package dev.portcullis.pep;
 
 import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.TlsSettings;

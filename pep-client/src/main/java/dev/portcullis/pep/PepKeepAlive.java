@@ -1,10 +1,10 @@
 package dev.portcullis.pep;
 
-import dev.portcullis.cops.CopsMessage.ClientAccept;
-import dev.portcullis.cops.CopsMessage.ClientClose;
-import dev.portcullis.cops.CopsMessage.KeepAlive;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.KeepAlive;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;

@@ -1,13 +1,13 @@
 package dev.portcullis.pep;
 
 import dev.portcullis.cops.Bytes;
-import dev.portcullis.cops.CopsMessage.DeleteRequest;
-import dev.portcullis.cops.CopsMessage.Request;
-import dev.portcullis.cops.CopsObject.ClientSI;
-import dev.portcullis.cops.CopsObject.Context;
-import dev.portcullis.cops.CopsObject.Handle;
-import dev.portcullis.cops.CopsObject.Reason;
+import dev.portcullis.cops.ClientSI;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.DeleteRequest;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Reason;
 import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessRequest;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundInvoker;

@@ -6,13 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
-import dev.portcullis.cops.CopsObject.Context;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.PdpAddress;
+import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.ReportType;
+import dev.portcullis.cops.Request;
+import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
@@ -352,14 +359,13 @@ class PdpPepIntegrationTest {
       sock.connect(s.address(), 2000);
       sock.setSoTimeout(5000);
       sock.getOutputStream()
-          .write(CopsCodec.encode(CopsMessage.ClientOpen.of(AccessRequest.CLIENT_TYPE, "sleepy")));
+          .write(CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "sleepy")));
       CopsMessage cat = CopsCodec.decode(readMessage(sock.getInputStream()));
-      assertEquals(1, ((CopsMessage.ClientAccept) cat).kaTimer().seconds());
+      assertEquals(1, ((ClientAccept) cat).kaTimer().seconds());
       long t0 = System.nanoTime();
       CopsMessage cc = CopsCodec.decode(readMessage(sock.getInputStream()));
       long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-      assertEquals(
-          ErrorCode.COMMUNICATION_FAILURE.code(), ((CopsMessage.ClientClose) cc).error().code());
+      assertEquals(ErrorCode.COMMUNICATION_FAILURE.code(), ((ClientClose) cc).error().code());
       assertTrue(waited >= 700 && waited < 3000, "dropped after " + waited + " ms");
       assertEquals(-1, sock.getInputStream().read(), "and the connection is closed");
     } finally {
@@ -429,12 +435,11 @@ class PdpPepIntegrationTest {
     try (Socket sock = new Socket()) {
       sock.connect(s.address(), 2000);
       sock.setSoTimeout(5000);
-      sock.getOutputStream()
-          .write(CopsCodec.encode(CopsMessage.ClientOpen.of(AccessRequest.CLIENT_TYPE, "p")));
+      sock.getOutputStream().write(CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "p")));
       readMessage(sock.getInputStream()); // CAT
       s.close();
       CopsMessage cc = CopsCodec.decode(readMessage(sock.getInputStream()));
-      assertEquals(ErrorCode.SHUTTING_DOWN.code(), ((CopsMessage.ClientClose) cc).error().code());
+      assertEquals(ErrorCode.SHUTTING_DOWN.code(), ((ClientClose) cc).error().code());
       assertEquals(AccessRequest.CLIENT_TYPE, cc.clientType());
     }
   }
@@ -448,14 +453,10 @@ class PdpPepIntegrationTest {
       sock.getOutputStream()
           .write(
               CopsCodec.encode(
-                  CopsMessage.Request.of(
-                      AccessRequest.CLIENT_TYPE,
-                      CopsObject.Handle.of("x"),
-                      CTX,
-                      ssh("alice").toClientSI())));
+                  Request.of(
+                      AccessRequest.CLIENT_TYPE, Handle.of("x"), CTX, ssh("alice").toClientSI())));
       CopsMessage cc = CopsCodec.decode(readMessage(sock.getInputStream()));
-      assertEquals(
-          ErrorCode.UNSUPPORTED_CLIENT_TYPE.code(), ((CopsMessage.ClientClose) cc).error().code());
+      assertEquals(ErrorCode.UNSUPPORTED_CLIENT_TYPE.code(), ((ClientClose) cc).error().code());
     }
   }
 
@@ -516,34 +517,32 @@ class PdpPepIntegrationTest {
       sock.connect(s.address(), 2000);
       sock.setSoTimeout(5000);
       CopsMessage opn =
-          new CopsMessage.ClientOpen(
+          new ClientOpen(
               AccessRequest.CLIENT_TYPE,
               false,
-              new CopsObject.PepId("failover"),
+              new PepId("failover"),
               null,
-              new CopsObject.PdpAddress(true, InetAddress.getByName("192.0.2.9"), 3288),
+              new PdpAddress(true, InetAddress.getByName("192.0.2.9"), 3288),
               null);
       sock.getOutputStream().write(CopsCodec.encode(opn));
+      assertInstanceOf(ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
       assertInstanceOf(
-          CopsMessage.ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
-      assertInstanceOf(
-          CopsMessage.SyncStateRequest.class, CopsCodec.decode(readMessage(sock.getInputStream())));
+          SyncStateRequest.class, CopsCodec.decode(readMessage(sock.getInputStream())));
     }
     try (PdpServer s = Pdps.start(dir, "");
         Socket sock = new Socket()) {
       sock.connect(s.address(), 2000);
       sock.setSoTimeout(1000);
       CopsMessage opn =
-          new CopsMessage.ClientOpen(
+          new ClientOpen(
               AccessRequest.CLIENT_TYPE,
               false,
-              new CopsObject.PepId("back"),
+              new PepId("back"),
               null,
-              new CopsObject.PdpAddress(true, s.address().getAddress(), s.address().getPort()),
+              new PdpAddress(true, s.address().getAddress(), s.address().getPort()),
               null);
       sock.getOutputStream().write(CopsCodec.encode(opn));
-      assertInstanceOf(
-          CopsMessage.ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
+      assertInstanceOf(ClientAccept.class, CopsCodec.decode(readMessage(sock.getInputStream())));
       assertThrows(
           SocketTimeoutException.class,
           () -> readMessage(sock.getInputStream()),

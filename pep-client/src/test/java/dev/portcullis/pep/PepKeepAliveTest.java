@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.cops.CopsMessage.ClientAccept;
-import dev.portcullis.cops.CopsMessage.ClientClose;
-import dev.portcullis.cops.CopsMessage.KeepAlive;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
-import dev.portcullis.cops.CopsObject.KaTimer;
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.KaTimer;
+import dev.portcullis.cops.KeepAlive;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;

@@ -4,10 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.IntegrityTls;
+import dev.portcullis.cops.KeepAlive;
+import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.CopsTls;
@@ -406,13 +411,8 @@ class SecureCopsTest {
 
   static byte[] startTlsOpen(String pepId) {
     return CopsCodec.encode(
-        new CopsMessage.ClientOpen(
-            0,
-            false,
-            new CopsObject.PepId(pepId),
-            null,
-            null,
-            new CopsObject.IntegrityTls(CopsObject.IntegrityTls.FLAG_START_TLS)));
+        new ClientOpen(
+            0, false, new PepId(pepId), null, null, new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
   }
 
   @Test
@@ -422,12 +422,12 @@ class SecureCopsTest {
       sock.connect(s.address(), 5000);
       sock.setSoTimeout(5000);
       sock.getOutputStream().write(startTlsOpen("gw-1"));
-      var cat = (CopsMessage.ClientAccept) read(sock.getInputStream());
+      var cat = (ClientAccept) read(sock.getInputStream());
       assertEquals(0, cat.clientType());
-      assertTrue(cat.integrity() instanceof CopsObject.IntegrityTls);
+      assertTrue(cat.integrity() instanceof IntegrityTls);
       // A keep-alive instead of a ClientHello.
-      sock.getOutputStream().write(CopsCodec.encode(new CopsMessage.KeepAlive(false, null)));
-      var cc = (CopsMessage.ClientClose) read(sock.getInputStream());
+      sock.getOutputStream().write(CopsCodec.encode(new KeepAlive(false, null)));
+      var cc = (ClientClose) read(sock.getInputStream());
       assertEquals(ErrorCode.AUTHENTICATION_REQUIRED.code(), cc.error().code());
       assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
       assertEquals(-1, sock.getInputStream().read(), "then the PDP closes");
@@ -441,7 +441,7 @@ class SecureCopsTest {
       sock.connect(s.address(), 5000);
       sock.setSoTimeout(5000);
       sock.getOutputStream().write(startTlsOpen("gw-1"));
-      var cc = (CopsMessage.ClientClose) read(sock.getInputStream());
+      var cc = (ClientClose) read(sock.getInputStream());
       assertEquals(ErrorCode.UNKNOWN_OBJECT.code(), cc.error().code());
       assertEquals(ErrorCode.SUB_CODE_TLS_REQUIRED, cc.error().subCode());
     }

@@ -1,7 +1,7 @@
 package dev.portcullis.bench.cost;
 
 import dev.portcullis.bench.CopsLayers;
-import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.Context;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;

@@ -4,8 +4,8 @@ import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 import static dev.portcullis.cops.ErrorCode.MANDATORY_CLIENT_SPECIFIC_INFO_MISSING;
 
 import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.ClientSI;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsObject.ClientSI;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;

@@ -3,10 +3,10 @@ package dev.portcullis.cops.access;
 import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 
 import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.ClientSI;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsObject.ClientSI;
-import dev.portcullis.cops.CopsObject.DecisionData;
-import dev.portcullis.cops.CopsObject.DecisionDataKind;
+import dev.portcullis.cops.DecisionData;
+import dev.portcullis.cops.DecisionDataKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

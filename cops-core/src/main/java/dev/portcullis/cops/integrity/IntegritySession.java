@@ -4,13 +4,15 @@ import static dev.portcullis.cops.ErrorCode.AUTHENTICATION_FAILURE;
 import static dev.portcullis.cops.ErrorCode.AUTHENTICATION_REQUIRED;
 
 import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.CopsObject;
-import dev.portcullis.cops.CopsObject.Integrity;
-import dev.portcullis.cops.CopsObject.IntegrityObject;
-import dev.portcullis.cops.CopsObject.IntegrityTls;
+import dev.portcullis.cops.Integrity;
+import dev.portcullis.cops.IntegrityObject;
+import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.IntegrityVerifier;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -181,7 +183,7 @@ public final class IntegritySession implements IntegrityVerifier {
     }
     long seq = in.sequence();
     if (!receiving) {
-      if (!(m instanceof CopsMessage.ClientOpen || m instanceof CopsMessage.ClientAccept)) {
+      if (!(m instanceof ClientOpen || m instanceof ClientAccept)) {
         throw CopsCodecException.at(
             AUTHENTICATION_FAILURE,
             0,

@@ -2,7 +2,7 @@ package dev.portcullis.cops.integrity;
 
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.IntegrityTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToByteEncoder;
@@ -22,7 +22,7 @@ public final class SigningCopsEncoder extends MessageToByteEncoder<CopsMessage> 
 
   @Override
   protected void encode(ChannelHandlerContext ctx, CopsMessage msg, ByteBuf out) {
-    if (session.signsOutgoing() && !(msg.integrity() instanceof CopsObject.IntegrityTls)) {
+    if (session.signsOutgoing() && !(msg.integrity() instanceof IntegrityTls)) {
       session.encodeSigned(msg, out);
     } else {
       CopsCodec.encode(msg, out);

@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsDecodeFailure;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.KeepAlive;
+import dev.portcullis.cops.Request;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
@@ -63,10 +67,9 @@ class IntegrityTest {
     return KeyRing.builder(registry).add(id, alg, key, T0, T0.plus(Duration.ofDays(1))).build();
   }
 
-  private static final CopsMessage OPN = CopsMessage.ClientOpen.of(0, "pep-1");
-  private static final CopsMessage KA = new CopsMessage.KeepAlive(false, null);
-  private static final CopsMessage REQ =
-      CopsMessage.Request.of(0xC0A5, CopsObject.Handle.of("h1"), new CopsObject.Context(1, 0));
+  private static final CopsMessage OPN = ClientOpen.of(0, "pep-1");
+  private static final CopsMessage KA = new KeepAlive(false, null);
+  private static final CopsMessage REQ = Request.of(0xC0A5, Handle.of("h1"), new Context(1, 0));
 
   @Test
   void hmacMd5_96KnownAnswer() {
@@ -144,7 +147,7 @@ class IntegrityTest {
     Link l = new Link(r, r, 100);
     l.deliver(l.sender.encodeSigned(OPN));
     byte[] ka = l.sender.encodeSigned(KA);
-    assertInstanceOf(CopsMessage.KeepAlive.class, l.deliver(ka));
+    assertInstanceOf(KeepAlive.class, l.deliver(ka));
     CopsCodecException e = failure(l.deliver(ka));
     assertEquals(ErrorCode.AUTHENTICATION_FAILURE, e.error());
     assertEquals("Sequence Number: 101 at offset 16 (expected: 102)", e.getMessage());
@@ -216,7 +219,7 @@ class IntegrityTest {
                 new CopsDecoder(
                     CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, new IntegritySession(r, CLOCK, true)));
         ch.writeInbound(Unpooled.wrappedBuffer(opn));
-        assertInstanceOf(CopsMessage.ClientOpen.class, ch.readInbound());
+        assertInstanceOf(ClientOpen.class, ch.readInbound());
         ch.writeInbound(Unpooled.wrappedBuffer(bad));
         Object o = ch.readInbound();
         assertTrue(

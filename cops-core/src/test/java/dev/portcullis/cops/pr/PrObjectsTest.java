@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.DecisionData;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Report;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -54,8 +55,8 @@ class PrObjectsTest {
 
   @Test
   void installDecisionDecodesStructurallyAndReencodesToTheSameBytes() throws Exception {
-    CopsMessage.Decision dec = (CopsMessage.Decision) CopsCodec.decode(INSTALL_DEC);
-    CopsObject.DecisionData named = dec.decisions().get(0).named();
+    Decision dec = (Decision) CopsCodec.decode(INSTALL_DEC);
+    DecisionData named = dec.decisions().get(0).named();
     List<PrObject> objs = PrObjects.decode(named.data());
     assertEquals(
         List.of(new PrObject.Prid(Ber.oid(OID)), new PrObject.Epd(Bytes.ofHex("020105"))), objs);
@@ -66,7 +67,7 @@ class PrObjectsTest {
 
   @Test
   void failureReportCarriesGlobalAndClassErrors() throws Exception {
-    CopsMessage.Report rpt = (CopsMessage.Report) CopsCodec.decode(FAILURE_RPT);
+    Report rpt = (Report) CopsCodec.decode(FAILURE_RPT);
     List<PrObject> objs = PrObjects.decode(rpt.clientSI().data());
     assertEquals(
         List.of(

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp.cli;
 
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.PepId;
 import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
@@ -49,7 +49,7 @@ final class IssueCredential implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try {
-      new CopsObject.PepId(pep);
+      new PepId(pep);
     } catch (IllegalArgumentException e) {
       err.println("error: --pep: " + e.getMessage());
       return 2;

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp.policy;
 
-import dev.portcullis.cops.CopsObject.DecisionData;
+import dev.portcullis.cops.DecisionData;
 import dev.portcullis.cops.access.AccessDecision;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.portcullis.pep.cli;
 
-import dev.portcullis.cops.CopsObject.Context;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;

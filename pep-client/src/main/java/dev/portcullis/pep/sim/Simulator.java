@@ -1,11 +1,17 @@
 package dev.portcullis.pep.sim;
 
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.CopsObject;
+import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
@@ -120,11 +126,8 @@ public final class Simulator implements AutoCloseable {
             null,
             null);
     CopsMessage req =
-        CopsMessage.Request.of(
-            clientType,
-            CopsObject.Handle.of("sim-" + n),
-            new CopsObject.Context(CopsObject.Context.R_INCOMING, 0),
-            ar.toClientSI());
+        Request.of(
+            clientType, Handle.of("sim-" + n), new Context(Context.R_INCOMING, 0), ar.toClientSI());
     t[0] = System.nanoTime();
     new Bootstrap()
         .group(group)
@@ -150,14 +153,13 @@ public final class Simulator implements AutoCloseable {
                               return;
                             }
                             CopsMessage m = (CopsMessage) msg;
-                            if (m instanceof CopsMessage.ClientAccept) {
+                            if (m instanceof ClientAccept) {
                               t[2] = System.nanoTime();
                               ctx.writeAndFlush(req);
-                            } else if (m instanceof CopsMessage.Decision) {
+                            } else if (m instanceof Decision) {
                               t[3] = System.nanoTime();
                               ctx.writeAndFlush(
-                                      CopsMessage.ClientClose.of(
-                                          clientType, ErrorCode.UNSPECIFIED, 0))
+                                      ClientClose.of(clientType, ErrorCode.UNSPECIFIED, 0))
                                   .addListener(
                                       x ->
                                           ctx.close()
@@ -172,11 +174,11 @@ public final class Simulator implements AutoCloseable {
                                                           end - t[0]
                                                         });
                                                   }));
-                            } else if (m instanceof CopsMessage.ClientClose) {
+                            } else if (m instanceof ClientClose) {
                               done.completeExceptionally(
                                   new IllegalStateException(
                                       "PDP closed the session: error "
-                                          + ((CopsMessage.ClientClose) m).error().code()));
+                                          + ((ClientClose) m).error().code()));
                               ctx.close();
                             }
                           }
@@ -199,7 +201,7 @@ public final class Simulator implements AutoCloseable {
               }
               t[1] = System.nanoTime();
               Channel ch = ((ChannelFuture) f).channel();
-              ch.writeAndFlush(CopsMessage.ClientOpen.of(clientType, "sim-pep-" + n));
+              ch.writeAndFlush(ClientOpen.of(clientType, "sim-pep-" + n));
             });
     return done;
   }
