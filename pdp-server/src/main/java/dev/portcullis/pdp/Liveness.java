@@ -59,7 +59,9 @@ final class Liveness extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    openDeadline.cancel(false);
+    if (openDeadline != null) {
+      openDeadline.cancel(false);
+    }
     ctx.fireChannelInactive();
   }
 
@@ -79,7 +81,9 @@ final class Liveness extends ChannelDuplexHandler {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (!accepted && msg instanceof ClientAccept a && a.clientType() != 0) {
       accepted = true;
-      openDeadline.cancel(false);
+      if (openDeadline != null) {
+        openDeadline.cancel(false);
+      }
       long ka = state.server.config().keepAlive().toNanos();
       if (ka > 0) {
         ctx.pipeline()

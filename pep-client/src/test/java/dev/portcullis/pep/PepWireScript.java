@@ -24,7 +24,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -56,19 +55,35 @@ final class PepWireScript {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       ch.pipeline()
-                          .addLast(new LengthFieldBasedFrameDecoder(1 << 16, 4, 4, -8, 0))
                           .addLast(
                               new ChannelInboundHandlerAdapter() {
+                                private final ByteBuf pending = Unpooled.buffer();
+
                                 @Override
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                  ByteBuf b = (ByteBuf) msg;
+                                  ByteBuf in = (ByteBuf) msg;
+                                  pending.writeBytes(in);
+                                  in.release();
+                                  // Framed by the COPS length (bytes 4 to 7 of the header).
+                                  while (pending.readableBytes() >= 8
+                                      && pending.readableBytes()
+                                          >= pending.getInt(pending.readerIndex() + 4)) {
+                                    byte[] bytes =
+                                        new byte[pending.getInt(pending.readerIndex() + 4)];
+                                    pending.readBytes(bytes);
+                                    answer(ctx, bytes);
+                                  }
+                                }
+
+                                private void answer(ChannelHandlerContext ctx, byte[] bytes) {
+                                  seen.add(ByteBufUtil.hexDump(bytes));
                                   try {
-                                    byte[] bytes = ByteBufUtil.getBytes(b);
-                                    seen.add(ByteBufUtil.hexDump(bytes));
                                     CopsMessage m = CopsCodec.decode(bytes);
                                     if (m instanceof ClientOpen) {
                                       ctx.writeAndFlush(Unpooled.wrappedBuffer(CAT));
                                     } else if (m instanceof Request r) {
+                                      DecisionFlags install =
+                                          new DecisionFlags(false, DecisionCommand.INSTALL);
                                       ctx.writeAndFlush(
                                           Unpooled.wrappedBuffer(
                                               CopsCodec.encode(
@@ -76,15 +91,10 @@ final class PepWireScript {
                                                       r.clientType(),
                                                       true,
                                                       r.handle(),
-                                                      DecisionSet.of(
-                                                          r.context(),
-                                                          new DecisionFlags(
-                                                              false, DecisionCommand.INSTALL))))));
+                                                      DecisionSet.of(r.context(), install)))));
                                     }
                                   } catch (Exception e) {
                                     seen.add("error: " + e);
-                                  } finally {
-                                    b.release();
                                   }
                                 }
                               });
