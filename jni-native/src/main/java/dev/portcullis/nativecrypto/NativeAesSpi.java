@@ -43,6 +43,7 @@ abstract class NativeAesSpi extends CipherSpi {
   private boolean encrypt;
   private byte[] key;
   private byte[] iv;
+  private byte[] nativeIv; // what OpenSSL is given: iv, or its 16-byte equivalent (GcmLongIv)
   private int tagLength; // bytes, GCM
   private boolean textSeen;
   private long fed; // text bytes given since init, for CBC's output sizes
@@ -199,6 +200,8 @@ abstract class NativeAesSpi extends CipherSpi {
     }
     key = raw;
     iv = newIv.clone();
+    nativeIv =
+        mode == 1 && iv.length > GcmLongIv.OPENSSL_MAX_IV ? GcmLongIv.equivalent(raw, iv) : iv;
     tagLength = newTag;
     encrypt = enc;
     if (mode == 1 && enc) {
@@ -208,7 +211,12 @@ abstract class NativeAesSpi extends CipherSpi {
       lastGcmKey = raw.clone();
       lastGcmIv = iv.clone();
     }
-    start();
+    try {
+      start();
+    } catch (IllegalArgumentException e) {
+      // OpenSSL refused what the checks above let through: a checked exception, as the JCE wants.
+      throw new InvalidAlgorithmParameterException("AES key or IV not accepted by OpenSSL", e);
+    }
   }
 
   /**
@@ -221,19 +229,19 @@ abstract class NativeAesSpi extends CipherSpi {
         handle != null
             && Arrays.equals(key, handleKey)
             && encrypt == handleEncrypt
-            && iv.length == handleIvLength
-            && NativeCrypto.cipherRestart(handle.ptr(), encrypt, iv);
+            && nativeIv.length == handleIvLength
+            && NativeCrypto.cipherRestart(handle.ptr(), encrypt, nativeIv);
     if (!reuse) {
       if (handle != null) {
         handle.close();
       }
-      handle = new Handle(NativeCrypto.cipherNew(mode, encrypt, key, iv));
+      handle = new Handle(NativeCrypto.cipherNew(mode, encrypt, key, nativeIv));
       if (handleKey != null) {
         Arrays.fill(handleKey, (byte) 0);
       }
       handleKey = key.clone();
       handleEncrypt = encrypt;
-      handleIvLength = iv.length;
+      handleIvLength = nativeIv.length;
     }
     textSeen = false;
     fed = 0;
