@@ -2,11 +2,14 @@ package dev.portcullis.nativecrypto;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 
 /**
@@ -118,15 +121,45 @@ final class NativeCrypto {
           Paths.get(
               System.getProperty("portcullis.native.dir", System.getProperty("java.io.tmpdir")));
       Files.createDirectories(dir);
-      Path tmp = Files.createTempFile(dir, "lib" + LIBRARY + "-", ".so");
+      Path tmp = newPrivateFile(dir);
       try {
-        Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+        try (OutputStream out = Files.newOutputStream(tmp, LinkOption.NOFOLLOW_LINKS)) {
+          in.transferTo(out);
+        }
         System.load(tmp.toAbsolutePath().toString());
       } finally {
         // Loaded libraries stay mapped; the file is not needed any more.
         Files.deleteIfExists(tmp);
       }
       return null;
+    }
+  }
+
+  /**
+   * A new, empty, owner-only file in {@code dir}, created exclusively (never an existing file or a
+   * link). Not {@code Files.createTempFile}: that draws its name from {@code SecureRandom}, which
+   * needs the security providers, and this runs while one is being constructed (PortcullisNative
+   * listed first in a {@code java.security} file) — the JDK then reports "SHA-1 not available". The
+   * name need not be secret: creation fails on any name that exists, and the next is tried.
+   */
+  private static Path newPrivateFile(Path dir) throws IOException {
+    long pid = ProcessHandle.current().pid();
+    boolean posix = dir.getFileSystem().supportedFileAttributeViews().contains("posix");
+    for (int attempt = 0; ; attempt++) {
+      Path f =
+          dir.resolve(
+              "lib" + LIBRARY + "-" + pid + "-" + System.nanoTime() + "-" + attempt + ".so");
+      try {
+        return posix
+            ? Files.createFile(
+                f,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
+            : Files.createFile(f);
+      } catch (FileAlreadyExistsException e) {
+        if (attempt == 99) {
+          throw e;
+        }
+      }
     }
   }
 

@@ -1,12 +1,10 @@
 package dev.portcullis.nativecrypto;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -22,19 +20,7 @@ class LoadingFailureTest {
   @TempDir Path dir;
 
   static String probe(String classpath, String... jvmArgs) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.addAll(List.of(jvmArgs));
-    cmd.add("-cp");
-    cmd.add(classpath);
-    cmd.add(LoadProbe.class.getName());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes());
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    return FreshJvm.run(classpath, List.of(jvmArgs), LoadProbe.class);
   }
 
   static void assertFellBack(String out, String because) {
