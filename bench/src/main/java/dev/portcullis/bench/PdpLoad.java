@@ -131,6 +131,7 @@ public final class PdpLoad implements Callable<Integer> {
             List.of(),
             null,
             Duration.ofHours(1),
+            null,
             null);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);

@@ -218,6 +218,24 @@ public final class CryptoRegistry implements AutoCloseable {
     return new RegistryStatus(table, ops, lastRejection, directory.discoveryProblems());
   }
 
+  /**
+   * One line for a component's log: the table's generation and origin, and which provider serves
+   * each algorithm now (the status table says why the others were passed over).
+   */
+  public String summary() {
+    ProviderTable t = table;
+    StringBuilder sb =
+        new StringBuilder("generation ")
+            .append(t.generation())
+            .append(" from ")
+            .append(t.config().source())
+            .append(':');
+    t.selections()
+        .forEach(
+            (a, sel) -> sb.append(' ').append(a.jcaName()).append('=').append(sel.providerName()));
+    return sb.toString();
+  }
+
   /** The configuration name of the provider serving {@code algorithm} now. */
   public String providerFor(Algorithm algorithm) {
     return table.selection(algorithm).providerName();

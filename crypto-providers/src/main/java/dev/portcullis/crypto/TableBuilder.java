@@ -59,6 +59,10 @@ final class TableBuilder {
         reports.add(r);
         if (r.verdict() == Verdict.CHOSEN) {
           chosen = directory.lookup(name);
+        } else if (r.verdict() == Verdict.NO_SERVICE && config.preferences(a).isEmpty()) {
+          // A provider of the <default> list that does not offer this algorithm (SunJCE has no
+          // digests, SUN no MACs): expected, and in the status table; not worth a warning.
+          log.debug("crypto provider {} passed over for {}: {}", name, a, r.detail());
         } else {
           passedOver
               .computeIfAbsent(name, k -> new LinkedHashMap<>())

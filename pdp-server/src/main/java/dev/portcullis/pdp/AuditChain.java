@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.crypto.Digester;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,8 +14,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -43,17 +42,18 @@ public final class AuditChain {
   private static final HexFormat HEX = HexFormat.of();
   private static final int MAX_RECORD = 1 << 20;
 
-  private final MessageDigest sha256;
+  private final Digester sha256;
   private volatile String head;
 
-  /** A chain that continues after the record whose hash is {@code head}. */
+  /** A chain that continues after the record whose hash is {@code head}, hashed by the defaults. */
   public AuditChain(String head) {
+    this(head, BuiltInCrypto.sha256());
+  }
+
+  /** As {@link #AuditChain(String)}, hashing with {@code sha256} (the PDP's crypto registry). */
+  public AuditChain(String head, Digester sha256) {
     this.head = head;
-    try {
-      this.sha256 = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
+    this.sha256 = sha256;
   }
 
   /** The hash of the newest record, {@link #GENESIS} before the first. */
@@ -90,6 +90,11 @@ public final class AuditChain {
    * chained record (a torn write after a crash, a foreign format, tampering).
    */
   public static Optional<String> headOf(Path file) throws IOException {
+    return headOf(file, BuiltInCrypto.sha256());
+  }
+
+  /** As {@link #headOf(Path)}, hashing with {@code sha256}. */
+  public static Optional<String> headOf(Path file, Digester sha256) throws IOException {
     if (!Files.exists(file) || Files.size(file) == 0) {
       return Optional.of(GENESIS);
     }
@@ -97,7 +102,7 @@ public final class AuditChain {
     if (last == null) {
       return Optional.empty();
     }
-    Link link = new AuditChain(GENESIS).link(last);
+    Link link = new AuditChain(GENESIS, sha256).link(last);
     return link != null && link.sealed() ? Optional.of(link.hash()) : Optional.empty();
   }
 
@@ -179,7 +184,12 @@ public final class AuditChain {
    * byte offsets from 0.
    */
   public static Verdict verify(Path file) throws IOException {
-    AuditChain c = new AuditChain(GENESIS);
+    return verify(file, BuiltInCrypto.sha256());
+  }
+
+  /** As {@link #verify(Path)}, hashing with {@code sha256}. */
+  public static Verdict verify(Path file, Digester sha256) throws IOException {
+    AuditChain c = new AuditChain(GENESIS, sha256);
     String expectedPrev = GENESIS;
     long line = 0;
     long offset = 0;

@@ -1,6 +1,7 @@
 package dev.portcullis.pdp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.crypto.Digester;
 import dev.portcullis.support.OwnedFile;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class AuditLog implements AutoCloseable {
     this.owned = null;
   }
 
-  private AuditLog(Path file, Duration waitForOwner) throws IOException {
+  private AuditLog(Path file, Duration waitForOwner, Digester sha256) throws IOException {
     this.file = file;
     this.queue = new ArrayBlockingQueue<>(CAPACITY);
     Path parent = file.toAbsolutePath().getParent();
@@ -73,7 +74,7 @@ public final class AuditLog implements AutoCloseable {
     boolean torn;
     Optional<String> head;
     try {
-      head = AuditChain.headOf(file);
+      head = AuditChain.headOf(file, sha256);
       torn = AuditChain.endsMidLine(file);
       out =
           Files.newBufferedWriter(
@@ -83,7 +84,7 @@ public final class AuditLog implements AutoCloseable {
       throw e;
     }
     if (head.isPresent()) {
-      this.chain = new AuditChain(head.get());
+      this.chain = new AuditChain(head.get(), sha256);
     } else {
       // Keep what is there (it is evidence) and start a new chain on a fresh line; verify-audit
       // will report the break at exactly this point.
@@ -94,7 +95,7 @@ public final class AuditLog implements AutoCloseable {
       if (torn) {
         out.newLine();
       }
-      this.chain = new AuditChain(AuditChain.GENESIS);
+      this.chain = new AuditChain(AuditChain.GENESIS, sha256);
     }
     this.writer = new Thread(() -> run(out), "portcullis-audit");
     writer.setDaemon(true);
@@ -111,7 +112,13 @@ public final class AuditLog implements AutoCloseable {
    * up (a command-line tool run twice at once; a server never waits).
    */
   public static AuditLog open(Path file, Duration waitForOwner) throws IOException {
-    return file == null ? NONE : new AuditLog(file, waitForOwner);
+    return open(file, waitForOwner, BuiltInCrypto.sha256());
+  }
+
+  /** As {@link #open(Path, Duration)}, chaining with {@code sha256} (the PDP's crypto registry). */
+  public static AuditLog open(Path file, Duration waitForOwner, Digester sha256)
+      throws IOException {
+    return file == null ? NONE : new AuditLog(file, waitForOwner, sha256);
   }
 
   /**

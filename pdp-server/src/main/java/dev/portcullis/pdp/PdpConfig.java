@@ -28,6 +28,8 @@ import org.w3c.dom.Element;
  * @param clientTypes client type code to its engine and policy
  * @param audit the audit file, or null for none
  * @param security TLS, Integrity and protection levels, or null for plain COPS
+ * @param crypto the crypto provider table ({@code <crypto config=...>}), or null for the built-in
+ *     defaults
  */
 public record PdpConfig(
     String source,
@@ -44,7 +46,8 @@ public record PdpConfig(
     List<Redirect> redirects,
     Path audit,
     Duration statsInterval,
-    PdpSecurity security) {
+    PdpSecurity security,
+    Path crypto) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -81,7 +84,8 @@ public record PdpConfig(
         redirects,
         audit,
         statsInterval,
-        security);
+        security,
+        crypto);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -153,7 +157,8 @@ public record PdpConfig(
         redirects,
         audit == null ? null : dir.resolve(attr(audit, "file", "")),
         statsEvery,
-        PdpSecurity.parse(child(root, "security"), dir, file.toString()));
+        PdpSecurity.parse(child(root, "security"), dir, file.toString()),
+        XmlConfigReader.existingFile(child(root, "crypto"), "config", dir));
   }
 
   /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */

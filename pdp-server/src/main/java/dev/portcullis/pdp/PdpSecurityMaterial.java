@@ -4,6 +4,7 @@ import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.integrity.KeyRing;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.enrol.Enroller;
@@ -19,13 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What {@link PdpSecurity} settings open into when the PDP starts: the TLS context, the Integrity
- * key ring with its crypto registry, and the enroller. Each part is null when not configured.
+ * What the PDP's crypto configuration and {@link PdpSecurity} settings open into when it starts:
+ * the crypto registry (always: the {@code <crypto config=...>} table, or the built-in defaults),
+ * the TLS context, the Integrity key ring and the enroller (each null when not configured).
  */
 final class PdpSecurityMaterial implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PdpSecurityMaterial.class);
-
-  static final PdpSecurityMaterial NONE = new PdpSecurityMaterial(null, null, null, null);
 
   final CopsTls tls;
   final KeyRing ring;
@@ -40,25 +40,29 @@ final class PdpSecurityMaterial implements AutoCloseable {
     this.enroller = enroller;
   }
 
-  /** Opens what {@code config}'s security section names; everything opened is closed on failure. */
+  /** Opens the crypto registry and what the security section names; all closed on failure. */
   static PdpSecurityMaterial open(PdpConfig config) throws ConfigException, IOException {
     PdpSecurity s = config.security();
-    if (s == null) {
-      return NONE;
+    List<IntegrityKeys.Spec> keys = s == null ? List.of() : s.keys();
+    CryptoRegistry registry = IntegrityKeys.registry(config.crypto(), keys);
+    if (config.crypto() == null) {
+      log.info(
+          "crypto: no <crypto config=...> in {}: built-in provider defaults (the JDK's)",
+          config.source());
     }
-    CryptoRegistry registry = null;
+    log.info("crypto: {}", registry.summary());
+    registry.addListener(t -> log.info("crypto: switched to {}", registry.summary()));
     KeyRing ring = null;
     CopsTls tls = null;
     try {
-      if (!s.keys().isEmpty()) {
-        registry = IntegrityKeys.registry(s.keys());
-        ring = IntegrityKeys.ring(s.keys(), registry);
+      if (!keys.isEmpty()) {
+        ring = IntegrityKeys.ring(keys, registry);
         log.info("Integrity: {}", ring.keys());
       }
-      if (s.tls() != null) {
+      if (s != null && s.tls() != null) {
         tls = serverTls(config, s);
       }
-      Enroller enroller = s.enrolment() == null ? null : enroller(s);
+      Enroller enroller = s == null || s.enrolment() == null ? null : enroller(s, registry);
       return new PdpSecurityMaterial(tls, ring, registry, enroller);
     } catch (ConfigException | IOException | RuntimeException e) {
       new PdpSecurityMaterial(tls, ring, registry, null).close();
@@ -66,7 +70,7 @@ final class PdpSecurityMaterial implements AutoCloseable {
     }
   }
 
-  private static Enroller enroller(PdpSecurity s) throws IOException {
+  private static Enroller enroller(PdpSecurity s, CryptoRegistry registry) throws IOException {
     PdpSecurity.Enrolment e = s.enrolment();
     Path caCrt = e.caCertificate();
     Path caKey = e.caKey();
@@ -78,7 +82,7 @@ final class PdpSecurityMaterial implements AutoCloseable {
     try {
       Enroller enroller =
           new Enroller(
-              CredentialStore.open(e.store()),
+              CredentialStore.open(e.store(), registry.digester(Algorithm.SHA_256)),
               DevCertificates.certificateFile(caCrt),
               DevCertificates.privateKeyFile(caKey),
               e.lifetime());

@@ -3,6 +3,7 @@ package dev.portcullis.pdp;
 import static dev.portcullis.pdp.ConnectionState.hex;
 
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.support.ConfigException;
@@ -115,7 +116,9 @@ public final class PdpServer implements AutoCloseable {
     PdpSecurityMaterial security = PdpSecurityMaterial.open(config);
     AuditLog audit;
     try {
-      audit = AuditLog.open(config.audit());
+      audit =
+          AuditLog.open(
+              config.audit(), Duration.ZERO, security.registry.digester(Algorithm.SHA_256));
     } catch (IOException | RuntimeException e) {
       security.close();
       throw e;

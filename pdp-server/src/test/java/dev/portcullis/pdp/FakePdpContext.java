@@ -43,6 +43,7 @@ final class FakePdpContext implements PdpContext {
             redirects,
             null,
             Duration.ofMinutes(1),
+            null,
             null);
   }
 

@@ -125,6 +125,22 @@ class PdpConfigTest {
   }
 
   @Test
+  void theCryptoTableIsNamedAndCheckedWhereItIsNamed() throws Exception {
+    ConfigException e =
+        reject(
+            "<pdp>\n<crypto config=\"nowhere.xml\"/>\n"
+                + "<client-type code=\"1\" engine=\"rules\" policy=\"r\"/></pdp>");
+    assertEquals(2, e.line());
+    assertEquals("config", e.attribute());
+    assertTrue(e.getMessage().contains("nowhere.xml"), e.getMessage());
+    assertEquals(
+        Path.of("..", "config", "crypto-providers.xml").toAbsolutePath().normalize(),
+        PdpConfig.load(Path.of("..", "config", "pdp.xml")).crypto().toAbsolutePath().normalize());
+    assertEquals(
+        null, load("<pdp><client-type code=\"1\" engine=\"rules\" policy=\"r\"/></pdp>").crypto());
+  }
+
+  @Test
   void anUnknownEngineIsRefusedAtStart() throws Exception {
     Files.writeString(dir.resolve("r.xml"), "<rules><default decision=\"remove\"/></rules>");
     PdpConfig c =

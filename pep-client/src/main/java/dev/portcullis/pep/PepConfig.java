@@ -109,7 +109,13 @@ public final class PepConfig implements AutoCloseable {
       Element integrity = child(sec, "integrity");
       if (integrity != null) {
         List<IntegrityKeys.Spec> specs = IntegrityKeys.parse(integrity, dir, source);
-        registry = IntegrityKeys.registry(specs);
+        Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
+        registry = IntegrityKeys.registry(crypto, specs);
+        if (crypto == null) {
+          log.info(
+              "crypto: no <crypto config=...> in {}: built-in provider defaults (the JDK's)",
+              source);
+        }
         ring = IntegrityKeys.ring(specs, registry);
       }
       PepSecurity security = security(child(sec, "tls"), dir, source, id, ring);

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.Digester;
 import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.enrol.CredentialStore;
@@ -27,6 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** Enrolment with one-time credentials, end to end over loopback TLS. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class EnrolmentTest {
+  private static final Digester SHA256 =
+      IntegrityKeys.registry(List.of()).digester(Algorithm.SHA_256);
+
   @TempDir Path dir;
 
   static final String SECURITY =
@@ -39,7 +45,7 @@ class EnrolmentTest {
   }
 
   CredentialStore store() throws Exception {
-    return CredentialStore.open(dir.resolve("credentials"));
+    return CredentialStore.open(dir.resolve("credentials"), SHA256);
   }
 
   Path ca() throws Exception {

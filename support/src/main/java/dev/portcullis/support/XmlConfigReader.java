@@ -214,9 +214,12 @@ public final class XmlConfigReader {
   /**
    * A file an attribute names, resolved against {@code dir}, that must exist and be readable: a
    * missing one is reported at the attribute that names it (file:line), not later by whoever opens
-   * it. Null if the attribute is absent or blank.
+   * it. Null if the element (an optional one) or the attribute is absent, or the value blank.
    */
   public static Path existingFile(Element e, String name, Path dir) throws ConfigException {
+    if (e == null) {
+      return null; // an optional element that is not there
+    }
     String v = attr(e, name, null);
     if (v == null || v.isBlank()) {
       return null;

@@ -110,7 +110,9 @@ public final class IntegrityKeys {
     }
   }
 
-  /** A registry for Integrity MACs: the JDK's providers, HmacMD5 enabled only if a key needs it. */
+  /**
+   * A registry of the JDK's providers (built-in defaults), HmacMD5 enabled only if a key needs it.
+   */
   public static CryptoRegistry registry(List<Spec> specs) {
     CryptoConfig.Builder b = CryptoConfig.builder().defaults("SunJCE", "SUN").prewarm(false);
     if (specs.stream().anyMatch(s -> s.algorithm().legacy())) {
@@ -122,6 +124,40 @@ public final class IntegrityKeys {
       throw new IllegalStateException(
           "built-in crypto configuration refused: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The registry a component's Integrity MACs (and its other crypto) come from: the product's
+   * crypto configuration when the component's file names one ({@code <crypto config=...>}), else
+   * the built-in defaults of {@link #registry(List)}.
+   *
+   * @param cryptoConfig the crypto-providers file, or null for the built-in defaults
+   * @throws ConfigException if the file is invalid, or a key needs a legacy algorithm (HMAC-MD5)
+   *     the file does not enable
+   */
+  public static CryptoRegistry registry(Path cryptoConfig, List<Spec> specs)
+      throws ConfigException {
+    if (cryptoConfig == null) {
+      return registry(specs);
+    }
+    CryptoRegistry r = CryptoRegistry.open(cryptoConfig);
+    for (Spec s : specs) {
+      Algorithm mac = s.algorithm().mac();
+      if (!r.table().config().enabled(mac)) {
+        r.close();
+        throw s.error(
+            "Integrity key "
+                + s.id()
+                + " uses "
+                + s.algorithm().displayName()
+                + ", a legacy algorithm "
+                + cryptoConfig
+                + " does not enable (expected: <algorithm name=\""
+                + mac.jcaName()
+                + "\" legacy=\"true\"> there)");
+      }
+    }
+    return r;
   }
 
   /**

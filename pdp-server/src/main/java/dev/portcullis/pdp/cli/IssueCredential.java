@@ -1,6 +1,10 @@
 package dev.portcullis.pdp.cli;
 
 import dev.portcullis.cops.PepId;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.Digester;
 import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
@@ -8,6 +12,7 @@ import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,13 +75,16 @@ final class IssueCredential implements Callable<Integer> {
       return 2;
     }
     Path storeDir = c.security().enrolment().store();
-    try {
-      CredentialStore store = CredentialStore.open(storeDir);
+    // Hashed through the PDP's own crypto configuration, as the running PDP hashes.
+    try (CryptoRegistry crypto = IntegrityKeys.registry(c.crypto(), List.of())) {
+      Digester sha256 = crypto.digester(Algorithm.SHA_256);
+      CredentialStore store = CredentialStore.open(storeDir, sha256);
       // The log is owned before anything is issued: a second writer fails here, having issued
       // nothing, instead of forking the log's hash chain.
       CredentialStore.Issued i;
       try (AuditLog log =
-          AuditLog.open(store.directory().resolve("credentials.jsonl"), Duration.ofSeconds(10))) {
+          AuditLog.open(
+              store.directory().resolve("credentials.jsonl"), Duration.ofSeconds(10), sha256)) {
         i = store.issue(pep, validFor);
         log.record(
             "credential-issued",
@@ -95,6 +103,9 @@ final class IssueCredential implements Callable<Integer> {
               + " line above");
       out.flush();
       return 0;
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
     } catch (IOException e) {
       err.println("error: credential store " + storeDir + ": " + e.getMessage());
       return 2;

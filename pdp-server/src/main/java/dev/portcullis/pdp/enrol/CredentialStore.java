@@ -2,6 +2,7 @@ package dev.portcullis.pdp.enrol;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.portcullis.crypto.Digester;
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,16 +59,21 @@ public final class CredentialStore {
   private final Path dir;
   private final Path valid;
   private final Path used;
+  private final Digester sha256;
 
-  private CredentialStore(Path dir) {
+  private CredentialStore(Path dir, Digester sha256) {
     this.dir = dir;
+    this.sha256 = sha256;
     this.valid = dir.resolve("valid");
     this.used = dir.resolve("used");
   }
 
-  /** Opens (making if needed, owner-only) the store in {@code dir}. */
-  public static CredentialStore open(Path dir) throws IOException {
-    CredentialStore s = new CredentialStore(dir.toAbsolutePath().normalize());
+  /**
+   * Opens (making if needed, owner-only) the store in {@code dir}, hashing secrets with {@code
+   * sha256} (the PDP's crypto registry).
+   */
+  public static CredentialStore open(Path dir, Digester sha256) throws IOException {
+    CredentialStore s = new CredentialStore(dir.toAbsolutePath().normalize(), sha256);
     for (Path d : new Path[] {s.dir, s.valid, s.used}) {
       if (!Files.isDirectory(d)) {
         if (OwnedFile.posix()) {
@@ -171,7 +176,7 @@ public final class CredentialStore {
   }
 
   /** True if {@code secret} is the credential's, compared in constant time. */
-  public static boolean secretMatches(Credential c, byte[] secret) {
+  public boolean secretMatches(Credential c, byte[] secret) {
     return MessageDigest.isEqual(sha256(secret), c.secretHash());
   }
 
@@ -184,11 +189,7 @@ public final class CredentialStore {
     return new String[] {token.substring(0, dot), token.substring(dot + 1)};
   }
 
-  private static byte[] sha256(byte[] b) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(b);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 missing from the JDK", e);
-    }
+  private byte[] sha256(byte[] b) {
+    return sha256.digest(b);
   }
 }

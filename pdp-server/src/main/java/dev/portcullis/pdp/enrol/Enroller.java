@@ -67,7 +67,7 @@ public final class Enroller {
       if (!now.isBefore(c.notAfter())) {
         return refused("credential " + c.id() + " expired at " + c.notAfter());
       }
-      if (!CredentialStore.secretMatches(c, secret)) {
+      if (!store.secretMatches(c, secret)) {
         return refused("credential " + c.id() + ": wrong secret");
       }
       PublicKey key;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.Digester;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,11 +28,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CredentialStoreTest {
+  private static final Digester SHA256 =
+      IntegrityKeys.registry(List.of()).digester(Algorithm.SHA_256);
+
   @TempDir Path dir;
 
   @Test
   void aCredentialIsUsedExactlyOnceEvenWhenEightThreadsRace() throws Exception {
-    CredentialStore store = CredentialStore.open(dir);
+    CredentialStore store = CredentialStore.open(dir, SHA256);
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       for (int round = 0; round < 20; round++) {
@@ -38,7 +44,7 @@ class CredentialStoreTest {
         List<Future<Boolean>> f = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
           // Separate store objects, as separate processes would have.
-          CredentialStore own = CredentialStore.open(dir);
+          CredentialStore own = CredentialStore.open(dir, SHA256);
           Callable<Boolean> c =
               () -> {
                 go.await();
@@ -61,11 +67,11 @@ class CredentialStoreTest {
 
   @Test
   void aUseSurvivesACrashRightAfterIt() throws Exception {
-    CredentialStore before = CredentialStore.open(dir);
+    CredentialStore before = CredentialStore.open(dir, SHA256);
     CredentialStore.Issued i = before.issue("gw-1", Duration.ofHours(1));
     assertTrue(before.consume(i.id()));
     // What a PDP restarted after a crash between marking and issuing sees: a used credential.
-    CredentialStore after = CredentialStore.open(dir);
+    CredentialStore after = CredentialStore.open(dir, SHA256);
     assertEquals(CredentialStore.State.USED, after.state(i.id()));
     assertFalse(after.consume(i.id()));
     assertEquals("gw-1", after.lookup(i.id()).pepId());
@@ -73,7 +79,7 @@ class CredentialStoreTest {
 
   @Test
   void theStoreHoldsNoSecretAndOnlyItsOwnerReadsIt() throws Exception {
-    CredentialStore store = CredentialStore.open(dir);
+    CredentialStore store = CredentialStore.open(dir, SHA256);
     CredentialStore.Issued i = store.issue("gw-1", Duration.ofHours(1));
     String[] parts = CredentialStore.parseToken(i.token());
     byte[] secret = Base64.getUrlDecoder().decode(parts[1]);
@@ -85,14 +91,14 @@ class CredentialStoreTest {
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
     CredentialStore.Credential c = store.lookup(i.id());
-    assertTrue(CredentialStore.secretMatches(c, secret));
+    assertTrue(store.secretMatches(c, secret));
     secret[0] ^= 1;
-    assertFalse(CredentialStore.secretMatches(c, secret));
+    assertFalse(store.secretMatches(c, secret));
   }
 
   @Test
   void namesThatAreNotCredentialIdsAreNeverLookedUp() throws Exception {
-    CredentialStore store = CredentialStore.open(dir);
+    CredentialStore store = CredentialStore.open(dir, SHA256);
     assertNull(store.lookup("../../etc/passwd"));
     assertEquals(CredentialStore.State.UNKNOWN, store.state("otc-0000000000000000"));
     assertFalse(store.consume("../valid/x"));
