@@ -13,9 +13,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Starts the parts of one domain from its configuration: what each command line runs. */
 public final class Domain {
+  private static final Logger log = LoggerFactory.getLogger(Domain.class);
+
   private final RosaConfig config;
   private final RosaPki pki;
   private final CryptoRegistry registry;
@@ -25,6 +29,8 @@ public final class Domain {
     this.config = config;
     this.pki = RosaPki.ensure(config);
     this.registry = CryptoRegistry.open(config.cryptoConfig());
+    log.info("crypto: {}", registry.summary());
+    registry.addListener(t -> log.info("crypto: switched to {}", registry.summary()));
     this.clock = clock;
   }
 

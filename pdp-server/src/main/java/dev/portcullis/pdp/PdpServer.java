@@ -4,6 +4,7 @@ import static dev.portcullis.pdp.ConnectionState.hex;
 
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.RegistryStatus;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.support.ConfigException;
@@ -205,6 +206,26 @@ public final class PdpServer implements AutoCloseable {
   /** Stops keeping timings (the samples kept so far stay readable through the old object). */
   public void disableTimings() {
     context.timings(null);
+  }
+
+  /**
+   * Reads the crypto table ({@code <crypto config=...>}) again and switches to it, as SIGHUP does;
+   * a refused file leaves the running table in force. Without a table, nothing to do.
+   *
+   * @throws ConfigException if the file is refused (logged too)
+   */
+  public void reloadCrypto() throws ConfigException {
+    if (config.crypto() != null) {
+      security.registry.reload();
+    }
+  }
+
+  /**
+   * Which provider serves each algorithm now, why the others were passed over, and how many
+   * operations each provider has served: the operator's read-out ({@link RegistryStatus#format}).
+   */
+  public RegistryStatus cryptoStatus() {
+    return security.registry.status();
   }
 
   /** The engine serving a client type, or null. */

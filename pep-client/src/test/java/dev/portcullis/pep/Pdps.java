@@ -46,6 +46,11 @@ final class Pdps {
    * {@code <limits>} element or redirects.
    */
   static PdpServer start(Path dir, String extra) throws Exception {
+    return start(dir, "", extra);
+  }
+
+  /** As {@link #start(Path, String)}, with {@code crypto} (a {@code <crypto>} element) first. */
+  static PdpServer start(Path dir, String crypto, String extra) throws Exception {
     write(dir, "rules.xml", RULES);
     write(dir, "mls.xml", MLS);
     Path cfg =
@@ -54,6 +59,7 @@ final class Pdps {
             "pdp.xml",
             """
             <pdp>
+              %CRYPTO%
               <listen address="127.0.0.1" port="0"/>
               <timers keepalive="PT%KA%S" handshake="PT2S"/>
               %LIMITS%
@@ -65,7 +71,8 @@ final class Pdps {
             """
                 .replace("%LIMITS%", extra.startsWith("<limits") ? extra : "")
                 .replace("%EXTRA%", extra.startsWith("<limits") ? "" : extra)
-                .replace("%KA%", System.getProperty("test.ka", "30")));
+                .replace("%KA%", System.getProperty("test.ka", "30"))
+                .replace("%CRYPTO%", crypto));
     return PdpServer.start(PdpConfig.load(cfg), 2);
   }
 }

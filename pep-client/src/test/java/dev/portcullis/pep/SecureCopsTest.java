@@ -541,6 +541,12 @@ class SecureCopsTest {
   }
 
   PepSecurity pepIntegrity(CryptoRegistry registry, String... keysXml) throws Exception {
+    return pepIntegrity(dir, registry, keysXml);
+  }
+
+  /** A PEP's Integrity with the keys of {@code keysXml} (secret files in {@code dir}). */
+  static PepSecurity pepIntegrity(Path dir, CryptoRegistry registry, String... keysXml)
+      throws Exception {
     var root =
         XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd")
             .read(

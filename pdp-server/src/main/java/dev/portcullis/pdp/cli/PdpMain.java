@@ -127,6 +127,11 @@ public final class PdpMain implements Callable<Integer> {
           } catch (ConfigException e) {
             // logged by the server, which keeps the running policy
           }
+          try {
+            server.reloadCrypto();
+          } catch (ConfigException e) {
+            // logged by the registry, which keeps the running table
+          }
         });
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
