@@ -11,6 +11,7 @@ import dev.portcullis.active.source.PacketSink;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.config.CryptoConfig;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -33,13 +34,11 @@ class RouterCryptoSwitchTest {
   @TempDir Path dir;
 
   private static String table(String first, String second) {
-    return "<crypto-providers version=\"1\" prewarm=\"true\" self-test=\"true\">"
-        + "<default><provider name=\"SunJCE\"/><provider name=\"SUN\"/></default>"
-        + "<algorithm name=\"HmacSHA256\"><provider name=\""
-        + first
-        + "\"/><provider name=\""
-        + second
-        + "\"/></algorithm></crypto-providers>";
+    return CryptoConfig.builder()
+        .defaults("SunJCE", "SUN")
+        .prefer(Algorithm.HMAC_SHA256, first, second)
+        .build()
+        .toXml();
   }
 
   @Test

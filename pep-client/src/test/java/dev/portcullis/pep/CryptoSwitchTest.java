@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.pdp.PdpServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,13 +37,11 @@ class CryptoSwitchTest {
   private static final int PEPS = 32;
 
   private static String table(String first, String second) {
-    return "<crypto-providers version=\"1\" prewarm=\"true\" self-test=\"true\">"
-        + "<default><provider name=\"SunJCE\"/><provider name=\"SUN\"/></default>"
-        + "<algorithm name=\"HmacSHA256\"><provider name=\""
-        + first
-        + "\"/><provider name=\""
-        + second
-        + "\"/></algorithm></crypto-providers>";
+    return CryptoConfig.builder()
+        .defaults("SunJCE", "SUN")
+        .prefer(Algorithm.HMAC_SHA256, first, second)
+        .build()
+        .toXml();
   }
 
   @Test

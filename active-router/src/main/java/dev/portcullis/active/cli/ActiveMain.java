@@ -10,6 +10,7 @@ import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Signals;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -19,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -116,6 +118,18 @@ public final class ActiveMain implements Callable<Integer> {
     public Integer call() throws Exception {
       Domain d = new Domain(load(), Clock.systemUTC());
       ActiveRouter r = d.router(id);
+      // SIGHUP: read the crypto table again (the registry logs the switch, or keeps the running
+      // table and says why).
+      Signals.on(
+          "HUP",
+          () -> {
+            try {
+              d.registry().reload();
+            } catch (ConfigException e) {
+              // logged by the registry
+            }
+          },
+          LoggerFactory.getLogger(ActiveMain.class));
       Thread stats =
           new Thread(
               () -> {

@@ -158,6 +158,49 @@ public final class CryptoConfig {
     return Objects.hash(defaultProviders, preferences, legacyEnabled, prewarm, selfTest, watch);
   }
 
+  /**
+   * This configuration in the file's format ({@code crypto-providers.xsd}): what {@link #load}
+   * reads back as an equal configuration. For tools that write a table, and for tests.
+   */
+  public String toXml() {
+    StringBuilder sb =
+        new StringBuilder("<crypto-providers version=\"1\"")
+            .append(" prewarm=\"")
+            .append(prewarm)
+            .append("\" self-test=\"")
+            .append(selfTest)
+            .append("\" watch=\"")
+            .append(watch)
+            .append("\" watch-interval=\"")
+            .append(watchInterval)
+            .append("\">\n  <default>");
+    for (String p : defaultProviders) {
+      sb.append("<provider name=\"").append(escape(p)).append("\"/>");
+    }
+    sb.append("</default>\n");
+    for (Algorithm a : Algorithm.values()) {
+      Optional<List<String>> list = preferences(a);
+      boolean legacy = a.legacy() && enabled(a);
+      if (list.isEmpty() && !legacy) {
+        continue;
+      }
+      sb.append("  <algorithm name=\"").append(a.jcaName()).append('"');
+      if (legacy) {
+        sb.append(" legacy=\"true\"");
+      }
+      sb.append('>');
+      for (String p : list.orElse(List.of())) {
+        sb.append("<provider name=\"").append(escape(p)).append("\"/>");
+      }
+      sb.append("</algorithm>\n");
+    }
+    return sb.append("</crypto-providers>\n").toString();
+  }
+
+  private static String escape(String s) {
+    return s.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;");
+  }
+
   @Override
   public String toString() {
     return "CryptoConfig{source="

@@ -33,6 +33,26 @@ class CryptoConfigTest {
       "<crypto-providers>\n<default><provider name=\"SunJCE\"/></default>\n";
 
   @Test
+  void writtenAsXmlItReadsBackEqual() throws Exception {
+    CryptoConfig c =
+        CryptoConfig.builder()
+            .defaults("SunJCE", "SUN", "BC")
+            .prefer(Algorithm.HMAC_SHA256, "PortcullisNative", "ACCP", "SunJCE")
+            .prefer(Algorithm.HMAC_MD5, "SunJCE")
+            .enableLegacy(Algorithm.HMAC_MD5)
+            .enableLegacy(Algorithm.HMAC_SHA1)
+            .prewarm(false)
+            .watch(true)
+            .watchInterval(Duration.ofSeconds(3))
+            .build();
+    String xml = c.toXml();
+    CryptoConfig back =
+        CryptoConfig.parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)), "t");
+    assertEquals(c, back, xml);
+    assertEquals(Duration.ofSeconds(3), back.watchInterval());
+  }
+
+  @Test
   void theSampleConfigurationLoads() throws Exception {
     CryptoConfig c = CryptoConfig.load(SAMPLE);
     assertEquals(SAMPLE.toString(), c.source());

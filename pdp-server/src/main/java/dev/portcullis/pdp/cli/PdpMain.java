@@ -4,11 +4,12 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Signals;
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -60,47 +61,6 @@ public final class PdpMain implements Callable<Integer> {
             .execute(args));
   }
 
-  /**
-   * Runs {@code action} when the process receives signal {@code name} (SIGHUP: reload the policies,
-   * as operators expect of a daemon). Reached reflectively: {@code sun.misc.Signal} is the JDK's
-   * only signal API and javac flags any direct use of it; where it is missing, reloads still happen
-   * through {@code watch="true"} and the API.
-   */
-  static boolean onSignal(String name, Runnable action) {
-    try {
-      Class<?> signal = Class.forName("sun.misc.Signal");
-      Class<?> handler = Class.forName("sun.misc.SignalHandler");
-      Object h =
-          Proxy.newProxyInstance(
-              handler.getClassLoader(),
-              new Class<?>[] {handler},
-              (proxy, method, args) -> {
-                switch (method.getName()) {
-                  case "handle":
-                    action.run();
-                    return null;
-                  case "hashCode":
-                    return System.identityHashCode(proxy);
-                  case "equals":
-                    return proxy == args[0];
-                  default:
-                    return "signal handler for SIG" + name;
-                }
-              });
-      signal
-          .getMethod("handle", signal, handler)
-          .invoke(null, signal.getConstructor(String.class).newInstance(name), h);
-      return true;
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      org.slf4j.LoggerFactory.getLogger(PdpMain.class)
-          .info(
-              "SIG{} handling not available here ({}); use watch=\"true\" to reload",
-              name,
-              e.toString());
-      return false;
-    }
-  }
-
   @Override
   public Integer call() {
     PdpServer server;
@@ -119,7 +79,7 @@ public final class PdpMain implements Callable<Integer> {
       return 1;
     }
     // Before "listening" is printed: whoever waits for that line may signal at once.
-    onSignal(
+    Signals.on(
         "HUP",
         () -> {
           try {
@@ -132,7 +92,8 @@ public final class PdpMain implements Callable<Integer> {
           } catch (ConfigException e) {
             // logged by the registry, which keeps the running table
           }
-        });
+        },
+        LoggerFactory.getLogger(PdpMain.class));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -3,6 +3,8 @@ package dev.portcullis.pdp.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.config.CryptoConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -39,22 +41,20 @@ class PdpMainTest {
     throw new AssertionError("no line containing '" + containing + "' in " + seen);
   }
 
-  @Test
-  void startsReloadsOnSighupAndStopsOnSigterm() throws Exception {
-    Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        "<pdp><listen port=\"0\"/><client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                PdpMain.class.getName(),
-                "--config",
-                dir.resolve("pdp.xml").toString())
-            .redirectErrorStream(true)
-            .start();
+  private static Process launch(Path config) throws IOException {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            PdpMain.class.getName(),
+            "--config",
+            config.toString())
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  /** The process's output lines as they come. */
+  private static BlockingQueue<String> linesOf(Process p) {
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread reader =
         new Thread(
@@ -71,6 +71,46 @@ class PdpMainTest {
             });
     reader.setDaemon(true);
     reader.start();
+    return lines;
+  }
+
+  private static String table(String first, String second) {
+    return CryptoConfig.builder()
+        .defaults("SunJCE", "SUN")
+        .prefer(Algorithm.HMAC_SHA256, first, second)
+        .build()
+        .toXml();
+  }
+
+  @Test
+  void sighupReadsTheCryptoTableAgain() throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
+    Files.writeString(dir.resolve("crypto.xml"), table("SunJCE", "BC"));
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><crypto config=\"crypto.xml\"/><listen port=\"0\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
+    Process p = launch(dir.resolve("pdp.xml"));
+    BlockingQueue<String> lines = linesOf(p);
+    try {
+      assertTrue(next(lines, "crypto: generation 1").contains("HmacSHA256=SunJCE"));
+      next(lines, "PDP listening on 127.0.0.1:");
+      Files.writeString(dir.resolve("crypto.xml"), table("BC", "SunJCE"));
+      new ProcessBuilder("kill", "-HUP", String.valueOf(p.pid())).start().waitFor();
+      assertTrue(next(lines, "crypto: switched to generation 2").contains("HmacSHA256=BC"));
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  @Test
+  void startsReloadsOnSighupAndStopsOnSigterm() throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><listen port=\"0\"/><client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
+    Process p = launch(dir.resolve("pdp.xml"));
+    BlockingQueue<String> lines = linesOf(p);
     try {
       assertTrue(next(lines, "PDP listening on 127.0.0.1:").startsWith("PDP listening on"));
       Files.writeString(
@@ -90,16 +130,7 @@ class PdpMainTest {
   @Test
   void aBrokenConfigurationExitsWithOneLine() throws Exception {
     Files.writeString(dir.resolve("pdp.xml"), "<pdp><listen port=\"x\"/></pdp>");
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                PdpMain.class.getName(),
-                "--config",
-                dir.resolve("pdp.xml").toString())
-            .redirectErrorStream(true)
-            .start();
+    Process p = launch(dir.resolve("pdp.xml"));
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     assertEquals(2, p.exitValue());
