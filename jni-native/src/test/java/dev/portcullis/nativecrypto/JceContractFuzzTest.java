@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
-import javax.crypto.SecretKey;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,23 +30,6 @@ class JceContractFuzzTest {
   static void load() {
     NativeCrypto.ensureAvailability();
     ours = new PortcullisNativeProvider();
-  }
-
-  private record RawKey(String algorithm, byte[] bytes) implements SecretKey {
-    @Override
-    public String getAlgorithm() {
-      return algorithm;
-    }
-
-    @Override
-    public String getFormat() {
-      return "RAW";
-    }
-
-    @Override
-    public byte[] getEncoded() {
-      return bytes.clone();
-    }
   }
 
   private static byte[] bytes(SplittableRandom r, int n) {
@@ -82,7 +64,7 @@ class JceContractFuzzTest {
       String what = t + " key " + keyLen + " iv " + ivLen + " tag " + tagBits + " mode " + mode;
       try {
         Cipher c = Cipher.getInstance(t, ours);
-        Key k = new RawKey("AES", bytes(r, keyLen));
+        Key k = new AnyKey("AES", bytes(r, keyLen));
         AlgorithmParameterSpec spec =
             t.contains("GCM")
                 ? new GCMParameterSpec(tagBits, bytes(r, ivLen))
@@ -118,7 +100,7 @@ class JceContractFuzzTest {
       int keyLen = r.nextInt(300);
       try {
         Mac m = Mac.getInstance(a, ours);
-        m.init(new RawKey(a, bytes(r, keyLen)));
+        m.init(new AnyKey(a, bytes(r, keyLen)));
         for (int step = r.nextInt(4); step >= 0; step--) {
           byte[] in = bytes(r, length(r));
           switch (r.nextInt(4)) {
