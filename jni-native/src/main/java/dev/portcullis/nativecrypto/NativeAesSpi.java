@@ -31,7 +31,6 @@ import javax.crypto.spec.IvParameterSpec;
  * a new IV).
  */
 abstract class NativeAesSpi extends CipherSpi {
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final int mode; // 1 GCM, 2 CTR, 3 CBC
   private final String modeName;
@@ -157,40 +156,9 @@ abstract class NativeAesSpi extends CipherSpi {
       Arrays.fill(raw, (byte) 0);
       throw new InvalidKeyException("AES key of " + n + " bytes (expected: 16, 24 or 32)");
     }
-    byte[] newIv;
-    int newTag = 16;
-    if (params == null) {
-      if (!enc) {
-        throw new InvalidAlgorithmParameterException("decryption needs the IV");
-      }
-      newIv = new byte[mode == 1 ? 12 : 16];
-      (random == null ? RANDOM : random).nextBytes(newIv);
-    } else if (mode == 1 && params instanceof GCMParameterSpec) {
-      GCMParameterSpec g = (GCMParameterSpec) params;
-      int bits = g.getTLen();
-      if (bits < 96 || bits > 128 || bits % 8 != 0) {
-        throw new InvalidAlgorithmParameterException(
-            "GCM tag of " + bits + " bits (expected: 96 to 128, whole bytes)");
-      }
-      newTag = bits / 8;
-      newIv = g.getIV();
-      if (newIv.length == 0) {
-        throw new InvalidAlgorithmParameterException("GCM IV: empty");
-      }
-    } else if (mode != 1 && params instanceof IvParameterSpec) {
-      newIv = ((IvParameterSpec) params).getIV();
-      if (newIv.length != 16) {
-        throw new InvalidAlgorithmParameterException(
-            "IV of " + newIv.length + " bytes (expected: 16)");
-      }
-    } else {
-      throw new InvalidAlgorithmParameterException(
-          "parameters: "
-              + params.getClass().getSimpleName()
-              + " (expected: "
-              + (mode == 1 ? "GCMParameterSpec" : "IvParameterSpec")
-              + ")");
-    }
+    AesParameters given = AesParameters.of(mode == 1, enc, params, random);
+    byte[] newIv = given.iv();
+    int newTag = given.tagLength();
     if (mode == 1 && enc && Arrays.equals(raw, lastGcmKey) && Arrays.equals(newIv, lastGcmIv)) {
       throw new InvalidAlgorithmParameterException(
           "GCM: the same key and IV again for encryption (an IV must never repeat under a key)");
