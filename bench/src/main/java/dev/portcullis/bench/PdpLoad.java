@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -178,7 +179,7 @@ public final class PdpLoad implements Callable<Integer> {
                 decRtt,
                 LoopbackLoad.pingPong(clientGroup, decAddr, null, req, roundTrips / rounds));
         long[] c = LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds);
-        ratios[round] = (double) q(c, 0.5) / q(r, 0.5);
+        ratios[round] = (double) Quantiles.at(c, 0.5) / Quantiles.at(r, 0.5);
         rawRtt = concat(rawRtt, r);
         copsRtt = concat(copsRtt, c);
       }
@@ -221,7 +222,8 @@ public final class PdpLoad implements Callable<Integer> {
       System.out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
       row("bare TCP connect", tcp);
       row("TCP connect + OPN/CAT", open);
-      System.out.printf("  ratio: median %.2fx%n", (double) q(open, 0.5) / q(tcp, 0.5));
+      System.out.printf(
+          "  ratio: median %.2fx%n", (double) Quantiles.at(open, 0.5) / Quantiles.at(tcp, 0.5));
       raw.close().sync();
       decoding.close().sync();
     } finally {
@@ -238,15 +240,13 @@ public final class PdpLoad implements Callable<Integer> {
   }
 
   static void row(String name, long[] ns) {
+    Histogram h = Quantiles.of(ns);
     System.out.printf(
-        "  %-28s %9.1f %9.1f %9.1f%n", name, mean(ns) / 1e3, q(ns, 0.5) / 1e3, q(ns, 0.99) / 1e3);
+        "  %-28s %9.1f %9.1f %9.1f%n",
+        name, mean(ns) / 1e3, Quantiles.at(h, 0.5) / 1e3, Quantiles.at(h, 0.99) / 1e3);
   }
 
   static double mean(long[] v) {
     return Arrays.stream(v).average().orElse(0);
-  }
-
-  static long q(long[] v, double q) {
-    return Quantiles.of(v, q);
   }
 }

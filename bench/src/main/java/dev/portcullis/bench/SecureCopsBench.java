@@ -309,7 +309,7 @@ public final class SecureCopsBench implements Callable<Integer> {
     }
 
     double quantile(double q) {
-      return Quantiles.of(nanos.stream().mapToLong(Long::longValue).toArray(), q) / 1e3;
+      return Quantiles.at(nanos.stream().mapToLong(Long::longValue).toArray(), q) / 1e3;
     }
 
     double median() {

@@ -99,6 +99,8 @@ public final class PepConfig implements AutoCloseable {
     if (pdp.isUnresolved()) {
       throw error(p, "address", "address: " + host + " does not resolve");
     }
+    // Checked where it is named, whether or not anything here uses it.
+    Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
     Element sec = child(root, "security");
     if (sec == null) {
       return new PepConfig(id, clientType, pdp, null, null);
@@ -109,7 +111,6 @@ public final class PepConfig implements AutoCloseable {
       Element integrity = child(sec, "integrity");
       if (integrity != null) {
         List<IntegrityKeys.Spec> specs = IntegrityKeys.parse(integrity, dir, source);
-        Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
         registry = IntegrityKeys.registry(crypto, specs);
         if (crypto == null) {
           log.info(

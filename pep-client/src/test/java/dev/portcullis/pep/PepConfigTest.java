@@ -83,4 +83,15 @@ class PepConfigTest {
             ConfigException.class, () -> load("<pep id=\"gw-9\" client-type=\"0x10000\"/>"));
     assertEquals("client-type", e.attribute());
   }
+
+  @Test
+  void theCryptoTableIsCheckedWhereItIsNamedEvenWithoutSecurity() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> load("<pep id=\"gw-9\">\n<crypto config=\"nowhere.xml\"/></pep>"));
+    assertEquals(2, e.line());
+    assertEquals("config", e.attribute());
+    assertTrue(e.getMessage().contains("nowhere.xml"), e.getMessage());
+  }
 }

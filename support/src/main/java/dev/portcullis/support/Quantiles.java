@@ -36,7 +36,7 @@ public final class Quantiles {
   }
 
   /** The {@code q} quantile (0 to 1) of {@code samples}; 0 if there are none. */
-  public static long of(long[] samples, double q) {
+  public static long at(long[] samples, double q) {
     return at(of(samples), q);
   }
 }
