@@ -2,10 +2,8 @@ package dev.portcullis.cops;
 
 import static dev.portcullis.cops.ObjectFields.u16;
 
-import io.netty.buffer.ByteBuf;
-
 /** Accounting Timer (C-Num 15, C-Type 1): seconds between accounting reports; 0 means none. */
-public record AcctTimer(int seconds) implements CopsObject {
+public record AcctTimer(int seconds) implements TimerObject {
   public AcctTimer {
     u16("ACCT Timer Value", seconds);
   }
@@ -13,15 +11,5 @@ public record AcctTimer(int seconds) implements CopsObject {
   @Override
   public ObjectType objectType() {
     return ObjectType.ACCT_TIMER;
-  }
-
-  @Override
-  public int contentLength() {
-    return 4;
-  }
-
-  @Override
-  public void writeContent(ByteBuf out) {
-    out.writeShort(0).writeShort(seconds);
   }
 }

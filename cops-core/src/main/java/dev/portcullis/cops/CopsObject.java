@@ -18,16 +18,14 @@ public sealed interface CopsObject
     permits Handle,
         Context,
         Interface,
-        Reason,
+        CodeAndSubCode,
         DecisionFlags,
         DecisionData,
-        ErrorObject,
         ClientSI,
-        KaTimer,
+        TimerObject,
         PepId,
         ReportTypeObject,
         PdpAddress,
-        AcctTimer,
         IntegrityObject {
 
   /** Header length of every object. */

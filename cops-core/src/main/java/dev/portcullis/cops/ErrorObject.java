@@ -2,10 +2,8 @@ package dev.portcullis.cops;
 
 import static dev.portcullis.cops.ObjectFields.u16;
 
-import io.netty.buffer.ByteBuf;
-
 /** Error (C-Num 8, C-Type 1). */
-public record ErrorObject(int code, int subCode) implements CopsObject {
+public record ErrorObject(int code, int subCode) implements CodeAndSubCode {
   public ErrorObject {
     u16("Error-Code", code);
     u16("Error Sub-code", subCode);
@@ -27,15 +25,5 @@ public record ErrorObject(int code, int subCode) implements CopsObject {
   @Override
   public ObjectType objectType() {
     return ObjectType.ERROR;
-  }
-
-  @Override
-  public int contentLength() {
-    return 4;
-  }
-
-  @Override
-  public void writeContent(ByteBuf out) {
-    out.writeShort(code).writeShort(subCode);
   }
 }

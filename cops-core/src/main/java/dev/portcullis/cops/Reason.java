@@ -2,10 +2,8 @@ package dev.portcullis.cops;
 
 import static dev.portcullis.cops.ObjectFields.u16;
 
-import io.netty.buffer.ByteBuf;
-
 /** Reason (C-Num 5, C-Type 1): why a request state was deleted. */
-public record Reason(int code, int subCode) implements CopsObject {
+public record Reason(int code, int subCode) implements CodeAndSubCode {
   public Reason {
     u16("Reason-Code", code);
     u16("Reason Sub-code", subCode);
@@ -23,15 +21,5 @@ public record Reason(int code, int subCode) implements CopsObject {
   @Override
   public ObjectType objectType() {
     return ObjectType.REASON;
-  }
-
-  @Override
-  public int contentLength() {
-    return 4;
-  }
-
-  @Override
-  public void writeContent(ByteBuf out) {
-    out.writeShort(code).writeShort(subCode);
   }
 }
