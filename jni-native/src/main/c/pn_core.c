@@ -3,6 +3,7 @@
 
 #include "pn_core.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -263,4 +264,44 @@ int pn_cipher_get_tag(pn_cipher *c, unsigned char *tag, size_t len) {
 
 int pn_cipher_set_tag(pn_cipher *c, const unsigned char *tag, size_t len) {
   return EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, (int)len, (void *)tag);
+}
+
+int pn_gcm_seal(pn_cipher *c, const unsigned char *iv, const unsigned char *aad, size_t aad_len,
+                const unsigned char *in, size_t len, unsigned char *out, size_t tag_len) {
+  int n = 0;
+  int f = 0;
+  if (tag_len < 1 || tag_len > 16 || len > (size_t)INT_MAX - 32 || aad_len > (size_t)INT_MAX
+      || !EVP_CipherInit_ex(c, NULL, NULL, NULL, iv, 1)
+      || (aad_len > 0 && !EVP_CipherUpdate(c, NULL, &n, aad, (int)aad_len))
+      || (len > 0 && !EVP_CipherUpdate(c, out, &n, in, (int)len))
+      || !EVP_CipherFinal_ex(c, out + (len > 0 ? n : 0), &f)) {
+    return -1;
+  }
+  size_t text = (len > 0 ? (size_t)n : 0) + (size_t)f;
+  if (!EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, (int)tag_len, out + text)) {
+    return -1;
+  }
+  return (int)(text + tag_len);
+}
+
+int pn_gcm_open(pn_cipher *c, const unsigned char *iv, const unsigned char *aad, size_t aad_len,
+                const unsigned char *in, size_t len, const unsigned char *tag, size_t tag_len,
+                unsigned char *out) {
+  int n = 0;
+  int f = 0;
+  if (tag_len < 1 || tag_len > 16 || len > (size_t)INT_MAX - 32 || aad_len > (size_t)INT_MAX) {
+    return -1;
+  }
+  int ok = EVP_CipherInit_ex(c, NULL, NULL, NULL, iv, 0)
+           && EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, (int)tag_len, (void *)tag)
+           && (aad_len == 0 || EVP_CipherUpdate(c, NULL, &n, aad, (int)aad_len))
+           && (len == 0 || EVP_CipherUpdate(c, out, &n, in, (int)len))
+           && EVP_CipherFinal_ex(c, out + (len > 0 ? n : 0), &f);
+  if (!ok) {
+    if (len > 0) {
+      OPENSSL_cleanse(out, len);
+    }
+    return -1;
+  }
+  return (int)len;
 }

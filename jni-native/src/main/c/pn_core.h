@@ -74,4 +74,18 @@ int pn_cipher_final(pn_cipher *c, unsigned char *out);
 int pn_cipher_get_tag(pn_cipher *c, unsigned char *tag, size_t len);
 int pn_cipher_set_tag(pn_cipher *c, const unsigned char *tag, size_t len);
 
+/*
+ * GCM in one call, what a sender or receiver does per packet (the JCE's init + updateAAD +
+ * doFinal): restart c (a GCM context) with iv (of the length c was made with), authenticate aad,
+ * and seal in[0, len) into out (room for len + tag_len: text, then tag), or open in[0, len) with
+ * the tag that follows it in tag[0, tag_len) into out (room for len). in and out may be the same
+ * buffer. Seal returns len + tag_len, open returns len; both return -1 on failure, and a failed
+ * open leaves out[0, len) zeroed: nothing unauthenticated is released.
+ */
+int pn_gcm_seal(pn_cipher *c, const unsigned char *iv, const unsigned char *aad, size_t aad_len,
+                const unsigned char *in, size_t len, unsigned char *out, size_t tag_len);
+int pn_gcm_open(pn_cipher *c, const unsigned char *iv, const unsigned char *aad, size_t aad_len,
+                const unsigned char *in, size_t len, const unsigned char *tag, size_t tag_len,
+                unsigned char *out);
+
 #endif

@@ -1,7 +1,7 @@
 package dev.portcullis.nativecrypto;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
 import java.security.AlgorithmParameters;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
@@ -47,7 +47,11 @@ abstract class NativeAesSpi extends CipherSpi {
   private boolean textSeen;
   private long fed; // text bytes given since init, for CBC's output sizes
   private boolean gcmUsed; // a GCM encryption finished under this key and IV
-  private ByteArrayOutputStream gcmIn; // GCM decryption: all of it, until the tag is checked
+  private boolean gcmRestartPending; // the native context still has the last packet's IV
+  private PendingBytes gcmAad; // GCM additional data, for the sealing or opening call
+  private PendingBytes gcmIn; // GCM decryption: all of it, until the tag is checked
+  private ByteBuffer gcmParams; // IV and short additional data for the one-call native path
+  private long gcmParamsAddress;
   private byte[] lastGcmKey;
   private byte[] lastGcmIv;
 
@@ -85,7 +89,7 @@ abstract class NativeAesSpi extends CipherSpi {
 
   @Override
   protected int engineGetOutputSize(int inputLen) {
-    int buffered = gcmIn == null ? 0 : gcmIn.size();
+    int buffered = gcmIn == null || encrypt ? 0 : gcmIn.length();
     switch (mode) {
       case 1:
         return encrypt ? inputLen + tagLength : Math.max(0, buffered + inputLen - tagLength);
@@ -157,27 +161,33 @@ abstract class NativeAesSpi extends CipherSpi {
       throw new InvalidKeyException("AES key of " + n + " bytes (expected: 16, 24 or 32)");
     }
     AesParameters given = AesParameters.of(mode == 1, enc, params, random);
-    byte[] newIv = given.iv();
-    int newTag = given.tagLength();
+    byte[] newIv = given.iv(); // the caller's own copy
     if (mode == 1 && enc && Arrays.equals(raw, lastGcmKey) && Arrays.equals(newIv, lastGcmIv)) {
+      Arrays.fill(raw, (byte) 0);
       throw new InvalidAlgorithmParameterException(
           "GCM: the same key and IV again for encryption (an IV must never repeat under a key)");
     }
-    if (key != null) {
-      Arrays.fill(key, (byte) 0);
+    if (key != null && Arrays.equals(key, raw)) {
+      Arrays.fill(raw, (byte) 0); // the same key: keep the copy we hold
+    } else {
+      if (key != null) {
+        Arrays.fill(key, (byte) 0);
+      }
+      key = raw;
     }
-    key = raw;
-    iv = newIv.clone();
+    iv = newIv;
     nativeIv =
-        mode == 1 && iv.length > GcmLongIv.OPENSSL_MAX_IV ? GcmLongIv.equivalent(raw, iv) : iv;
-    tagLength = newTag;
+        mode == 1 && iv.length > GcmLongIv.OPENSSL_MAX_IV ? GcmLongIv.equivalent(key, iv) : iv;
+    tagLength = given.tagLength();
     encrypt = enc;
     if (mode == 1 && enc) {
-      if (lastGcmKey != null) {
-        Arrays.fill(lastGcmKey, (byte) 0);
+      if (!Arrays.equals(lastGcmKey, key)) {
+        if (lastGcmKey != null) {
+          Arrays.fill(lastGcmKey, (byte) 0);
+        }
+        lastGcmKey = key.clone();
       }
-      lastGcmKey = raw.clone();
-      lastGcmIv = iv.clone();
+      lastGcmIv = iv; // never written to: engineGetIV hands out copies
     }
     try {
       start();
@@ -188,18 +198,19 @@ abstract class NativeAesSpi extends CipherSpi {
   }
 
   /**
-   * The native context for the current key and IV: the old one restarted with the new IV when key,
-   * direction and IV length are unchanged (the key schedule is kept: a packet per init costs no key
-   * expansion), else a new one.
+   * The native context for the current key and IV: the old one when key, direction and IV length
+   * are unchanged (the key schedule is kept: a packet per init costs no key expansion), else a new
+   * one. GCM only marks the old one for a restart with the new IV, which the sealing or opening
+   * call does (one native call per packet); CTR and CBC restart it here.
    */
   private void start() {
-    boolean reuse =
+    boolean keep =
         handle != null
             && Arrays.equals(key, handleKey)
             && encrypt == handleEncrypt
             && nativeIv.length == handleIvLength
-            && NativeCrypto.cipherRestart(handle.ptr(), encrypt, nativeIv);
-    if (!reuse) {
+            && (mode == 1 || NativeCrypto.cipherRestart(handle.ptr(), encrypt, nativeIv));
+    if (!keep) {
       if (handle != null) {
         handle.close();
       }
@@ -211,10 +222,22 @@ abstract class NativeAesSpi extends CipherSpi {
       handleEncrypt = encrypt;
       handleIvLength = nativeIv.length;
     }
+    reset();
+  }
+
+  /** Back to the state right after init, without touching the native context. */
+  private void reset() {
     textSeen = false;
     fed = 0;
     gcmUsed = false;
-    gcmIn = mode == 1 && !encrypt ? new ByteArrayOutputStream() : null;
+    gcmRestartPending = mode == 1;
+    if (gcmAad != null) {
+      gcmAad.clear();
+      gcmIn.clear();
+    } else if (mode == 1) {
+      gcmAad = new PendingBytes();
+      gcmIn = new PendingBytes();
+    }
   }
 
   private Handle handle() {
@@ -234,24 +257,34 @@ abstract class NativeAesSpi extends CipherSpi {
     if (mode != 1) {
       throw new IllegalStateException("additional authenticated data: GCM only");
     }
-    if (textSeen || (gcmIn != null && gcmIn.size() > 0)) {
+    handle();
+    if (textSeen || gcmIn.length() > 0) {
       throw new IllegalStateException("additional authenticated data must come before the text");
     }
-    try {
-      if (!NativeCrypto.cipherAad(handle().ptr(), src, offset, len)) {
-        throw new IllegalStateException("GCM: additional data not accepted");
+    gcmAad.append(src, offset, len); // to OpenSSL with the text, in the same native call
+  }
+
+  /**
+   * A GCM encryption that streams text through {@code update}: the restart and the additional data
+   * the one-call path would have carried go to OpenSSL now.
+   */
+  private void gcmStartStreaming(long ctx) {
+    if (gcmRestartPending) {
+      if (!NativeCrypto.cipherRestart(ctx, true, nativeIv)
+          || !NativeCrypto.cipherAad(ctx, gcmAad.array(), 0, gcmAad.length())) {
+        throw new IllegalStateException("GCM: restart not accepted");
       }
-    } finally {
-      Reference.reachabilityFence(this); // the handle must outlive the native call
+      gcmRestartPending = false;
+      gcmAad.clear();
     }
   }
 
   @Override
   protected byte[] engineUpdate(byte[] in, int off, int len) {
     Objects.checkFromIndexSize(off, len, in.length);
-    if (gcmIn != null) {
+    if (mode == 1 && !encrypt) {
       handle();
-      gcmIn.write(in, off, len);
+      gcmIn.append(in, off, len);
       return new byte[0];
     }
     byte[] out = new byte[len + (streaming() ? 0 : 16)];
@@ -263,9 +296,9 @@ abstract class NativeAesSpi extends CipherSpi {
   protected int engineUpdate(byte[] in, int off, int len, byte[] out, int outOff)
       throws ShortBufferException {
     Objects.checkFromIndexSize(off, len, in.length);
-    if (gcmIn != null) {
+    if (mode == 1 && !encrypt) {
       handle();
-      gcmIn.write(in, off, len);
+      gcmIn.append(in, off, len);
       return 0;
     }
     if (streaming()) {
@@ -284,13 +317,21 @@ abstract class NativeAesSpi extends CipherSpi {
   }
 
   private int update(byte[] in, int off, int len, byte[] out, int outOff) {
-    textSeen |= len > 0;
-    fed += len;
+    if (len == 0) {
+      handle();
+      return 0;
+    }
     int n;
     try {
-      n = NativeCrypto.cipherUpdate(handle().ptr(), in, off, len, out, outOff);
+      long ctx = handle().ptr();
+      if (mode == 1) {
+        gcmStartStreaming(ctx);
+      }
+      textSeen = true;
+      fed += len;
+      n = NativeCrypto.cipherUpdate(ctx, in, off, len, out, outOff);
     } finally {
-      Reference.reachabilityFence(this);
+      Reference.reachabilityFence(this); // the handle must outlive the native call
     }
     if (n < 0) {
       throw new IllegalStateException("AES update failed");
@@ -312,8 +353,18 @@ abstract class NativeAesSpi extends CipherSpi {
     if (in == null) {
       len = 0;
     }
+    if (mode == 1) {
+      int n = encrypt ? len + tagLength : Math.max(0, gcmIn.length() + len - tagLength);
+      byte[] out = new byte[n];
+      try {
+        engineDoFinal(in, off, len, out, 0);
+      } catch (ShortBufferException e) {
+        throw new AssertionError(e);
+      }
+      return out;
+    }
     if (streaming()) {
-      byte[] out = new byte[len + (mode == 1 ? tagLength : 0)];
+      byte[] out = new byte[len];
       try {
         engineDoFinal(in, off, len, out, 0);
       } catch (ShortBufferException e) {
@@ -333,17 +384,19 @@ abstract class NativeAesSpi extends CipherSpi {
       throws ShortBufferException, IllegalBlockSizeException, BadPaddingException {
     if (in == null) {
       len = 0;
+      in = new byte[0];
+      off = 0;
+    }
+    Objects.checkFromIndexSize(off, len, in.length);
+    if (mode == 1 && (!encrypt || gcmRestartPending)) {
+      return gcmOneCall(in, off, len, out, outOff);
     }
     if (streaming()) {
       int need = len + (mode == 1 ? tagLength : 0);
       if (outOff < 0 || out.length - outOff < need) {
         throw new ShortBufferException("output: " + (out.length - outOff) + " bytes, need " + need);
       }
-      int n = 0;
-      if (len > 0) {
-        Objects.checkFromIndexSize(off, len, in.length);
-        n = update(in, off, len, out, outOff); // exactly len bytes
-      }
+      int n = update(in, off, len, out, outOff); // exactly len bytes
       byte[] tail = finish(); // the GCM tag, or nothing
       System.arraycopy(tail, 0, out, outOff + n, tail.length);
       return n + tail.length;
@@ -357,29 +410,92 @@ abstract class NativeAesSpi extends CipherSpi {
     return all.length;
   }
 
-  /** The end of the text: padding, tag; then back to the state after init. */
+  /**
+   * A whole GCM packet in one native call: sealing (nothing streamed yet) or opening (everything
+   * held back until now). The input is the caller's array, or the held-back bytes plus it.
+   */
+  private int gcmOneCall(byte[] in, int off, int len, byte[] out, int outOff)
+      throws ShortBufferException, AEADBadTagException {
+    long ctx = handle().ptr();
+    int total = encrypt ? len : gcmIn.length() + len;
+    int textLen = encrypt ? len : total - tagLength;
+    if (textLen < 0) {
+      reset();
+      throw new AEADBadTagException(
+          "GCM: " + total + " bytes, shorter than the " + tagLength + "-byte tag");
+    }
+    int need = encrypt ? len + tagLength : textLen;
+    if (outOff < 0 || out.length - outOff < need) { // nothing changed: the caller may retry
+      throw new ShortBufferException("output: " + (out.length - outOff) + " bytes, need " + need);
+    }
+    if (!encrypt && gcmIn.length() > 0) {
+      gcmIn.append(in, off, len);
+      in = gcmIn.array();
+      off = 0;
+      len = total;
+    }
+    if (in == out && off != outOff && off < outOff + need && outOff < off + len) {
+      in = Arrays.copyOfRange(in, off, off + len); // overlapping, not in place
+      off = 0;
+    }
+    if (gcmParams == null) {
+      gcmParams = ByteBuffer.allocateDirect(NativeCrypto.GCM_PARAMS);
+      gcmParamsAddress = NativeCrypto.bufferAddress(gcmParams);
+    }
+    gcmParams.put(0, nativeIv);
+    byte[] aad = null;
+    int aadLen = gcmAad.length();
+    if (aadLen <= NativeCrypto.GCM_TEXT_AT - NativeCrypto.GCM_AAD_AT) {
+      gcmParams.put(NativeCrypto.GCM_AAD_AT, gcmAad.array(), 0, aadLen);
+    } else {
+      aad = gcmAad.array();
+    }
+    boolean staged = aad == null && textLen <= NativeCrypto.GCM_STAGED_TEXT;
+    byte[] to = in == out ? null : out; // null: the same array, pinned once
+    int n;
+    try {
+      if (staged) { // copied in and out: cheaper than pinning two arrays for a small packet
+        gcmParams.put(NativeCrypto.GCM_TEXT_AT, in, off, len);
+        n = NativeCrypto.gcmStaged(ctx, encrypt, gcmParamsAddress, aadLen, textLen, tagLength);
+        if (n >= 0) {
+          gcmParams.get(NativeCrypto.GCM_TEXT_AT, out, outOff, n);
+        }
+      } else {
+        n =
+            NativeCrypto.gcm(
+                ctx,
+                encrypt,
+                gcmParamsAddress,
+                aad,
+                aadLen,
+                in,
+                off,
+                textLen,
+                to,
+                outOff,
+                tagLength);
+      }
+    } finally {
+      Reference.reachabilityFence(this); // the handle and the parameter buffer
+      if (encrypt) {
+        gcmUsed = true;
+      } else {
+        reset();
+      }
+    }
+    if (n < 0) {
+      if (encrypt) {
+        throw new IllegalStateException("GCM: sealing failed");
+      }
+      throw new AEADBadTagException("GCM: tag mismatch");
+    }
+    return n;
+  }
+
+  /** The end of CBC or CTR, or of a streamed GCM encryption: padding, tag; then as after init. */
   private byte[] finish() throws IllegalBlockSizeException, BadPaddingException {
     long ctx = handle().ptr();
     try {
-      if (mode == 1 && !encrypt) {
-        byte[] all = gcmIn.toByteArray();
-        if (all.length < tagLength) {
-          throw new AEADBadTagException(
-              "GCM: " + all.length + " bytes, shorter than the " + tagLength + "-byte tag");
-        }
-        int textLen = all.length - tagLength;
-        if (!NativeCrypto.cipherSetTag(ctx, all, textLen, tagLength)) {
-          throw new AEADBadTagException("GCM: tag not accepted");
-        }
-        byte[] out = new byte[textLen + 16];
-        int n = textLen == 0 ? 0 : NativeCrypto.cipherUpdate(ctx, all, 0, textLen, out, 0);
-        int f = n < 0 ? -1 : NativeCrypto.cipherFinal(ctx, out, n);
-        if (n < 0 || f < 0) {
-          Arrays.fill(out, (byte) 0);
-          throw new AEADBadTagException("GCM: tag mismatch");
-        }
-        return Arrays.copyOf(out, n + f);
-      }
       byte[] out = new byte[16 + (mode == 1 ? tagLength : 0)];
       int f = NativeCrypto.cipherFinal(ctx, out, 0);
       if (f < 0) {
@@ -396,7 +512,7 @@ abstract class NativeAesSpi extends CipherSpi {
       }
       return Arrays.copyOf(out, f);
     } finally {
-      if (mode == 1 && encrypt) {
+      if (mode == 1) {
         gcmUsed = true;
       } else {
         start();

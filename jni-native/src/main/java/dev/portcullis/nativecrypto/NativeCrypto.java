@@ -25,7 +25,7 @@ import java.util.Locale;
  */
 final class NativeCrypto {
   /** Must equal PORTCULLIS_NATIVE_ABI in portcullis_native.c. */
-  static final int ABI_VERSION = 1;
+  static final int ABI_VERSION = 2;
 
   private static final String LIBRARY = "portcullis_native";
   private static final Throwable UNAVAILABILITY_CAUSE = load();
@@ -187,6 +187,16 @@ final class NativeCrypto {
 
   static native int hmacOneShot(long ctx, byte[] in, int off, int len, byte[] out, int outOff);
 
+  /**
+   * A whole MAC over the {@code len} bytes at {@code staging} (a direct buffer's address, {@code
+   * len + 64} bytes long), written over them from the start; the MAC's length. No JNI function is
+   * called: nothing is pinned.
+   */
+  static native int hmacOneShotStaged(long ctx, long staging, int len);
+
+  /** The most input {@link #hmacOneShotStaged} is used for. */
+  static final int HMAC_STAGED = 1024;
+
   static native int hmacOneShotDirect(
       long ctx, ByteBuffer in, int pos, int len, byte[] out, int outOff);
 
@@ -227,4 +237,48 @@ final class NativeCrypto {
   static native boolean cipherGetTag(long ctx, byte[] out, int outOff, int len);
 
   static native boolean cipherSetTag(long ctx, byte[] in, int off, int len);
+
+  /** The address of a direct buffer's first byte (fetched once per buffer). */
+  static native long bufferAddress(ByteBuffer direct);
+
+  /**
+   * GCM in one call. Sealing ({@code seal}): restarts {@code ctx} with the IV at {@code params}
+   * (the address of a direct buffer, {@link #GCM_PARAMS} bytes; the IV, of the length {@code ctx}
+   * was made with, at 0), authenticates {@code aadLen} bytes (from {@code aad}, or at {@code params
+   * +}{@link #GCM_AAD_AT} when {@code aad} is null) and writes the ciphertext of {@code in[off,
+   * off+len)} and then the tag ({@code tagLen} bytes) at {@code out[outOff]} ({@code out} null:
+   * into {@code in}); bytes written, or -1. Opening: {@code in[off, off+len)} is the ciphertext and
+   * the {@code tagLen} bytes after it the tag; returns {@code len}, or -1 when the tag does not
+   * verify (and then the output range is zeroed).
+   */
+  static native int gcm(
+      long ctx,
+      boolean seal,
+      long params,
+      byte[] aad,
+      int aadLen,
+      byte[] in,
+      int off,
+      int len,
+      byte[] out,
+      int outOff,
+      int tagLen);
+
+  /**
+   * {@link #gcm} with everything in the parameter buffer: the text ({@code len} bytes) at {@link
+   * #GCM_TEXT_AT}, sealed or opened in place, the tag after it; no array is pinned.
+   */
+  static native int gcmStaged(long ctx, boolean seal, long params, int aadLen, int len, int tagLen);
+
+  /** Where the text starts in the parameter buffer. */
+  static final int GCM_TEXT_AT = 128 + 256;
+
+  /** The most text the parameter buffer holds (with a 16-byte tag after it). */
+  static final int GCM_STAGED_TEXT = 2048;
+
+  /** Size of the parameter buffer of {@link #gcm} and {@link #gcmStaged}. */
+  static final int GCM_PARAMS = GCM_TEXT_AT + GCM_STAGED_TEXT + 16;
+
+  /** Where additional data starts in the parameter buffer (after room for a 128-byte IV). */
+  static final int GCM_AAD_AT = 128;
 }

@@ -27,6 +27,8 @@ final class NativeHmac extends NativeHandle {
   }
 
   final Digest digest;
+  private ByteBuffer staging; // small one-shot inputs, and the MAC, for the no-pinning path
+  private long stagingAddress;
 
   private NativeHmac(Digest digest, long ptr) {
     super(ptr, NativeCrypto::hmacFree);
@@ -84,14 +86,29 @@ final class NativeHmac extends NativeHandle {
     }
   }
 
-  /** A whole MAC over {@code in[off, off+len)} in one native call. */
+  /**
+   * A whole MAC over {@code in[off, off+len)} in one native call. Up to {@link
+   * NativeCrypto#HMAC_STAGED} bytes are copied into this context's direct buffer and MACed there,
+   * with no JNI function called at all: cheaper than pinning the array and copying the MAC out
+   * through the VM (see {@code gcm_call} in portcullis_native.c for the figures).
+   */
   int oneShot(byte[] in, int off, int len, byte[] out, int outOff) {
     Objects.checkFromIndexSize(off, len, in.length);
     Objects.checkFromIndexSize(outOff, digest.length, out.length);
     try {
-      return NativeCrypto.hmacOneShot(ptr(), in, off, len, out, outOff);
+      if (len > NativeCrypto.HMAC_STAGED) {
+        return NativeCrypto.hmacOneShot(ptr(), in, off, len, out, outOff);
+      }
+      if (staging == null) {
+        staging = ByteBuffer.allocateDirect(NativeCrypto.HMAC_STAGED + 64);
+        stagingAddress = NativeCrypto.bufferAddress(staging);
+      }
+      staging.put(0, in, off, len);
+      int n = NativeCrypto.hmacOneShotStaged(ptr(), stagingAddress, len);
+      staging.get(0, out, outOff, n);
+      return n;
     } finally {
-      Reference.reachabilityFence(this);
+      Reference.reachabilityFence(this); // the context and the staging buffer
     }
   }
 

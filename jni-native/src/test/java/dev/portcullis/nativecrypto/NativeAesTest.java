@@ -207,6 +207,87 @@ class NativeAesTest {
     }
   }
 
+  /**
+   * GCM seals and opens a whole packet in one native call, with the additional data held in Java
+   * until then. Every way of feeding one cipher pair, reused packet after packet, must give what
+   * SunJCE gives: additional data in pieces, decryption input in pieces, a short output array and a
+   * retry, in place and overlapping arrays, and a forged packet (refused, output zeroed, and the
+   * next packet fine).
+   */
+  @Test
+  void gcmOneCallPathsAgreeWithSunJce() throws Exception {
+    SplittableRandom rnd = new SplittableRandom(29);
+    byte[] k = new byte[16];
+    rnd.nextBytes(k);
+    SecretKeySpec key = new SecretKeySpec(k, "AES");
+    Cipher enc = Cipher.getInstance("AES/GCM/NoPadding", NATIVE);
+    Cipher dec = Cipher.getInstance("AES/GCM/NoPadding", NATIVE);
+    Cipher ref = Cipher.getInstance("AES/GCM/NoPadding", SUN);
+    for (int i = 0; i < 400; i++) {
+      byte[] iv = new byte[i % 7 == 0 ? 16 : 12];
+      rnd.nextBytes(iv);
+      GCMParameterSpec spec = new GCMParameterSpec(96 + 8 * rnd.nextInt(5), iv);
+      // small packets go through the cipher's direct buffer, large ones pin the arrays
+      byte[] aad = new byte[rnd.nextInt(3) == 0 ? 0 : i % 5 == 0 ? 250 + rnd.nextInt(20) : 50];
+      rnd.nextBytes(aad);
+      byte[] text = new byte[i % 3 == 0 ? 2040 + rnd.nextInt(20) : rnd.nextInt(600)];
+      rnd.nextBytes(text);
+      ref.init(Cipher.ENCRYPT_MODE, key, spec);
+      ref.updateAAD(aad);
+      byte[] want = ref.doFinal(text);
+      String what = "packet " + i + " (" + text.length + " B, " + aad.length + " B aad)";
+
+      enc.init(Cipher.ENCRYPT_MODE, key, spec);
+      int cut = aad.length == 0 ? 0 : rnd.nextInt(aad.length);
+      enc.updateAAD(aad, 0, cut);
+      enc.updateAAD(aad, cut, aad.length - cut);
+      int shape = rnd.nextInt(3);
+      byte[] ct;
+      if (shape == 0) { // in place: the text's array receives the ciphertext
+        ct = Arrays.copyOf(text, text.length + 16);
+        int n = enc.doFinal(ct, 0, text.length, ct, 0);
+        ct = Arrays.copyOf(ct, n);
+      } else if (shape == 1) { // overlapping, output 3 bytes after the input
+        byte[] buf = new byte[text.length + 19];
+        System.arraycopy(text, 0, buf, 0, text.length);
+        int n = enc.doFinal(buf, 0, text.length, buf, 3);
+        ct = Arrays.copyOfRange(buf, 3, 3 + n);
+      } else {
+        ct = enc.doFinal(text);
+      }
+      assertArrayEquals(want, ct, what + ", seal shape " + shape);
+      byte[] sealed = ct;
+
+      dec.init(Cipher.DECRYPT_MODE, key, spec);
+      dec.updateAAD(aad);
+      int split = rnd.nextInt(ct.length + 1);
+      dec.update(ct, 0, split);
+      if (text.length > 0) {
+        byte[] tooSmall = new byte[text.length - 1];
+        assertThrows(
+            ShortBufferException.class,
+            () -> dec.doFinal(sealed, split, sealed.length - split, tooSmall, 0),
+            what);
+      }
+      byte[] back = new byte[text.length + 5];
+      int n = dec.doFinal(ct, split, ct.length - split, back, 5); // the retry, with room
+      assertArrayEquals(text, Arrays.copyOfRange(back, 5, 5 + n), what + ", open");
+
+      if (i % 10 == 0 && text.length > 0) {
+        byte[] forged = ct.clone();
+        forged[rnd.nextInt(forged.length)] ^= 0x40;
+        dec.updateAAD(aad);
+        byte[] sink = new byte[text.length];
+        Arrays.fill(sink, (byte) 0x55);
+        assertThrows(
+            AEADBadTagException.class, () -> dec.doFinal(forged, 0, forged.length, sink, 0));
+        for (byte b : sink) {
+          assertTrue(b == 0 || b == 0x55, what + ": forged text released");
+        }
+      }
+    }
+  }
+
   @Test
   void badInputIsRefusedWithTheRightException() throws Exception {
     SecretKeySpec key = new SecretKeySpec(new byte[16], "AES");

@@ -36,7 +36,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NativeHmacTest {
   static final Provider NATIVE = new PortcullisNativeProvider();
-  static final int[] LENGTHS = {0, 1, 3, 63, 64, 65, 127, 128, 129, 1000, 4096, 16_383, 65_536};
+  static final int[] LENGTHS = {
+    0, 1, 3, 63, 64, 65, 127, 128, 129, 1000, 1024, 1025, 4096, 16_383, 65_536
+  };
 
   @Test
   void theLibraryLoadedFromTheJar() {

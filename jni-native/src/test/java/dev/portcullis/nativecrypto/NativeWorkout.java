@@ -85,6 +85,22 @@ public final class NativeWorkout {
         }
       }
     }
+    // GCM's pinned one-call path: text past the staging buffer, additional data past its room
+    byte[] big = new byte[4000];
+    byte[] bigAad = new byte[300];
+    for (int round = 0; round < 2; round++) {
+      Cipher enc = Cipher.getInstance("AES/GCM/NoPadding", new PortcullisNativeProvider());
+      enc.init(Cipher.ENCRYPT_MODE, aesKey);
+      enc.updateAAD(bigAad);
+      byte[] sealed = Arrays.copyOf(big, big.length + 16);
+      int n = round == 0 ? enc.doFinal(sealed, 0, big.length, sealed, 0) : enc.doFinal(big).length;
+      Cipher dec = Cipher.getInstance("AES/GCM/NoPadding", new PortcullisNativeProvider());
+      dec.init(Cipher.DECRYPT_MODE, aesKey, enc.getParameters());
+      dec.updateAAD(bigAad);
+      if (round == 0 && dec.doFinal(sealed, 0, n).length != big.length) {
+        throw new AssertionError("GCM in place: wrong length");
+      }
+    }
     try {
       NativeCrypto.digestNew(1);
       throw new AssertionError("MD5 as a digest was accepted");
