@@ -1,0 +1,97 @@
+package dev.portcullis.state;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The state a fleet shares, as small named entries in a tree ({@code /sessions/alice}), each with a
+ * version that every write increments. Narrow on purpose: what ZooKeeper, etcd or one process's
+ * memory can all give with the same meaning.
+ *
+ * <ul>
+ *   <li>Versioned compare-and-set: {@link #create} succeeds for one writer only, {@link #replace}
+ *       and {@link #delete} only at the version the caller read. Every fleet-wide rule ("a
+ *       credential is used once", "a flow is granted once per epoch") is one of these.
+ *   <li>Leases: a {@link Lifetime#LEASED} entry lives as long as this store's session (its server);
+ *       when the server dies or is cut off long enough, the entry goes, and every watcher hears so.
+ *   <li>Watches: {@link #watch} delivers what is below a path now, then every change, in order.
+ * </ul>
+ *
+ * <p>Paths are absolute inside the store's namespace: {@code /} then segments of letters, digits
+ * and {@code - _ . :}, never {@code .} or {@code ..}. Values are bytes; secrets are wrapped before
+ * they are stored (docs/fleet.md). Implementations are thread-safe; a watch's listener hears its
+ * events in order, one at a time, on a thread of the store's.
+ */
+public interface StateStore extends AutoCloseable {
+
+  /** How long an entry lives. */
+  enum Lifetime {
+    /** Until deleted. */
+    DURABLE,
+    /** Until deleted or this store's session ends (the server stopped, died or was cut off). */
+    LEASED
+  }
+
+  /** Where the store stands with its backing service. */
+  enum Connection {
+    /** Reads and writes work. */
+    CONNECTED,
+    /**
+     * Cut off for now; leased entries still exist while the session can be resumed. Decisions that
+     * depend on fleet state should fail closed.
+     */
+    SUSPENDED,
+    /** The session ended: this server's leased entries are gone fleet-wide. */
+    LOST,
+    /** Back, with a new session if the old one was lost (leased entries must be created again). */
+    RECONNECTED
+  }
+
+  /** The entry at {@code path}, or empty. */
+  Optional<Versioned> read(String path) throws StoreException;
+
+  /**
+   * The entry at {@code path} as of now for every member: the store first catches up with the
+   * fleet's latest writes (ZooKeeper's {@code sync}). Costs a round trip to the store's leader.
+   */
+  Optional<Versioned> readLatest(String path) throws StoreException;
+
+  /** Creates the entry (and missing parents); false if it exists already. */
+  boolean create(String path, byte[] data, Lifetime lifetime) throws StoreException;
+
+  /** Overwrites the entry if it is still at {@code version}; false if not (or if it is absent). */
+  boolean replace(String path, byte[] data, int version) throws StoreException;
+
+  /**
+   * Deletes the entry if it is at {@code version} ({@link Versioned#ANY}: whatever it is at); false
+   * if it is absent or at another version. Its children must be gone.
+   */
+  boolean delete(String path, int version) throws StoreException;
+
+  /** The names directly below {@code path} (empty if none or absent), sorted. */
+  List<String> children(String path) throws StoreException;
+
+  /**
+   * Delivers every entry below {@code path} (not {@code path} itself) as {@link
+   * StoreEvent.Kind#PUT}, then {@link StoreEvent.Kind#READY}, then each change as it happens.
+   */
+  Subscription watch(String path, StoreListener listener) throws StoreException;
+
+  /** Called on every change of {@link Connection}. */
+  void onConnectionChange(java.util.function.Consumer<Connection> listener);
+
+  /** The store's current connection. */
+  Connection connection();
+
+  /** One line for logs: the kind, where, the namespace. Never a secret. */
+  String describe();
+
+  @Override
+  void close();
+
+  /** Stops a {@link #watch}. */
+  interface Subscription extends AutoCloseable {
+    @Override
+    void close();
+  }
+}

@@ -1,0 +1,321 @@
+package dev.portcullis.state;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet's store on an Apache ZooKeeper ensemble, through Apache Curator: consensus, versioned
+ * compare-and-set ({@code setData} and {@code delete} with a version), leases (ephemeral nodes of
+ * this client's session), watches ({@link CuratorCache}). All of this store's nodes sit under its
+ * namespace ({@code /portcullis/NAME}) and carry the ACL {@code creator:all} of the digest identity
+ * read from the auth file: members sharing that identity read and write, nobody else does
+ * (docs/fleet.md, "Securing the store").
+ */
+public final class ZooKeeperStateStore implements StateStore {
+  private static final Logger log = LoggerFactory.getLogger(ZooKeeperStateStore.class);
+
+  private final CuratorFramework client;
+  private final String where;
+  private final Duration timeout;
+  private final List<Consumer<Connection>> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicReference<Connection> connection =
+      new AtomicReference<>(Connection.SUSPENDED);
+
+  /**
+   * How to reach the ensemble.
+   *
+   * @param connect {@code host:port,host:port,...}
+   * @param namespace the fleet's root, e.g. {@code /portcullis/lab}
+   * @param sessionTimeout how long the ensemble keeps this member's leases after losing it
+   * @param digest {@code user:password} for ZooKeeper's digest scheme (never logged)
+   */
+  public record Settings(String connect, String namespace, Duration sessionTimeout, String digest) {
+    @Override
+    public String toString() {
+      return "zookeeper " + connect + " " + namespace; // never the digest
+    }
+  }
+
+  private ZooKeeperStateStore(CuratorFramework client, String where, Duration timeout) {
+    this.client = client;
+    this.where = where;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Connects, waiting at most the session timeout for a first connection.
+   *
+   * @throws StoreException if the ensemble cannot be reached in that time or refuses the identity
+   */
+  public static ZooKeeperStateStore connect(Settings s) throws StoreException {
+    String ns = StorePaths.check(s.namespace()).substring(1);
+    if (ns.isEmpty()) {
+      throw new IllegalArgumentException("namespace /: a fleet needs its own namespace");
+    }
+    if (s.digest() == null || s.digest().indexOf(':') < 1) {
+      throw new IllegalArgumentException("ZooKeeper identity: expected user:password");
+    }
+    List<ACL> creatorOnly = ZooDefs.Ids.CREATOR_ALL_ACL;
+    ACLProvider acl =
+        new ACLProvider() {
+          @Override
+          public List<ACL> getDefaultAcl() {
+            return creatorOnly;
+          }
+
+          @Override
+          public List<ACL> getAclForPath(String path) {
+            return creatorOnly;
+          }
+        };
+    int sessionMs = (int) Math.min(Integer.MAX_VALUE, s.sessionTimeout().toMillis());
+    CuratorFramework c =
+        CuratorFrameworkFactory.builder()
+            .connectString(s.connect())
+            .namespace(ns)
+            .sessionTimeoutMs(sessionMs)
+            .connectionTimeoutMs(Math.min(sessionMs, 5_000))
+            .retryPolicy(new ExponentialBackoffRetry(100, 3, 1_000))
+            .authorization("digest", s.digest().getBytes(StandardCharsets.UTF_8))
+            .aclProvider(acl)
+            .build();
+    ZooKeeperStateStore store = new ZooKeeperStateStore(c, s.toString(), s.sessionTimeout());
+    c.getConnectionStateListenable().addListener((cf, state) -> store.changed(state));
+    c.start();
+    try {
+      if (!c.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
+        c.close();
+        throw new StoreException(
+            s + ": no ZooKeeper server reached in " + s.sessionTimeout().toMillis() + " ms");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      c.close();
+      throw new StoreException(s + ": interrupted while connecting", e);
+    }
+    store.connection.set(Connection.CONNECTED);
+    return store;
+  }
+
+  private void changed(ConnectionState state) {
+    Connection now =
+        switch (state) {
+          case CONNECTED, READ_ONLY -> Connection.CONNECTED;
+          case RECONNECTED -> Connection.RECONNECTED;
+          case SUSPENDED -> Connection.SUSPENDED;
+          case LOST -> Connection.LOST;
+        };
+    Connection before = connection.getAndSet(now);
+    if (before != now) {
+      if (now == Connection.LOST || now == Connection.SUSPENDED) {
+        log.warn("{}: {}", where, now == Connection.LOST ? "session lost" : "cut off");
+      } else {
+        log.info("{}: {}", where, now == Connection.RECONNECTED ? "reconnected" : "connected");
+      }
+      listeners.forEach(l -> l.accept(now));
+    }
+  }
+
+  private StoreException failure(String op, String path, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    String why =
+        e instanceof KeeperException.NoAuthException
+            ? "refused by the namespace's ACL (another identity owns it: check the auth file)"
+            : e instanceof KeeperException.ConnectionLossException
+                    || e instanceof KeeperException.SessionExpiredException
+                ? "store unreachable (" + e.getClass().getSimpleName() + ")"
+                : e.getClass().getSimpleName() + ": " + e.getMessage();
+    return new StoreException(where + ": " + op + " " + path + ": " + why, e);
+  }
+
+  @Override
+  public Optional<Versioned> read(String path) throws StoreException {
+    StorePaths.check(path);
+    try {
+      Stat stat = new Stat();
+      byte[] data = client.getData().storingStatIn(stat).forPath(path);
+      return Optional.of(new Versioned(data == null ? new byte[0] : data, stat.getVersion()));
+    } catch (KeeperException.NoNodeException e) {
+      return Optional.empty();
+    } catch (Exception e) {
+      throw failure("read", path, e);
+    }
+  }
+
+  @Override
+  public Optional<Versioned> readLatest(String path) throws StoreException {
+    StorePaths.check(path);
+    CountDownLatch done = new CountDownLatch(1);
+    AtomicInteger rc = new AtomicInteger();
+    try {
+      client
+          .sync()
+          .inBackground(
+              (c, event) -> {
+                rc.set(event.getResultCode());
+                done.countDown();
+              })
+          .forPath(path);
+      if (!done.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new StoreException(where + ": sync " + path + ": no answer in " + timeout);
+      }
+    } catch (StoreException e) {
+      throw e;
+    } catch (Exception e) {
+      throw failure("sync", path, e);
+    }
+    int code = rc.get();
+    if (code != KeeperException.Code.OK.intValue()
+        && code != KeeperException.Code.NONODE.intValue()) {
+      throw failure("sync", path, KeeperException.create(KeeperException.Code.get(code), path));
+    }
+    return read(path);
+  }
+
+  @Override
+  public boolean create(String path, byte[] data, Lifetime lifetime) throws StoreException {
+    StorePaths.check(path);
+    try {
+      client
+          .create()
+          .creatingParentContainersIfNeeded()
+          .withMode(lifetime == Lifetime.LEASED ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT)
+          .forPath(path, data);
+      return true;
+    } catch (KeeperException.NodeExistsException e) {
+      return false;
+    } catch (Exception e) {
+      throw failure("create", path, e);
+    }
+  }
+
+  @Override
+  public boolean replace(String path, byte[] data, int version) throws StoreException {
+    StorePaths.check(path);
+    try {
+      client.setData().withVersion(version).forPath(path, data);
+      return true;
+    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+      return false;
+    } catch (Exception e) {
+      throw failure("replace", path, e);
+    }
+  }
+
+  @Override
+  public boolean delete(String path, int version) throws StoreException {
+    StorePaths.check(path);
+    try {
+      client.delete().withVersion(version).forPath(path);
+      return true;
+    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+      return false;
+    } catch (KeeperException.NotEmptyException e) {
+      throw new StoreException(where + ": store path " + path + ": has children", e);
+    } catch (Exception e) {
+      throw failure("delete", path, e);
+    }
+  }
+
+  @Override
+  public List<String> children(String path) throws StoreException {
+    StorePaths.check(path);
+    try {
+      List<String> out = new ArrayList<>(client.getChildren().forPath(path));
+      Collections.sort(out);
+      return out;
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (Exception e) {
+      throw failure("children", path, e);
+    }
+  }
+
+  @Override
+  public Subscription watch(String path, StoreListener listener) throws StoreException {
+    StorePaths.check(path);
+    String below = path.equals("/") ? "/" : path + "/";
+    CuratorCache cache = CuratorCache.build(client, path);
+    CuratorCacheListener l =
+        CuratorCacheListener.builder()
+            .forCreates(n -> put(below, n, listener))
+            .forChanges((before, n) -> put(below, n, listener))
+            .forDeletes(
+                n -> {
+                  if (n.getPath().startsWith(below)) {
+                    listener.changed(new StoreEvent(StoreEvent.Kind.REMOVED, n.getPath(), null));
+                  }
+                })
+            .forInitialized(
+                () -> listener.changed(new StoreEvent(StoreEvent.Kind.READY, null, null)))
+            .build();
+    cache.listenable().addListener(l);
+    try {
+      cache.start();
+    } catch (RuntimeException e) {
+      throw failure("watch", path, e);
+    }
+    return cache::close;
+  }
+
+  private static void put(String below, ChildData n, StoreListener listener) {
+    if (n.getPath().startsWith(below)) {
+      byte[] d = n.getData() == null ? new byte[0] : n.getData();
+      int v = n.getStat() == null ? 0 : n.getStat().getVersion();
+      listener.changed(new StoreEvent(StoreEvent.Kind.PUT, n.getPath(), new Versioned(d, v)));
+    }
+  }
+
+  @Override
+  public void onConnectionChange(Consumer<Connection> listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public Connection connection() {
+    return connection.get();
+  }
+
+  @Override
+  public String describe() {
+    return where;
+  }
+
+  /** The Curator client, for tests that inject faults. */
+  CuratorFramework curator() {
+    return client;
+  }
+
+  /** Closes the session: this member's leased entries end at once, fleet-wide. */
+  @Override
+  public void close() {
+    client.close();
+  }
+}
