@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.support.ConfigException;
@@ -14,17 +15,24 @@ final class ClientTypePolicy {
   final PolicyEngineProvider provider;
   final Path file;
   final boolean watch;
+  private final EngineEnvironment environment;
   private volatile PolicyEngine engine;
   private byte[] lastContent;
 
-  ClientTypePolicy(int clientType, PolicyEngineProvider provider, Path file, boolean watch)
+  ClientTypePolicy(
+      int clientType,
+      PolicyEngineProvider provider,
+      Path file,
+      boolean watch,
+      EngineEnvironment environment)
       throws ConfigException {
     this.clientType = clientType;
     this.provider = provider;
     this.file = file;
     this.watch = watch;
+    this.environment = environment;
     this.lastContent = read();
-    this.engine = provider.load(file, null);
+    this.engine = provider.load(file, null, environment);
   }
 
   PolicyEngine engine() {
@@ -39,7 +47,7 @@ final class ClientTypePolicy {
    */
   synchronized PolicyEngine reload() throws ConfigException {
     byte[] content = read();
-    PolicyEngine next = provider.load(file, engine);
+    PolicyEngine next = provider.load(file, engine, environment);
     engine = next;
     lastContent = content;
     return next;

@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
@@ -30,6 +31,8 @@ import org.w3c.dom.Element;
  * @param security TLS, Integrity and protection levels, or null for plain COPS
  * @param crypto the crypto provider table ({@code <crypto config=...>}), or null for the built-in
  *     defaults
+ * @param state the store the fleet shares ({@code <state>}, docs/fleet.md), or null: nothing is
+ *     shared
  */
 public record PdpConfig(
     String source,
@@ -47,13 +50,24 @@ public record PdpConfig(
     Path audit,
     Duration statsInterval,
     PdpSecurity security,
-    Path crypto) {
+    Path crypto,
+    StateConfig state) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
 
-  /** One served client type. */
-  public record ClientTypeConfig(int code, String engine, Path policy, boolean watch) {}
+  /**
+   * One served client type.
+   *
+   * @param linearizable with a fleet store, decide from a synchronous read of shared state rather
+   *     than the watch-fed view ({@code consistency="linearizable"}; default {@code cached})
+   */
+  public record ClientTypeConfig(
+      int code, String engine, Path policy, boolean watch, boolean linearizable) {
+    public ClientTypeConfig(int code, String engine, Path policy, boolean watch) {
+      this(code, engine, policy, watch, false);
+    }
+  }
 
   /** Send PEPs matching {@code pep} (a glob), for a client type or all, to another PDP. */
   public record Redirect(Pattern pep, Integer clientType, InetAddress address, int port) {
@@ -85,7 +99,8 @@ public record PdpConfig(
         audit,
         statsInterval,
         security,
-        crypto);
+        crypto,
+        state);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -118,7 +133,8 @@ public record PdpConfig(
               code,
               attr(ct, "engine", ""),
               XmlConfigReader.existingFile(ct, "policy", dir),
-              XmlConfigReader.bool(ct, "watch", false));
+              XmlConfigReader.bool(ct, "watch", false),
+              attr(ct, "consistency", "cached").equals("linearizable"));
       if (types.put(code, c) != null) {
         throw error(ct, "code", "client type " + code + " configured twice");
       }
@@ -158,7 +174,8 @@ public record PdpConfig(
         audit == null ? null : dir.resolve(attr(audit, "file", "")),
         statsEvery,
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
-        XmlConfigReader.existingFile(child(root, "crypto"), "config", dir));
+        XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),
+        StateConfig.parse(child(root, "state"), dir));
   }
 
   /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */

@@ -5,8 +5,11 @@ import static dev.portcullis.pdp.ConnectionState.hex;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.RegistryStatus;
+import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
@@ -28,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,14 +63,32 @@ public final class PdpServer implements AutoCloseable {
       new LogSummary(log, "refused connections", Duration.ofMinutes(1), Clock.systemUTC());
 
   private Channel serverChannel;
+  private final StateStore store; // null: nothing shared
+
+  /**
+   * Shared state changed under installed decisions (engines call it from store threads): bound to
+   * the server once it exists; changes before that have no installed decisions to touch.
+   */
+  private static final class SharedStateChanges {
+    volatile IntConsumer target;
+
+    void changed(int clientType) {
+      IntConsumer t = target;
+      if (t != null) {
+        t.accept(clientType);
+      }
+    }
+  }
 
   private PdpServer(
       PdpConfig config,
       Map<Integer, ClientTypePolicy> policies,
       AuditLog audit,
       PdpSecurityMaterial security,
-      int threads) {
+      int threads,
+      StateStore store) {
     this.config = config;
+    this.store = store;
     this.audit = audit;
     this.security = security;
     this.context = new ServerContext(config, policies, security, audit, refusals, this::address);
@@ -89,12 +111,39 @@ public final class PdpServer implements AutoCloseable {
    * @throws IOException if the port cannot be bound or the audit file opened
    */
   public static PdpServer start(PdpConfig config, int threads) throws ConfigException, IOException {
+    StateStore store = openStore(config);
+    try {
+      return start(config, threads, store);
+    } catch (ConfigException | IOException | RuntimeException e) {
+      if (store != null) {
+        store.close();
+      }
+      throw e;
+    }
+  }
+
+  private static StateStore openStore(PdpConfig config) throws IOException {
+    if (config.state() == null) {
+      return null;
+    }
+    try {
+      StateStore store = config.state().open();
+      log.info("state store: {}", store.describe());
+      return store;
+    } catch (StoreException e) {
+      throw new IOException("state store (" + config.source() + " <state>): " + e.getMessage(), e);
+    }
+  }
+
+  private static PdpServer start(PdpConfig config, int threads, StateStore store)
+      throws ConfigException, IOException {
     Map<String, PolicyEngineProvider> providers = new HashMap<>();
     for (PolicyEngineProvider p :
         ServiceLoader.load(PolicyEngineProvider.class, PdpServer.class.getClassLoader())) {
       providers.putIfAbsent(p.name(), p);
     }
     Map<Integer, ClientTypePolicy> policies = new HashMap<>();
+    SharedStateChanges changes = new SharedStateChanges();
     for (PdpConfig.ClientTypeConfig c : config.clientTypes().values()) {
       PolicyEngineProvider p = providers.get(c.engine());
       if (p == null) {
@@ -109,7 +158,12 @@ public final class PdpServer implements AutoCloseable {
                 + ")",
             null);
       }
-      ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch());
+      int type = c.code();
+      EngineEnvironment env =
+          store == null
+              ? EngineEnvironment.ALONE
+              : new EngineEnvironment(store, c.linearizable(), () -> changes.changed(type));
+      ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
       log.info(
           "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());
       policies.put(c.code(), policy);
@@ -124,7 +178,8 @@ public final class PdpServer implements AutoCloseable {
       security.close();
       throw e;
     }
-    PdpServer s = new PdpServer(config, policies, audit, security, threads);
+    PdpServer s = new PdpServer(config, policies, audit, security, threads, store);
+    changes.target = s::stateChanged;
     try {
       s.bind();
     } catch (IOException | RuntimeException e) {
@@ -292,6 +347,19 @@ public final class PdpServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Shared state (a fleet session) changed: every connection decides its installed requests of
+   * {@code clientType} again with the engine then in force and pushes what changed.
+   */
+  private void stateChanged(int clientType) {
+    if (closed.get()) {
+      return;
+    }
+    for (PdpStateMachine c : context.connections()) {
+      c.execute(() -> c.reevaluate(clientType, context.engine(clientType)));
+    }
+  }
+
   /** Asks every PEP with {@code clientType} open to resynchronize its state (SSQ). */
   public void synchronize(int clientType) {
     for (PdpStateMachine c : context.connections()) {
@@ -345,5 +413,8 @@ public final class PdpServer implements AutoCloseable {
     }
     audit.close();
     context.release();
+    if (store != null) {
+      store.close(); // this PDP's leased fleet entries (its sessions) end now
+    }
   }
 }

@@ -44,6 +44,7 @@ final class FakePdpContext implements PdpContext {
             null,
             Duration.ofMinutes(1),
             null,
+            null,
             null);
   }
 

@@ -86,6 +86,60 @@ public record AccessRequest(
         operation, subject, null, null, null, null, null, null, null, null, null, null, null);
   }
 
+  /** An MLS LOGIN: open {@code subject}'s session at {@code level} with {@code categories}. */
+  public static AccessRequest login(String subject, int level, List<String> categories) {
+    return new AccessRequest(
+        AccessOperation.LOGIN,
+        subject,
+        level,
+        categories,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  /** An MLS CHANGE_LEVEL: move {@code subject}'s session to {@code level}. */
+  public static AccessRequest changeLevel(String subject, int level) {
+    return new AccessRequest(
+        AccessOperation.CHANGE_LEVEL,
+        subject,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        level,
+        null);
+  }
+
+  /** An ACCESS to a named service, in {@code mode}, with no addresses. */
+  public static AccessRequest access(String subject, String service, AccessMode mode) {
+    return new AccessRequest(
+        AccessOperation.ACCESS,
+        subject,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        service,
+        mode,
+        null,
+        null);
+  }
+
   /** The signaled ClientSI carrying this request. */
   public ClientSI toClientSI() {
     return new ClientSI(false, encode());

@@ -21,4 +21,15 @@ public interface PolicyEngineProvider {
    * @throws ConfigException naming the file, line, element and attribute at fault
    */
   PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException;
+
+  /**
+   * Loads a policy file for a PDP that may share state with a fleet. Engines that keep no shared
+   * state need not override it.
+   *
+   * @param environment the fleet's store and how to use it
+   */
+  default PolicyEngine load(Path policyFile, PolicyEngine previous, EngineEnvironment environment)
+      throws ConfigException {
+    return load(policyFile, previous);
+  }
 }

@@ -8,10 +8,12 @@ import static dev.portcullis.support.XmlConfigReader.error;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.XmlConfigReader;
 import java.nio.file.Path;
@@ -22,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.w3c.dom.Element;
 
 /**
@@ -55,9 +56,25 @@ public final class MlsEngine implements PolicyEngine {
 
     @Override
     public PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException {
+      return load(policyFile, previous, EngineEnvironment.ALONE);
+    }
+
+    /**
+     * Sessions survive a reload (the new engine takes the old one's table); at start they are this
+     * PDP's own, or the fleet's when the PDP has a state store.
+     */
+    @Override
+    public PolicyEngine load(Path policyFile, PolicyEngine previous, EngineEnvironment env)
+        throws ConfigException {
       MlsEngine e = MlsEngine.load(policyFile);
-      if (previous instanceof MlsEngine) {
-        e.sessions.putAll(((MlsEngine) previous).sessions);
+      if (previous instanceof MlsEngine p) {
+        e.sessions = p.sessions;
+      } else if (env.store() != null) {
+        try {
+          e.sessions = new FleetSessions(env.store(), env.linearizable(), env.stateChanged());
+        } catch (StoreException x) {
+          throw new ConfigException(policyFile.toString(), "fleet sessions: " + x.getMessage(), x);
+        }
       }
       return e;
     }
@@ -78,7 +95,7 @@ public final class MlsEngine implements PolicyEngine {
   private final Set<String> categories;
   private final Map<String, Clearance> subjects;
   private final Map<String, Service> services;
-  private final Map<String, Label> sessions = new ConcurrentHashMap<>();
+  private SessionTable sessions = new LocalSessions();
   private final String source;
 
   private MlsEngine(
@@ -171,8 +188,8 @@ public final class MlsEngine implements PolicyEngine {
 
   // ---- decisions --------------------------------------------------------------------------------
 
-  private static String key(PolicyRequest r) {
-    return r.pepId() + '\u0000' + r.access().subject();
+  private String key(PolicyRequest r) {
+    return sessions.key(r.pepId(), r.access().subject());
   }
 
   @Override
@@ -198,6 +215,15 @@ public final class MlsEngine implements PolicyEngine {
   }
 
   private PolicyDecision evaluate(PolicyRequest r, boolean mutate) {
+    try {
+      return evaluateOrFail(r, mutate);
+    } catch (SessionTable.Unavailable e) {
+      return deny(e.getMessage()); // shared state unknown: fail closed
+    }
+  }
+
+  private PolicyDecision evaluateOrFail(PolicyRequest r, boolean mutate)
+      throws SessionTable.Unavailable {
     AccessRequest a = r.access();
     Clearance c = subjects.get(a.subject());
     if (c == null) {
@@ -221,7 +247,7 @@ public final class MlsEngine implements PolicyEngine {
         }
       case CHANGE_LEVEL:
         {
-          Label now = sessions.get(key(r));
+          Label now = sessions.get(key(r), mutate);
           if (now == null) {
             return deny("no session to change");
           }
@@ -244,13 +270,14 @@ public final class MlsEngine implements PolicyEngine {
         }
         return PolicyDecision.grant("logout", "session ended");
       default:
-        return access(r, c);
+        return access(r, c, mutate);
     }
   }
 
-  private PolicyDecision access(PolicyRequest r, Clearance c) {
+  private PolicyDecision access(PolicyRequest r, Clearance c, boolean fresh)
+      throws SessionTable.Unavailable {
     AccessRequest a = r.access();
-    Label session = sessions.get(key(r));
+    Label session = sessions.get(key(r), fresh);
     if (session == null) {
       return deny("no session: log in first");
     }
@@ -326,6 +353,11 @@ public final class MlsEngine implements PolicyEngine {
   /** Open sessions, for status and tests. */
   public int sessionCount() {
     return sessions.size();
+  }
+
+  /** Where the sessions are kept, for logs. */
+  public String sessionsDescription() {
+    return sessions.describe();
   }
 
   @Override

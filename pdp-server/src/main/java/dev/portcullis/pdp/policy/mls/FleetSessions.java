@@ -1,0 +1,207 @@
+package dev.portcullis.pdp.policy.mls;
+
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StateStore.Connection;
+import dev.portcullis.state.StateStore.Lifetime;
+import dev.portcullis.state.StoreEvent;
+import dev.portcullis.state.StoreException;
+import dev.portcullis.state.StorePaths;
+import dev.portcullis.state.Versioned;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MLS sessions shared by a fleet of PDPs, as MYSEA's Trusted Path Server held them for its servers
+ * (the MYSEA thesis, 2.3.3): one session per subject, whichever PEP and PDP took the LOGIN, so an
+ * ACCESS decided on any PDP sees the subject's current level.
+ *
+ * <p>Each session is one entry {@code /mls/sessions/SUBJECT}, leased to the PDP that took the LOGIN
+ * (it ends when that PDP stops or is cut off for longer than the store's session timeout), holding
+ * {@code v1 RANK CATEGORY,CATEGORY}. Labels are not secret; nothing else is stored.
+ *
+ * <ul>
+ *   <li><b>cached</b> (default): every PDP keeps a view fed by a watch and decides from it: nothing
+ *       on the per-decision path goes to the store. Each change calls the PDP back, which decides
+ *       its installed requests again and pushes what changed.
+ *   <li><b>linearizable</b>: a new decision reads the entry after a {@code sync}, as MYSEA asked
+ *       its TPS per connection; re-evaluations use the view.
+ * </ul>
+ *
+ * While the store is cut off, every lookup fails closed ({@link Unavailable}): decisions that need
+ * a session are denied, installed ones are removed when re-evaluated.
+ */
+final class FleetSessions implements SessionTable {
+  private static final Logger log = LoggerFactory.getLogger(FleetSessions.class);
+  static final String ROOT = "/mls/sessions";
+
+  private final StateStore store;
+  private final boolean linearizable;
+  private final Runnable changed;
+  private final Map<String, Label> view = new ConcurrentHashMap<>();
+  private final StateStore.Subscription watch;
+  private volatile boolean ready;
+  private volatile boolean connected = true;
+
+  FleetSessions(StateStore store, boolean linearizable, Runnable changed) throws StoreException {
+    this.store = store;
+    this.linearizable = linearizable;
+    this.changed = changed;
+    CountDownLatch first = new CountDownLatch(1);
+    store.onConnectionChange(this::connection);
+    this.watch =
+        store.watch(
+            ROOT,
+            e -> {
+              if (e.kind() == StoreEvent.Kind.READY) {
+                ready = true;
+                first.countDown();
+                return;
+              }
+              String key = e.path().substring(ROOT.length() + 1);
+              if (e.kind() == StoreEvent.Kind.PUT) {
+                Label l = decode(e.value().data());
+                if (l == null) {
+                  log.warn("fleet session {}: unreadable entry ignored", e.path());
+                  return;
+                }
+                if (l.equals(view.put(key, l))) {
+                  return; // our own write, already in the view
+                }
+              } else if (view.remove(key) == null) {
+                return;
+              }
+              if (ready) {
+                changed.run();
+              }
+            });
+    try {
+      if (!first.await(30, TimeUnit.SECONDS)) {
+        watch.close();
+        throw new StoreException(store.describe() + ": fleet sessions not read in 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      watch.close();
+      throw new StoreException(store.describe() + ": interrupted reading fleet sessions");
+    }
+  }
+
+  private void connection(Connection c) {
+    boolean up = c == Connection.CONNECTED || c == Connection.RECONNECTED;
+    if (up != connected) {
+      connected = up;
+      log.warn(
+          up
+              ? "fleet sessions: store back, deciding from it again"
+              : "fleet sessions: store {}, failing closed: decisions that need a session are"
+                  + " denied",
+          c);
+      changed.run(); // installed decisions are decided again either way
+    }
+  }
+
+  static String path(String key) {
+    return ROOT + "/" + key;
+  }
+
+  static byte[] encode(Label l) {
+    return ("v1 " + l.rank() + " " + String.join(",", l.categories()))
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  static Label decode(byte[] b) {
+    String[] f = new String(b, StandardCharsets.UTF_8).split(" ", -1);
+    if (f.length != 3 || !f[0].equals("v1") || !f[1].matches("[0-9]{1,5}")) {
+      return null;
+    }
+    Set<String> cats = new LinkedHashSet<>();
+    if (!f[2].isEmpty()) {
+      cats.addAll(Arrays.asList(f[2].split(",")));
+    }
+    return new Label(Integer.parseInt(f[1]), cats);
+  }
+
+  @Override
+  public String key(String pepId, String subject) {
+    return StorePaths.segment(subject); // one session per subject, fleet-wide
+  }
+
+  @Override
+  public Label get(String key, boolean fresh) throws Unavailable {
+    if (!connected) {
+      throw new Unavailable("fleet session store unreachable: failing closed");
+    }
+    if (!(fresh && linearizable)) {
+      return view.get(key);
+    }
+    try {
+      Optional<Versioned> v = store.readLatest(path(key));
+      return v.map(x -> decode(x.data())).orElse(null);
+    } catch (StoreException e) {
+      throw new Unavailable("fleet session store: " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void put(String key, Label label) throws Unavailable {
+    if (!connected) {
+      throw new Unavailable("fleet session store unreachable: no session can be opened");
+    }
+    try {
+      Optional<Versioned> now = store.read(path(key));
+      boolean written =
+          now.isPresent()
+              // a session open elsewhere moves in place, its lease staying with the PDP that
+              // opened it: deleting and creating would show every watcher a logout first
+              ? store.replace(path(key), encode(label), now.get().version())
+              : store.create(path(key), encode(label), Lifetime.LEASED);
+      if (!written) {
+        throw new Unavailable("fleet session of " + key + " changed meanwhile: try again");
+      }
+    } catch (StoreException e) {
+      throw new Unavailable("fleet session store: " + e.getMessage());
+    }
+    if (!label.equals(view.put(key, label))) {
+      changed.run(); // this PDP's own installed decisions for the subject, too
+    }
+  }
+
+  @Override
+  public void remove(String key) {
+    try {
+      store.delete(path(key), Versioned.ANY);
+    } catch (StoreException e) {
+      log.warn("fleet session {} not removed from the store: {}", key, e.getMessage());
+    }
+    if (view.remove(key) != null) {
+      changed.run();
+    }
+  }
+
+  @Override
+  public int size() {
+    return view.size();
+  }
+
+  @Override
+  public String describe() {
+    return "fleet sessions ("
+        + (linearizable ? "linearizable" : "cached")
+        + ") in "
+        + store.describe();
+  }
+
+  @Override
+  public void close() {
+    watch.close();
+  }
+}

@@ -1,0 +1,44 @@
+package dev.portcullis.pdp.policy.mls;
+
+/**
+ * Where MLS sessions live: in this PDP ({@link LocalSessions}) or in the fleet's store ({@link
+ * FleetSessions}, MYSEA's Trusted Path Server role). Thread-safe.
+ */
+interface SessionTable extends AutoCloseable {
+
+  /** The key a subject's session is kept under for a request from {@code pepId}. */
+  String key(String pepId, String subject);
+
+  /**
+   * The session at {@code key}, or null.
+   *
+   * @param fresh a new decision (which may read the store synchronously in linearizable mode)
+   *     rather than a re-evaluation of an installed one (which uses the local view)
+   * @throws Unavailable when the shared state cannot be known: decide to deny
+   */
+  Label get(String key, boolean fresh) throws Unavailable;
+
+  /** Opens or moves the session. */
+  void put(String key, Label label) throws Unavailable;
+
+  /** Ends the session, if any. */
+  void remove(String key);
+
+  /** Open sessions this table sees. */
+  int size();
+
+  /** For logs. */
+  String describe();
+
+  @Override
+  void close();
+
+  /** Shared session state cannot be read or written now; the reason says why. */
+  final class Unavailable extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Unavailable(String message) {
+      super(message);
+    }
+  }
+}

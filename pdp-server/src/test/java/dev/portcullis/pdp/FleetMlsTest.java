@@ -1,0 +1,166 @@
+package dev.portcullis.pdp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * MYSEA's federation on a real 3-node ZooKeeper ensemble: a user logs in through a PEP of one PDP,
+ * and a service's PEP attached to another PDP is decided by that session, and loses the decision
+ * when the session changes or ends, or when the PDP holding it stops.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class FleetMlsTest {
+  static final int MLS = 0xC0A6;
+  static TestingCluster zk;
+  private static int fleets;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void ensemble() throws Exception {
+    zk = new TestingCluster(3);
+    zk.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (zk != null) {
+      zk.close();
+    }
+  }
+
+  /** A PDP of the fleet {@code namespace}, deciding MLS with the given consistency. */
+  PdpServer pdp(String namespace, String consistency) throws Exception {
+    Path policy = dir.resolve("policy-mls.xml");
+    if (!Files.exists(policy)) {
+      Files.copy(Path.of("../config/policy-mls.xml"), policy);
+      Files.writeString(dir.resolve("zk.secret"), "portcullis:fleet-test-secret\n");
+    }
+    Path cfg = Files.createTempFile(dir, "pdp", ".xml");
+    Files.writeString(
+        cfg,
+        "<pdp><state store=\"zookeeper\" connect=\""
+            + zk.getConnectString()
+            + "\" namespace=\""
+            + namespace
+            + "\" session-timeout=\"PT6S\" auth-file=\"zk.secret\"/>"
+            + "<listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\""
+            + " consistency=\""
+            + consistency
+            + "\"/></pdp>");
+    return PdpServer.start(PdpConfig.load(cfg), 1);
+  }
+
+  static AccessRequest login(String subject, int level) {
+    return AccessRequest.login(subject, level, List.of("NATO"));
+  }
+
+  static AccessRequest changeLevel(String subject, int level) {
+    return AccessRequest.changeLevel(subject, level);
+  }
+
+  static AccessRequest read(String subject, String service) {
+    return AccessRequest.access(subject, service, AccessMode.READ);
+  }
+
+  static Decision pushed(BlockingPep pep) throws Exception {
+    Decision d = pep.pushed(10_000);
+    assertNotNull(d, "no unsolicited decision in 10 s");
+    assertFalse(d.solicited(), "expected an unsolicited decision");
+    return d;
+  }
+
+  /**
+   * Asks on one handle until the PDP installs (the cached view follows the store within
+   * milliseconds), at most 100 times; the pushes raced by the asking are forgotten.
+   */
+  static boolean awaitInstalled(BlockingPep pep, AccessRequest r) throws Exception {
+    for (int i = 0; i < 100; i++) {
+      if (pep.ask("access", r)) {
+        pep.forgetPushed();
+        return true;
+      }
+      Thread.sleep(20);
+    }
+    return false;
+  }
+
+  @Test
+  void aSessionOpenedThroughOnePdpDecidesAccessOnAnother() throws Exception {
+    String ns = "/portcullis/fleet" + (fleets++);
+    try (PdpServer a = pdp(ns, "cached");
+        PdpServer b = pdp(ns, "cached");
+        BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+        BlockingPep proxy = new BlockingPep(b.address(), MLS, "intel-proxy")) {
+      assertFalse(proxy.ask("access", read("alice", "intel-db")), "no session yet");
+      assertTrue(terminal.ask("login", login("alice", 2)), "LOGIN at SECRET");
+      // B hears of the session through its watch and installs what it refused... (a new request)
+      boolean seen = awaitInstalled(proxy, read("alice", "intel-db"));
+      assertTrue(seen, "B sees alice's SECRET session: read intel-db (SECRET) allowed");
+      // CHANGE_LEVEL to CONFIDENTIAL on A: B removes the installed read (no read up)
+      assertTrue(terminal.ask("login", changeLevel("alice", 1)));
+      Decision d = pushed(proxy);
+      assertFalse(BlockingPep.installs(d), "removed after the level went down");
+      // back to SECRET: installed again
+      assertTrue(terminal.ask("login", changeLevel("alice", 2)));
+      assertTrue(BlockingPep.installs(pushed(proxy)), "installed again at SECRET");
+      // LOGOUT on A: removed on B
+      assertTrue(terminal.ask("logout", AccessRequest.of(AccessOperation.LOGOUT, "alice")));
+      assertFalse(BlockingPep.installs(pushed(proxy)), "removed after LOGOUT");
+      assertEquals(0, ((dev.portcullis.pdp.policy.mls.MlsEngine) b.engine(MLS)).sessionCount());
+    }
+  }
+
+  @Test
+  void sessionsEndWhenThePdpHoldingThemStops() throws Exception {
+    String ns = "/portcullis/fleet" + (fleets++);
+    try (PdpServer b = pdp(ns, "cached");
+        BlockingPep proxy = new BlockingPep(b.address(), MLS, "intel-proxy")) {
+      PdpServer a = pdp(ns, "cached");
+      try (BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1")) {
+        assertTrue(terminal.ask("login", login("alice", 2)));
+        boolean seen = awaitInstalled(proxy, read("alice", "intel-db"));
+        assertTrue(seen);
+      }
+      a.close(); // its lease on alice's session ends with it
+      assertFalse(BlockingPep.installs(pushed(proxy)), "removed when the session's PDP stopped");
+    }
+  }
+
+  @Test
+  void linearizableModeSeesALoginAtOnce() throws Exception {
+    String ns = "/portcullis/fleet" + (fleets++);
+    try (PdpServer a = pdp(ns, "cached");
+        PdpServer c = pdp(ns, "linearizable");
+        BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+        BlockingPep proxy = new BlockingPep(c.address(), MLS, "intel-proxy")) {
+      for (int i = 0; i < 10; i++) {
+        String user = i % 2 == 0 ? "alice" : "bob";
+        assertTrue(terminal.ask("login-" + i, login(user, 2)));
+        // no waiting: a synchronous read after the LOGIN's write
+        assertTrue(proxy.ask("access-" + i, read(user, "intel-db")), "round " + i);
+        assertTrue(terminal.ask("logout-" + i, AccessRequest.of(AccessOperation.LOGOUT, user)));
+        assertFalse(proxy.ask("after-" + i, read(user, "intel-db")), "round " + i);
+        pushed(proxy); // the installed access removed by the watch, too
+      }
+    }
+  }
+}
