@@ -8,6 +8,7 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.state.StateStore;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
@@ -41,7 +42,11 @@ final class PdpSecurityMaterial implements AutoCloseable {
   }
 
   /** Opens the crypto registry and what the security section names; all closed on failure. */
-  static PdpSecurityMaterial open(PdpConfig config) throws ConfigException, IOException {
+  /**
+   * @param fleet the fleet's ZooKeeper store (credentials are then single-use fleet-wide), or null
+   */
+  static PdpSecurityMaterial open(PdpConfig config, StateStore fleet)
+      throws ConfigException, IOException {
     PdpSecurity s = config.security();
     List<IntegrityKeys.Spec> keys = s == null ? List.of() : s.keys();
     CryptoRegistry registry = IntegrityKeys.registry(config.crypto(), keys);
@@ -62,7 +67,7 @@ final class PdpSecurityMaterial implements AutoCloseable {
       if (s != null && s.tls() != null) {
         tls = serverTls(config, s);
       }
-      Enroller enroller = s == null || s.enrolment() == null ? null : enroller(s, registry);
+      Enroller enroller = s == null || s.enrolment() == null ? null : enroller(s, registry, fleet);
       return new PdpSecurityMaterial(tls, ring, registry, enroller);
     } catch (ConfigException | IOException | RuntimeException e) {
       new PdpSecurityMaterial(tls, ring, registry, null).close();
@@ -70,7 +75,8 @@ final class PdpSecurityMaterial implements AutoCloseable {
     }
   }
 
-  private static Enroller enroller(PdpSecurity s, CryptoRegistry registry) throws IOException {
+  private static Enroller enroller(PdpSecurity s, CryptoRegistry registry, StateStore fleet)
+      throws IOException {
     PdpSecurity.Enrolment e = s.enrolment();
     Path caCrt = e.caCertificate();
     Path caKey = e.caKey();
@@ -82,13 +88,13 @@ final class PdpSecurityMaterial implements AutoCloseable {
     try {
       Enroller enroller =
           new Enroller(
-              CredentialStore.open(e.store(), registry.digester(Algorithm.SHA_256)),
+              CredentialStore.open(e.store(), registry.digester(Algorithm.SHA_256), fleet),
               DevCertificates.certificateFile(caCrt),
               DevCertificates.privateKeyFile(caKey),
               e.lifetime());
       log.info(
           "enrolment: one-time credentials in {}, certificates signed by {} for {}",
-          enroller.store().directory(),
+          fleet == null ? enroller.store().directory() : fleet.describe(),
           caCrt,
           e.lifetime());
       return enroller;

@@ -168,7 +168,9 @@ public final class PdpServer implements AutoCloseable {
           "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());
       policies.put(c.code(), policy);
     }
-    PdpSecurityMaterial security = PdpSecurityMaterial.open(config);
+    PdpSecurityMaterial security =
+        PdpSecurityMaterial.open(
+            config, config.state() != null && config.state().zookeeper() ? store : null);
     AuditLog audit;
     try {
       audit =

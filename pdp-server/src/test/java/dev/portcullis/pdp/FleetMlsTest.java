@@ -13,9 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,36 +25,21 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FleetMlsTest {
   static final int MLS = 0xC0A6;
-  static TestingCluster zk;
-  private static int fleets;
 
   @TempDir Path dir;
-
-  @BeforeAll
-  static void ensemble() throws Exception {
-    zk = new TestingCluster(3);
-    zk.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (zk != null) {
-      zk.close();
-    }
-  }
 
   /** A PDP of the fleet {@code namespace}, deciding MLS with the given consistency. */
   PdpServer pdp(String namespace, String consistency) throws Exception {
     Path policy = dir.resolve("policy-mls.xml");
     if (!Files.exists(policy)) {
       Files.copy(Path.of("../config/policy-mls.xml"), policy);
-      Files.writeString(dir.resolve("zk.secret"), "portcullis:fleet-test-secret\n");
+      Files.writeString(dir.resolve("zk.secret"), FleetEnsemble.IDENTITY + "\n");
     }
     Path cfg = Files.createTempFile(dir, "pdp", ".xml");
     Files.writeString(
         cfg,
         "<pdp><state store=\"zookeeper\" connect=\""
-            + zk.getConnectString()
+            + FleetEnsemble.connectString()
             + "\" namespace=\""
             + namespace
             + "\" session-timeout=\"PT6S\" auth-file=\"zk.secret\"/>"
@@ -105,7 +87,7 @@ class FleetMlsTest {
 
   @Test
   void aSessionOpenedThroughOnePdpDecidesAccessOnAnother() throws Exception {
-    String ns = "/portcullis/fleet" + (fleets++);
+    String ns = FleetEnsemble.namespace();
     try (PdpServer a = pdp(ns, "cached");
         PdpServer b = pdp(ns, "cached");
         BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
@@ -131,7 +113,7 @@ class FleetMlsTest {
 
   @Test
   void sessionsEndWhenThePdpHoldingThemStops() throws Exception {
-    String ns = "/portcullis/fleet" + (fleets++);
+    String ns = FleetEnsemble.namespace();
     try (PdpServer b = pdp(ns, "cached");
         BlockingPep proxy = new BlockingPep(b.address(), MLS, "intel-proxy")) {
       PdpServer a = pdp(ns, "cached");
@@ -147,7 +129,7 @@ class FleetMlsTest {
 
   @Test
   void linearizableModeSeesALoginAtOnce() throws Exception {
-    String ns = "/portcullis/fleet" + (fleets++);
+    String ns = FleetEnsemble.namespace();
     try (PdpServer a = pdp(ns, "cached");
         PdpServer c = pdp(ns, "linearizable");
         BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");

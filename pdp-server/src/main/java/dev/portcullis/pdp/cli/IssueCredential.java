@@ -8,6 +8,8 @@ import dev.portcullis.crypto.Digester;
 import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -76,9 +78,12 @@ final class IssueCredential implements Callable<Integer> {
     }
     Path storeDir = c.security().enrolment().store();
     // Hashed through the PDP's own crypto configuration, as the running PDP hashes.
-    try (CryptoRegistry crypto = IntegrityKeys.registry(c.crypto(), List.of())) {
+    // In a fleet on ZooKeeper the credential goes into the fleet's store, usable once fleet-wide.
+    boolean fleet = c.state() != null && c.state().zookeeper();
+    try (CryptoRegistry crypto = IntegrityKeys.registry(c.crypto(), List.of());
+        StateStore shared = fleet ? c.state().open() : null) {
       Digester sha256 = crypto.digester(Algorithm.SHA_256);
-      CredentialStore store = CredentialStore.open(storeDir, sha256);
+      CredentialStore store = CredentialStore.open(storeDir, sha256, shared);
       // The log is owned before anything is issued: a second writer fails here, having issued
       // nothing, instead of forking the log's hash chain.
       CredentialStore.Issued i;
@@ -106,6 +111,9 @@ final class IssueCredential implements Callable<Integer> {
     } catch (ConfigException e) {
       err.println("error: " + e.getMessage());
       return 2;
+    } catch (StoreException e) {
+      err.println("error: the fleet's state store: " + e.getMessage());
+      return 1;
     } catch (IOException e) {
       err.println("error: credential store " + storeDir + ": " + e.getMessage());
       return 2;

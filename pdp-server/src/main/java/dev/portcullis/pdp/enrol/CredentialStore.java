@@ -3,14 +3,12 @@ package dev.portcullis.pdp.enrol;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.portcullis.crypto.Digester;
-import dev.portcullis.support.DurableFiles;
+import dev.portcullis.state.StateStore;
 import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -34,6 +32,12 @@ import java.util.regex.Pattern;
  * the SHA-256 of the 256-bit secret is stored: the store does not let its reader enrol.
  *
  * <p>The files are owner-only. Thread-safe; several processes may share a store.
+ *
+ * <p>In a fleet on ZooKeeper ({@link #open(Path, Digester, StateStore)}) the records live in the
+ * fleet's store instead, so that a credential is used once across every PDP: issuing creates {@code
+ * /enrolment/issued/ID}, using it creates {@code /enrolment/used/ID}, which the store's consensus
+ * lets exactly one PDP do, and which is durable on a quorum before any certificate is issued. The
+ * directory then holds only the issuing log.
  */
 public final class CredentialStore {
   /** Where a credential stands. */
@@ -57,15 +61,13 @@ public final class CredentialStore {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Path dir;
-  private final Path valid;
-  private final Path used;
   private final Digester sha256;
+  private final CredentialLedger ledger;
 
-  private CredentialStore(Path dir, Digester sha256) {
+  private CredentialStore(Path dir, Digester sha256, CredentialLedger ledger) {
     this.dir = dir;
     this.sha256 = sha256;
-    this.valid = dir.resolve("valid");
-    this.used = dir.resolve("used");
+    this.ledger = ledger;
   }
 
   /**
@@ -73,8 +75,26 @@ public final class CredentialStore {
    * sha256} (the PDP's crypto registry).
    */
   public static CredentialStore open(Path dir, Digester sha256) throws IOException {
-    CredentialStore s = new CredentialStore(dir.toAbsolutePath().normalize(), sha256);
-    for (Path d : new Path[] {s.dir, s.valid, s.used}) {
+    return open(dir, sha256, null);
+  }
+
+  /**
+   * Opens the store whose records are in {@code fleet} (a fleet's ZooKeeper store) when it is
+   * given, else in {@code dir}; {@code dir} holds the issuing log either way.
+   */
+  public static CredentialStore open(Path dir, Digester sha256, StateStore fleet)
+      throws IOException {
+    Path home = dir.toAbsolutePath().normalize();
+    Path valid = home.resolve("valid");
+    Path used = home.resolve("used");
+    CredentialStore s =
+        new CredentialStore(
+            home,
+            sha256,
+            fleet == null
+                ? new CredentialLedger.InFiles(valid, used)
+                : new CredentialLedger.InFleet(fleet));
+    for (Path d : fleet == null ? new Path[] {home, valid, used} : new Path[] {home}) {
       if (!Files.isDirectory(d)) {
         if (OwnedFile.posix()) {
           Files.createDirectories(
@@ -112,8 +132,7 @@ public final class CredentialStore {
       n.put("secretSha256", HexFormat.of().formatHex(sha256(secret)));
       n.put("issuedAt", now.toString());
       n.put("notAfter", notAfter.toString());
-      DurableFiles.write(
-          valid.resolve(id + ".json"), JSON.writeValueAsString(n).getBytes(StandardCharsets.UTF_8));
+      ledger.write(id, JSON.writeValueAsString(n).getBytes(StandardCharsets.UTF_8));
       return new Issued(
           id,
           pepId,
@@ -129,30 +148,24 @@ public final class CredentialStore {
     if (!ID.matcher(id).matches()) {
       return null;
     }
-    for (Path d : new Path[] {valid, used}) {
-      try {
-        var n = JSON.readTree(Files.readString(d.resolve(id + ".json"), StandardCharsets.UTF_8));
-        return new Credential(
-            n.path("id").asText(),
-            n.path("pep").asText(),
-            HexFormat.of().parseHex(n.path("secretSha256").asText()),
-            Instant.parse(n.path("issuedAt").asText()),
-            Instant.parse(n.path("notAfter").asText()));
-      } catch (NoSuchFileException e) {
-        // look in the other directory
-      }
+    byte[] record = ledger.read(id);
+    if (record == null) {
+      return null;
     }
-    return null;
+    var n = JSON.readTree(new String(record, StandardCharsets.UTF_8));
+    return new Credential(
+        n.path("id").asText(),
+        n.path("pep").asText(),
+        HexFormat.of().parseHex(n.path("secretSha256").asText()),
+        Instant.parse(n.path("issuedAt").asText()),
+        Instant.parse(n.path("notAfter").asText()));
   }
 
-  public State state(String id) {
+  public State state(String id) throws IOException {
     if (!ID.matcher(id).matches()) {
       return State.UNKNOWN;
     }
-    if (Files.exists(used.resolve(id + ".json"))) {
-      return State.USED;
-    }
-    return Files.exists(valid.resolve(id + ".json")) ? State.VALID : State.UNKNOWN;
+    return ledger.state(id);
   }
 
   /**
@@ -164,15 +177,7 @@ public final class CredentialStore {
     if (!ID.matcher(id).matches()) {
       return false;
     }
-    try {
-      Files.move(
-          valid.resolve(id + ".json"), used.resolve(id + ".json"), StandardCopyOption.ATOMIC_MOVE);
-    } catch (NoSuchFileException e) {
-      return false;
-    }
-    DurableFiles.forceDirectory(used);
-    DurableFiles.forceDirectory(valid);
-    return true;
+    return ledger.consume(id);
   }
 
   /** True if {@code secret} is the credential's, compared in constant time. */

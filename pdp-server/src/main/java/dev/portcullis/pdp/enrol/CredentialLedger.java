@@ -1,0 +1,127 @@
+package dev.portcullis.pdp.enrol;
+
+import dev.portcullis.pdp.enrol.CredentialStore.State;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StateStore.Lifetime;
+import dev.portcullis.state.StoreException;
+import dev.portcullis.state.Versioned;
+import dev.portcullis.support.DurableFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/** Where credential records are kept, and how one is used exactly once. */
+interface CredentialLedger {
+  void write(String id, byte[] record) throws IOException;
+
+  /** The record, valid or used, or null. */
+  byte[] read(String id) throws IOException;
+
+  State state(String id) throws IOException;
+
+  /** Valid to used, once; durable when true. */
+  boolean consume(String id) throws IOException;
+
+  /** Files: {@code valid/ID.json}, renamed atomically to {@code used/ID.json}. */
+  record InFiles(Path valid, Path used) implements CredentialLedger {
+    @Override
+    public void write(String id, byte[] record) throws IOException {
+      DurableFiles.write(valid.resolve(id + ".json"), record);
+    }
+
+    @Override
+    public byte[] read(String id) throws IOException {
+      for (Path d : new Path[] {valid, used}) {
+        try {
+          return Files.readAllBytes(d.resolve(id + ".json"));
+        } catch (NoSuchFileException e) {
+          // look in the other directory
+        }
+      }
+      return null;
+    }
+
+    @Override
+    public State state(String id) {
+      if (Files.exists(used.resolve(id + ".json"))) {
+        return State.USED;
+      }
+      return Files.exists(valid.resolve(id + ".json")) ? State.VALID : State.UNKNOWN;
+    }
+
+    @Override
+    public boolean consume(String id) throws IOException {
+      try {
+        Files.move(
+            valid.resolve(id + ".json"),
+            used.resolve(id + ".json"),
+            StandardCopyOption.ATOMIC_MOVE);
+      } catch (NoSuchFileException e) {
+        return false;
+      }
+      DurableFiles.forceDirectory(used);
+      DurableFiles.forceDirectory(valid);
+      return true;
+    }
+  }
+
+  /**
+   * A fleet's store: {@code /enrolment/issued/ID}, and {@code /enrolment/used/ID} created by
+   * exactly one PDP (the store's consensus decides), durable on a quorum before the PDP issues
+   * anything. The record holds the secret's SHA-256, never the secret: reading the store does not
+   * let one enrol.
+   */
+  record InFleet(StateStore store) implements CredentialLedger {
+    private static String issued(String id) {
+      return "/enrolment/issued/" + id;
+    }
+
+    private static String used(String id) {
+      return "/enrolment/used/" + id;
+    }
+
+    @Override
+    public void write(String id, byte[] record) throws IOException {
+      try {
+        if (!store.create(issued(id), record, Lifetime.DURABLE)) {
+          throw new IOException("credential " + id + " exists already in " + store.describe());
+        }
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public byte[] read(String id) throws IOException {
+      try {
+        return store.readLatest(issued(id)).map(Versioned::data).orElse(null);
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public State state(String id) throws IOException {
+      try {
+        if (store.readLatest(used(id)).isPresent()) {
+          return State.USED;
+        }
+        return store.read(issued(id)).isPresent() ? State.VALID : State.UNKNOWN;
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public boolean consume(String id) throws IOException {
+      try {
+        return store.readLatest(issued(id)).isPresent()
+            && store.create(used(id), new byte[0], Lifetime.DURABLE);
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+  }
+}

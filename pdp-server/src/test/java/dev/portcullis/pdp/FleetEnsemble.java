@@ -1,0 +1,50 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.state.StoreException;
+import dev.portcullis.state.ZooKeeperStateStore;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.TestingCluster;
+
+/**
+ * One real 3-node ZooKeeper ensemble on loopback for this module's fleet tests, started on first
+ * use and stopped when the test JVM exits; each test takes its own namespace.
+ */
+final class FleetEnsemble {
+  static final String IDENTITY = "portcullis:fleet-test-secret";
+  private static final AtomicInteger NAMESPACES = new AtomicInteger();
+  private static TestingCluster cluster;
+
+  private FleetEnsemble() {}
+
+  static synchronized String connectString() throws Exception {
+    if (cluster == null) {
+      TestingCluster c = new TestingCluster(3);
+      c.start();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      c.close();
+                    } catch (Exception e) {
+                      // the JVM is going anyway
+                    }
+                  }));
+      cluster = c;
+    }
+    return cluster.getConnectString();
+  }
+
+  /** A namespace no other test uses. */
+  static String namespace() {
+    return "/portcullis/fleet" + NAMESPACES.incrementAndGet();
+  }
+
+  /** A member's store in {@code namespace}. */
+  static ZooKeeperStateStore member(String namespace) throws Exception, StoreException {
+    return ZooKeeperStateStore.connect(
+        new ZooKeeperStateStore.Settings(
+            connectString(), namespace, Duration.ofSeconds(6), IDENTITY));
+  }
+}
