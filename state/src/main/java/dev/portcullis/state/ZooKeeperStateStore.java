@@ -7,9 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -41,7 +39,6 @@ public final class ZooKeeperStateStore implements StateStore {
 
   private final CuratorFramework client;
   private final String where;
-  private final Duration timeout;
   private final List<Consumer<Connection>> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<Connection> connection =
       new AtomicReference<>(Connection.SUSPENDED);
@@ -61,10 +58,9 @@ public final class ZooKeeperStateStore implements StateStore {
     }
   }
 
-  private ZooKeeperStateStore(CuratorFramework client, String where, Duration timeout) {
+  private ZooKeeperStateStore(CuratorFramework client, String where) {
     this.client = client;
     this.where = where;
-    this.timeout = timeout;
   }
 
   /**
@@ -104,7 +100,7 @@ public final class ZooKeeperStateStore implements StateStore {
             .authorization("digest", s.digest().getBytes(StandardCharsets.UTF_8))
             .aclProvider(acl)
             .build();
-    ZooKeeperStateStore store = new ZooKeeperStateStore(c, s.toString(), s.sessionTimeout());
+    ZooKeeperStateStore store = new ZooKeeperStateStore(c, s.toString());
     c.getConnectionStateListenable().addListener((cf, state) -> store.changed(state));
     c.start();
     try {
@@ -169,32 +165,20 @@ public final class ZooKeeperStateStore implements StateStore {
     }
   }
 
+  /**
+   * A {@code sync} and then the read, pipelined: ZooKeeper serves one session's requests in the
+   * order sent, so the read is answered after the sync has brought this client's server up to the
+   * leader, without waiting a round trip for the sync's own answer in between (docs/fleet.md has
+   * the figures). A sync fails only when the connection does, and then the read after it on the
+   * same connection fails too: the read's outcome is the answer.
+   */
   @Override
   public Optional<Versioned> readLatest(String path) throws StoreException {
     StorePaths.check(path);
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicInteger rc = new AtomicInteger();
     try {
-      client
-          .sync()
-          .inBackground(
-              (c, event) -> {
-                rc.set(event.getResultCode());
-                done.countDown();
-              })
-          .forPath(path);
-      if (!done.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new StoreException(where + ": sync " + path + ": no answer in " + timeout);
-      }
-    } catch (StoreException e) {
-      throw e;
+      client.sync().inBackground().forPath(path);
     } catch (Exception e) {
       throw failure("sync", path, e);
-    }
-    int code = rc.get();
-    if (code != KeeperException.Code.OK.intValue()
-        && code != KeeperException.Code.NONODE.intValue()) {
-      throw failure("sync", path, KeeperException.create(KeeperException.Code.get(code), path));
     }
     return read(path);
   }

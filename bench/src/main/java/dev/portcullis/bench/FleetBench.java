@@ -1,0 +1,306 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Quantiles;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingCluster;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The fleet's costs, side by side in one run on loopback (docs/fleet.md, docs/benchmarks.md): a
+ * 3-node ZooKeeper ensemble in this process, a PDP alone and three PDPs of one fleet, PEPs on each.
+ * Measures the ACCESS round trip when the PDP holds the subject's session and when another PDP does
+ * (cached and linearizable), the staleness of the cached mode (LOGOUT or CHANGE_LEVEL sent to PDP A
+ * until PDP B's unsolicited Remove reaches its PEP), and pipelined decisions/s on a fleet PDP
+ * against a PDP alone. The ensemble is for measuring only; production points at its own.
+ */
+@Command(
+    name = "fleet-bench",
+    mixinStandardHelpOptions = true,
+    description = "Measure a PDP fleet on ZooKeeper: federated decision latency, staleness.")
+public final class FleetBench implements Callable<Integer> {
+  static final int MLS = 0xC0A6;
+
+  @Option(
+      names = "--round-trips",
+      defaultValue = "4000",
+      description = "Measured ACCESS round trips per cell (default: ${DEFAULT-VALUE}).")
+  int roundTrips;
+
+  @Option(
+      names = "--changes",
+      defaultValue = "200",
+      description = "Measured session changes per staleness cell (default: ${DEFAULT-VALUE}).")
+  int changes;
+
+  @Option(
+      names = "--decisions",
+      defaultValue = "40000",
+      description = "Decisions per throughput cell (default: ${DEFAULT-VALUE}).")
+  int decisions;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "Rounds the cells take turns in (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
+      names = "--policy",
+      defaultValue = "config/policy-mls.xml",
+      description = "The MLS policy (default: ${DEFAULT-VALUE}).")
+  Path policy;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    NettySetup.beforeNetty();
+    System.exit(new CommandLine(new FleetBench()).execute(args));
+  }
+
+  /** A PEP whose unsolicited decisions are queued with their arrival time. */
+  record Pep(PepClient client, BlockingQueue<long[]> pushed) {
+    static Pep open(InetSocketAddress pdp, String id) {
+      BlockingQueue<long[]> q = new LinkedBlockingQueue<>();
+      PepClient c =
+          PepClient.builder()
+              .pdp(pdp)
+              .pepId(id)
+              .clientType(MLS)
+              .listener(
+                  new PepListener() {
+                    @Override
+                    public void decisionChanged(String handle, PepDecision d) {
+                      q.add(new long[] {System.nanoTime(), d.granted() ? 1 : 0});
+                    }
+                  })
+              .build();
+      c.open().join();
+      return new Pep(c, q);
+    }
+
+    boolean ask(String handle, AccessRequest r) {
+      return client.request(handle, new Context(Context.R_INCOMING, 0), r).join().granted();
+    }
+
+    /** Waits for the next unsolicited decision that is {@code granted}; its arrival time. */
+    long awaitPushed(boolean granted) throws InterruptedException {
+      while (true) {
+        long[] e = pushed.poll(10, TimeUnit.SECONDS);
+        if (e == null) {
+          throw new IllegalStateException("no unsolicited decision in 10 s");
+        }
+        if ((e[1] == 1) == granted) {
+          return e[0];
+        }
+      }
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    if (!Files.isRegularFile(policy)) {
+      spec.commandLine().getErr().println("error: --policy " + policy + ": no such file");
+      return 2;
+    }
+    Path dir = Files.createTempDirectory("portcullis-fleet-bench");
+    Files.copy(policy, dir.resolve("policy-mls.xml"));
+    Files.writeString(dir.resolve("zk.secret"), "portcullis:fleet-bench\n");
+    try (TestingCluster zk = new TestingCluster(3)) {
+      zk.start();
+      return measure(zk, dir, out);
+    } finally {
+      try (var files = Files.walk(dir)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+  }
+
+  private int measure(TestingCluster zk, Path dir, PrintWriter out) throws Exception {
+    List<AutoCloseable> open = new ArrayList<>();
+    try {
+      out.printf("ZooKeeper ensemble of 3 on %s%n", zk.getConnectString());
+      PdpServer alone = pdp(dir, "alone", null, "cached");
+      PdpServer a = pdp(dir, "a", zk.getConnectString(), "cached");
+      PdpServer b = pdp(dir, "b", zk.getConnectString(), "cached");
+      PdpServer c = pdp(dir, "c", zk.getConnectString(), "linearizable");
+      open.addAll(List.of(alone, a, b, c));
+      Pep termA = Pep.open(a.address(), "tpe-a");
+      Pep atAlone = Pep.open(alone.address(), "proxy-alone");
+      Pep atA = Pep.open(a.address(), "proxy-a");
+      Pep atB = Pep.open(b.address(), "proxy-b");
+      Pep atC = Pep.open(c.address(), "proxy-c");
+      for (Pep p : List.of(termA, atAlone, atA, atB, atC)) {
+        open.add(p.client());
+      }
+      AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
+      // a PDP alone keeps sessions per PEP: the service's PEP logs in itself
+      atAlone.ask("login", AccessRequest.login("alice", 2, List.of("NATO")));
+      termA.ask("login", AccessRequest.login("alice", 2, List.of("NATO")));
+      while (!atB.ask("probe", read)) {
+        Thread.sleep(5); // B's view catches up
+      }
+      Map<String, Pep> cells = new LinkedHashMap<>();
+      cells.put("PDP alone, session on it", atAlone);
+      cells.put("fleet, cached, session on this PDP", atA);
+      cells.put("fleet, cached, session on another PDP", atB);
+      cells.put("fleet, linearizable, session on another PDP", atC);
+      Map<String, List<Long>> rtt = new LinkedHashMap<>();
+      cells.keySet().forEach(k -> rtt.put(k, new ArrayList<>()));
+      int warm = Math.max(100, roundTrips / 5);
+      for (Map.Entry<String, Pep> e : cells.entrySet()) {
+        for (int i = 0; i < warm; i++) {
+          e.getValue().ask("rtt", read);
+        }
+      }
+      for (int round = 0; round < rounds; round++) {
+        for (Map.Entry<String, Pep> e : cells.entrySet()) {
+          List<Long> into = rtt.get(e.getKey());
+          for (int i = 0; i < roundTrips / rounds; i++) {
+            long t0 = System.nanoTime();
+            if (!e.getValue().ask("rtt", read)) {
+              throw new IllegalStateException(e.getKey() + ": ACCESS denied");
+            }
+            into.add(System.nanoTime() - t0);
+          }
+        }
+      }
+      out.printf(
+          "%nACCESS round trip, one outstanding (%d per cell, %d rounds)%n", roundTrips, rounds);
+      out.printf("%-46s %10s %10s %12s%n", "cell", "p50 us", "p99 us", "p50 ratio");
+      double base = Quantiles.at(array(rtt.get("fleet, cached, session on this PDP")), 0.5);
+      for (Map.Entry<String, List<Long>> e : rtt.entrySet()) {
+        long[] s = array(e.getValue());
+        out.printf(
+            "%-46s %10.1f %10.1f %11.2fx%n",
+            e.getKey(),
+            Quantiles.at(s, 0.5) / 1e3,
+            Quantiles.at(s, 0.99) / 1e3,
+            Quantiles.at(s, 0.5) / base);
+      }
+      // staleness: a change sent to A until B's PEP has the push
+      atB.pushed().clear();
+      long[] logout = new long[changes];
+      long[] down = new long[changes];
+      for (int i = 0; i < changes; i++) {
+        long t0 = System.nanoTime();
+        termA.ask("login", AccessRequest.changeLevel("alice", 1));
+        down[i] = atB.awaitPushed(false) - t0;
+        termA.ask("login", AccessRequest.changeLevel("alice", 2));
+        atB.awaitPushed(true);
+        t0 = System.nanoTime();
+        termA.ask("logout", AccessRequest.of(AccessOperation.LOGOUT, "alice"));
+        logout[i] = atB.awaitPushed(false) - t0;
+        termA.ask("login", AccessRequest.login("alice", 2, List.of("NATO")));
+        atB.awaitPushed(true);
+      }
+      out.printf(
+          "%nStaleness of the cached mode: change sent to PDP A until PDP B's push arrives%n");
+      out.printf("%-46s %10s %10s %10s%n", "change", "p50 ms", "p99 ms", "max ms");
+      for (Object[] row :
+          new Object[][] {{"CHANGE_LEVEL SECRET -> CONFIDENTIAL", down}, {"LOGOUT", logout}}) {
+        long[] s = (long[]) row[1];
+        out.printf(
+            "%-46s %10.2f %10.2f %10.2f%n",
+            row[0],
+            Quantiles.at(s, 0.5) / 1e6,
+            Quantiles.at(s, 0.99) / 1e6,
+            Quantiles.at(s, 1.0) / 1e6);
+      }
+      // throughput: 64 outstanding on one PDP alone and one of the fleet
+      out.printf("%nDecisions/s, 64 outstanding (%d per cell, %d rounds)%n", decisions, rounds);
+      double[] perSecond = new double[2];
+      Pep[] tp = {atAlone, atA};
+      for (int round = 0; round < rounds; round++) {
+        for (int k = 0; k < 2; k++) {
+          perSecond[k] += pipelined(tp[k], read, decisions / rounds) / rounds;
+        }
+      }
+      out.printf("%-46s %12.0f%n", "PDP alone (no store)", perSecond[0]);
+      out.printf("%-46s %12.0f%n", "fleet PDP, cached (ZooKeeper store)", perSecond[1]);
+      out.printf("%-46s %11.2fx%n", "ratio", perSecond[1] / perSecond[0]);
+      out.flush();
+      return 0;
+    } finally {
+      for (int i = open.size() - 1; i >= 0; i--) {
+        open.get(i).close();
+      }
+    }
+  }
+
+  /** Decisions per second with 64 handles kept busy. */
+  static double pipelined(Pep p, AccessRequest r, int n) {
+    int window = 64;
+    CompletableFuture<?>[] slots = new CompletableFuture<?>[window];
+    Context ctx = new Context(Context.R_INCOMING, 0);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      int s = i % window;
+      if (slots[s] != null) {
+        slots[s].join();
+      }
+      slots[s] = p.client().request("tp" + s, ctx, r);
+    }
+    for (CompletableFuture<?> f : slots) {
+      if (f != null) {
+        f.join();
+      }
+    }
+    return n / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  static long[] array(List<Long> l) {
+    long[] a = new long[l.size()];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = l.get(i);
+    }
+    return a;
+  }
+
+  static PdpServer pdp(Path dir, String name, String zk, String consistency) throws Exception {
+    Path cfg = dir.resolve("pdp-" + name + ".xml");
+    Files.writeString(
+        cfg,
+        "<pdp>"
+            + (zk == null
+                ? ""
+                : "<state store=\"zookeeper\" connect=\""
+                    + zk
+                    + "\" namespace=\"/portcullis/bench\" session-timeout=\"PT10S\""
+                    + " auth-file=\"zk.secret\"/>")
+            + "<listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<limits max-messages-per-second=\"10000000\"/>"
+            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\""
+            + " consistency=\""
+            + consistency
+            + "\"/><stats interval=\"PT1H\"/></pdp>");
+    return PdpServer.start(PdpConfig.load(cfg), 1);
+  }
+}

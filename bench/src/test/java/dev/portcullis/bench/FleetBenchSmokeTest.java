@@ -1,0 +1,49 @@
+package dev.portcullis.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** The fleet harness in a tiny configuration: it runs on a real ensemble and reports each cell. */
+class FleetBenchSmokeTest {
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void reportsEveryCell() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = new CommandLine(new FleetBench());
+    cl.setOut(new PrintWriter(out));
+    int rc =
+        cl.execute(
+            "--round-trips", "40",
+            "--changes", "3",
+            "--decisions", "400",
+            "--rounds", "2",
+            "--policy", "../config/policy-mls.xml");
+    String report = out.toString();
+    assertEquals(0, rc, report);
+    for (String cell :
+        new String[] {
+          "fleet, cached, session on another PDP",
+          "fleet, linearizable, session on another PDP",
+          "LOGOUT",
+          "fleet PDP, cached (ZooKeeper store)"
+        }) {
+      assertTrue(report.contains(cell), cell + " in\n" + report);
+    }
+  }
+
+  @Test
+  void aMissingPolicyIsAUsageError() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(new FleetBench());
+    cl.setErr(new PrintWriter(err));
+    assertEquals(2, cl.execute("--policy", "no/such/policy.xml"));
+    assertTrue(err.toString().contains("no/such/policy.xml"), err.toString());
+  }
+}
