@@ -11,8 +11,11 @@ import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +33,10 @@ class FleetMlsTest {
 
   /** A PDP of the fleet {@code namespace}, deciding MLS with the given consistency. */
   PdpServer pdp(String namespace, String consistency) throws Exception {
+    return pdp(FleetEnsemble.connectString(), namespace, consistency);
+  }
+
+  PdpServer pdp(String connect, String namespace, String consistency) throws Exception {
     Path policy = dir.resolve("policy-mls.xml");
     if (!Files.exists(policy)) {
       Files.copy(Path.of("../config/policy-mls.xml"), policy);
@@ -39,7 +46,7 @@ class FleetMlsTest {
     Files.writeString(
         cfg,
         "<pdp><state store=\"zookeeper\" connect=\""
-            + FleetEnsemble.connectString()
+            + connect
             + "\" namespace=\""
             + namespace
             + "\" session-timeout=\"PT6S\" auth-file=\"zk.secret\"/>"
@@ -142,6 +149,41 @@ class FleetMlsTest {
         assertTrue(terminal.ask("logout-" + i, AccessRequest.of(AccessOperation.LOGOUT, user)));
         assertFalse(proxy.ask("after-" + i, read(user, "intel-db")), "round " + i);
         pushed(proxy); // the installed access removed by the watch, too
+      }
+    }
+  }
+
+  @Test
+  void aPdpCutOffFromTheStoreFailsClosedAndRecovers() throws Exception {
+    try (TestingCluster own = new TestingCluster(3)) { // this test takes the quorum away
+      own.start();
+      String ns = FleetEnsemble.namespace();
+      try (PdpServer a = pdp(own.getConnectString(), ns, "cached");
+          BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+          BlockingPep proxy = new BlockingPep(a.address(), MLS, "intel-proxy")) {
+        assertTrue(terminal.ask("login", login("alice", 2)));
+        assertTrue(proxy.ask("access", read("alice", "intel-db")));
+        List<InstanceSpec> specs = new ArrayList<>(own.getInstances());
+        own.killServer(specs.get(0));
+        own.killServer(specs.get(1)); // one of three left: no quorum, clients are cut off
+        Decision removed = pushed(proxy);
+        assertFalse(BlockingPep.installs(removed), "installed access removed while cut off");
+        assertFalse(proxy.ask("access-2", read("alice", "intel-db")), "new access denied");
+        assertFalse(terminal.ask("login-2", login("bob", 2)), "no session opened while cut off");
+        own.restartServer(specs.get(0));
+        own.restartServer(specs.get(1));
+        // back: decisions follow the store again (alice's session survived if the outage was
+        // shorter than the session timeout; a new LOGIN works either way)
+        boolean back = false;
+        for (int i = 0; i < 200 && !back; i++) {
+          back = terminal.ask("login-3", login("bob", 2));
+          if (!back) {
+            Thread.sleep(50);
+          }
+        }
+        assertTrue(back, "a LOGIN works again once the quorum is back");
+        proxy.forgetPushed();
+        assertTrue(awaitInstalled(proxy, read("bob", "intel-db")));
       }
     }
   }
