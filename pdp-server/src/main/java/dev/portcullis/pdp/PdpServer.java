@@ -19,6 +19,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,6 +66,8 @@ public final class PdpServer implements AutoCloseable {
 
   private Channel serverChannel;
   private final StateStore store; // null: nothing shared
+  private FleetPolicies fleetPolicies; // with a store: policy versions shared by the fleet
+  private Path policyScratch; // where published policies are written to be loaded
 
   /**
    * Shared state changed under installed decisions (engines call it from store threads): bound to
@@ -184,6 +188,9 @@ public final class PdpServer implements AutoCloseable {
     changes.target = s::stateChanged;
     try {
       s.bind();
+      if (store != null && config.state().zookeeper()) {
+        s.followFleetPolicies(); // after binding: nothing shared changes before the start holds
+      }
     } catch (IOException | RuntimeException e) {
       s.close();
       throw e;
@@ -232,6 +239,57 @@ public final class PdpServer implements AutoCloseable {
         () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(refusals::flush, 1, 1, TimeUnit.MINUTES);
+  }
+
+  private void followFleetPolicies() throws IOException {
+    policyScratch = Files.createTempDirectory("portcullis-pdp-policies"); // owner-only on POSIX
+    InetSocketAddress a = address();
+    fleetPolicies =
+        new FleetPolicies(
+            store,
+            a.getAddress().getHostAddress() + ":" + a.getPort(),
+            context.policies(),
+            this::applyPublished);
+    try {
+      fleetPolicies.start();
+    } catch (StoreException e) {
+      throw new IOException("fleet policies: " + e.getMessage(), e);
+    }
+  }
+
+  /** A policy version published to the fleet: load it here and push what changed. */
+  private void applyPublished(int clientType, byte[] policy, int version) throws ConfigException {
+    ClientTypePolicy p = context.policy(clientType);
+    PolicyEngine next;
+    try {
+      next = p.reload(policy, policyScratch);
+    } catch (ConfigException e) {
+      log.warn(
+          "fleet policy version {} for client type {} refused here, the previous one stays in"
+              + " force: {}",
+          version,
+          hex(clientType),
+          e.getMessage());
+      audit.record(
+          "policy-rejected",
+          "clientType",
+          clientType,
+          "version",
+          version,
+          "detail",
+          e.getMessage());
+      throw e;
+    }
+    log.info(
+        "policy for client type {}: fleet version {} loaded: {}",
+        hex(clientType),
+        version,
+        next.describe());
+    audit.record(
+        "policy-reloaded", "clientType", clientType, "version", version, "policy", next.describe());
+    for (PdpStateMachine c : context.connections()) {
+      c.execute(() -> c.reevaluate(clientType, next));
+    }
   }
 
   /** The address the server listens on (the real port when 0 was configured). */
@@ -319,6 +377,9 @@ public final class PdpServer implements AutoCloseable {
     audit.record("policy-reloaded", "clientType", clientType, "policy", next.describe());
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
+    }
+    if (fleetPolicies != null) {
+      fleetPolicies.publishLocal(clientType); // every member of the fleet loads it too
     }
   }
 
@@ -415,8 +476,21 @@ public final class PdpServer implements AutoCloseable {
     }
     audit.close();
     context.release();
+    if (fleetPolicies != null) {
+      fleetPolicies.close();
+    }
     if (store != null) {
       store.close(); // this PDP's leased fleet entries (its sessions) end now
+    }
+    if (policyScratch != null) {
+      try (var files = Files.list(policyScratch)) {
+        for (Path f : files.toList()) {
+          Files.deleteIfExists(f);
+        }
+        Files.deleteIfExists(policyScratch);
+      } catch (IOException e) {
+        log.debug("{} not removed: {}", policyScratch, e.getMessage());
+      }
     }
   }
 }

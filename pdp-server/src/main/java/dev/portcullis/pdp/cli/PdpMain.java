@@ -20,7 +20,12 @@ import picocli.CommandLine.Option;
     name = "pdp-server",
     mixinStandardHelpOptions = true,
     version = "pdp-server 0.1.0",
-    subcommands = {VerifyAudit.class, IssueCredential.class},
+    subcommands = {
+      VerifyAudit.class,
+      IssueCredential.class,
+      FleetCommands.Publish.class,
+      FleetCommands.Status.class
+    },
     description =
         "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")
 public final class PdpMain implements Callable<Integer> {

@@ -2,6 +2,7 @@ package dev.portcullis.pdp.policy;
 
 import dev.portcullis.support.ConfigException;
 import java.nio.file.Path;
+import java.util.ServiceLoader;
 
 /**
  * Makes policy engines of one kind from policy files. Found with {@link java.util.ServiceLoader}
@@ -9,6 +10,18 @@ import java.nio.file.Path;
  * names providers by {@link #name()}.
  */
 public interface PolicyEngineProvider {
+
+  /** The provider named {@code name} on the class path, or null. */
+  static PolicyEngineProvider named(String name) {
+    for (PolicyEngineProvider p :
+        ServiceLoader.load(
+            PolicyEngineProvider.class, PolicyEngineProvider.class.getClassLoader())) {
+      if (p.name().equals(name)) {
+        return p;
+      }
+    }
+    return null;
+  }
 
   /** The name {@code pdp.xml} uses, e.g. {@code rules} or {@code mls}. */
   String name();

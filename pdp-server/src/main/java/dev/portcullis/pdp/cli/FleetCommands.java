@@ -1,0 +1,158 @@
+package dev.portcullis.pdp.cli;
+
+import dev.portcullis.pdp.FleetPolicies;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
+import dev.portcullis.support.ConfigException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** The fleet's policy commands (docs/fleet.md, "Policy versions"). */
+final class FleetCommands {
+  private FleetCommands() {}
+
+  /** The PDP configuration, with a fleet store. */
+  static PdpConfig fleetConfig(Path config, PrintWriter err) {
+    try {
+      PdpConfig c = PdpConfig.load(config);
+      if (c.state() == null || !c.state().zookeeper()) {
+        err.println("error: " + config + " has no <state store=\"zookeeper\" ...>: not a fleet");
+        return null;
+      }
+      return c;
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return null;
+    }
+  }
+
+  @Command(
+      name = "publish-policy",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Publishes a policy file to the fleet: every PDP of it loads the new version and pushes",
+        "unsolicited decisions for exactly the changed ones. The file is checked here first."
+      })
+  static final class Publish implements Callable<Integer> {
+    @Option(
+        names = {"-c", "--config"},
+        defaultValue = "config/pdp.xml",
+        description = "A fleet member's configuration (default: ${DEFAULT-VALUE}).")
+    Path config;
+
+    @Option(
+        names = "--client-type",
+        required = true,
+        description = "The client type the policy is for, decimal or 0x hex.")
+    String clientType;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The policy file.")
+    Path file;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      PdpConfig c = fleetConfig(config, err);
+      if (c == null) {
+        return 2;
+      }
+      int type;
+      try {
+        type = Integer.decode(clientType);
+      } catch (NumberFormatException e) {
+        err.println("error: --client-type " + clientType + " (expected: e.g. 0xC0A6)");
+        return 2;
+      }
+      PdpConfig.ClientTypeConfig ct = c.clientTypes().get(type);
+      if (ct == null) {
+        err.println(
+            "error: --client-type "
+                + clientType
+                + ": not served in "
+                + config
+                + " (served: "
+                + c.clientTypes().keySet().stream().map(t -> String.format("0x%04X", t)).toList()
+                + ")");
+        return 2;
+      }
+      PolicyEngineProvider provider = PolicyEngineProvider.named(ct.engine());
+      byte[] policy;
+      try {
+        policy = Files.readAllBytes(file);
+        provider.load(file, null); // refused here, with file and line, before the fleet sees it
+      } catch (IOException e) {
+        err.println("error: " + file + ": " + e.getMessage());
+        return 2;
+      } catch (ConfigException e) {
+        err.println("error: " + e.getMessage());
+        return 1;
+      }
+      try (StateStore store = c.state().open()) {
+        int v = FleetPolicies.publish(store, type, policy);
+        out.printf(
+            "published %s for client type 0x%04X as version %d in %s%n",
+            file, type, v, store.describe());
+        out.flush();
+        return 0;
+      } catch (StoreException e) {
+        err.println("error: the fleet's state store: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  @Command(
+      name = "fleet-status",
+      mixinStandardHelpOptions = true,
+      description = "Shows the fleet's published policy versions and which member runs which.")
+  static final class Status implements Callable<Integer> {
+    @Option(
+        names = {"-c", "--config"},
+        defaultValue = "config/pdp.xml",
+        description = "A fleet member's configuration (default: ${DEFAULT-VALUE}).")
+    Path config;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      PdpConfig c = fleetConfig(config, err);
+      if (c == null) {
+        return 2;
+      }
+      try (StateStore store = c.state().open()) {
+        Map<String, List<String>> status = FleetPolicies.status(store);
+        out.println("fleet " + store.describe());
+        if (status.isEmpty()) {
+          out.println("  no policy published yet");
+        }
+        status.forEach(
+            (type, lines) -> {
+              out.println("client type " + type);
+              lines.forEach(l -> out.println("  " + l));
+            });
+        out.flush();
+        return 0;
+      } catch (StoreException e) {
+        err.println("error: the fleet's state store: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+}
