@@ -21,6 +21,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -59,15 +60,16 @@ import org.slf4j.LoggerFactory;
 public final class PepClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PepClient.class);
 
-  private final NioEventLoopGroup group;
+  private final NioEventLoopGroup group; // null: the loop is the embedder's
+
   private final EventLoop loop;
   private final PepState state;
   private final TlsSessionReuse tls;
   private final PepConnector connector;
 
   private PepClient(Builder b) {
-    this.group = new NioEventLoopGroup(1);
-    this.loop = group.next();
+    this.group = b.loop == null ? new NioEventLoopGroup(1) : null;
+    this.loop = b.loop == null ? group.next() : b.loop;
     this.state =
         new PepState(
             b.pepId,
@@ -76,7 +78,7 @@ public final class PepClient implements AutoCloseable {
             b.security,
             loop,
             b.requestTimeout,
-            new ReconnectPolicy(b.pdp, b.reconnectInitial, b.reconnectMax));
+            new ReconnectPolicy(b.pdps, b.reconnectInitial, b.reconnectMax));
     this.tls = state.tls() ? new TlsSessionReuse(b.security, b.pepId, System::nanoTime) : null;
     this.connector = new PepConnector(state, tls, b.connectTimeout);
   }
@@ -236,7 +238,9 @@ public final class PepClient implements AutoCloseable {
     } catch (Exception e) {
       log.debug("close did not finish cleanly: {}", e.toString());
     }
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    if (group != null) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
     if (tls != null) {
       tls.close();
     }
@@ -287,7 +291,7 @@ public final class PepClient implements AutoCloseable {
 
   /** Configures a {@link PepClient}. */
   public static final class Builder {
-    private InetSocketAddress pdp = new InetSocketAddress("127.0.0.1", 3288);
+    private List<InetSocketAddress> pdps = List.of(new InetSocketAddress("127.0.0.1", 3288));
     private String pepId;
     private int clientType = AccessRequest.CLIENT_TYPE;
     private PepListener listener = new PepListener() {};
@@ -296,8 +300,22 @@ public final class PepClient implements AutoCloseable {
     private Duration reconnectMax = Duration.ofSeconds(30);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private PepSecurity security;
+    private EventLoop loop;
 
     private Builder() {}
+
+    /**
+     * Runs this PEP on {@code loop} (an NIO event loop of the embedder's, which it keeps and shuts
+     * down), so that many PEPs in one process share a few threads; by default each PEP has its own
+     * thread.
+     */
+    public Builder eventLoop(EventLoop loop) {
+      if (!(Objects.requireNonNull(loop, "loop").parent() instanceof NioEventLoopGroup)) {
+        throw new IllegalArgumentException("eventLoop: an NIO event loop (NioEventLoopGroup)");
+      }
+      this.loop = loop;
+      return this;
+    }
 
     /** TLS and/or Integrity for the connection (default: plain COPS). */
     public Builder security(PepSecurity security) {
@@ -307,7 +325,20 @@ public final class PepClient implements AutoCloseable {
 
     /** The PDP to connect to (default 127.0.0.1:3288). */
     public Builder pdp(InetSocketAddress pdp) {
-      this.pdp = Objects.requireNonNull(pdp, "pdp");
+      this.pdps = List.of(Objects.requireNonNull(pdp, "pdp"));
+      return this;
+    }
+
+    /**
+     * The PDPs of a fleet, in order of preference: the PEP connects to the first, and when its PDP
+     * is lost goes on to the next at once (sending Last PDP Address and its request states again),
+     * backing off only after the whole list has failed in a row (docs/fleet.md).
+     */
+    public Builder pdps(List<InetSocketAddress> pdps) {
+      if (pdps == null || pdps.isEmpty()) {
+        throw new IllegalArgumentException("pdps: " + pdps + " (expected: one address or more)");
+      }
+      this.pdps = List.copyOf(pdps); // refuses a null address
       return this;
     }
 

@@ -105,10 +105,10 @@ final class PepConnector implements PepConnectionHandler.Links {
               ErrorCode.COMMUNICATION_FAILURE.code(),
               0,
               "cannot connect to " + to + ": " + f.cause().getMessage());
-      if (state.opening != null) {
+      if (state.opening != null && !state.route.anotherToTry()) {
         state.failOpening(e); // the caller asked and was told; no silent retries
       } else {
-        lost(e);
+        lost(e); // the next PDP of a fleet's list, or a reconnect
       }
       return;
     }
@@ -148,7 +148,7 @@ final class PepConnector implements PepConnectionHandler.Links {
         "PEP {}: {}; reconnecting to {} in {} ms",
         state.pepId,
         why.getMessage(),
-        state.route.home(),
+        state.route.target(),
         delay);
     state.loop.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
   }

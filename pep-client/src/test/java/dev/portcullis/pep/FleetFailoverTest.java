@@ -1,0 +1,141 @@
+package dev.portcullis.pep;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A fleet of three PDPs on a real ZooKeeper ensemble; 1,000 PEPs, all on one PDP, which then stops:
+ * every PEP goes on to another member of its list, sends its request state again, and every
+ * decision comes back the same.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class FleetFailoverTest {
+  static final int MLS = 0xC0A6;
+  static final int PEPS = 1_000;
+
+  @TempDir Path dir;
+
+  PdpServer pdp(String zk, String name) throws Exception {
+    Path cfg = dir.resolve("pdp-" + name + ".xml");
+    Files.writeString(
+        cfg,
+        "<pdp><state store=\"zookeeper\" connect=\""
+            + zk
+            + "\" namespace=\"/portcullis/failover\" session-timeout=\"PT6S\""
+            + " auth-file=\"zk.secret\"/><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<limits max-connections=\"4096\"/>"
+            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/>"
+            + "<stats interval=\"PT1H\"/></pdp>");
+    return PdpServer.start(PdpConfig.load(cfg), 1);
+  }
+
+  @Test
+  void thePepsOfAStoppedPdpAreReHomedWithEveryDecisionKept() throws Exception {
+    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
+    Files.writeString(dir.resolve("zk.secret"), "portcullis:failover-test\n");
+    AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
+    AccessRequest mail = AccessRequest.access("alice", "mail", AccessMode.WRITE);
+    try (TestingCluster zk = new TestingCluster(3)) {
+      zk.start();
+      NioEventLoopGroup loops = new NioEventLoopGroup(2);
+      List<PepClient> peps = new ArrayList<>();
+      try (PdpServer b = pdp(zk.getConnectString(), "b");
+          PdpServer c = pdp(zk.getConnectString(), "c")) {
+        PdpServer a = pdp(zk.getConnectString(), "a");
+        try (PepClient terminal =
+            PepClient.builder().pdp(b.address()).pepId("tpe-1").clientType(MLS).build()) {
+          terminal.open().get(10, TimeUnit.SECONDS);
+          assertTrue(
+              terminal
+                  .request("login", ctx(), AccessRequest.login("alice", 2, List.of("NATO")))
+                  .get(10, TimeUnit.SECONDS)
+                  .granted());
+          for (int i = 0; i < PEPS; i++) {
+            InetSocketAddress second = i % 2 == 0 ? b.address() : c.address();
+            InetSocketAddress third = i % 2 == 0 ? c.address() : b.address();
+            PepClient p =
+                PepClient.builder()
+                    .pdps(List.of(a.address(), second, third))
+                    .pepId("proxy-" + i)
+                    .clientType(MLS)
+                    .eventLoop(loops.next())
+                    .reconnect(Duration.ofMillis(100), Duration.ofSeconds(2))
+                    .build();
+            peps.add(p);
+            p.open().get(10, TimeUnit.SECONDS);
+          }
+          // each PEP: one access allowed (read, B's session of alice seen through the fleet)
+          // and one refused (BLP: no write down from SECRET to mail)
+          List<CompletableFuture<PepDecision>> asked = new ArrayList<>();
+          for (PepClient p : peps) {
+            asked.add(p.request("read", ctx(), read));
+            asked.add(p.request("mail", ctx(), mail));
+          }
+          for (int i = 0; i < asked.size(); i++) {
+            assertEquals(i % 2 == 0, asked.get(i).get(30, TimeUnit.SECONDS).granted(), "" + i);
+          }
+          a.close(); // every PEP of A loses its PDP
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          for (PepClient p : peps) {
+            while (!(p.isOpen() && !p.pdp().equals(a.address()))) {
+              assertTrue(System.nanoTime() < deadline, p + " not re-homed in 60 s");
+              Thread.sleep(5);
+            }
+          }
+          int onB = 0;
+          for (PepClient p : peps) {
+            assertNotEquals(a.address(), p.pdp());
+            onB += p.pdp().equals(b.address()) ? 1 : 0;
+            // the request states were sent again and decided again the same way
+            Map<String, PepDecision> installed = waitDecided(p);
+            assertTrue(installed.get("read").granted(), p.pdp() + ": read");
+            assertTrue(!installed.get("mail").granted(), p.pdp() + ": mail");
+          }
+          assertEquals(PEPS / 2, onB, "each PEP went to the next PDP of its own list");
+        }
+      } finally {
+        for (PepClient p : peps) {
+          p.close();
+        }
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+      }
+    }
+  }
+
+  static Context ctx() {
+    return new Context(Context.R_INCOMING, 0);
+  }
+
+  /** The PEP's installed decisions once both requests have been decided by its new PDP. */
+  static Map<String, PepDecision> waitDecided(PepClient p) throws Exception {
+    for (int i = 0; i < 1_000; i++) {
+      Map<String, PepDecision> m = p.installed().get(10, TimeUnit.SECONDS);
+      if (m.get("read") != null && m.get("mail") != null) {
+        return m;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError(p + ": decisions not back");
+  }
+}
