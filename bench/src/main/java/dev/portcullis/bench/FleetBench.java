@@ -11,10 +11,12 @@ import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Quantiles;
+import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -62,6 +64,13 @@ public final class FleetBench implements Callable<Integer> {
       defaultValue = "40000",
       description = "Decisions per throughput cell (default: ${DEFAULT-VALUE}).")
   int decisions;
+
+  @Option(
+      names = "--failover-peps",
+      defaultValue = "1000",
+      description =
+          "PEPs on the PDP that is stopped in the failover cell (default: ${DEFAULT-VALUE}).")
+  int failoverPeps;
 
   @Option(
       names = "--rounds",
@@ -246,12 +255,96 @@ public final class FleetBench implements Callable<Integer> {
       out.printf("%-46s %12.0f%n", "PDP alone (no store)", perSecond[0]);
       out.printf("%-46s %12.0f%n", "fleet PDP, cached (ZooKeeper store)", perSecond[1]);
       out.printf("%-46s %11.2fx%n", "ratio", perSecond[1] / perSecond[0]);
+      failover(dir, zk.getConnectString(), b, c, read, out);
       out.flush();
       return 0;
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
         open.get(i).close();
       }
+    }
+  }
+
+  /**
+   * {@code failoverPeps} PEPs on a fourth PDP, each with an installed ACCESS, listing B and C after
+   * it; the PDP stops; the time from the stop until each PEP's next PDP accepted it.
+   */
+  private void failover(
+      Path dir, String zk, PdpServer b, PdpServer c, AccessRequest read, PrintWriter out)
+      throws Exception {
+    NioEventLoopGroup loops = new NioEventLoopGroup(2);
+    List<PepClient> peps = new ArrayList<>();
+    long[] opened = new long[failoverPeps];
+    try {
+      PdpServer d = pdp(dir, "d", zk, "cached");
+      for (int i = 0; i < failoverPeps; i++) {
+        int n = i;
+        PepClient p =
+            PepClient.builder()
+                .pdps(
+                    List.of(
+                        d.address(),
+                        i % 2 == 0 ? b.address() : c.address(),
+                        i % 2 == 0 ? c.address() : b.address()))
+                .pepId("failover-" + i)
+                .clientType(MLS)
+                .eventLoop(loops.next())
+                .reconnect(Duration.ofMillis(100), Duration.ofSeconds(2))
+                .listener(
+                    new PepListener() {
+                      @Override
+                      public void opened(InetSocketAddress pdp, int keepAlive) {
+                        opened[n] = System.nanoTime();
+                      }
+                    })
+                .build();
+        peps.add(p);
+        p.open().join();
+        if (!p.request("read", new Context(Context.R_INCOMING, 0), read).join().granted()) {
+          throw new IllegalStateException("failover PEP " + i + ": ACCESS denied");
+        }
+      }
+      long t0 = System.nanoTime();
+      d.close();
+      long[] rehomed = new long[failoverPeps];
+      for (int i = 0; i < failoverPeps; i++) {
+        PepClient p = peps.get(i);
+        while (!p.isOpen() || p.pdp().equals(d.address()) || opened[i] < t0) {
+          if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(60)) {
+            throw new IllegalStateException("PEP " + i + " not re-homed in 60 s");
+          }
+          Thread.sleep(1);
+        }
+        rehomed[i] = opened[i] - t0;
+      }
+      int same = 0;
+      for (PepClient p : peps) {
+        Boolean g = null;
+        for (int k = 0; k < 1000 && g == null; k++) {
+          PepDecision dd = p.installed().join().get("read");
+          g = dd == null ? null : dd.granted();
+          if (g == null) {
+            Thread.sleep(2);
+          }
+        }
+        same += Boolean.TRUE.equals(g) ? 1 : 0;
+      }
+      out.printf(
+          "%nFailover: %d PEPs on a PDP that stops, each listing two other members after it%n",
+          failoverPeps);
+      out.printf(
+          "%-46s %10.2f %10.2f %10.2f%n",
+          "re-homed (ms from the stop): p50 / p99 / max",
+          Quantiles.at(rehomed, 0.5) / 1e6,
+          Quantiles.at(rehomed, 0.99) / 1e6,
+          Quantiles.at(rehomed, 1.0) / 1e6);
+      out.printf(
+          "%-46s %10d of %d%n", "ACCESS decided again the same (allowed)", same, failoverPeps);
+    } finally {
+      for (PepClient p : peps) {
+        p.close();
+      }
+      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
   }
 

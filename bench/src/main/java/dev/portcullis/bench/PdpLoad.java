@@ -134,6 +134,7 @@ public final class PdpLoad implements Callable<Integer> {
             Duration.ofHours(1),
             null,
             null,
+            null,
             null);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);

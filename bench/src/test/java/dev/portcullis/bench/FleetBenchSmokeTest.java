@@ -24,6 +24,7 @@ class FleetBenchSmokeTest {
             "--changes", "3",
             "--decisions", "400",
             "--rounds", "2",
+            "--failover-peps", "20",
             "--policy", "../config/policy-mls.xml");
     String report = out.toString();
     assertEquals(0, rc, report);
@@ -32,7 +33,8 @@ class FleetBenchSmokeTest {
           "fleet, cached, session on another PDP",
           "fleet, linearizable, session on another PDP",
           "LOGOUT",
-          "fleet PDP, cached (ZooKeeper store)"
+          "fleet PDP, cached (ZooKeeper store)",
+          "20 of 20"
         }) {
       assertTrue(report.contains(cell), cell + " in\n" + report);
     }

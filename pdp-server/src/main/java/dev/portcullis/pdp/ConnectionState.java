@@ -5,14 +5,17 @@ import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.OpCode;
+import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -170,6 +173,21 @@ final class ConnectionState {
     }
     for (int type : sessions.keySet()) {
       channel.write(ClientClose.of(type, code, 0));
+    }
+    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Sends every open client type to {@code to} with a PDP-Redirect Client-Close, then closes. */
+  void redirectAll(InetAddress address, int port) {
+    closing = true;
+    for (int type : sessions.keySet()) {
+      channel.write(
+          new ClientClose(
+              type,
+              false,
+              new ErrorObject(ErrorCode.REDIRECT_TO_PREFERRED_SERVER),
+              new PdpAddress(false, address, port),
+              null));
     }
     channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }

@@ -33,6 +33,8 @@ import org.w3c.dom.Element;
  *     defaults
  * @param state the store the fleet shares ({@code <state>}, docs/fleet.md), or null: nothing is
  *     shared
+ * @param fleet how this member shares load with the others ({@code <fleet>}), or null: the defaults
+ *     (never redirect for load; drain for 10 s on SIGTERM)
  */
 public record PdpConfig(
     String source,
@@ -51,7 +53,8 @@ public record PdpConfig(
     Duration statsInterval,
     PdpSecurity security,
     Path crypto,
-    StateConfig state) {
+    StateConfig state,
+    Fleet fleet) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -67,6 +70,17 @@ public record PdpConfig(
     public ClientTypeConfig(int code, String engine, Path policy, boolean watch) {
       this(code, engine, policy, watch, false);
     }
+  }
+
+  /**
+   * A fleet member's load sharing.
+   *
+   * @param redirectAbove above this many connections, new PEPs are sent to the least-loaded other
+   *     member (0: never)
+   * @param drain on SIGTERM, how long to send PEPs to other members before stopping
+   */
+  public record Fleet(int redirectAbove, Duration drain) {
+    public static final Fleet DEFAULTS = new Fleet(0, Duration.ofSeconds(10));
   }
 
   /** Send PEPs matching {@code pep} (a glob), for a client type or all, to another PDP. */
@@ -100,7 +114,8 @@ public record PdpConfig(
         statsInterval,
         security,
         crypto,
-        state);
+        state,
+        fleet);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -175,7 +190,22 @@ public record PdpConfig(
         statsEvery,
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
         XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),
-        StateConfig.parse(child(root, "state"), dir));
+        StateConfig.parse(child(root, "state"), dir),
+        fleet(child(root, "fleet")));
+  }
+
+  private static Fleet fleet(Element e) throws ConfigException {
+    if (e == null) {
+      return null;
+    }
+    return new Fleet(
+        XmlConfigReader.integer(e, "redirect-above", 0, 0, Integer.MAX_VALUE),
+        XmlConfigReader.duration(e, "drain", Duration.ofSeconds(10)));
+  }
+
+  /** {@link #fleet}, or the defaults. */
+  public Fleet fleetOrDefaults() {
+    return fleet == null ? Fleet.DEFAULTS : fleet;
   }
 
   /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */

@@ -244,6 +244,18 @@ public final class PdpServer implements AutoCloseable {
   private void followFleetPolicies() throws IOException {
     policyScratch = Files.createTempDirectory("portcullis-pdp-policies"); // owner-only on POSIX
     InetSocketAddress a = address();
+    try {
+      FleetMembers m = new FleetMembers(store, a);
+      context.members(m);
+      m.publish(0, false);
+      housekeeping.scheduleWithFixedDelay(
+          () -> m.publish(context.connections().size(), context.draining()),
+          1,
+          1,
+          TimeUnit.SECONDS);
+    } catch (StoreException e) {
+      throw new IOException("fleet membership: " + e.getMessage(), e);
+    }
     fleetPolicies =
         new FleetPolicies(
             store,
@@ -442,6 +454,42 @@ public final class PdpServer implements AutoCloseable {
   // ---- shutdown ---------------------------------------------------------------------------------
 
   /**
+   * Drains this fleet member: says so in the store (other members stop sending PEPs here), sends
+   * every PEP to the least-loaded other member with a PDP-Redirect (each PEP re-sends its request
+   * state there), new PEPs likewise, and waits at most {@code period} for the connections to go.
+   * Without other members (or no fleet) nothing is drained: {@link #close} says "shutting down".
+   *
+   * @return the connections still open when it stopped waiting
+   */
+  public int drain(Duration period) {
+    FleetMembers m = context.members();
+    if (m == null || closed.get()) {
+      return context.connections().size();
+    }
+    context.draining(true);
+    m.publish(context.connections().size(), true);
+    InetSocketAddress to = m.leastLoadedOther();
+    if (to == null) {
+      log.warn("draining: no other member of the fleet serves; PEPs will be told 'shutting down'");
+      return context.connections().size();
+    }
+    log.info("draining: {} PEP connections sent to {}", context.connections().size(), to);
+    for (PdpStateMachine c : context.connections()) {
+      c.execute(() -> c.redirectAll(to));
+    }
+    long end = System.nanoTime() + period.toNanos();
+    while (!context.connections().isEmpty() && System.nanoTime() < end) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return context.connections().size();
+  }
+
+  /**
    * Stops accepting, sends every PEP a Client-Close "shutting down" for each open client type,
    * waits for the connections to close (at most 5 seconds), and stops.
    */
@@ -478,6 +526,9 @@ public final class PdpServer implements AutoCloseable {
     context.release();
     if (fleetPolicies != null) {
       fleetPolicies.close();
+    }
+    if (context.members() != null) {
+      context.members().close();
     }
     if (store != null) {
       store.close(); // this PDP's leased fleet entries (its sessions) end now

@@ -31,6 +31,7 @@ import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -66,6 +67,16 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
   /** Sends a Client-Close for every open client type, then closes (event loop only). */
   void closeAll(ErrorCode code) {
     state.closeAll(code);
+  }
+
+  /** Sends this PEP to another PDP (draining): a PDP-Redirect for every open client type. */
+  void redirectAll(InetSocketAddress to) {
+    if (state.closing) {
+      return;
+    }
+    log.info("draining: PEP {} sent to {}", state.pepId, to);
+    state.audit("redirected", state.pepId, "to", to.toString(), "reason", "draining");
+    state.redirectAll(to.getAddress(), to.getPort());
   }
 
   /** Handles with request state, over every open client type. */

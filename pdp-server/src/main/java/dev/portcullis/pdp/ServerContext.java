@@ -30,6 +30,8 @@ final class ServerContext implements PdpContext {
   private final PdpStats stats = new PdpStats();
   private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
   private final ExecutorService enrolments;
+  private volatile FleetMembers members; // a fleet member: the others and their load
+  private volatile boolean draining;
   private volatile PdpTimings timings;
   private volatile boolean closed;
 
@@ -111,7 +113,31 @@ final class ServerContext implements PdpContext {
         return r;
       }
     }
+    FleetMembers m = members;
+    int above = config.fleetOrDefaults().redirectAbove();
+    if (m != null && (draining || (above > 0 && connections.size() > above))) {
+      InetSocketAddress to = m.leastLoadedOther(); // none: this member serves it after all
+      if (to != null) {
+        return new PdpConfig.Redirect(PdpConfig.glob("*"), null, to.getAddress(), to.getPort());
+      }
+    }
     return null;
+  }
+
+  void members(FleetMembers m) {
+    members = m;
+  }
+
+  FleetMembers members() {
+    return members;
+  }
+
+  void draining(boolean d) {
+    draining = d;
+  }
+
+  boolean draining() {
+    return draining;
   }
 
   /** True if a Last PDP Address names this server (same port, and a local or listening address). */

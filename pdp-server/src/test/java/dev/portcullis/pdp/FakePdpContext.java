@@ -45,6 +45,7 @@ final class FakePdpContext implements PdpContext {
             Duration.ofMinutes(1),
             null,
             null,
+            null,
             null);
   }
 

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,23 +38,83 @@ class FleetFailoverTest {
   @TempDir Path dir;
 
   PdpServer pdp(String zk, String name) throws Exception {
+    return pdp(zk, name, "");
+  }
+
+  PdpServer pdp(String zk, String name, String fleet) throws Exception {
     Path cfg = dir.resolve("pdp-" + name + ".xml");
     Files.writeString(
         cfg,
         "<pdp><state store=\"zookeeper\" connect=\""
             + zk
             + "\" namespace=\"/portcullis/failover\" session-timeout=\"PT6S\""
-            + " auth-file=\"zk.secret\"/><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + " auth-file=\"zk.secret\"/>"
+            + fleet
+            + "<listen address=\"127.0.0.1\" port=\"0\"/>"
             + "<limits max-connections=\"4096\"/>"
             + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/>"
             + "<stats interval=\"PT1H\"/></pdp>");
     return PdpServer.start(PdpConfig.load(cfg), 1);
   }
 
-  @Test
-  void thePepsOfAStoppedPdpAreReHomedWithEveryDecisionKept() throws Exception {
+  void files() throws Exception {
     Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
     Files.writeString(dir.resolve("zk.secret"), "portcullis:failover-test\n");
+  }
+
+  @Test
+  void aLoadedPdpRedirectsNewPepsAndADrainingOneSendsItsPepsAway() throws Exception {
+    files();
+    AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
+    try (TestingCluster zk = new TestingCluster(3)) {
+      zk.start();
+      List<PepClient> peps = new ArrayList<>();
+      try (PdpServer a = pdp(zk.getConnectString(), "a", "<fleet redirect-above=\"2\"/>");
+          PdpServer b = pdp(zk.getConnectString(), "b")) {
+        try (PepClient terminal =
+            PepClient.builder().pdp(b.address()).pepId("tpe-1").clientType(MLS).build()) {
+          terminal.open().get(10, TimeUnit.SECONDS);
+          terminal
+              .request("login", ctx(), AccessRequest.login("alice", 2, List.of("NATO")))
+              .get(10, TimeUnit.SECONDS);
+          for (int i = 0; i < 4; i++) {
+            PepClient p =
+                PepClient.builder()
+                    .pdps(List.of(a.address(), b.address()))
+                    .pepId("proxy-" + i)
+                    .clientType(MLS)
+                    .build();
+            peps.add(p);
+            p.open().get(10, TimeUnit.SECONDS);
+            assertTrue(p.request("read", ctx(), read).get(10, TimeUnit.SECONDS).granted());
+          }
+          // A serves two (the terminal is on B), the next ones were sent to B
+          assertEquals(a.address(), peps.get(0).pdp());
+          assertEquals(a.address(), peps.get(1).pdp());
+          assertEquals(b.address(), peps.get(2).pdp(), "third PEP: over A's load, redirected");
+          assertEquals(b.address(), peps.get(3).pdp());
+          // draining A sends its PEPs to B, where their requests are decided again
+          assertEquals(0, a.drain(Duration.ofSeconds(10)), "A drained");
+          for (PepClient p : peps) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!(p.isOpen() && p.pdp().equals(b.address()))) {
+              assertTrue(System.nanoTime() < end, p.pdp() + ": not moved in 10 s");
+              Thread.sleep(5);
+            }
+            assertTrue(waitDecided(p, "read").get("read").granted());
+          }
+        }
+      } finally {
+        for (PepClient p : peps) {
+          p.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void thePepsOfAStoppedPdpAreReHomedWithEveryDecisionKept() throws Exception {
+    files();
     AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
     AccessRequest mail = AccessRequest.access("alice", "mail", AccessMode.WRITE);
     try (TestingCluster zk = new TestingCluster(3)) {
@@ -108,7 +169,7 @@ class FleetFailoverTest {
             assertNotEquals(a.address(), p.pdp());
             onB += p.pdp().equals(b.address()) ? 1 : 0;
             // the request states were sent again and decided again the same way
-            Map<String, PepDecision> installed = waitDecided(p);
+            Map<String, PepDecision> installed = waitDecided(p, "read", "mail");
             assertTrue(installed.get("read").granted(), p.pdp() + ": read");
             assertTrue(!installed.get("mail").granted(), p.pdp() + ": mail");
           }
@@ -128,10 +189,10 @@ class FleetFailoverTest {
   }
 
   /** The PEP's installed decisions once both requests have been decided by its new PDP. */
-  static Map<String, PepDecision> waitDecided(PepClient p) throws Exception {
+  static Map<String, PepDecision> waitDecided(PepClient p, String... handles) throws Exception {
     for (int i = 0; i < 1_000; i++) {
       Map<String, PepDecision> m = p.installed().get(10, TimeUnit.SECONDS);
-      if (m.get("read") != null && m.get("mail") != null) {
+      if (Arrays.stream(handles).allMatch(h -> m.get(h) != null)) {
         return m;
       }
       Thread.sleep(10);

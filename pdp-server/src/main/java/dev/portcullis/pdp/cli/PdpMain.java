@@ -104,6 +104,8 @@ public final class PdpMain implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  // SIGTERM: a fleet member first sends its PEPs to the others (docs/fleet.md)
+                  server.drain(server.config().fleetOrDefaults().drain());
                   server.close();
                   stopped.countDown();
                 },

@@ -1,0 +1,128 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StateStore.Lifetime;
+import dev.portcullis.state.StoreEvent;
+import dev.portcullis.state.StoreException;
+import dev.portcullis.state.StorePaths;
+import dev.portcullis.state.Versioned;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet's members and their load: each PDP keeps a leased entry {@code /members/HOST_PORT}
+ * holding {@code v1 CONNECTIONS serving|draining HOST PORT} (refreshed when it changes, at most
+ * every 2 s), and watches the others', so that a draining or loaded PDP can send a PEP to the
+ * least-loaded other member (RFC 2748's PDP-Redirect). A member that dies drops out when its lease
+ * ends.
+ */
+final class FleetMembers implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FleetMembers.class);
+  static final String ROOT = "/members";
+
+  /** What a member said of itself. */
+  record Load(int connections, boolean draining, InetSocketAddress address) {}
+
+  private final StateStore store;
+  private final String self;
+  private final InetSocketAddress address;
+  private final Map<String, Load> members = new ConcurrentHashMap<>();
+  private final StateStore.Subscription watch;
+  private String published;
+
+  FleetMembers(StateStore store, InetSocketAddress address) throws StoreException {
+    this.store = store;
+    this.address = address;
+    this.self = StorePaths.segment(address.getAddress().getHostAddress() + "_" + address.getPort());
+    this.watch = store.watch(ROOT, this::changed);
+  }
+
+  private void changed(StoreEvent e) {
+    if (e.kind() == StoreEvent.Kind.READY) {
+      return;
+    }
+    String name = e.path().substring(ROOT.length() + 1);
+    if (e.kind() == StoreEvent.Kind.REMOVED) {
+      members.remove(name);
+      return;
+    }
+    String[] f = new String(e.value().data(), StandardCharsets.US_ASCII).split(" ");
+    if (f.length == 5
+        && f[0].equals("v1")
+        && f[1].matches("[0-9]{1,9}")
+        && f[3].matches("[0-9a-fA-F:.]+")
+        && f[4].matches("[0-9]{1,5}")) {
+      try {
+        InetSocketAddress a =
+            new InetSocketAddress(InetAddress.getByName(f[3]), Integer.parseInt(f[4]));
+        members.put(name, new Load(Integer.parseInt(f[1]), f[2].equals("draining"), a));
+      } catch (UnknownHostException | IllegalArgumentException x) {
+        log.debug("member {}: unreadable address", name);
+      }
+    }
+  }
+
+  /** Says how loaded this member is, if that changed since it last said. */
+  void publish(int connections, boolean draining) {
+    String v =
+        "v1 "
+            + connections
+            + " "
+            + (draining ? "draining" : "serving")
+            + " "
+            + address.getAddress().getHostAddress()
+            + " "
+            + address.getPort();
+    if (v.equals(published)) {
+      return;
+    }
+    byte[] b = v.getBytes(StandardCharsets.US_ASCII);
+    String path = ROOT + "/" + self;
+    try {
+      Optional<Versioned> now = store.read(path);
+      boolean ok =
+          now.isEmpty()
+              ? store.create(path, b, Lifetime.LEASED)
+              : store.replace(path, b, now.get().version());
+      if (ok) {
+        published = v;
+      }
+    } catch (StoreException e) {
+      log.warn("fleet membership not refreshed: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The serving member other than this one with the fewest connections, or null: where a PEP is
+   * sent when this member drains or is over its load.
+   */
+  InetSocketAddress leastLoadedOther() {
+    InetSocketAddress best = null;
+    int least = Integer.MAX_VALUE;
+    for (Map.Entry<String, Load> m : members.entrySet()) {
+      Load l = m.getValue();
+      if (!m.getKey().equals(self) && !l.draining() && l.connections() < least) {
+        least = l.connections();
+        best = l.address();
+      }
+    }
+    return best;
+  }
+
+  /** Members seen, for status and tests. */
+  Map<String, Load> members() {
+    return Map.copyOf(members);
+  }
+
+  @Override
+  public void close() {
+    watch.close();
+  }
+}
