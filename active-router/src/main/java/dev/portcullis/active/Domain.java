@@ -1,13 +1,17 @@
 package dev.portcullis.active;
 
 import dev.portcullis.active.auth.AuthServer;
+import dev.portcullis.active.auth.FleetKci;
 import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
+import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -63,7 +67,26 @@ public final class Domain {
         cs,
         clock,
         config.authServer().listen(),
-        config.pkiDirectory().resolveSibling("auth-audit.jsonl"));
+        config.pkiDirectory().resolveSibling("auth-audit.jsonl"),
+        HttpsEndpoint.Limits.DEFAULT,
+        fleetKci());
+  }
+
+  /**
+   * With {@code <state>} in rosa.xml, what this Authorization Server shares with its replicas (its
+   * store and key-encryption key); null without.
+   */
+  public FleetKci fleetKci() throws IOException {
+    if (config.state() == null) {
+      return null;
+    }
+    try {
+      byte[] kek = config.state().kek();
+      StateStore store = config.state().open();
+      return new FleetKci(store, registry, kek);
+    } catch (StoreException e) {
+      throw new IOException("state store (" + config.source() + " <state>): " + e.getMessage(), e);
+    }
   }
 
   public ActiveRouter router(String id) throws IOException, InterruptedException {

@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
 import org.w3c.dom.Element;
 
 /**
@@ -28,6 +30,8 @@ import org.w3c.dom.Element;
  * @param namespace the fleet's root in the ensemble
  * @param sessionTimeout how long the ensemble keeps a silent member's leases
  * @param authFile the file holding {@code user:password}, ZooKeeper's digest identity
+ * @param kekFile the key-encryption key wrapping the secrets this server puts in the store (a file
+ *     of 32 random bytes, hex or raw), or null where it stores none
  * @param where the config file and line, for messages
  */
 public record StateConfig(
@@ -37,6 +41,7 @@ public record StateConfig(
     String namespace,
     Duration sessionTimeout,
     Path authFile,
+    Path kekFile,
     String where) {
 
   /** Reads {@code <state>} ({@code null}: no element, no store). */
@@ -49,7 +54,7 @@ public record StateConfig(
     if (where.equals("embedded")) {
       String f = attr(e, "file", "");
       return new StateConfig(
-          false, f.isEmpty() ? null : dir.resolve(f), null, null, null, null, at);
+          false, f.isEmpty() ? null : dir.resolve(f), null, null, null, null, kek(e, dir), at);
     }
     if (!where.equals("zookeeper")) {
       throw error(e, "store", "store " + where + " (expected: embedded or zookeeper)");
@@ -73,7 +78,41 @@ public record StateConfig(
       throw error(e, "session-timeout", "session-timeout " + timeout + " (expected: PT2S to PT5M)");
     }
     Path auth = XmlConfigReader.existingFile(e, "auth-file", dir);
-    return new StateConfig(true, null, connect, ns, timeout, auth, at);
+    return new StateConfig(true, null, connect, ns, timeout, auth, kek(e, dir), at);
+  }
+
+  private static Path kek(Element e, Path dir) throws ConfigException {
+    return e.hasAttribute("kek-file") ? XmlConfigReader.existingFile(e, "kek-file", dir) : null;
+  }
+
+  /**
+   * The key-encryption key: 32 bytes, the file holding them raw or as 64 hex digits (a trailing
+   * newline allowed). Never echoed.
+   *
+   * @throws StoreException naming the file when it holds anything else
+   */
+  public byte[] kek() throws StoreException {
+    if (kekFile == null) {
+      throw new StoreException(where + ": <state> has no kek-file, and secrets are stored");
+    }
+    byte[] b;
+    try {
+      b = Files.readAllBytes(kekFile);
+    } catch (IOException e) {
+      throw new StoreException("kek-file " + kekFile + ": cannot be read: " + e.getMessage());
+    }
+    if (b.length == 32) {
+      return b;
+    }
+    String s = new String(b, StandardCharsets.US_ASCII).trim();
+    Arrays.fill(b, (byte) 0);
+    if (s.matches("[0-9a-fA-F]{64}")) {
+      return HexFormat.of().parseHex(s);
+    }
+    throw new StoreException(
+        "kek-file "
+            + kekFile
+            + ": expected 32 random bytes, raw or as 64 hex digits (content not shown)");
   }
 
   /**

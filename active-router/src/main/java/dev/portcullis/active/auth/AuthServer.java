@@ -11,6 +11,7 @@ import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.Backoff;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +63,7 @@ public final class AuthServer implements AutoCloseable {
   private final Cache<String, Boolean> issued;
   private final ScheduledExecutorService rotation;
   private final HttpsEndpoint server;
+  private final FleetKci fleet; // null: this server alone
 
   /** A code's current secret: its epoch number and HKDF-Extract output. */
   private record Epoch(int number, MacKey prk) {}
@@ -92,7 +95,26 @@ public final class AuthServer implements AutoCloseable {
       Path auditFile,
       HttpsEndpoint.Limits limits)
       throws IOException, InterruptedException {
+    this(config, pki, registry, codeServer, clock, address, auditFile, limits, null);
+  }
+
+  /**
+   * As above, one replica of several sharing Kci epochs and granted flows through {@code fleet}
+   * (which it owns and closes), or alone when {@code fleet} is null.
+   */
+  public AuthServer(
+      RosaConfig config,
+      RosaPki pki,
+      CryptoRegistry registry,
+      CodeServerClient codeServer,
+      Clock clock,
+      InetSocketAddress address,
+      Path auditFile,
+      HttpsEndpoint.Limits limits,
+      FleetKci fleet)
+      throws IOException, InterruptedException {
     this.config = config;
+    this.fleet = fleet;
     this.pki = pki;
     this.registry = registry;
     this.kdf = new SessionKdf(registry);
@@ -121,6 +143,13 @@ public final class AuthServer implements AutoCloseable {
       this.nonces = journal;
       this.server = bound;
       rotate(); // every code has a secret at the Code Server before the first request
+      if (fleet != null) {
+        try {
+          fleet.watch(this::adoptQuietly); // another replica's rotation
+        } catch (StoreException e) {
+          throw new IOException("shared Kci: " + e.getMessage(), e);
+        }
+      }
       Duration every = config.authServer().rotation();
       timer =
           Executors.newSingleThreadScheduledExecutor(
@@ -136,6 +165,9 @@ public final class AuthServer implements AutoCloseable {
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (timer != null) {
         timer.shutdownNow();
+      }
+      if (fleet != null) {
+        fleet.close();
       }
       if (bound != null) {
         bound.close();
@@ -174,7 +206,20 @@ public final class AuthServer implements AutoCloseable {
   private void housekeeping() {
     try {
       audit.summarise();
-      nonces.expire(clock.millis() / 1000);
+      long now = clock.millis() / 1000;
+      nonces.expire(now);
+      if (fleet != null) {
+        // flows of epochs no session can still use are forgotten fleet-wide
+        long oldest =
+            now
+                - config.authServer().rotation().toSeconds() * config.authServer().epochsKept()
+                - config.authServer().requestSkew().toSeconds();
+        for (RosaConfig.Code c : config.codes().values()) {
+          fleet.forgetBefore(c.id(), (int) Math.max(0, oldest));
+        }
+      }
+    } catch (StoreException e) {
+      log.warn("auth server housekeeping: shared flow records: {}", e.getMessage());
     } catch (RuntimeException e) {
       log.warn("auth server housekeeping: {}", e.toString());
     }
@@ -195,9 +240,17 @@ public final class AuthServer implements AutoCloseable {
     }
   }
 
-  /** Makes a new secret for every code, stores it at the Code Server, then switches to it. */
+  /**
+   * Makes a new secret for every code, stores it at the Code Server, then switches to it. A replica
+   * takes the fleet's secret instead while it is younger than a rotation period, and shares the one
+   * it makes.
+   */
   public synchronized void rotate() throws IOException, InterruptedException {
     for (RosaConfig.Code c : config.codes().values()) {
+      if (fleet != null) {
+        rotateShared(c);
+        continue;
+      }
       Epoch old = current.get(c.id());
       int number = (int) Math.max(clock.millis() / 1000, old == null ? 0 : old.number() + 1L);
       byte[] kci = new byte[32];
@@ -212,6 +265,72 @@ public final class AuthServer implements AutoCloseable {
         old.prk().destroy(); // the Code Server keeps it for routers; here only new grants need one
       }
       log.info("code {}: Kci epoch {}", c.name(), Integer.toUnsignedString(number));
+    }
+  }
+
+  private void rotateShared(RosaConfig.Code c) throws IOException, InterruptedException {
+    try {
+      Optional<FleetKci.Shared> shared = fleet.current(c.id());
+      long now = clock.millis() / 1000;
+      long period = Math.max(1, config.authServer().rotation().toSeconds());
+      if (shared.isPresent() && now - Integer.toUnsignedLong(shared.get().epoch()) < period) {
+        adopt(c, shared.get()); // a replica rotated within the period: share its secret
+        return;
+      }
+      Epoch old = current.get(c.id());
+      long floor =
+          Math.max(
+              shared.map(x -> Integer.toUnsignedLong(x.epoch()) + 1).orElse(0L),
+              old == null ? 0 : Integer.toUnsignedLong(old.number()) + 1);
+      int number = (int) Math.max(now, floor);
+      byte[] kci = new byte[32];
+      random.nextBytes(kci);
+      try {
+        number = putWithRetry(c, number, kci);
+        if (fleet.publish(c.id(), number, kci, shared.map(FleetKci.Shared::version).orElse(-1))) {
+          install(c, number, kci);
+        } else {
+          // another replica rotated first: its secret is the code's; ours stays unused
+          adopt(c, fleet.current(c.id()).orElseThrow(() -> new IOException("shared Kci vanished")));
+        }
+      } finally {
+        Arrays.fill(kci, (byte) 0);
+      }
+    } catch (StoreException e) {
+      throw new IOException("shared Kci of code " + c.name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Switches the code to the shared secret if it is not its current one; wipes it. */
+  private void adopt(RosaConfig.Code c, FleetKci.Shared s) {
+    try {
+      Epoch now = current.get(c.id());
+      if (now == null || now.number() != s.epoch()) {
+        install(c, s.epoch(), s.kci());
+      }
+    } finally {
+      Arrays.fill(s.kci(), (byte) 0);
+    }
+  }
+
+  private void install(RosaConfig.Code c, int number, byte[] kci) {
+    Epoch old = current.put(c.id(), new Epoch(number, kdf.prepare(kci)));
+    if (old != null && old.number() != number) {
+      old.prk().destroy();
+    }
+    log.info("code {}: Kci epoch {}", c.name(), Integer.toUnsignedString(number));
+  }
+
+  /** Another replica shared a new secret for {@code codeId}. */
+  private synchronized void adoptQuietly(int codeId) {
+    for (RosaConfig.Code c : config.codes().values()) {
+      if (c.id() == codeId) {
+        try {
+          fleet.current(codeId).ifPresent(s -> adopt(c, s));
+        } catch (StoreException e) {
+          log.warn("shared Kci of code {} not taken: {}", c.name(), e.getMessage());
+        }
+      }
     }
   }
 
@@ -303,7 +422,19 @@ public final class AuthServer implements AutoCloseable {
     }
     SessionGrant grant = grant(req, u);
     String key = grant.flow() + "/" + grant.epoch() + "/" + grant.mac();
-    if (issued.asMap().putIfAbsent(key, Boolean.TRUE) != null) {
+    boolean again = issued.asMap().putIfAbsent(key, Boolean.TRUE) != null;
+    if (!again && fleet != null) {
+      try {
+        again = !fleet.grantOnce(config.codes().get(req.code()).id(), grant.epoch(), key);
+      } catch (StoreException e) {
+        grant.destroy();
+        issued.invalidate(key);
+        log.warn("shared flow records unreachable, refusing grants: {}", e.getMessage());
+        return HttpsEndpoint.Response.error(
+            503, "the authorization servers' shared state is unreachable; try again");
+      }
+    }
+    if (again) {
       grant.destroy();
       return audit.refuse(
           409,
@@ -434,6 +565,9 @@ public final class AuthServer implements AutoCloseable {
     rotation.shutdownNow();
     housekeeping();
     current.values().forEach(e -> e.prk().destroy());
+    if (fleet != null) {
+      fleet.close();
+    }
     try {
       nonces.close();
     } catch (IOException e) {

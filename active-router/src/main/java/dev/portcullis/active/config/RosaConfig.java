@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Numbers;
 import dev.portcullis.support.XmlConfigReader;
@@ -38,7 +39,8 @@ public record RosaConfig(
     Map<String, Code> codes,
     Map<String, User> users,
     List<Rule> rules,
-    Map<String, Router> routers) {
+    Map<String, Router> routers,
+    StateConfig state) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(RosaConfig.class, "/dev/portcullis/active/rosa.xsd");
@@ -230,7 +232,8 @@ public record RosaConfig(
         Collections.unmodifiableMap(codes),
         Collections.unmodifiableMap(users),
         List.copyOf(rules),
-        Collections.unmodifiableMap(routers));
+        Collections.unmodifiableMap(routers),
+        StateConfig.parse(child(root, "state"), dir));
   }
 
   private static Prefix prefix(Element e, String name) throws ConfigException {
