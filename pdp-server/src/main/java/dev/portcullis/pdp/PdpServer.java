@@ -244,6 +244,7 @@ public final class PdpServer implements AutoCloseable {
   private void followFleetPolicies() throws IOException {
     policyScratch = Files.createTempDirectory("portcullis-pdp-policies"); // owner-only on POSIX
     InetSocketAddress a = address();
+    store.onConnectionChange(this::storeConnection);
     try {
       FleetMembers m = new FleetMembers(store, a);
       context.members(m);
@@ -266,6 +267,32 @@ public final class PdpServer implements AutoCloseable {
       fleetPolicies.start();
     } catch (StoreException e) {
       throw new IOException("fleet policies: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The fleet's store: when this member's session is lost, its sessions have ended fleet-wide and
+   * it decides federated requests fail-closed until it is back; its PEPs are better served by a
+   * member that is not cut off, so it sends them to the least-loaded one it last knew of.
+   */
+  private void storeConnection(StateStore.Connection c) {
+    FleetMembers m = context.members();
+    if (c == StateStore.Connection.LOST && m != null && !closed.get()) {
+      InetSocketAddress to = m.leastLoadedOther();
+      log.warn(
+          "fleet store session lost: this PDP's sessions ended fleet-wide; {}",
+          to == null
+              ? "no other member known, its PEPs stay (federated decisions fail closed)"
+              : "its PEPs are sent to " + to);
+      context.cutOff(true); // new PEPs are sent on too
+      if (to != null) {
+        for (PdpStateMachine pep : context.connections()) {
+          pep.execute(() -> pep.redirectAll(to));
+        }
+      }
+    } else if (c == StateStore.Connection.RECONNECTED && context.cutOff() && !closed.get()) {
+      log.info("fleet store back with a new session: this PDP serves again");
+      context.cutOff(false);
     }
   }
 
@@ -302,6 +329,11 @@ public final class PdpServer implements AutoCloseable {
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
     }
+  }
+
+  /** The fleet's store, or null (tests inject faults through it). */
+  StateStore stateStore() {
+    return store;
   }
 
   /** The address the server listens on (the real port when 0 was configured). */

@@ -32,6 +32,7 @@ final class ServerContext implements PdpContext {
   private final ExecutorService enrolments;
   private volatile FleetMembers members; // a fleet member: the others and their load
   private volatile boolean draining;
+  private volatile boolean cutOff; // the fleet store's session was lost
   private volatile PdpTimings timings;
   private volatile boolean closed;
 
@@ -115,7 +116,7 @@ final class ServerContext implements PdpContext {
     }
     FleetMembers m = members;
     int above = config.fleetOrDefaults().redirectAbove();
-    if (m != null && (draining || (above > 0 && connections.size() > above))) {
+    if (m != null && (draining || cutOff || (above > 0 && connections.size() > above))) {
       InetSocketAddress to = m.leastLoadedOther(); // none: this member serves it after all
       if (to != null) {
         return new PdpConfig.Redirect(PdpConfig.glob("*"), null, to.getAddress(), to.getPort());
@@ -138,6 +139,14 @@ final class ServerContext implements PdpContext {
 
   boolean draining() {
     return draining;
+  }
+
+  void cutOff(boolean c) {
+    cutOff = c;
+  }
+
+  boolean cutOff() {
+    return cutOff;
   }
 
   /** True if a Last PDP Address names this server (same port, and a local or listening address). */

@@ -1,6 +1,7 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
@@ -85,6 +86,17 @@ final class BlockingPep implements AutoCloseable {
         return null;
       }
     }
+  }
+
+  /** The next Client-Close within {@code millis} (decisions before it are skipped). */
+  ClientClose clientClose(int millis) throws Exception {
+    long end = System.currentTimeMillis() + millis;
+    while (System.currentTimeMillis() < end) {
+      if (read((int) Math.max(1, end - System.currentTimeMillis())) instanceof ClientClose c) {
+        return c;
+      }
+    }
+    throw new AssertionError("no Client-Close in " + millis + " ms");
   }
 
   /** Forgets the unsolicited decisions received so far. */

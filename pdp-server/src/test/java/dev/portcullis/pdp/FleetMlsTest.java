@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.state.ZooKeeperStateStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -185,6 +188,26 @@ class FleetMlsTest {
         proxy.forgetPushed();
         assertTrue(awaitInstalled(proxy, read("bob", "intel-db")));
       }
+    }
+  }
+
+  @Test
+  void aPdpWhoseStoreSessionExpiresEndsItsSessionsAndSendsItsPepsAway() throws Exception {
+    String ns = FleetEnsemble.namespace();
+    try (PdpServer a = pdp(ns, "cached");
+        PdpServer b = pdp(ns, "cached");
+        BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+        BlockingPep atA = new BlockingPep(a.address(), MLS, "proxy-a");
+        BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b")) {
+      assertTrue(terminal.ask("login", login("alice", 2)), "alice's session, held by A");
+      assertTrue(awaitInstalled(atB, read("alice", "intel-db")));
+      // A must have seen B's membership entry (written at B's start) before it is cut off
+      Thread.sleep(1_500);
+      ((ZooKeeperStateStore) a.stateStore()).expireSession();
+      assertFalse(BlockingPep.installs(pushed(atB)), "alice's session ended fleet-wide");
+      ClientClose cc = atA.clientClose(10_000);
+      assertEquals(ErrorCode.REDIRECT_TO_PREFERRED_SERVER.code(), cc.error().code());
+      assertEquals(b.address().getPort(), cc.redirect().port(), "sent to the other member");
     }
   }
 }

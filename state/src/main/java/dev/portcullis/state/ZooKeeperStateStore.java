@@ -297,6 +297,19 @@ public final class ZooKeeperStateStore implements StateStore {
     return client;
   }
 
+  /**
+   * Ends this member's session as if the ensemble had expired it (ZooKeeper's own test hook): its
+   * leased entries end fleet-wide and it hears {@link Connection#LOST}, then reconnects with a new
+   * session. For fault drills and tests.
+   */
+  public void expireSession() {
+    try {
+      client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    } catch (Exception e) {
+      throw new IllegalStateException(where + ": cannot expire the session: " + e.getMessage(), e);
+    }
+  }
+
   /** Closes the session: this member's leased entries end at once, fleet-wide. */
   @Override
   public void close() {
