@@ -106,6 +106,23 @@ public final class AuditChain {
     return link != null && link.sealed() ? Optional.of(link.hash()) : Optional.empty();
   }
 
+  /**
+   * The hash of the file's first record, which names its chain (a log anchored in a fleet's store
+   * is found by it), or empty when the file has no sealed first record.
+   */
+  public static Optional<String> firstHash(Path file) throws IOException {
+    if (!Files.exists(file) || Files.size(file) == 0) {
+      return Optional.empty();
+    }
+    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+      return lines
+          .findFirst()
+          .map(TAIL::matcher)
+          .filter(m -> m.find() && m.group(1).equals(GENESIS))
+          .map(m -> m.group(2));
+    }
+  }
+
   /** A line's trailing {@code prev} and {@code hash}, and whether the hash matches the line. */
   private record Link(String prev, String hash, boolean sealed) {}
 

@@ -254,6 +254,9 @@ public final class PdpServer implements AutoCloseable {
           1,
           1,
           TimeUnit.SECONDS);
+      if (config.audit() != null) {
+        housekeeping.scheduleWithFixedDelay(this::anchorAudit, 60, 60, TimeUnit.SECONDS);
+      }
     } catch (StoreException e) {
       throw new IOException("fleet membership: " + e.getMessage(), e);
     }
@@ -328,6 +331,19 @@ public final class PdpServer implements AutoCloseable {
         "policy-reloaded", "clientType", clientType, "version", version, "policy", next.describe());
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
+    }
+  }
+
+  /** Anchors the audit log's chain head in the fleet's store (docs/fleet.md). */
+  void anchorAudit() {
+    try {
+      InetSocketAddress a = serverChannel == null ? null : address();
+      String member = a == null ? "?" : a.getAddress().getHostAddress() + ":" + a.getPort();
+      if (FleetAudit.anchor(store, config.audit(), audit.chainHead(), member)) {
+        log.debug("audit chain head {} anchored in the fleet's store", audit.chainHead());
+      }
+    } catch (IOException | StoreException | RuntimeException e) {
+      log.warn("audit chain head not anchored: {}", e.getMessage());
     }
   }
 
@@ -555,6 +571,9 @@ public final class PdpServer implements AutoCloseable {
       audit.record("stopped");
     }
     audit.close();
+    if (context.members() != null && config.audit() != null) {
+      anchorAudit(); // the head at stop, after the "stopped" record
+    }
     context.release();
     if (fleetPolicies != null) {
       fleetPolicies.close();

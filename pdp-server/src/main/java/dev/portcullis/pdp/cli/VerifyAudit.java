@@ -1,11 +1,17 @@
 package dev.portcullis.pdp.cli;
 
 import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.pdp.FleetAudit;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,6 +37,19 @@ final class VerifyAudit implements Callable<Integer> {
           "A chain head the PDP logged when it stopped (kept elsewhere): checks that the file"
               + " still reaches it, i.e. no records were cut off the end.")
   String head;
+
+  @Option(
+      names = "--fleet",
+      description =
+          "Also check that the file reaches the chain head its PDP anchored in the fleet's"
+              + " store (needs --config of a fleet member).")
+  boolean fleet;
+
+  @Option(
+      names = {"-c", "--config"},
+      defaultValue = "config/pdp.xml",
+      description = "With --fleet: a fleet member's configuration (default: ${DEFAULT-VALUE}).")
+  Path config;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -85,7 +104,46 @@ final class VerifyAudit implements Callable<Integer> {
           file, v.records(), v.head(), at);
       return 0;
     }
+    if (fleet) {
+      return checkAnchor(v, out, err);
+    }
     out.printf("%s: intact, %d records, head %s%n", file, v.records(), v.head());
     return 0;
+  }
+
+  /** The fleet's anchor for this chain must be a record of the file. */
+  private int checkAnchor(AuditChain.Verdict v, PrintWriter out, PrintWriter err) {
+    PdpConfig c = FleetCommands.fleetConfig(config, err);
+    if (c == null) {
+      return 2;
+    }
+    try (StateStore store = c.state().open()) {
+      Optional<FleetAudit.Anchor> a = FleetAudit.anchorOf(store, file);
+      if (a.isEmpty()) {
+        out.printf(
+            "%s: intact over %d records, but the fleet holds no anchor for this chain (its PDP"
+                + " never anchored it, or the file's first record was replaced)%n",
+            file, v.records());
+        return 1;
+      }
+      long at = AuditChain.lineOf(file, a.get().head());
+      if (at == 0) {
+        out.printf(
+            "%s: BROKEN: the chain is intact over %d records but does not reach the head %s that"
+                + " %s anchored at %s: records were cut off the end%n",
+            file, v.records(), a.get().head(), a.get().member(), a.get().at());
+        return 1;
+      }
+      out.printf(
+          "%s: intact, %d records, head %s; the fleet's anchor (%s, %s) is record %d%n",
+          file, v.records(), v.head(), a.get().member(), a.get().at(), at);
+      return 0;
+    } catch (StoreException e) {
+      err.println("error: the fleet's state store: " + e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      err.println("error: cannot read " + file + ": " + e.getMessage());
+      return 2;
+    }
   }
 }
