@@ -1,11 +1,11 @@
 package dev.portcullis.active;
 
 import dev.portcullis.active.auth.AuthServer;
-import dev.portcullis.active.auth.FleetKci;
 import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
+import dev.portcullis.active.fleet.FleetKci;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
@@ -53,7 +53,8 @@ public final class Domain {
   public CodeServer codeServer() throws IOException {
     Path work = Files.createTempDirectory("rosa-code-server");
     work.toFile().deleteOnExit();
-    return new CodeServer(config, pki, config.codeServer().listen(), work);
+    return new CodeServer(
+        config, pki, config.codeServer().listen(), work, HttpsEndpoint.Limits.DEFAULT, fleetKci());
   }
 
   public AuthServer authServer() throws IOException, InterruptedException {

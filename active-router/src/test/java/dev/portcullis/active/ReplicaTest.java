@@ -1,5 +1,6 @@
 package dev.portcullis.active;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -82,6 +84,14 @@ class ReplicaTest {
       Shifted clock = new Shifted(); // replica one's clock, moved past a rotation later
       Domain domain = new Domain(config, clock);
       try (CodeServer cs = domain.codeServer();
+          CodeServer cs2 =
+              new CodeServer(
+                  config,
+                  domain.pki(),
+                  new InetSocketAddress("127.0.0.1", 0),
+                  Files.createDirectories(tmp.resolve("cs2")),
+                  HttpsEndpoint.Limits.DEFAULT,
+                  domain.fleetKci());
           AuthServer one = domain.authServer();
           AuthServer two =
               new AuthServer(
@@ -151,11 +161,31 @@ class ReplicaTest {
         } finally {
           pool.shutdownNow();
         }
+        // a Code Server replica the Authorization Servers never talk to serves the same secret
+        int code = config.codes().get("counter").id();
+        int epoch = one.epoch("counter");
+        byte[] direct =
+            new CodeServerClient(cs.address(), domain.pki().clientContext("ar-1"))
+                .secret(code, epoch)
+                .get(10, TimeUnit.SECONDS);
+        byte[] replica =
+            new CodeServerClient(cs2.address(), domain.pki().clientContext("ar-1"))
+                .secret(code, epoch)
+                .get(10, TimeUnit.SECONDS);
+        assertArrayEquals(direct, replica, "the same Kci from either Code Server");
         // a rotation on one replica is taken by the other
         int before = one.epoch("counter");
         clock.offset = Duration.ofHours(2); // one rotation period (PT1H) and more later
         one.rotate();
         assertTrue(one.epoch("counter") != before, "a new epoch");
+        int[] listed =
+            new CodeServerClient(cs2.address(), domain.pki().clientContext("ar-1"))
+                .epochs(code)
+                .get(10, TimeUnit.SECONDS);
+        int newest = one.epoch("counter");
+        assertTrue(
+            Arrays.stream(listed).anyMatch(e -> e == newest),
+            "the other Code Server lists the new epoch");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (two.epoch("counter") != one.epoch("counter")) {
           assertTrue(System.nanoTime() < deadline, "the other replica did not take the rotation");
@@ -170,8 +200,12 @@ class ReplicaTest {
                     "/portcullis/rosa",
                     Duration.ofSeconds(6),
                     "rosa:replica-test"))) {
-          for (String code : look.children("/active/kci")) {
-            byte[] v = look.read("/active/kci/" + code).orElseThrow().data();
+          for (String e : look.children("/active/epochs/" + Integer.toUnsignedString(code))) {
+            byte[] v = look.read("/active/epochs/" + code + "/" + e).orElseThrow().data();
+            assertEquals(4 + 12 + 32 + 16, v.length, "each epoch's Kci wrapped too");
+          }
+          for (String c : look.children("/active/kci")) {
+            byte[] v = look.read("/active/kci/" + c).orElseThrow().data();
             assertEquals(4 + 12 + 32 + 16, v.length, "epoch, IV, wrapped 32-byte Kci, tag");
             assertFalse(new String(v, StandardCharsets.ISO_8859_1).contains("counter"), "opaque");
           }

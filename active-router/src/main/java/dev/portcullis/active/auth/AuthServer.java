@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.portcullis.active.code.CodeServerClient;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
+import dev.portcullis.active.fleet.FleetKci;
 import dev.portcullis.active.kdf.SessionKdf;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.Flow;

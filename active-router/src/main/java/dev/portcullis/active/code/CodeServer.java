@@ -3,8 +3,10 @@ package dev.portcullis.active.code;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.config.RosaPki;
+import dev.portcullis.active.fleet.FleetKci;
 import dev.portcullis.active.net.Https;
 import dev.portcullis.active.net.HttpsEndpoint;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -44,6 +46,7 @@ public final class CodeServer implements AutoCloseable {
   private final Map<Integer, byte[]> modules = new HashMap<>();
   private final Map<Integer, NavigableMap<Integer, byte[]>> secrets = new ConcurrentHashMap<>();
   private final HttpsEndpoint server;
+  private final FleetKci fleet; // null: this Code Server alone
 
   /** Packs and signs every code's module, then listens on {@code address}. */
   public CodeServer(RosaConfig config, RosaPki pki, InetSocketAddress address, Path workDir)
@@ -59,7 +62,24 @@ public final class CodeServer implements AutoCloseable {
       Path workDir,
       HttpsEndpoint.Limits limits)
       throws IOException {
+    this(config, pki, address, workDir, limits, null);
+  }
+
+  /**
+   * As above, one replica of several serving the same secrets: each epoch's Kci is kept, wrapped,
+   * in the fleet's store ({@code fleet}, owned and closed by this server), so a router may ask any
+   * replica for a secret another one was given.
+   */
+  public CodeServer(
+      RosaConfig config,
+      RosaPki pki,
+      InetSocketAddress address,
+      Path workDir,
+      HttpsEndpoint.Limits limits,
+      FleetKci fleet)
+      throws IOException {
     this.config = config;
+    this.fleet = fleet;
     Files.createDirectories(workDir);
     ModuleSigner signer = new ModuleSigner(pki.serverKey(), pki.serverChain());
     for (RosaConfig.Code c : config.codes().values()) {
@@ -140,11 +160,27 @@ public final class CodeServer implements AutoCloseable {
       return new HttpsEndpoint.Response(200, "application/java-archive", modules.get(r.code()));
     }
     if (r.list()) {
+      List<Integer> list;
+      try {
+        list = fleet == null ? epochs(r.code()) : newest(fleet.epochs(r.code()));
+      } catch (StoreException e) {
+        return unreachable(e);
+      }
       return HttpsEndpoint.Response.json(
-          200, Map.of("epochs", epochs(r.code()).stream().map(Integer::toUnsignedLong).toList()));
+          200, Map.of("epochs", list.stream().map(Integer::toUnsignedLong).toList()));
     }
     NavigableMap<Integer, byte[]> kept = secrets.get(r.code());
     byte[] kci = kept == null ? null : kept.get(r.epoch());
+    if (kci == null && fleet != null) {
+      try {
+        kci = fleet.epoch(r.code(), r.epoch()).orElse(null); // given to another replica
+      } catch (StoreException e) {
+        return unreachable(e);
+      }
+      if (kci != null) {
+        keep(c, r.epoch(), kci);
+      }
+    }
     if (kci == null) {
       return HttpsEndpoint.Response.error(
           404, "no secret for code " + c.name() + " epoch " + Integer.toUnsignedString(r.epoch()));
@@ -165,30 +201,63 @@ public final class CodeServer implements AutoCloseable {
       return HttpsEndpoint.Response.error(
           400, "kci: " + kci.length + " bytes (expected at least 32)");
     }
-    NavigableMap<Integer, byte[]> kept =
-        secrets.computeIfAbsent(c.id(), k -> new ConcurrentSkipListMap<>(Integer::compareUnsigned));
-    synchronized (kept) {
-      byte[] prior = kept.get(epoch);
-      if (prior != null && !Arrays.equals(prior, kci)) {
-        return HttpsEndpoint.Response.error(
-            409, "epoch " + Integer.toUnsignedString(epoch) + " already has a secret");
+    if (fleet != null) {
+      try {
+        if (!fleet.putEpoch(c.id(), epoch, kci)) { // an epoch has one secret, fleet-wide
+          return HttpsEndpoint.Response.error(
+              409, "epoch " + Integer.toUnsignedString(epoch) + " already has a secret");
+        }
+        fleet.keepNewest(c.id(), config.authServer().epochsKept());
+      } catch (StoreException e) {
+        return unreachable(e);
       }
-      kept.put(epoch, kci);
-      while (kept.size() > config.authServer().epochsKept()) {
-        Arrays.fill(kept.pollFirstEntry().getValue(), (byte) 0);
-      }
+    }
+    int n = keep(c, epoch, kci);
+    if (n < 0) {
+      return HttpsEndpoint.Response.error(
+          409, "epoch " + Integer.toUnsignedString(epoch) + " already has a secret");
     }
     log.info(
         "code server: new secret for {} epoch {} ({} kept)",
         c.name(),
         Integer.toUnsignedString(epoch),
-        kept.size());
+        n);
     return new HttpsEndpoint.Response(204, "application/json", new byte[0]);
+  }
+
+  /** Keeps a secret here; the number kept, or -1 if the epoch has another one. */
+  private int keep(RosaConfig.Code c, int epoch, byte[] kci) {
+    NavigableMap<Integer, byte[]> kept =
+        secrets.computeIfAbsent(c.id(), k -> new ConcurrentSkipListMap<>(Integer::compareUnsigned));
+    synchronized (kept) {
+      byte[] prior = kept.get(epoch);
+      if (prior != null && !Arrays.equals(prior, kci)) {
+        return -1;
+      }
+      kept.put(epoch, kci);
+      while (kept.size() > config.authServer().epochsKept()) {
+        Arrays.fill(kept.pollFirstEntry().getValue(), (byte) 0);
+      }
+      return kept.size();
+    }
+  }
+
+  private List<Integer> newest(List<Integer> epochs) {
+    int kept = config.authServer().epochsKept();
+    return epochs.size() <= kept ? epochs : epochs.subList(epochs.size() - kept, epochs.size());
+  }
+
+  private static HttpsEndpoint.Response unreachable(StoreException e) {
+    log.warn("code server: the fleet's store: {}", e.getMessage());
+    return HttpsEndpoint.Response.error(503, "the code servers' shared state is unreachable");
   }
 
   @Override
   public void close() {
     server.close();
+    if (fleet != null) {
+      fleet.close();
+    }
     for (NavigableMap<Integer, byte[]> kept : secrets.values()) {
       kept.values().forEach(k -> Arrays.fill(k, (byte) 0));
     }
