@@ -389,7 +389,7 @@ public final class FleetBench implements Callable<Integer> {
                     + "\" namespace=\"/portcullis/bench\" session-timeout=\"PT10S\""
                     + " auth-file=\"zk.secret\"/>")
             + "<listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<limits max-messages-per-second=\"10000000\"/>"
+            + "<limits max-messages-per-second=\"10000000\" max-connections=\"8192\"/>"
             + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\""
             + " consistency=\""
             + consistency

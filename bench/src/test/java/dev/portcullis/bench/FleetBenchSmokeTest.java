@@ -41,6 +41,19 @@ class FleetBenchSmokeTest {
   }
 
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void theDemoRunsAFleetAndAFailover() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = new CommandLine(new FleetDemo());
+    cl.setOut(new PrintWriter(out));
+    int rc = cl.execute("--peps", "30", "--policy", "../config/policy-mls.xml");
+    String report = out.toString();
+    assertEquals(0, rc, report);
+    assertTrue(report.contains("10 PEPs re-homed"), report);
+    assertTrue(report.contains("ACCESS allowed after the failover: 30 of 30 (before: 30)"), report);
+  }
+
+  @Test
   void aMissingPolicyIsAUsageError() {
     StringWriter err = new StringWriter();
     CommandLine cl = new CommandLine(new FleetBench());
