@@ -41,8 +41,9 @@ final class PdpSecurityMaterial implements AutoCloseable {
     this.enroller = enroller;
   }
 
-  /** Opens the crypto registry and what the security section names; all closed on failure. */
   /**
+   * Opens the crypto registry and what the security section names; all closed on failure.
+   *
    * @param fleet the fleet's ZooKeeper store (credentials are then single-use fleet-wide), or null
    */
   static PdpSecurityMaterial open(PdpConfig config, StateStore fleet)
