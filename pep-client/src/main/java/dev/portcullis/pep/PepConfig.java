@@ -35,19 +35,19 @@ public final class PepConfig implements AutoCloseable {
 
   private final String pepId;
   private final int clientType;
-  private final InetSocketAddress pdp;
+  private final List<InetSocketAddress> pdps;
   private final PepSecurity security;
   private final CryptoRegistry registry;
 
   private PepConfig(
       String pepId,
       int clientType,
-      InetSocketAddress pdp,
+      List<InetSocketAddress> pdps,
       PepSecurity security,
       CryptoRegistry registry) {
     this.pepId = pepId;
     this.clientType = clientType;
-    this.pdp = pdp;
+    this.pdps = List.copyOf(pdps);
     this.security = security;
     this.registry = registry;
   }
@@ -60,8 +60,14 @@ public final class PepConfig implements AutoCloseable {
     return clientType;
   }
 
+  /** The (first) PDP. */
   public InetSocketAddress pdp() {
-    return pdp;
+    return pdps.get(0);
+  }
+
+  /** The PDPs in order of preference: one, or a fleet's members ({@code <pdp>} repeated). */
+  public List<InetSocketAddress> pdps() {
+    return pdps;
   }
 
   /** TLS and Integrity, or null for plain COPS. */
@@ -92,18 +98,24 @@ public final class PepConfig implements AutoCloseable {
           "client-type",
           "client-type: " + attr(root, "client-type", "") + " (expected: 1 to 0xFFFF)");
     }
-    Element p = child(root, "pdp");
-    String host = p == null ? "127.0.0.1" : attr(p, "address", "127.0.0.1");
-    int port = p == null ? 3288 : XmlConfigReader.integer(p, "port", 3288, 1, 0xFFFF);
-    InetSocketAddress pdp = new InetSocketAddress(host, port);
-    if (pdp.isUnresolved()) {
-      throw error(p, "address", "address: " + host + " does not resolve");
+    List<InetSocketAddress> pdps = new ArrayList<>();
+    for (Element p : children(root, "pdp")) {
+      String host = attr(p, "address", "127.0.0.1");
+      InetSocketAddress pdp =
+          new InetSocketAddress(host, XmlConfigReader.integer(p, "port", 3288, 1, 0xFFFF));
+      if (pdp.isUnresolved()) {
+        throw error(p, "address", "address: " + host + " does not resolve");
+      }
+      pdps.add(pdp);
+    }
+    if (pdps.isEmpty()) {
+      pdps.add(new InetSocketAddress("127.0.0.1", 3288));
     }
     // Checked where it is named, whether or not anything here uses it.
     Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
     Element sec = child(root, "security");
     if (sec == null) {
-      return new PepConfig(id, clientType, pdp, null, null);
+      return new PepConfig(id, clientType, pdps, null, null);
     }
     CryptoRegistry registry = null;
     try {
@@ -145,7 +157,7 @@ public final class PepConfig implements AutoCloseable {
                   + " <integrity> as needed");
         }
       }
-      return new PepConfig(id, clientType, pdp, security, registry);
+      return new PepConfig(id, clientType, pdps, security, registry);
     } catch (ConfigException | RuntimeException e) {
       if (registry != null) {
         registry.close();

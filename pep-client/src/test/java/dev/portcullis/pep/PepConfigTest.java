@@ -48,6 +48,20 @@ class PepConfigTest {
   }
 
   @Test
+  void aFleetsPdpsAreListedInOrder() throws Exception {
+    try (PepConfig c =
+        load(
+            "<pep id=\"gw-9\"><pdp address=\"127.0.0.1\" port=\"3301\"/>"
+                + "<pdp address=\"127.0.0.1\" port=\"3302\"/></pep>")) {
+      assertEquals(List.of(3301, 3302), c.pdps().stream().map(a -> a.getPort()).toList());
+      assertEquals(3301, c.pdp().getPort(), "the first is home");
+    }
+    try (PepConfig c = load("<pep id=\"gw-9\"/>")) {
+      assertEquals(List.of(3288), c.pdps().stream().map(a -> a.getPort()).toList());
+    }
+  }
+
+  @Test
   void integrityKeysAreMadeAndRead() throws Exception {
     try (PepConfig c =
         load(

@@ -170,7 +170,7 @@ public final class PepMain implements Callable<Integer> {
               requestedLevel,
               null);
       int ct = target.clientType;
-      InetSocketAddress to = target.pdp;
+      List<InetSocketAddress> to = List.of(target.pdp);
       String id = pepId;
       final PepConfig cfg;
       try {
@@ -181,14 +181,14 @@ public final class PepMain implements Callable<Integer> {
       }
       if (cfg != null) {
         var given = spec.commandLine().getParseResult();
-        to = given.hasMatchedOption("--pdp") ? target.pdp : cfg.pdp();
+        to = given.hasMatchedOption("--pdp") ? List.of(target.pdp) : cfg.pdps();
         id = given.hasMatchedOption("--pep-id") ? pepId : cfg.pepId();
         ct = given.hasMatchedOption("--client-type") ? target.clientType : cfg.clientType();
       }
       try (cfg;
           PepClient pep =
               PepClient.builder()
-                  .pdp(to)
+                  .pdps(to)
                   .pepId(id)
                   .clientType(ct)
                   .security(cfg == null ? null : cfg.security())
