@@ -9,6 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Numbers;
+import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;

@@ -9,6 +9,7 @@ import dev.portcullis.active.Fixtures;
 import dev.portcullis.active.TestDomain;
 import dev.portcullis.active.cli.ActiveMain;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Prefix;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

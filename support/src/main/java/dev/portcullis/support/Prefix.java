@@ -1,4 +1,4 @@
-package dev.portcullis.active.config;
+package dev.portcullis.support;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
