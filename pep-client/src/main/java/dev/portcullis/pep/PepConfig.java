@@ -70,6 +70,11 @@ public final class PepConfig implements AutoCloseable {
     return pdps;
   }
 
+  /** A client builder set up as this file says: PDPs, id, client type, security. */
+  public PepClient.Builder clientBuilder() {
+    return PepClient.builder().pdps(pdps).pepId(pepId).clientType(clientType).security(security);
+  }
+
   /** TLS and Integrity, or null for plain COPS. */
   public PepSecurity security() {
     return security;

@@ -38,11 +38,12 @@ import picocli.CommandLine.Option;
     name = "pep-client",
     mixinStandardHelpOptions = true,
     version = "pep-client 0.1.0",
-    description = "A COPS PEP: one decision, or the session simulator.",
+    description = "A COPS PEP: one decision, the session simulator, or the enforcing proxy.",
     subcommands = {
       PepMain.RequestCommand.class,
       PepMain.SimulateCommand.class,
       PepMain.EnrolCommand.class,
+      ProxyCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class PepMain implements Callable<Integer> {

@@ -1,0 +1,418 @@
+package dev.portcullis.pep.proxy;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The enforcing PEP (MYSEA's trusted proxy): in front of each upstream service it accepts client
+ * connections, asks the PDP once per connection (an ACCESS request of the access client type:
+ * subject, addresses and ports, TCP, service, access mode) and forwards bytes only after an
+ * Install. A Remove then or later (an unsolicited DEC after a policy change or the end of an MLS
+ * session) closes the connection; a connection's end deletes its request state (DRQ). Without a PDP
+ * it fails closed: new connections are refused, and with {@code on-pdp-loss="close-all"} open ones
+ * are closed too. Reference: docs/pep-proxy.md.
+ */
+public final class PepProxy implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
+  private static final Transport TRANSPORT = Transport.best();
+
+  /** What the proxy did, for status and tests. */
+  public static final class Counters {
+    public final AtomicLong accepted = new AtomicLong();
+    public final AtomicLong allowed = new AtomicLong();
+    public final AtomicLong denied = new AtomicLong();
+    public final AtomicLong revoked = new AtomicLong();
+    public final AtomicLong failedClosed = new AtomicLong();
+    public final AtomicLong noSubject = new AtomicLong();
+    public final AtomicLong upstreamFailed = new AtomicLong();
+
+    @Override
+    public String toString() {
+      return String.format(
+          "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
+              + " without a subject %d, upstream unreachable %d",
+          accepted.get(),
+          allowed.get(),
+          denied.get(),
+          revoked.get(),
+          failedClosed.get(),
+          noSubject.get(),
+          upstreamFailed.get());
+    }
+  }
+
+  /** A proxied connection: the client's channel and, once allowed, the upstream's. */
+  private static final class Conn {
+    final String handle;
+    final ProxyConfig.Listener listener;
+    final Channel client;
+    volatile Channel upstream;
+
+    Conn(String handle, ProxyConfig.Listener listener, Channel client) {
+      this.handle = handle;
+      this.listener = listener;
+      this.client = client;
+    }
+
+    void close() {
+      client.close();
+      Channel u = upstream;
+      if (u != null) {
+        u.close();
+      }
+    }
+  }
+
+  private final PepClient pep;
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final List<Channel> servers = new ArrayList<>();
+  private final Map<String, Conn> conns = new ConcurrentHashMap<>();
+  private final AtomicLong sequence = new AtomicLong();
+  private final Counters counters = new Counters();
+  private final Context context = new Context(Context.R_INCOMING, 0);
+
+  /**
+   * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
+   * that is not there yet only means new connections are refused until it is).
+   *
+   * @param pepBuilder the PEP, configured but for its listener (set here)
+   */
+  public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads)
+      throws InterruptedException {
+    this.boss = TRANSPORT.group(1);
+    this.workers = TRANSPORT.group(threads);
+    this.pep =
+        pepBuilder
+            .listener(
+                new PepListener() {
+                  @Override
+                  public void decisionChanged(String handle, PepDecision d) {
+                    if (!d.granted()) {
+                      revoke(handle, d);
+                    }
+                  }
+
+                  @Override
+                  public void disconnected(PepException why) {
+                    pdpLost(why);
+                  }
+                })
+            .build();
+    try {
+      for (ProxyConfig.Listener l : config.listeners()) {
+        servers.add(bind(l));
+      }
+    } catch (RuntimeException | InterruptedException e) {
+      close();
+      throw e;
+    }
+    pep.open()
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                log.warn(
+                    "proxy: no PDP yet ({}): connections are refused until one accepts",
+                    e.getMessage());
+              }
+            });
+  }
+
+  private Channel bind(ProxyConfig.Listener l) throws InterruptedException {
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(TRANSPORT.serverChannel())
+            .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
+            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    accepted(l, ch);
+                  }
+                });
+    try {
+      Channel c = b.bind(l.listen()).sync().channel();
+      log.info(
+          "proxy listener {} on {} in front of {} (service {}, {} access)",
+          l.name(),
+          c.localAddress(),
+          l.upstream(),
+          l.service(),
+          l.access().name().toLowerCase(Locale.ROOT));
+      return c;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException ie) {
+        throw ie;
+      }
+      throw new IllegalStateException(
+          "proxy listener " + l.name() + ": cannot listen on " + l.listen() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** A client connected: ask the PDP, then connect upstream or close. */
+  private void accepted(ProxyConfig.Listener l, SocketChannel client) {
+    counters.accepted.incrementAndGet();
+    InetSocketAddress from = client.remoteAddress();
+    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
+    String subject = l.subject(from.getAddress());
+    if (subject == null) {
+      counters.noSubject.incrementAndGet();
+      log.info("proxy {}: connection from {} refused: no subject for that address", l.name(), from);
+      client.close();
+      return;
+    }
+    if (!pep.isOpen()) {
+      counters.failedClosed.incrementAndGet();
+      log.info("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
+      client.close();
+      return;
+    }
+    String handle = l.name() + "-" + sequence.incrementAndGet();
+    Conn conn = new Conn(handle, l, client);
+    conns.put(handle, conn);
+    client.closeFuture().addListener(f -> ended(conn));
+    AccessRequest r =
+        new AccessRequest(
+            AccessOperation.ACCESS,
+            subject,
+            null,
+            null,
+            from.getAddress(),
+            from.getPort(),
+            to.getAddress(),
+            to.getPort(),
+            6,
+            l.service(),
+            l.access(),
+            null,
+            null);
+    pep.request(handle, context, r)
+        .whenComplete(
+            (d, e) ->
+                client
+                    .eventLoop()
+                    .execute(
+                        () -> {
+                          if (e != null || !d.granted()) {
+                            counters.denied.incrementAndGet();
+                            log.info(
+                                "proxy {}: {} from {} as {} denied: {}",
+                                l.name(),
+                                handle,
+                                from,
+                                subject,
+                                e != null ? e.getMessage() : reason(d));
+                            client.close();
+                            return;
+                          }
+                          counters.allowed.incrementAndGet();
+                          log.info(
+                              "proxy {}: {} from {} as {} allowed ({})",
+                              l.name(),
+                              handle,
+                              from,
+                              subject,
+                              reason(d));
+                          connectUpstream(conn);
+                        }));
+  }
+
+  private static String reason(PepDecision d) {
+    return d.data() == null
+        ? "no reason given"
+        : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
+  }
+
+  private void connectUpstream(Conn conn) {
+    Channel client = conn.client;
+    if (!client.isActive()) {
+      return;
+    }
+    new Bootstrap()
+        .group(client.eventLoop()) // both sides on one loop: no hand-over between threads
+        .channel(TRANSPORT.socketChannel())
+        .option(ChannelOption.AUTO_READ, false)
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
+        .handler(new Relay(client))
+        .connect(conn.listener.upstream())
+        .addListener(
+            (ChannelFuture f) -> {
+              if (!f.isSuccess()) {
+                counters.upstreamFailed.incrementAndGet();
+                log.warn(
+                    "proxy {}: {}: upstream {} unreachable: {}",
+                    conn.listener.name(),
+                    conn.handle,
+                    conn.listener.upstream(),
+                    f.cause().getMessage());
+                client.close();
+                return;
+              }
+              Channel upstream = f.channel();
+              conn.upstream = upstream;
+              upstream.closeFuture().addListener(x -> client.close());
+              if (!client.isActive() || !conns.containsKey(conn.handle)) {
+                upstream.close(); // closed or revoked meanwhile
+                return;
+              }
+              client.pipeline().addLast(new Relay(upstream));
+              client.read();
+              upstream.read();
+            });
+  }
+
+  /**
+   * Moves bytes from its channel to {@code peer}: reads the next chunk only when the last one was
+   * written (back-pressure both ways, nothing buffered without bound); a half-close is passed on.
+   */
+  private static final class Relay extends ChannelInboundHandlerAdapter {
+    private final Channel peer;
+
+    Relay(Channel peer) {
+      this.peer = peer;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (!peer.isActive()) {
+        ReferenceCountUtil.release(msg);
+        ctx.close();
+        return;
+      }
+      peer.writeAndFlush(msg)
+          .addListener(
+              (ChannelFuture f) -> {
+                if (f.isSuccess()) {
+                  ctx.channel().read();
+                } else {
+                  ctx.close();
+                }
+              });
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof ChannelInputShutdownEvent) {
+        // the sender is done: say so to the peer, and close once both directions are done
+        if (peer instanceof SocketChannel s && s.isActive()) {
+          s.shutdownOutput();
+          if (s.isInputShutdown()) {
+            ctx.close();
+          }
+        } else {
+          ctx.close();
+        }
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (peer.isActive()) {
+        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  /** An unsolicited Remove (or a later deny) for a live connection: cut it. */
+  private void revoke(String handle, PepDecision d) {
+    Conn c = conns.get(handle);
+    if (c == null) {
+      return;
+    }
+    counters.revoked.incrementAndGet();
+    log.info("proxy {}: {} revoked: {}", c.listener.name(), handle, reason(d));
+    conns.remove(handle);
+    c.close();
+  }
+
+  private void ended(Conn conn) {
+    conn.close();
+    conns.remove(conn.handle);
+    pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
+  }
+
+  private void pdpLost(PepException why) {
+    log.warn("proxy: PDP lost ({}): new connections refused until one accepts", why.getMessage());
+    for (Conn c : conns.values()) {
+      if (c.listener.closeOnPdpLoss()) {
+        conns.remove(c.handle);
+        c.close();
+      }
+    }
+  }
+
+  /** The listeners' addresses (the real ports when 0 was configured), in configuration order. */
+  public List<InetSocketAddress> addresses() {
+    return servers.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+  }
+
+  public Counters counters() {
+    return counters;
+  }
+
+  /** Connections currently proxied (or waiting for their decision). */
+  public int open() {
+    return conns.size();
+  }
+
+  public PepClient pep() {
+    return pep;
+  }
+
+  @Override
+  public void close() {
+    for (Channel s : servers) {
+      s.close().syncUninterruptibly();
+    }
+    for (Conn c : conns.values()) {
+      c.close();
+    }
+    pep.close();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    log.info("proxy stopped: {}", counters);
+  }
+}

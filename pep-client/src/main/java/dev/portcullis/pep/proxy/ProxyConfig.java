@@ -1,0 +1,128 @@
+package dev.portcullis.pep.proxy;
+
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
+
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Prefix;
+import dev.portcullis.support.XmlConfigReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.w3c.dom.Element;
+
+/**
+ * The proxy's configuration ({@code pep-proxy.xml}): the PEP it is (a {@code pep.xml}) and its
+ * listeners, each in front of one upstream service. Reference: docs/pep-proxy.md.
+ *
+ * @param pep the PEP's own configuration file
+ */
+public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
+  private static final XmlConfigReader READER =
+      XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
+
+  /** One client address prefix and the subject it names. */
+  public record SubjectMapping(Prefix source, String name) {}
+
+  /**
+   * One listener.
+   *
+   * @param closeOnPdpLoss without a PDP, close open connections too (not only refuse new ones)
+   */
+  public record Listener(
+      String name,
+      InetSocketAddress listen,
+      InetSocketAddress upstream,
+      String service,
+      AccessMode access,
+      boolean closeOnPdpLoss,
+      List<SubjectMapping> subjects) {
+
+    /** The subject a client at {@code address} is, or null when no mapping names it. */
+    public String subject(InetAddress address) {
+      for (SubjectMapping m : subjects) {
+        if (m.source().contains(address)) {
+          return m.name();
+        }
+      }
+      return null;
+    }
+  }
+
+  /** Reads and validates {@code pep-proxy.xml}. */
+  public static ProxyConfig load(Path file) throws ConfigException {
+    Element root = READER.read(file);
+    Path dir = file.toAbsolutePath().getParent();
+    Path pep = XmlConfigReader.existingFile(root, "pep", dir);
+    List<Listener> listeners = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    Set<InetSocketAddress> bound = new HashSet<>();
+    for (Element l : children(root, "listener")) {
+      String name = attr(l, "name", "");
+      if (!names.add(name)) {
+        throw error(l, "name", "listener " + name + " defined twice");
+      }
+      InetSocketAddress listen = address(l, "listen");
+      if (listen.getPort() != 0 && !bound.add(listen)) {
+        throw error(l, "listen", "address " + attr(l, "listen", "") + " used by two listeners");
+      }
+      List<SubjectMapping> subjects = new ArrayList<>();
+      for (Element s : children(l, "subject")) {
+        try {
+          subjects.add(
+              new SubjectMapping(Prefix.parse(attr(s, "source", "")), attr(s, "name", "")));
+        } catch (IllegalArgumentException e) {
+          throw error(s, "source", e.getMessage() + " (expected: e.g. 10.0.0.0/8)");
+        }
+        if (attr(s, "name", "").isBlank()) {
+          throw error(s, "name", "empty subject name");
+        }
+      }
+      String access = attr(l, "access", "read-write");
+      listeners.add(
+          new Listener(
+              name,
+              listen,
+              address(l, "upstream"),
+              attr(l, "service", ""),
+              access.equals("read")
+                  ? AccessMode.READ
+                  : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE,
+              attr(l, "on-pdp-loss", "refuse-new").equals("close-all"),
+              List.copyOf(subjects)));
+    }
+    return new ProxyConfig(file.toString(), pep, List.copyOf(listeners));
+  }
+
+  /** {@code host:port} with a literal address (no name lookup at load), IPv6 in brackets. */
+  private static InetSocketAddress address(Element e, String a) throws ConfigException {
+    String v = attr(e, a, "");
+    int colon = v.lastIndexOf(':');
+    String host = colon < 0 ? "" : v.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(v.substring(colon + 1));
+    } catch (NumberFormatException x) {
+      port = -1;
+    }
+    if (!host.matches("[0-9A-Fa-f:.]+") || port < 0 || port > 0xFFFF) {
+      throw error(
+          e, a, a + " " + v + " (expected: a literal address and a port, e.g. 127.0.0.1:8080)");
+    }
+    try {
+      return new InetSocketAddress(InetAddress.getByName(host), port);
+    } catch (UnknownHostException x) {
+      throw error(e, a, a + " " + v + ": not an address");
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package dev.portcullis.pep.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The proxy in front of a real upstream (an echo server), deciding each connection at a real PDP
+ * over loopback: allowed and denied connections, revocation by a policy reload, DRQ at the end of a
+ * connection, failing closed without a PDP, half-close, many connections at once.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PepProxyTest {
+  static final String ALLOW =
+      "<rules><rule id=\"echo-alice\" decision=\"install\" reason=\"alice may use echo\">"
+          + "<match operation=\"ACCESS\" subject=\"alice\" service=\"echo\"/></rule>"
+          + "<default decision=\"remove\" reason=\"no rule allows this\"/></rules>";
+
+  @TempDir Path dir;
+  Echo echo;
+  PdpServer pdp;
+  PepProxy proxy;
+  InetSocketAddress allowed;
+  InetSocketAddress denied;
+
+  /** An upstream that echoes, and half-closes after its client did. */
+  static final class Echo implements AutoCloseable {
+    final ServerSocket server =
+        new ServerSocket(0, 1024, java.net.InetAddress.getLoopbackAddress());
+    final Thread acceptor;
+
+    Echo() throws IOException {
+      acceptor =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try {
+                    Socket s = server.accept();
+                    Thread t =
+                        new Thread(
+                            () -> {
+                              try (s) {
+                                InputStream in = s.getInputStream();
+                                OutputStream out = s.getOutputStream();
+                                byte[] b = new byte[8192];
+                                for (int n; (n = in.read(b)) > 0; ) {
+                                  out.write(b, 0, n);
+                                }
+                                s.shutdownOutput();
+                              } catch (IOException e) {
+                                // the client went
+                              }
+                            });
+                    t.setDaemon(true);
+                    t.start();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    InetSocketAddress address() {
+      return (InetSocketAddress) server.getLocalSocketAddress();
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    echo = new Echo();
+    Files.writeString(dir.resolve("policy.xml"), ALLOW);
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/></pdp>");
+    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"proxy-1\"><pdp address=\"127.0.0.1\" port=\""
+            + pdp.address().getPort()
+            + "\"/></pep>");
+    String up = "127.0.0.1:" + echo.address().getPort();
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\">"
+            + "<listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\""
+            + up
+            + "\" service=\"echo\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>"
+            + "<listener name=\"other\" listen=\"127.0.0.1:0\" upstream=\""
+            + up
+            + "\" service=\"other\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>"
+            + "</pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    PepConfig pep = PepConfig.load(cfg.pep());
+    proxy =
+        new PepProxy(
+            cfg, pep.clientBuilder().reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)), 1);
+    allowed = proxy.addresses().get(0);
+    denied = proxy.addresses().get(1);
+    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    assertTrue(proxy.pep().isOpen(), "the proxy's PEP is open at its PDP");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    proxy.close();
+    if (pdp != null) {
+      pdp.close();
+    }
+    echo.close();
+  }
+
+  static Socket connect(InetSocketAddress a) throws IOException {
+    Socket s = new Socket();
+    s.connect(a, 5_000);
+    s.setSoTimeout(5_000);
+    return s;
+  }
+
+  static String roundTrip(Socket s, String text) throws IOException {
+    s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+    byte[] b = s.getInputStream().readNBytes(text.length());
+    return new String(b, StandardCharsets.US_ASCII);
+  }
+
+  /** True if the connection was closed (EOF or reset) within the socket's timeout. */
+  static boolean closed(Socket s) throws IOException {
+    try {
+      return s.getInputStream().read() < 0;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true; // reset
+    }
+  }
+
+  @Test
+  void anAllowedConnectionGetsThroughAndADeniedOneIsClosed() throws Exception {
+    try (Socket s = connect(allowed)) {
+      assertEquals("hello", roundTrip(s, "hello"));
+      assertEquals("again", roundTrip(s, "again"));
+    }
+    try (Socket s = connect(denied)) {
+      s.getOutputStream().write("let me in".getBytes(StandardCharsets.US_ASCII));
+      assertTrue(closed(s), "a denied connection is closed, nothing forwarded");
+    }
+    assertEquals(1, proxy.counters().allowed.get());
+    assertEquals(1, proxy.counters().denied.get());
+  }
+
+  @Test
+  void aPolicyChangeCutsAnOpenConnectionAndEndedOnesAreDeleted() throws Exception {
+    Socket keep = connect(allowed);
+    assertEquals("one", roundTrip(keep, "one"));
+    try (Socket done = connect(allowed)) {
+      assertEquals("two", roundTrip(done, "two"));
+    }
+    for (int i = 0; i < 200 && proxy.pep().installed().get().size() > 1; i++) {
+      Thread.sleep(10); // the ended connection's request state is deleted (DRQ)
+    }
+    assertEquals(1, proxy.pep().installed().get().size(), "only the open connection's state");
+    Files.writeString(
+        dir.resolve("policy.xml"), ALLOW.replace("subject=\"alice\"", "subject=\"bob\""));
+    pdp.reload(0xC0A5);
+    assertTrue(closed(keep), "revoked: the open connection is closed");
+    keep.close();
+    assertEquals(1, proxy.counters().revoked.get());
+    try (Socket s = connect(allowed)) {
+      assertTrue(closed(s), "and new ones are denied");
+    }
+  }
+
+  @Test
+  void withoutAPdpNewConnectionsAreRefused() throws Exception {
+    pdp.close();
+    pdp = null;
+    for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    try (Socket s = connect(allowed)) {
+      assertTrue(closed(s), "failing closed");
+    }
+    assertTrue(proxy.counters().failedClosed.get() >= 1);
+  }
+
+  @Test
+  void aHalfCloseIsPassedOnAndEverythingArrives() throws Exception {
+    try (Socket s = connect(allowed)) {
+      byte[] data = new byte[200_000];
+      for (int i = 0; i < data.length; i++) {
+        data[i] = (byte) (i * 31);
+      }
+      Thread writer =
+          new Thread(
+              () -> {
+                try {
+                  s.getOutputStream().write(data);
+                  s.shutdownOutput(); // done sending; still reading
+                } catch (IOException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      writer.start();
+      byte[] back = s.getInputStream().readAllBytes(); // until the upstream's own half-close
+      writer.join();
+      assertEquals(data.length, back.length);
+      assertTrue(java.util.Arrays.equals(data, back), "every byte, in order");
+    }
+  }
+
+  @Test
+  void twoHundredConnectionsAtOnce() throws Exception {
+    List<Socket> all = new ArrayList<>();
+    try {
+      for (int i = 0; i < 200; i++) {
+        all.add(connect(allowed));
+      }
+      for (int i = 0; i < all.size(); i++) {
+        assertEquals("c" + i, roundTrip(all.get(i), "c" + i));
+      }
+      assertEquals(200, proxy.open());
+    } finally {
+      for (Socket s : all) {
+        s.close();
+      }
+    }
+  }
+}
