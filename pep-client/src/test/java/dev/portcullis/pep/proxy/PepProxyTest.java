@@ -3,8 +3,12 @@ package dev.portcullis.pep.proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -254,6 +258,58 @@ class PepProxyTest {
       for (Socket s : all) {
         s.close();
       }
+    }
+  }
+
+  @Test
+  void anMlsLogoutCutsTheConnectionsItAllowed() throws Exception {
+    proxy.close();
+    pdp.close();
+    // one PDP whose MLS sessions are the subject's, whichever PEP logged in (an embedded store)
+    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><state store=\"embedded\"/><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/></pdp>");
+    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"proxy-1\" client-type=\"0xC0A6\"><pdp address=\"127.0.0.1\" port=\""
+            + pdp.address().getPort()
+            + "\"/></pep>");
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"intel\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
+            + echo.address().getPort()
+            + "\" service=\"intel-db\" access=\"read\">"
+            + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    InetSocketAddress intel = proxy.addresses().get(0);
+    try (PepClient terminal =
+        PepClient.builder().pdp(pdp.address()).pepId("tpe-1").clientType(0xC0A6).build()) {
+      terminal.open().get(10, TimeUnit.SECONDS);
+      try (Socket s = connect(intel)) {
+        assertTrue(closed(s), "no session yet: refused");
+      }
+      assertTrue(
+          terminal
+              .request(
+                  "login",
+                  new Context(Context.R_INCOMING, 0),
+                  AccessRequest.login("alice", 2, List.of("NATO")))
+              .get(10, TimeUnit.SECONDS)
+              .granted());
+      Socket s = connect(intel);
+      assertEquals("secret", roundTrip(s, "secret"), "alice at SECRET may read intel-db");
+      terminal
+          .request(
+              "logout",
+              new Context(Context.R_INCOMING, 0),
+              AccessRequest.of(AccessOperation.LOGOUT, "alice"))
+          .get(10, TimeUnit.SECONDS);
+      assertTrue(closed(s), "LOGOUT cut the connection it allowed");
+      s.close();
     }
   }
 }
