@@ -293,14 +293,18 @@ public final class PepProxy implements AutoCloseable {
                 return;
               }
               client.pipeline().addLast(new Relay(upstream));
-              client.read();
-              upstream.read();
+              client.config().setAutoRead(true);
+              upstream.config().setAutoRead(true);
             });
   }
 
   /**
-   * Moves bytes from its channel to {@code peer}: reads the next chunk only when the last one was
-   * written (back-pressure both ways, nothing buffered without bound); a half-close is passed on.
+   * Moves bytes from its channel to {@code peer}, written as they come and flushed once per read
+   * burst. Back-pressure both ways: when the peer cannot take more (its outbound buffer is above
+   * the high-water mark), this side stops reading until the peer drains below the low mark; so
+   * nothing is buffered without bound. A half-close is passed on. (A first version read the next
+   * chunk only after the last one was written: 0.29x a direct connection's streaming rate in
+   * ProxyBench.)
    */
   private static final class Relay extends ChannelInboundHandlerAdapter {
     private final Channel peer;
@@ -316,15 +320,29 @@ public final class PepProxy implements AutoCloseable {
         ctx.close();
         return;
       }
-      peer.writeAndFlush(msg)
+      peer.write(msg)
           .addListener(
               (ChannelFuture f) -> {
-                if (f.isSuccess()) {
-                  ctx.channel().read();
-                } else {
+                if (!f.isSuccess()) {
                   ctx.close();
                 }
               });
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      peer.flush();
+      if (!peer.isWritable()) {
+        ctx.channel().config().setAutoRead(false); // until the peer drains
+      }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      if (ctx.channel().isWritable()) {
+        peer.config().setAutoRead(true); // this side drained: read from the other again
+      }
+      ctx.fireChannelWritabilityChanged();
     }
 
     @Override

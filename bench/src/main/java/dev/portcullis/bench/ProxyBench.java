@@ -1,0 +1,264 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepConfig;
+import dev.portcullis.pep.proxy.PepProxy;
+import dev.portcullis.pep.proxy.ProxyConfig;
+import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Quantiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * What the PEP proxy costs, side by side in one run on loopback (docs/pep-proxy.md): connect + one
+ * request and response (netperf's TCP_CRR) and streaming throughput, directly to an upstream and
+ * through the proxy with a PDP decision per connection; and how long a policy change takes to cut
+ * 1,000 open connections. HAProxy, the issue's second anchor, is not installed on this machine.
+ */
+@Command(
+    name = "proxy-bench",
+    mixinStandardHelpOptions = true,
+    description = "Measure the PEP proxy against a direct connection, and its revocation time.")
+public final class ProxyBench implements Callable<Integer> {
+  @Option(
+      names = "--connects",
+      defaultValue = "2000",
+      description = "CRR per cell (default: ${DEFAULT-VALUE}).")
+  int connects;
+
+  @Option(
+      names = "--megabytes",
+      defaultValue = "256",
+      description = "Streamed per cell (default: ${DEFAULT-VALUE}).")
+  int megabytes;
+
+  @Option(
+      names = "--open",
+      defaultValue = "1000",
+      description = "Connections cut by one revocation (default: ${DEFAULT-VALUE}).")
+  int open;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "Rounds the cells take turns in (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  static final String RULES =
+      "<rules><rule id=\"bench\" decision=\"install\" reason=\"measuring\">"
+          + "<match operation=\"ACCESS\" subject=\"alice\" service=\"bench\"/></rule>"
+          + "<default decision=\"remove\" reason=\"no rule allows this\"/></rules>";
+
+  public static void main(String[] args) {
+    NettySetup.beforeNetty();
+    System.exit(new CommandLine(new ProxyBench()).execute(args));
+  }
+
+  /** An upstream answering each 1-byte request with 1 byte, and swallowing streams. */
+  static final class Upstream implements AutoCloseable {
+    final ServerSocket server = new ServerSocket(0, 4096, InetAddress.getLoopbackAddress());
+
+    Upstream() throws IOException {
+      Thread t =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try {
+                    Socket s = server.accept();
+                    Thread w =
+                        new Thread(
+                            () -> {
+                              try (s) {
+                                InputStream in = s.getInputStream();
+                                OutputStream out = s.getOutputStream();
+                                byte[] b = new byte[65536];
+                                for (int n; (n = in.read(b)) > 0; ) {
+                                  if (n == 1) {
+                                    out.write(b, 0, 1); // a request: answer it
+                                  }
+                                }
+                              } catch (IOException e) {
+                                // gone
+                              }
+                            });
+                    w.setDaemon(true);
+                    w.start();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
+      t.setDaemon(true);
+      t.start();
+    }
+
+    InetSocketAddress address() {
+      return (InetSocketAddress) server.getLocalSocketAddress();
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+
+  static long crr(InetSocketAddress to) throws IOException {
+    long t0 = System.nanoTime();
+    try (Socket s = new Socket()) {
+      s.setTcpNoDelay(true);
+      s.connect(to, 5_000);
+      s.setSoTimeout(5_000);
+      s.getOutputStream().write(1);
+      if (s.getInputStream().read() < 0) {
+        throw new IOException("closed before the answer");
+      }
+    }
+    return System.nanoTime() - t0;
+  }
+
+  static double stream(InetSocketAddress to, long bytes) throws IOException {
+    byte[] chunk = new byte[64 * 1024];
+    long t0 = System.nanoTime();
+    try (Socket s = new Socket()) {
+      s.connect(to, 5_000);
+      OutputStream out = s.getOutputStream();
+      for (long sent = 0; sent < bytes; sent += chunk.length) {
+        out.write(chunk);
+      }
+      s.shutdownOutput();
+      s.setSoTimeout(30_000);
+      s.getInputStream().read(); // the upstream closes after it read everything
+    }
+    return bytes / ((System.nanoTime() - t0) / 1e9) / 1e6;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    Path dir = Files.createTempDirectory("portcullis-proxy-bench");
+    try (Upstream up = new Upstream()) {
+      Files.writeString(dir.resolve("policy.xml"), RULES);
+      Files.writeString(
+          dir.resolve("pdp.xml"),
+          "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+              + "<limits max-handles=\"1000000\"/>"
+              + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/>"
+              + "<stats interval=\"PT1H\"/></pdp>");
+      try (PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1)) {
+        Files.writeString(
+            dir.resolve("pep.xml"),
+            "<pep id=\"bench-proxy\"><pdp address=\"127.0.0.1\" port=\""
+                + pdp.address().getPort()
+                + "\"/></pep>");
+        Files.writeString(
+            dir.resolve("pep-proxy.xml"),
+            "<pep-proxy pep=\"pep.xml\"><listener name=\"bench\" listen=\"127.0.0.1:0\""
+                + " upstream=\"127.0.0.1:"
+                + up.address().getPort()
+                + "\" service=\"bench\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
+                + "</listener></pep-proxy>");
+        ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+        try (PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1)) {
+          while (!proxy.pep().isOpen()) {
+            Thread.sleep(10);
+          }
+          InetSocketAddress via = proxy.addresses().get(0);
+          InetSocketAddress direct = up.address();
+          for (int i = 0; i < Math.max(100, connects / 5); i++) {
+            crr(direct);
+            crr(via);
+          }
+          List<Long> d = new ArrayList<>();
+          List<Long> p = new ArrayList<>();
+          double sd = 0;
+          double sp = 0;
+          long bytes = (long) megabytes * 1024 * 1024 / rounds;
+          for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < connects / rounds; i++) {
+              d.add(crr(direct));
+              p.add(crr(via));
+            }
+            sd += stream(direct, bytes) / rounds;
+            sp += stream(via, bytes) / rounds;
+          }
+          long[] da = d.stream().mapToLong(Long::longValue).toArray();
+          long[] pa = p.stream().mapToLong(Long::longValue).toArray();
+          out.printf(
+              "connect + 1-byte request + answer (TCP_CRR), %d each, %d rounds%n",
+              connects, rounds);
+          out.printf("%-40s %10s %10s%n", "", "p50 us", "p99 us");
+          out.printf(
+              "%-40s %10.1f %10.1f%n",
+              "direct", Quantiles.at(da, 0.5) / 1e3, Quantiles.at(da, 0.99) / 1e3);
+          out.printf(
+              "%-40s %10.1f %10.1f  (%.2fx direct)%n",
+              "through the proxy (a decision each)",
+              Quantiles.at(pa, 0.5) / 1e3,
+              Quantiles.at(pa, 0.99) / 1e3,
+              (double) Quantiles.at(pa, 0.5) / Quantiles.at(da, 0.5));
+          out.printf("%nstreaming, %d MiB each, MB/s%n", megabytes);
+          out.printf("%-40s %10.0f%n", "direct", sd);
+          out.printf("%-40s %10.0f  (%.2fx direct)%n", "through the proxy", sp, sp / sd);
+
+          // revocation: open connections, then a policy that no longer allows them
+          List<Socket> held = new ArrayList<>();
+          try {
+            for (int i = 0; i < open; i++) {
+              Socket s = new Socket();
+              s.connect(via, 5_000);
+              s.getOutputStream().write(1);
+              s.setSoTimeout(10_000);
+              s.getInputStream().read();
+              held.add(s);
+            }
+            Files.writeString(dir.resolve("policy.xml"), RULES.replace("alice", "nobody"));
+            long t0 = System.nanoTime();
+            pdp.reload(0xC0A5);
+            long[] cut = new long[open];
+            for (int i = 0; i < open; i++) {
+              if (held.get(i).getInputStream().read() >= 0) {
+                throw new IllegalStateException("connection " + i + " still open");
+              }
+              cut[i] = System.nanoTime() - t0;
+            }
+            out.printf(
+                "%nrevocation: %d open connections cut by one policy reload: all closed %.1f ms"
+                    + " after the reload began (p50 %.1f ms)%n",
+                open, Quantiles.at(cut, 1.0) / 1e6, Quantiles.at(cut, 0.5) / 1e6);
+          } finally {
+            for (Socket s : held) {
+              s.close();
+            }
+          }
+          out.println("proxy: " + proxy.counters());
+        }
+      }
+    } finally {
+      try (var files = Files.walk(dir)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,28 @@
+package dev.portcullis.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** The proxy harness in a tiny configuration: it runs and reports every cell. */
+class ProxyBenchSmokeTest {
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void reportsEveryCell() {
+    StringWriter out = new StringWriter();
+    CommandLine cl = new CommandLine(new ProxyBench());
+    cl.setOut(new PrintWriter(out));
+    int rc = cl.execute("--connects", "20", "--megabytes", "2", "--open", "20", "--rounds", "2");
+    String report = out.toString();
+    assertEquals(0, rc, report);
+    assertTrue(report.contains("through the proxy (a decision each)"), report);
+    assertTrue(report.contains("20 open connections cut by one policy reload"), report);
+    assertTrue(report.contains("revoked 20"), report);
+  }
+}
