@@ -24,5 +24,6 @@ class ProxyBenchSmokeTest {
     assertTrue(report.contains("through the proxy (a decision each)"), report);
     assertTrue(report.contains("20 open connections cut by one policy reload"), report);
     assertTrue(report.contains("revoked 20"), report);
+    assertTrue(report.contains("all 20 closed"), report);
   }
 }

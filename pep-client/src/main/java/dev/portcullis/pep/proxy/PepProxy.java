@@ -57,6 +57,12 @@ public final class PepProxy implements AutoCloseable {
     public final AtomicLong noSubject = new AtomicLong();
     public final AtomicLong upstreamFailed = new AtomicLong();
 
+    /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
+    public final AtomicLong firstRevocationAt = new AtomicLong();
+
+    /** {@link System#nanoTime} when the latest revoking DEC arrived, or 0. */
+    public final AtomicLong lastRevocationAt = new AtomicLong();
+
     @Override
     public String toString() {
       return String.format(
@@ -380,6 +386,9 @@ public final class PepProxy implements AutoCloseable {
     if (c == null) {
       return;
     }
+    long now = System.nanoTime();
+    counters.firstRevocationAt.compareAndSet(0, now);
+    counters.lastRevocationAt.set(now);
     counters.revoked.incrementAndGet();
     log.info("proxy {}: {} revoked: {}", c.listener.name(), handle, reason(d));
     conns.remove(handle);
