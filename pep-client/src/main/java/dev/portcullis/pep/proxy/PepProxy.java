@@ -22,8 +22,14 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +37,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +67,7 @@ public final class PepProxy implements AutoCloseable {
     public final AtomicLong failedClosed = new AtomicLong();
     public final AtomicLong noSubject = new AtomicLong();
     public final AtomicLong upstreamFailed = new AtomicLong();
+    public final AtomicLong tlsRefused = new AtomicLong();
 
     /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
     public final AtomicLong firstRevocationAt = new AtomicLong();
@@ -67,13 +79,14 @@ public final class PepProxy implements AutoCloseable {
     public String toString() {
       return String.format(
           "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
-              + " without a subject %d, upstream unreachable %d",
+              + " without a subject %d, TLS refused %d, upstream unreachable %d",
           accepted.get(),
           allowed.get(),
           denied.get(),
           revoked.get(),
           failedClosed.get(),
           noSubject.get(),
+          tlsRefused.get(),
           upstreamFailed.get());
     }
   }
@@ -156,6 +169,7 @@ public final class PepProxy implements AutoCloseable {
   }
 
   private Channel bind(ProxyConfig.Listener l) throws InterruptedException {
+    SslContext tls = tlsContext(l);
     ServerBootstrap b =
         new ServerBootstrap()
             .group(boss, workers)
@@ -167,7 +181,11 @@ public final class PepProxy implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    accepted(l, ch);
+                    if (tls == null) {
+                      accepted(l, ch);
+                    } else {
+                      terminate(l, ch, tls);
+                    }
                   }
                 });
     try {
@@ -190,12 +208,116 @@ public final class PepProxy implements AutoCloseable {
     }
   }
 
-  /** A client connected: ask the PDP, then connect upstream or close. */
+  private static SslContext tlsContext(ProxyConfig.Listener l) {
+    if (l.tls() == null) {
+      return null;
+    }
+    try {
+      return SslContextBuilder.forServer(l.tls().certificate().toFile(), l.tls().key().toFile())
+          .trustManager(l.tls().trust().toFile())
+          .clientAuth(ClientAuth.REQUIRE) // the client's certificate names the subject
+          .protocols("TLSv1.3", "TLSv1.2")
+          .build();
+    } catch (SSLException | RuntimeException e) {
+      throw new IllegalStateException("proxy listener " + l.name() + ": TLS: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * TLS termination: the handshake first (reads driven by hand, as nothing else is read before the
+   * decision), then the subject is the client certificate's CN.
+   */
+  private void terminate(ProxyConfig.Listener l, SocketChannel ch, SslContext tls) {
+    counters.accepted.incrementAndGet();
+    SslHandler ssl = tls.newHandler(ch.alloc());
+    ch.pipeline().addLast(ssl);
+    ch.pipeline().addLast(HELD, new Held());
+    ssl.handshakeFuture()
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                counters.tlsRefused.incrementAndGet();
+                log.info(
+                    "proxy {}: TLS from {} refused: {}",
+                    l.name(),
+                    ch.remoteAddress(),
+                    f.cause().getMessage());
+                ch.close();
+                return;
+              }
+              String cn = null;
+              try {
+                Certificate[] peer = ssl.engine().getSession().getPeerCertificates();
+                cn = commonName(((X509Certificate) peer[0]).getSubjectX500Principal().getName());
+              } catch (SSLPeerUnverifiedException e) {
+                // no certificate: no subject
+              }
+              decide(l, ch, cn);
+            });
+  }
+
+  private static final String HELD = "held";
+
+  /**
+   * Drives the TLS handshake's reads (nothing else reads before the decision) and holds what the
+   * client sent with its last handshake flight (TLS 1.3 lets application data follow the Finished
+   * at once) until the upstream is there to take it.
+   */
+  private static final class Held extends ChannelInboundHandlerAdapter {
+    private final List<Object> held = new ArrayList<>();
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      ctx.read(); // the ClientHello
+      ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      held.add(msg);
+    }
+
+    /** Hands the held bytes to {@code upstream} and leaves the pipeline. */
+    void release(ChannelHandlerContext ctx, Channel upstream) {
+      for (Object m : held) {
+        upstream.write(m);
+      }
+      held.clear();
+      upstream.flush();
+      ctx.pipeline().remove(this);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      held.forEach(ReferenceCountUtil::release); // closed before the upstream took them
+      held.clear();
+    }
+  }
+
+  /** The CN of an RFC 2253 name, or null. */
+  static String commonName(String dn) {
+    try {
+      for (Rdn r : new LdapName(dn).getRdns()) {
+        if (r.getType().equalsIgnoreCase("CN")) {
+          return r.getValue().toString();
+        }
+      }
+    } catch (InvalidNameException e) {
+      return null;
+    }
+    return null;
+  }
+
+  /** A client connected on plain TCP: its subject from the address mappings. */
   private void accepted(ProxyConfig.Listener l, SocketChannel client) {
     counters.accepted.incrementAndGet();
+    decide(l, client, l.subject(client.remoteAddress().getAddress()));
+  }
+
+  /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
+  private void decide(ProxyConfig.Listener l, SocketChannel client, String subject) {
     InetSocketAddress from = client.remoteAddress();
     InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
-    String subject = l.subject(from.getAddress());
     if (subject == null) {
       counters.noSubject.incrementAndGet();
       log.info("proxy {}: connection from {} refused: no subject for that address", l.name(), from);
@@ -299,6 +421,9 @@ public final class PepProxy implements AutoCloseable {
                 return;
               }
               client.pipeline().addLast(new Relay(upstream));
+              if (client.pipeline().get(HELD) instanceof Held h) {
+                h.release(client.pipeline().context(HELD), upstream);
+              }
               client.config().setAutoRead(true);
               upstream.config().setAutoRead(true);
             });

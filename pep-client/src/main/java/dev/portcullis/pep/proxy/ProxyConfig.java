@@ -28,6 +28,9 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
 
+  /** TLS termination: this listener's certificate and key, and the CA its clients' are from. */
+  public record Tls(Path certificate, Path key, Path trust) {}
+
   /** One client address prefix and the subject it names. */
   public record SubjectMapping(Prefix source, String name) {}
 
@@ -35,6 +38,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
    * One listener.
    *
    * @param closeOnPdpLoss without a PDP, close open connections too (not only refuse new ones)
+   * @param tls TLS termination with client certificates (the subject is the certificate's CN), or
+   *     null for plain TCP (the subject from the address mappings)
    */
   public record Listener(
       String name,
@@ -43,7 +48,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
       String service,
       AccessMode access,
       boolean closeOnPdpLoss,
-      List<SubjectMapping> subjects) {
+      List<SubjectMapping> subjects,
+      Tls tls) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -96,9 +102,20 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
                   ? AccessMode.READ
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE,
               attr(l, "on-pdp-loss", "refuse-new").equals("close-all"),
-              List.copyOf(subjects)));
+              List.copyOf(subjects),
+              tls(XmlConfigReader.child(l, "tls"), dir)));
     }
     return new ProxyConfig(file.toString(), pep, List.copyOf(listeners));
+  }
+
+  private static Tls tls(Element t, Path dir) throws ConfigException {
+    if (t == null) {
+      return null;
+    }
+    return new Tls(
+        XmlConfigReader.existingFile(t, "certificate", dir),
+        XmlConfigReader.existingFile(t, "key", dir),
+        XmlConfigReader.existingFile(t, "trust", dir));
   }
 
   /** {@code host:port} with a literal address (no name lookup at load), IPv6 in brackets. */

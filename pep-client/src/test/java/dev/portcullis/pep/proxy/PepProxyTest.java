@@ -10,6 +10,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
+import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,10 +21,17 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -311,5 +319,80 @@ class PepProxyTest {
       assertTrue(closed(s), "LOGOUT cut the connection it allowed");
       s.close();
     }
+  }
+
+  /** A client TLS context presenting {@code who}'s development certificate, trusting the CA. */
+  static SSLContext client(DevCertificates.Pki pki, String who) throws Exception {
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    List<Certificate> chain = new ArrayList<>();
+    try (InputStream in = Files.newInputStream(pki.peps().get(who).certificateChain())) {
+      chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
+    }
+    char[] pw = "test".toCharArray();
+    ks.setKeyEntry(
+        who,
+        DevCertificates.privateKeyFile(pki.peps().get(who).privateKey()),
+        pw,
+        chain.toArray(new Certificate[0]));
+    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    kmf.init(ks, pw);
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    trust.setCertificateEntry("ca", DevCertificates.certificateFile(pki.caCertificate()));
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext c = SSLContext.getInstance("TLS");
+    c.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+    return c;
+  }
+
+  @Test
+  void tlsTerminationTakesTheSubjectFromTheClientCertificate() throws Exception {
+    proxy.close();
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(
+            dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice", "mallory"));
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
+            + echo.address().getPort()
+            + "\" service=\"echo\"><tls certificate=\""
+            + pki.pdp().certificateChain()
+            + "\" key=\""
+            + pki.pdp().privateKey()
+            + "\" trust=\""
+            + pki.caCertificate()
+            + "\"/></listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    InetSocketAddress tls = proxy.addresses().get(0);
+    try (SSLSocket s =
+        (SSLSocket)
+            client(pki, "alice").getSocketFactory().createSocket(tls.getAddress(), tls.getPort())) {
+      s.setSoTimeout(5_000);
+      assertEquals("over tls", roundTrip(s, "over tls"), "alice, by her certificate, may use echo");
+    }
+    try (SSLSocket s =
+        (SSLSocket)
+            client(pki, "mallory")
+                .getSocketFactory()
+                .createSocket(tls.getAddress(), tls.getPort())) {
+      s.setSoTimeout(5_000);
+      s.startHandshake();
+      s.getOutputStream().write('x');
+      assertTrue(closed(s), "mallory is authenticated, and denied");
+    }
+    try (Socket plain = connect(tls)) {
+      plain.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertTrue(closed(plain), "no TLS, no certificate: refused");
+    }
+    assertEquals(1, proxy.counters().allowed.get());
+    assertEquals(1, proxy.counters().denied.get());
+    assertTrue(proxy.counters().tlsRefused.get() >= 1);
   }
 }
