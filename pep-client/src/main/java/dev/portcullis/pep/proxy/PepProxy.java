@@ -68,6 +68,7 @@ public final class PepProxy implements AutoCloseable {
     public final AtomicLong noSubject = new AtomicLong();
     public final AtomicLong upstreamFailed = new AtomicLong();
     public final AtomicLong tlsRefused = new AtomicLong();
+    public final AtomicLong allowedFromCache = new AtomicLong();
 
     /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
     public final AtomicLong firstRevocationAt = new AtomicLong();
@@ -79,7 +80,8 @@ public final class PepProxy implements AutoCloseable {
     public String toString() {
       return String.format(
           "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
-              + " without a subject %d, TLS refused %d, upstream unreachable %d",
+              + " without a subject %d, TLS refused %d, upstream unreachable %d,"
+              + " allowed without a PDP under an earlier grant's valid-for %d",
           accepted.get(),
           allowed.get(),
           denied.get(),
@@ -87,7 +89,8 @@ public final class PepProxy implements AutoCloseable {
           failedClosed.get(),
           noSubject.get(),
           tlsRefused.get(),
-          upstreamFailed.get());
+          upstreamFailed.get(),
+          allowedFromCache.get());
     }
   }
 
@@ -96,12 +99,14 @@ public final class PepProxy implements AutoCloseable {
     final String handle;
     final ProxyConfig.Listener listener;
     final Channel client;
+    final boolean asked; // a request state at the PDP (false: allowed under a cached grant)
     volatile Channel upstream;
 
-    Conn(String handle, ProxyConfig.Listener listener, Channel client) {
+    Conn(String handle, ProxyConfig.Listener listener, Channel client, boolean asked) {
       this.handle = handle;
       this.listener = listener;
       this.client = client;
+      this.asked = asked;
     }
 
     void close() {
@@ -121,6 +126,13 @@ public final class PepProxy implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final Counters counters = new Counters();
   private final Context context = new Context(Context.R_INCOMING, 0);
+
+  /**
+   * Grants the PDP gave with a validity (its decision data's valid-for), by listener and subject:
+   * until they expire, a new connection of that subject to that listener is allowed while no PDP is
+   * reachable. Nothing else is ever allowed without a PDP.
+   */
+  private final Map<String, Long> validUntil = new ConcurrentHashMap<>();
 
   /**
    * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
@@ -325,13 +337,29 @@ public final class PepProxy implements AutoCloseable {
       return;
     }
     if (!pep.isOpen()) {
+      Long until = validUntil.get(l.name() + "\u0000" + subject);
+      if (until != null && System.nanoTime() - until < 0) {
+        counters.allowedFromCache.incrementAndGet();
+        log.info(
+            "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
+                + " still valid",
+            l.name(),
+            from,
+            subject);
+        Conn cached =
+            new Conn(l.name() + "-cached-" + sequence.incrementAndGet(), l, client, false);
+        conns.put(cached.handle, cached);
+        client.closeFuture().addListener(f -> ended(cached));
+        connectUpstream(cached);
+        return;
+      }
       counters.failedClosed.incrementAndGet();
       log.info("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
       client.close();
       return;
     }
     String handle = l.name() + "-" + sequence.incrementAndGet();
-    Conn conn = new Conn(handle, l, client);
+    Conn conn = new Conn(handle, l, client, true);
     conns.put(handle, conn);
     client.closeFuture().addListener(f -> ended(conn));
     AccessRequest r =
@@ -369,6 +397,12 @@ public final class PepProxy implements AutoCloseable {
                             return;
                           }
                           counters.allowed.incrementAndGet();
+                          Long secs = d.data() == null ? null : d.data().validForSeconds();
+                          if (secs != null && secs > 0) {
+                            validUntil.put(
+                                l.name() + "\u0000" + subject,
+                                System.nanoTime() + TimeUnit.SECONDS.toNanos(secs));
+                          }
                           log.info(
                               "proxy {}: {} from {} as {} allowed ({})",
                               l.name(),
@@ -523,7 +557,9 @@ public final class PepProxy implements AutoCloseable {
   private void ended(Conn conn) {
     conn.close();
     conns.remove(conn.handle);
-    pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
+    if (conn.asked) {
+      pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
+    }
   }
 
   private void pdpLost(PepException why) {

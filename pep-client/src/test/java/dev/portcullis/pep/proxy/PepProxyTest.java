@@ -227,6 +227,37 @@ class PepProxyTest {
   }
 
   @Test
+  void aGrantWithAValidityServesNewConnectionsWhileThePdpIsAway() throws Exception {
+    Files.writeString(
+        dir.resolve("policy.xml"),
+        ALLOW
+            .replace("alice may use echo\">", "alice may use echo\"><grant valid-for=\"PT1H\"/>")
+            .replace("<grant valid-for=\"PT1H\"/><match", "<match")
+            .replace(
+                "service=\"echo\"/></rule>",
+                "service=\"echo\"/><grant valid-for=\"PT1H\"/></rule>"));
+    pdp.reload(0xC0A5);
+    try (Socket s = connect(allowed)) {
+      assertEquals("granted", roundTrip(s, "granted"), "granted, valid for an hour");
+    }
+    try (Socket s = connect(denied)) {
+      assertTrue(closed(s));
+    }
+    pdp.close();
+    pdp = null;
+    for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    try (Socket s = connect(allowed)) {
+      assertEquals("cached", roundTrip(s, "cached"), "alice's grant still holds");
+    }
+    try (Socket s = connect(denied)) {
+      assertTrue(closed(s), "nothing else is allowed without a PDP");
+    }
+    assertEquals(1, proxy.counters().allowedFromCache.get());
+  }
+
+  @Test
   void aHalfCloseIsPassedOnAndEverythingArrives() throws Exception {
     try (Socket s = connect(allowed)) {
       byte[] data = new byte[200_000];
