@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ class ReplicaTest {
       zk.start();
       Files.writeString(tmp.resolve("zk.secret"), "rosa:replica-test\n");
       byte[] kek = new byte[32];
-      new java.security.SecureRandom().nextBytes(kek);
+      new SecureRandom().nextBytes(kek);
       Files.writeString(tmp.resolve("kek.hex"), HexFormat.of().formatHex(kek) + "\n");
       RosaConfig config =
           TestDomain.config(

@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -274,7 +275,7 @@ class PepProxyTest {
       byte[] back = s.getInputStream().readAllBytes(); // until the upstream's own half-close
       writer.join();
       assertEquals(data.length, back.length);
-      assertTrue(java.util.Arrays.equals(data, back), "every byte, in order");
+      assertArrayEquals(data, back, "every byte, in order");
     }
   }
 

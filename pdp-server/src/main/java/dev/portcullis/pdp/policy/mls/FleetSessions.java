@@ -99,12 +99,13 @@ final class FleetSessions implements SessionTable {
     boolean up = c == Connection.CONNECTED || c == Connection.RECONNECTED;
     if (up != connected) {
       connected = up;
-      log.warn(
-          up
-              ? "fleet sessions: store back, deciding from it again"
-              : "fleet sessions: store {}, failing closed: decisions that need a session are"
-                  + " denied",
-          c);
+      if (up) {
+        log.info("fleet sessions: store back, deciding from it again");
+      } else {
+        log.warn(
+            "fleet sessions: store {}, failing closed: decisions that need a session are denied",
+            c);
+      }
       changed.run(); // installed decisions are decided again either way
     }
   }
