@@ -18,9 +18,11 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -166,21 +168,30 @@ public final class ZooKeeperStateStore implements StateStore {
   }
 
   /**
-   * A {@code sync} and then the read, pipelined: ZooKeeper serves one session's requests in the
-   * order sent, so the read is answered after the sync has brought this client's server up to the
-   * leader, without waiting a round trip for the sync's own answer in between (docs/fleet.md has
-   * the figures). A sync fails only when the connection does, and then the read after it on the
-   * same connection fails too: the read's outcome is the answer.
+   * A {@code sync} and then the read, pipelined on the raw ZooKeeper connection: ZooKeeper executes
+   * one client's requests in the order they were sent, so the read is answered after the sync has
+   * brought this client's server up to the leader, without waiting a round trip for the sync's own
+   * answer in between (docs/fleet.md has the figures). Both go through the raw handle on purpose:
+   * Curator sends background operations from its own thread, so a Curator {@code sync()} may leave
+   * after a read issued after it (an earlier version did that, and a test on another JDK caught a
+   * stale read). A sync fails only when the connection does, and then the read after it on the same
+   * connection fails too: the read's outcome is the answer.
    */
   @Override
   public Optional<Versioned> readLatest(String path) throws StoreException {
     StorePaths.check(path);
+    String full = ZKPaths.makePath(client.getNamespace(), path);
     try {
-      client.sync().inBackground().forPath(path);
+      ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+      zk.sync(full, (rc, p, ctx) -> {}, null);
+      Stat stat = new Stat();
+      byte[] data = zk.getData(full, false, stat);
+      return Optional.of(new Versioned(data == null ? new byte[0] : data, stat.getVersion()));
+    } catch (KeeperException.NoNodeException e) {
+      return Optional.empty();
     } catch (Exception e) {
-      throw failure("sync", path, e);
+      throw failure("read", path, e);
     }
-    return read(path);
   }
 
   @Override

@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -146,6 +148,27 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         cluster.restartServer(victim);
       }
       assertEquals(2, s.read("/policy/v").orElseThrow().version(), "nothing lost");
+    }
+  }
+
+  @Test
+  void aLinearizableReadSeesAWriteMadeThroughAnotherServer() throws Exception {
+    List<InstanceSpec> servers = new ArrayList<>(cluster.getInstances());
+    String ns = "/portcullis/test" + (namespaces++);
+    String one = "127.0.0.1:" + servers.get(0).getPort(); // each member on its own server
+    String two = "127.0.0.1:" + servers.get(1).getPort();
+    try (StateStore writer =
+            ZooKeeperStateStore.connect(
+                new ZooKeeperStateStore.Settings(one, ns, Duration.ofSeconds(6), "fleet:s3cret"));
+        StateStore reader =
+            ZooKeeperStateStore.connect(
+                new ZooKeeperStateStore.Settings(two, ns, Duration.ofSeconds(6), "fleet:s3cret"))) {
+      writer.create("/v", b("0"), Lifetime.DURABLE);
+      for (int i = 1; i <= 300; i++) {
+        assertTrue(writer.replace("/v", b(Integer.toString(i)), i - 1));
+        Versioned seen = reader.readLatest("/v").orElseThrow();
+        assertEquals(i, seen.version(), "read " + i + " saw an older write");
+      }
     }
   }
 }
