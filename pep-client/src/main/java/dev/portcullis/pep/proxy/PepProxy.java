@@ -36,6 +36,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
@@ -124,6 +125,7 @@ public final class PepProxy implements AutoCloseable {
   private final List<Channel> servers = new ArrayList<>();
   private final Map<String, Conn> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final Counters counters = new Counters();
   private final Context context = new Context(Context.R_INCOMING, 0);
 
@@ -180,8 +182,24 @@ public final class PepProxy implements AutoCloseable {
             });
   }
 
+  private final Map<String, SslContext> upstreamTls = new ConcurrentHashMap<>();
+
   private Channel bind(ProxyConfig.Listener l) throws InterruptedException {
     SslContext tls = tlsContext(l);
+    if (l.upstreamTrust() != null) {
+      try {
+        upstreamTls.put(
+            l.name(),
+            SslContextBuilder.forClient()
+                .trustManager(l.upstreamTrust().toFile())
+                .endpointIdentificationAlgorithm("HTTPS") // the certificate names the upstream
+                .protocols("TLSv1.3", "TLSv1.2")
+                .build());
+      } catch (SSLException | RuntimeException e) {
+        throw new IllegalStateException(
+            "proxy listener " + l.name() + ": upstream TLS: " + e.getMessage(), e);
+      }
+    }
     ServerBootstrap b =
         new ServerBootstrap()
             .group(boss, workers)
@@ -432,7 +450,20 @@ public final class PepProxy implements AutoCloseable {
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
-        .handler(new Relay(client))
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                SslContext tls = upstreamTls.get(conn.listener.name());
+                if (tls != null) {
+                  InetSocketAddress u = conn.listener.upstream();
+                  ch.pipeline()
+                      .addLast(
+                          tls.newHandler(ch.alloc(), u.getAddress().getHostAddress(), u.getPort()));
+                }
+                ch.pipeline().addLast(new Relay(client));
+              }
+            })
         .connect(conn.listener.upstream())
         .addListener(
             (ChannelFuture f) -> {
@@ -590,8 +621,12 @@ public final class PepProxy implements AutoCloseable {
     return pep;
   }
 
+  /** Stops listening, closes every proxied connection and the PEP; again is a no-op. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     for (Channel s : servers) {
       s.close().syncUninterruptibly();
     }

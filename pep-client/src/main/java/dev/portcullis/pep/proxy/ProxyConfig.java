@@ -40,6 +40,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
    * @param closeOnPdpLoss without a PDP, close open connections too (not only refuse new ones)
    * @param tls TLS termination with client certificates (the subject is the certificate's CN), or
    *     null for plain TCP (the subject from the address mappings)
+   * @param upstreamTrust TLS to the upstream, whose certificate this CA must have issued for its
+   *     address; null for plain TCP to the upstream
    */
   public record Listener(
       String name,
@@ -49,7 +51,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
       AccessMode access,
       boolean closeOnPdpLoss,
       List<SubjectMapping> subjects,
-      Tls tls) {
+      Tls tls,
+      Path upstreamTrust) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -103,7 +106,10 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE,
               attr(l, "on-pdp-loss", "refuse-new").equals("close-all"),
               List.copyOf(subjects),
-              tls(XmlConfigReader.child(l, "tls"), dir)));
+              tls(XmlConfigReader.child(l, "tls"), dir),
+              l.hasAttribute("upstream-trust")
+                  ? XmlConfigReader.existingFile(l, "upstream-trust", dir)
+                  : null));
     }
     return new ProxyConfig(file.toString(), pep, List.copyOf(listeners));
   }

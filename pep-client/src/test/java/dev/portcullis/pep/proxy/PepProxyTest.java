@@ -15,6 +15,7 @@ import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -60,8 +62,7 @@ class PepProxyTest {
 
   /** An upstream that echoes, and half-closes after its client did. */
   static final class Echo implements AutoCloseable {
-    final ServerSocket server =
-        new ServerSocket(0, 1024, java.net.InetAddress.getLoopbackAddress());
+    final ServerSocket server = new ServerSocket(0, 1024, InetAddress.getLoopbackAddress());
     final Thread acceptor;
 
     Echo() throws IOException {
@@ -422,5 +423,82 @@ class PepProxyTest {
     assertEquals(1, proxy.counters().allowed.get());
     assertEquals(1, proxy.counters().denied.get());
     assertTrue(proxy.counters().tlsRefused.get() >= 1);
+  }
+
+  /** A TLS echo server with the development PKI's server certificate (it names 127.0.0.1). */
+  static SSLServerSocket tlsEcho(DevCertificates.Pki pki) throws Exception {
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    List<Certificate> chain = new ArrayList<>();
+    try (InputStream in = Files.newInputStream(pki.pdp().certificateChain())) {
+      chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
+    }
+    char[] pw = "test".toCharArray();
+    ks.setKeyEntry(
+        "server",
+        DevCertificates.privateKeyFile(pki.pdp().privateKey()),
+        pw,
+        chain.toArray(new Certificate[0]));
+    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    kmf.init(ks, pw);
+    SSLContext c = SSLContext.getInstance("TLS");
+    c.init(kmf.getKeyManagers(), null, null);
+    SSLServerSocket server =
+        (SSLServerSocket)
+            c.getServerSocketFactory().createServerSocket(0, 64, InetAddress.getLoopbackAddress());
+    Thread t =
+        new Thread(
+            () -> {
+              while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                  InputStream in = s.getInputStream();
+                  byte[] b = new byte[1024];
+                  for (int n; (n = in.read(b)) > 0; ) {
+                    s.getOutputStream().write(b, 0, n);
+                  }
+                } catch (IOException e) {
+                  // next
+                }
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    return server;
+  }
+
+  @Test
+  void tlsToTheUpstreamChecksItsCertificate() throws Exception {
+    proxy.close();
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(dir.resolve("pki"), List.of("127.0.0.1"), List.of());
+    DevCertificates.Pki other =
+        DevCertificates.ensure(dir.resolve("other-pki"), List.of("127.0.0.1"), List.of());
+    try (SSLServerSocket upstream = tlsEcho(pki)) {
+      for (DevCertificates.Pki trusted : List.of(pki, other)) {
+        Files.writeString(
+            dir.resolve("pep-proxy.xml"),
+            "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\""
+                + " upstream=\"127.0.0.1:"
+                + upstream.getLocalPort()
+                + "\" upstream-trust=\""
+                + trusted.caCertificate()
+                + "\" service=\"echo\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
+                + "</listener></pep-proxy>");
+        ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+        try (PepProxy p = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1)) {
+          for (int i = 0; i < 200 && !p.pep().isOpen(); i++) {
+            Thread.sleep(10);
+          }
+          try (Socket s = connect(p.addresses().get(0))) {
+            if (trusted == pki) {
+              assertEquals("tls upstream", roundTrip(s, "tls upstream"));
+            } else {
+              s.getOutputStream().write('x');
+              assertTrue(closed(s), "an upstream certificate from another CA: closed");
+            }
+          }
+        }
+      }
+    }
   }
 }
