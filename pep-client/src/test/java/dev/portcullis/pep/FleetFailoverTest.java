@@ -86,7 +86,15 @@ class FleetFailoverTest {
                     .build();
             peps.add(p);
             p.open().get(10, TimeUnit.SECONDS);
-            assertTrue(p.request("read", ctx(), read).get(10, TimeUnit.SECONDS).granted());
+            // A's view of alice's session (made on B) follows the store within milliseconds
+            boolean granted = false;
+            for (int k = 0; k < 100 && !granted; k++) {
+              granted = p.request("read", ctx(), read).get(10, TimeUnit.SECONDS).granted();
+              if (!granted) {
+                Thread.sleep(20);
+              }
+            }
+            assertTrue(granted, "proxy-" + i + ": read allowed");
           }
           // A serves two (the terminal is on B), the next ones were sent to B
           assertEquals(a.address(), peps.get(0).pdp());
