@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
@@ -70,6 +71,7 @@ public final class PepProxy implements AutoCloseable {
     public final AtomicLong upstreamFailed = new AtomicLong();
     public final AtomicLong tlsRefused = new AtomicLong();
     public final AtomicLong allowedFromCache = new AtomicLong();
+    public final AtomicLong overLimit = new AtomicLong();
 
     /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
     public final AtomicLong firstRevocationAt = new AtomicLong();
@@ -82,7 +84,8 @@ public final class PepProxy implements AutoCloseable {
       return String.format(
           "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
               + " without a subject %d, TLS refused %d, upstream unreachable %d,"
-              + " allowed without a PDP under an earlier grant's valid-for %d",
+              + " allowed without a PDP under an earlier grant's valid-for %d,"
+              + " over a listener's max-connections %d",
           accepted.get(),
           allowed.get(),
           denied.get(),
@@ -91,7 +94,8 @@ public final class PepProxy implements AutoCloseable {
           noSubject.get(),
           tlsRefused.get(),
           upstreamFailed.get(),
-          allowedFromCache.get());
+          allowedFromCache.get(),
+          overLimit.get());
     }
   }
 
@@ -126,6 +130,7 @@ public final class PepProxy implements AutoCloseable {
   private final Map<String, Conn> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Map<String, AtomicInteger> perListener = new ConcurrentHashMap<>();
   private final Counters counters = new Counters();
   private final Context context = new Context(Context.R_INCOMING, 0);
 
@@ -211,6 +216,9 @@ public final class PepProxy implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (!admit(l, ch)) {
+                      return;
+                    }
                     if (tls == null) {
                       accepted(l, ch);
                     } else {
@@ -236,6 +244,28 @@ public final class PepProxy implements AutoCloseable {
           "proxy listener " + l.name() + ": cannot listen on " + l.listen() + ": " + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Counts the connection against the listener's max-connections (a flood of connections, each a
+   * decision at the PDP, must not exhaust the proxy's descriptors); false: closed at once.
+   */
+  private boolean admit(ProxyConfig.Listener l, SocketChannel ch) {
+    AtomicInteger n = perListener.computeIfAbsent(l.name(), k -> new AtomicInteger());
+    if (n.incrementAndGet() > l.maxConnections()) {
+      n.decrementAndGet();
+      counters.accepted.incrementAndGet();
+      if (counters.overLimit.getAndIncrement() == 0) {
+        log.warn(
+            "proxy {}: {} connections open (max-connections): further ones are closed at once",
+            l.name(),
+            l.maxConnections());
+      }
+      ch.close();
+      return false;
+    }
+    ch.closeFuture().addListener(f -> n.decrementAndGet());
+    return true;
   }
 
   private static SslContext tlsContext(ProxyConfig.Listener l) {

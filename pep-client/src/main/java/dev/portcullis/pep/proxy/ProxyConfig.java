@@ -42,6 +42,7 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
    *     null for plain TCP (the subject from the address mappings)
    * @param upstreamTrust TLS to the upstream, whose certificate this CA must have issued for its
    *     address; null for plain TCP to the upstream
+   * @param maxConnections connections open at once on this listener (deciding or proxied)
    */
   public record Listener(
       String name,
@@ -52,7 +53,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
       boolean closeOnPdpLoss,
       List<SubjectMapping> subjects,
       Tls tls,
-      Path upstreamTrust) {
+      Path upstreamTrust,
+      int maxConnections) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -109,7 +111,8 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
               tls(XmlConfigReader.child(l, "tls"), dir),
               l.hasAttribute("upstream-trust")
                   ? XmlConfigReader.existingFile(l, "upstream-trust", dir)
-                  : null));
+                  : null,
+              XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000)));
     }
     return new ProxyConfig(file.toString(), pep, List.copyOf(listeners));
   }

@@ -281,6 +281,55 @@ class PepProxyTest {
   }
 
   @Test
+  void aListenerTakesNoMoreThanItsMaxConnections() throws Exception {
+    proxy.close();
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
+            + echo.address().getPort()
+            + "\" service=\"echo\" max-connections=\"3\">"
+            + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    InetSocketAddress a = proxy.addresses().get(0);
+    List<Socket> three = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        three.add(connect(a));
+        assertEquals("n" + i, roundTrip(three.get(i), "n" + i));
+      }
+      try (Socket fourth = connect(a)) {
+        assertTrue(closed(fourth), "over max-connections: closed at once");
+      }
+      three.remove(0).close();
+      Socket again = null;
+      for (int i = 0; i < 100; i++) { // the freed place is counted back when the close lands
+        again = connect(a);
+        try {
+          if (roundTrip(again, "ok").equals("ok")) {
+            break;
+          }
+        } catch (IOException e) {
+          // closed: not yet
+        }
+        again.close();
+        again = null;
+        Thread.sleep(20);
+      }
+      assertTrue(again != null, "a place freed is taken again");
+      three.add(again);
+      assertTrue(proxy.counters().overLimit.get() >= 1);
+    } finally {
+      for (Socket s : three) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
   void twoHundredConnectionsAtOnce() throws Exception {
     List<Socket> all = new ArrayList<>();
     try {
