@@ -14,6 +14,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.ZooKeeperStateStore;
+import dev.portcullis.support.DurableFiles;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,10 +69,13 @@ class ReplicaTest {
   void replicasShareEpochsAndGrantAFlowOncePerEpoch() throws Exception {
     try (TestingCluster zk = new TestingCluster(3)) {
       zk.start();
-      Files.writeString(tmp.resolve("zk.secret"), "rosa:replica-test\n");
+      DurableFiles.write(
+          tmp.resolve("zk.secret"), "rosa:replica-test\n".getBytes(StandardCharsets.US_ASCII));
       byte[] kek = new byte[32];
       new SecureRandom().nextBytes(kek);
-      Files.writeString(tmp.resolve("kek.hex"), HexFormat.of().formatHex(kek) + "\n");
+      DurableFiles.write(
+          tmp.resolve("kek.hex"),
+          (HexFormat.of().formatHex(kek) + "\n").getBytes(StandardCharsets.US_ASCII));
       RosaConfig config =
           TestDomain.config(
               tmp,

@@ -9,11 +9,13 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -139,7 +141,8 @@ public final class FleetBench implements Callable<Integer> {
     }
     Path dir = Files.createTempDirectory("portcullis-fleet-bench");
     Files.copy(policy, dir.resolve("policy-mls.xml"));
-    Files.writeString(dir.resolve("zk.secret"), "portcullis:fleet-bench\n");
+    DurableFiles.write(
+        dir.resolve("zk.secret"), "portcullis:fleet-bench\n".getBytes(StandardCharsets.US_ASCII));
     try (TestingCluster zk = new TestingCluster(3)) {
       zk.start();
       return measure(zk, dir, out);

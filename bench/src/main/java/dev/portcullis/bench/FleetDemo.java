@@ -7,11 +7,13 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,7 +72,8 @@ public final class FleetDemo implements Callable<Integer> {
     }
     Path dir = Files.createTempDirectory("portcullis-fleet-demo");
     Files.copy(policy, dir.resolve("policy-mls.xml"));
-    Files.writeString(dir.resolve("zk.secret"), "portcullis:fleet-demo\n");
+    DurableFiles.write(
+        dir.resolve("zk.secret"), "portcullis:fleet-demo\n".getBytes(StandardCharsets.US_ASCII));
     NioEventLoopGroup loops = new NioEventLoopGroup(2);
     List<AutoCloseable> open = new ArrayList<>();
     TestingCluster zk = new TestingCluster(3);

@@ -2,6 +2,7 @@ package dev.portcullis.pdp;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,7 +19,7 @@ class FleetAuditTest {
   @Test
   void cuttingOffTheNewestRecordsIsDetectedAgainstTheFleetsAnchor() throws Exception {
     Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
-    Files.writeString(dir.resolve("zk.secret"), FleetEnsemble.IDENTITY + "\n");
+    DurableFiles.write(dir.resolve("zk.secret"), (FleetEnsemble.IDENTITY + "\n").getBytes());
     Path cfg = dir.resolve("pdp.xml");
     Files.writeString(
         cfg,

@@ -12,6 +12,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.state.ZooKeeperStateStore;
+import dev.portcullis.support.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ class FleetMlsTest {
     Path policy = dir.resolve("policy-mls.xml");
     if (!Files.exists(policy)) {
       Files.copy(Path.of("../config/policy-mls.xml"), policy);
-      Files.writeString(dir.resolve("zk.secret"), FleetEnsemble.IDENTITY + "\n");
+      DurableFiles.write(dir.resolve("zk.secret"), (FleetEnsemble.IDENTITY + "\n").getBytes());
     }
     Path cfg = Files.createTempFile(dir, "pdp", ".xml");
     Files.writeString(

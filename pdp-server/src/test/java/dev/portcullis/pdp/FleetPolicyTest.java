@@ -11,6 +11,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.cli.PdpMain;
 import dev.portcullis.state.StateStore;
+import dev.portcullis.support.DurableFiles;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -34,7 +35,7 @@ class FleetPolicyTest {
   Path member(String name, String ns) throws Exception {
     Path d = Files.createDirectories(dir.resolve(name));
     Files.copy(Path.of("../config/policy-mls.xml"), d.resolve("policy-mls.xml"));
-    Files.writeString(d.resolve("zk.secret"), FleetEnsemble.IDENTITY + "\n");
+    DurableFiles.write(d.resolve("zk.secret"), (FleetEnsemble.IDENTITY + "\n").getBytes());
     Path cfg = d.resolve("pdp.xml");
     Files.writeString(
         cfg,

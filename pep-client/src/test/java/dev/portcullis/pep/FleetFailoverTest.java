@@ -9,6 +9,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.DurableFiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -59,7 +60,7 @@ class FleetFailoverTest {
 
   void files() throws Exception {
     Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
-    Files.writeString(dir.resolve("zk.secret"), "portcullis:failover-test\n");
+    DurableFiles.write(dir.resolve("zk.secret"), "portcullis:failover-test\n".getBytes());
   }
 
   @Test

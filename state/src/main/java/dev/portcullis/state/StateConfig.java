@@ -4,14 +4,18 @@ import static dev.portcullis.support.XmlConfigReader.attr;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.OwnedFile;
 import dev.portcullis.support.XmlConfigReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Set;
 import org.w3c.dom.Element;
 
 /**
@@ -95,6 +99,7 @@ public record StateConfig(
     if (kekFile == null) {
       throw new StoreException(where + ": <state> has no kek-file, and secrets are stored");
     }
+    ownerOnly(kekFile, "kek-file");
     byte[] b;
     try {
       b = Files.readAllBytes(kekFile);
@@ -128,8 +133,36 @@ public record StateConfig(
         new ZooKeeperStateStore.Settings(connect, namespace, sessionTimeout, identity()));
   }
 
+  /**
+   * Refuses a secret file that others than its owner may read or write, as ssh refuses such a
+   * private key: a key-encryption key or store password readable by the group is not a secret.
+   */
+  static void ownerOnly(Path f, String what) throws StoreException {
+    if (!OwnedFile.posix()) {
+      return;
+    }
+    Set<PosixFilePermission> p;
+    try {
+      p = Files.getPosixFilePermissions(f);
+    } catch (IOException e) {
+      throw new StoreException(what + " " + f + ": cannot be read: " + e.getMessage());
+    }
+    for (PosixFilePermission x : p) {
+      if (x.name().startsWith("GROUP_") || x.name().startsWith("OTHERS_")) {
+        throw new StoreException(
+            what
+                + " "
+                + f
+                + " is open to others ("
+                + PosixFilePermissions.toString(p)
+                + "): it holds a secret; make it owner-only (chmod 600)");
+      }
+    }
+  }
+
   /** The digest identity, {@code user:password}, from the auth file (never echoed). */
   private String identity() throws StoreException {
+    ownerOnly(authFile, "auth-file");
     String s;
     try {
       s = Files.readString(authFile, StandardCharsets.UTF_8).trim();
