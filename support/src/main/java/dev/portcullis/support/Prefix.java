@@ -78,7 +78,7 @@ public final class Prefix {
     return network.length == 16;
   }
 
-  /** True if the address (as {@link dev.portcullis.active.packet.PacketView} gives it) is in. */
+  /** True if the address, as two longs (the router's packet view gives it so), is in. */
   public boolean contains(boolean ipv6, long addressHigh, long addressLow) {
     return ipv6 == ipv6() && (addressHigh & maskHigh) == high && (addressLow & maskLow) == low;
   }

@@ -3,6 +3,7 @@ package dev.portcullis.pdp.policy.rules;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.support.Prefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -74,16 +75,15 @@ interface Condition {
     };
   }
 
-  static Condition cidrs(List<Cidr> blocks, Function<AccessRequest, InetAddress> get) {
-    Cidr[] b = blocks.toArray(new Cidr[0]);
+  static Condition cidrs(List<Prefix> blocks, Function<AccessRequest, InetAddress> get) {
+    Prefix[] b = blocks.toArray(new Prefix[0]);
     return r -> {
       InetAddress a = get.apply(r.access());
       if (a == null) {
         return false;
       }
-      byte[] bytes = a.getAddress();
-      for (Cidr c : b) {
-        if (c.contains(bytes)) {
+      for (Prefix p : b) {
+        if (p.contains(a)) {
           return true;
         }
       }
@@ -93,26 +93,5 @@ interface Condition {
 
   static Condition allCategories(Set<String> required) {
     return r -> r.access().categories().containsAll(required);
-  }
-
-  /** An address block: network bytes and prefix length. */
-  record Cidr(byte[] network, int prefix) {
-    boolean contains(byte[] a) {
-      if (a.length != network.length) {
-        return false;
-      }
-      int full = prefix / 8;
-      for (int i = 0; i < full; i++) {
-        if (a[i] != network[i]) {
-          return false;
-        }
-      }
-      int rest = prefix % 8;
-      if (rest == 0) {
-        return true;
-      }
-      int mask = 0xFF << (8 - rest) & 0xFF;
-      return (a[full] & mask) == (network[full] & mask);
-    }
   }
 }

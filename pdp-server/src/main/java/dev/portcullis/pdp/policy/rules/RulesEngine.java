@@ -14,9 +14,8 @@ import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -293,29 +292,21 @@ public final class RulesEngine implements PolicyEngine {
     }
   }
 
-  private static List<Condition.Cidr> cidrs(Element m, String a) throws ConfigException {
-    List<Condition.Cidr> out = new ArrayList<>();
+  private static List<Prefix> cidrs(Element m, String a) throws ConfigException {
+    List<Prefix> out = new ArrayList<>();
     for (String w : required(m, a)) {
-      int slash = w.indexOf('/');
-      String host = slash < 0 ? w : w.substring(0, slash);
-      // Only literal addresses: a name here would be resolved by DNS at load time.
-      if (!host.matches("[0-9a-fA-F:.]+") || host.isEmpty()) {
-        throw error(
-            m, a, a + ": " + w + " (expected: an IPv4 or IPv6 address block, e.g. 10.0.0.0/8)");
-      }
-      byte[] net;
       try {
-        net = InetAddress.getByName(host).getAddress();
-      } catch (UnknownHostException e) {
+        out.add(Prefix.parse(w)); // literal addresses only: a name would need DNS at load time
+      } catch (IllegalArgumentException e) {
         throw error(
-            m, a, a + ": " + w + " (expected: an IPv4 or IPv6 address block, e.g. 10.0.0.0/8)");
+            m,
+            a,
+            a
+                + ": "
+                + w
+                + " (expected: an IPv4 or IPv6 address block, e.g. 10.0.0.0/8): "
+                + e.getMessage());
       }
-      int bits = net.length * 8;
-      int prefix = bits;
-      if (slash >= 0) {
-        prefix = number(m, a, w.substring(slash + 1), bits);
-      }
-      out.add(new Condition.Cidr(net, prefix));
     }
     return out;
   }
