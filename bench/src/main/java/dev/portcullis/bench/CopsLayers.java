@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -174,8 +173,6 @@ public final class CopsLayers implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    try (var files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    Scratch.delete(dir);
   }
 }

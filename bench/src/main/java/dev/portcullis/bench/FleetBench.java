@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,11 +146,7 @@ public final class FleetBench implements Callable<Integer> {
       zk.start();
       return measure(zk, dir, out);
     } finally {
-      try (var files = Files.walk(dir)) {
-        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(f);
-        }
-      }
+      Scratch.delete(dir);
     }
   }
 

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -188,11 +187,7 @@ public final class FleetDemo implements Callable<Integer> {
       }
       loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
       zk.close();
-      try (var files = Files.walk(dir)) {
-        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(f);
-        }
-      }
+      Scratch.delete(dir);
     }
   }
 }

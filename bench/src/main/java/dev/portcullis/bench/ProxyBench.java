@@ -23,7 +23,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -319,11 +318,7 @@ public final class ProxyBench implements Callable<Integer> {
         }
       }
     } finally {
-      try (var files = Files.walk(dir)) {
-        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(f);
-        }
-      }
+      Scratch.delete(dir);
     }
     out.flush();
     return 0;

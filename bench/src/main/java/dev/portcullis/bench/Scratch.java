@@ -1,0 +1,20 @@
+package dev.portcullis.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+
+/** The harnesses' temporary directories (configs, keys, policies), removed with all they hold. */
+final class Scratch {
+  private Scratch() {}
+
+  /** Deletes {@code dir} and everything below it. */
+  static void delete(Path dir) throws IOException {
+    try (var files = Files.walk(dir)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(f);
+      }
+    }
+  }
+}
