@@ -11,25 +11,14 @@ import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,11 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,45 +43,6 @@ import org.slf4j.LoggerFactory;
 public final class PepProxy implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
   private static final Transport TRANSPORT = Transport.best();
-
-  /** What the proxy did, for status and tests. */
-  public static final class Counters {
-    public final AtomicLong accepted = new AtomicLong();
-    public final AtomicLong allowed = new AtomicLong();
-    public final AtomicLong denied = new AtomicLong();
-    public final AtomicLong revoked = new AtomicLong();
-    public final AtomicLong failedClosed = new AtomicLong();
-    public final AtomicLong noSubject = new AtomicLong();
-    public final AtomicLong upstreamFailed = new AtomicLong();
-    public final AtomicLong tlsRefused = new AtomicLong();
-    public final AtomicLong allowedFromCache = new AtomicLong();
-    public final AtomicLong overLimit = new AtomicLong();
-
-    /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
-    public final AtomicLong firstRevocationAt = new AtomicLong();
-
-    /** {@link System#nanoTime} when the latest revoking DEC arrived, or 0. */
-    public final AtomicLong lastRevocationAt = new AtomicLong();
-
-    @Override
-    public String toString() {
-      return String.format(
-          "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
-              + " without a subject %d, TLS refused %d, upstream unreachable %d,"
-              + " allowed without a PDP under an earlier grant's valid-for %d,"
-              + " over a listener's max-connections %d",
-          accepted.get(),
-          allowed.get(),
-          denied.get(),
-          revoked.get(),
-          failedClosed.get(),
-          noSubject.get(),
-          tlsRefused.get(),
-          upstreamFailed.get(),
-          allowedFromCache.get(),
-          overLimit.get());
-    }
-  }
 
   /** A proxied connection: the client's channel and, once allowed, the upstream's. */
   private static final class Conn {
@@ -131,7 +76,7 @@ public final class PepProxy implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<String, AtomicInteger> perListener = new ConcurrentHashMap<>();
-  private final Counters counters = new Counters();
+  private final ProxyCounters counters = new ProxyCounters();
   private final Context context = new Context(Context.R_INCOMING, 0);
 
   /**
@@ -190,20 +135,10 @@ public final class PepProxy implements AutoCloseable {
   private final Map<String, SslContext> upstreamTls = new ConcurrentHashMap<>();
 
   private Channel bind(ProxyConfig.Listener l) throws InterruptedException {
-    SslContext tls = tlsContext(l);
-    if (l.upstreamTrust() != null) {
-      try {
-        upstreamTls.put(
-            l.name(),
-            SslContextBuilder.forClient()
-                .trustManager(l.upstreamTrust().toFile())
-                .endpointIdentificationAlgorithm("HTTPS") // the certificate names the upstream
-                .protocols("TLSv1.3", "TLSv1.2")
-                .build());
-      } catch (SSLException | RuntimeException e) {
-        throw new IllegalStateException(
-            "proxy listener " + l.name() + ": upstream TLS: " + e.getMessage(), e);
-      }
+    SslContext tls = ProxyTls.server(l);
+    SslContext toUpstream = ProxyTls.upstream(l);
+    if (toUpstream != null) {
+      upstreamTls.put(l.name(), toUpstream);
     }
     ServerBootstrap b =
         new ServerBootstrap()
@@ -222,7 +157,7 @@ public final class PepProxy implements AutoCloseable {
                     if (tls == null) {
                       accepted(l, ch);
                     } else {
-                      terminate(l, ch, tls);
+                      ProxyTls.terminate(l, ch, tls, counters, log, cn -> decide(l, ch, cn));
                     }
                   }
                 });
@@ -266,106 +201,6 @@ public final class PepProxy implements AutoCloseable {
     }
     ch.closeFuture().addListener(f -> n.decrementAndGet());
     return true;
-  }
-
-  private static SslContext tlsContext(ProxyConfig.Listener l) {
-    if (l.tls() == null) {
-      return null;
-    }
-    try {
-      return SslContextBuilder.forServer(l.tls().certificate().toFile(), l.tls().key().toFile())
-          .trustManager(l.tls().trust().toFile())
-          .clientAuth(ClientAuth.REQUIRE) // the client's certificate names the subject
-          .protocols("TLSv1.3", "TLSv1.2")
-          .build();
-    } catch (SSLException | RuntimeException e) {
-      throw new IllegalStateException("proxy listener " + l.name() + ": TLS: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * TLS termination: the handshake first (reads driven by hand, as nothing else is read before the
-   * decision), then the subject is the client certificate's CN.
-   */
-  private void terminate(ProxyConfig.Listener l, SocketChannel ch, SslContext tls) {
-    counters.accepted.incrementAndGet();
-    SslHandler ssl = tls.newHandler(ch.alloc());
-    ch.pipeline().addLast(ssl);
-    ch.pipeline().addLast(HELD, new Held());
-    ssl.handshakeFuture()
-        .addListener(
-            f -> {
-              if (!f.isSuccess()) {
-                counters.tlsRefused.incrementAndGet();
-                log.info(
-                    "proxy {}: TLS from {} refused: {}",
-                    l.name(),
-                    ch.remoteAddress(),
-                    f.cause().getMessage());
-                ch.close();
-                return;
-              }
-              String cn = null;
-              try {
-                Certificate[] peer = ssl.engine().getSession().getPeerCertificates();
-                cn = commonName(((X509Certificate) peer[0]).getSubjectX500Principal().getName());
-              } catch (SSLPeerUnverifiedException e) {
-                // no certificate: no subject
-              }
-              decide(l, ch, cn);
-            });
-  }
-
-  private static final String HELD = "held";
-
-  /**
-   * Drives the TLS handshake's reads (nothing else reads before the decision) and holds what the
-   * client sent with its last handshake flight (TLS 1.3 lets application data follow the Finished
-   * at once) until the upstream is there to take it.
-   */
-  private static final class Held extends ChannelInboundHandlerAdapter {
-    private final List<Object> held = new ArrayList<>();
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      ctx.read(); // the ClientHello
-      ctx.fireChannelActive();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      held.add(msg);
-    }
-
-    /** Hands the held bytes to {@code upstream} and leaves the pipeline. */
-    void release(ChannelHandlerContext ctx, Channel upstream) {
-      for (Object m : held) {
-        upstream.write(m);
-      }
-      held.clear();
-      upstream.flush();
-      ctx.pipeline().remove(this);
-    }
-
-    @Override
-    public void handlerRemoved(ChannelHandlerContext ctx) {
-      held.forEach(ReferenceCountUtil::release); // closed before the upstream took them
-      held.clear();
-    }
-  }
-
-  /** The CN of an RFC 2253 name, or null. */
-  static String commonName(String dn) {
-    try {
-      for (Rdn r : new LdapName(dn).getRdns()) {
-        if (r.getType().equalsIgnoreCase("CN")) {
-          return r.getValue().toString();
-        }
-      }
-    } catch (InvalidNameException e) {
-      return null;
-    }
-    return null;
   }
 
   /** A client connected on plain TCP: its subject from the address mappings. */
@@ -516,88 +351,12 @@ public final class PepProxy implements AutoCloseable {
                 return;
               }
               client.pipeline().addLast(new Relay(upstream));
-              if (client.pipeline().get(HELD) instanceof Held h) {
-                h.release(client.pipeline().context(HELD), upstream);
+              if (client.pipeline().get(ProxyTls.HELD) instanceof ProxyTls.Held h) {
+                h.release(client.pipeline().context(ProxyTls.HELD), upstream);
               }
               client.config().setAutoRead(true);
               upstream.config().setAutoRead(true);
             });
-  }
-
-  /**
-   * Moves bytes from its channel to {@code peer}, written as they come and flushed once per read
-   * burst. Back-pressure both ways: when the peer cannot take more (its outbound buffer is above
-   * the high-water mark), this side stops reading until the peer drains below the low mark; so
-   * nothing is buffered without bound. A half-close is passed on. (A first version read the next
-   * chunk only after the last one was written: 0.29x a direct connection's streaming rate in
-   * ProxyBench.)
-   */
-  private static final class Relay extends ChannelInboundHandlerAdapter {
-    private final Channel peer;
-
-    Relay(Channel peer) {
-      this.peer = peer;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (!peer.isActive()) {
-        ReferenceCountUtil.release(msg);
-        ctx.close();
-        return;
-      }
-      peer.write(msg)
-          .addListener(
-              (ChannelFuture f) -> {
-                if (!f.isSuccess()) {
-                  ctx.close();
-                }
-              });
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      peer.flush();
-      if (!peer.isWritable()) {
-        ctx.channel().config().setAutoRead(false); // until the peer drains
-      }
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel().isWritable()) {
-        peer.config().setAutoRead(true); // this side drained: read from the other again
-      }
-      ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof ChannelInputShutdownEvent) {
-        // the sender is done: say so to the peer, and close once both directions are done
-        if (peer instanceof SocketChannel s && s.isActive()) {
-          s.shutdownOutput();
-          if (s.isInputShutdown()) {
-            ctx.close();
-          }
-        } else {
-          ctx.close();
-        }
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (peer.isActive()) {
-        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
-    }
   }
 
   /** An unsolicited Remove (or a later deny) for a live connection: cut it. */
@@ -638,7 +397,7 @@ public final class PepProxy implements AutoCloseable {
     return servers.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
   }
 
-  public Counters counters() {
+  public ProxyCounters counters() {
     return counters;
   }
 
