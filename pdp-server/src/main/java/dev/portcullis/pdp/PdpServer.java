@@ -8,6 +8,7 @@ import dev.portcullis.crypto.RegistryStatus;
 import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
@@ -33,7 +34,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.IntConsumer;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,12 +76,12 @@ public final class PdpServer implements AutoCloseable {
    * the server once it exists; changes before that have no installed decisions to touch.
    */
   private static final class SharedStateChanges {
-    volatile IntConsumer target;
+    volatile BiConsumer<Integer, Predicate<PolicyRequest>> target;
 
-    void changed(int clientType) {
-      IntConsumer t = target;
+    void changed(int clientType, Predicate<PolicyRequest> affected) {
+      BiConsumer<Integer, Predicate<PolicyRequest>> t = target;
       if (t != null) {
-        t.accept(clientType);
+        t.accept(clientType, affected);
       }
     }
   }
@@ -166,7 +168,8 @@ public final class PdpServer implements AutoCloseable {
       EngineEnvironment env =
           store == null
               ? EngineEnvironment.ALONE
-              : new EngineEnvironment(store, c.linearizable(), () -> changes.changed(type));
+              : new EngineEnvironment(
+                  store, c.linearizable(), affected -> changes.changed(type, affected));
       ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
       log.info(
           "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());
@@ -472,14 +475,15 @@ public final class PdpServer implements AutoCloseable {
 
   /**
    * Shared state (a fleet session) changed: every connection decides its installed requests of
-   * {@code clientType} again with the engine then in force and pushes what changed.
+   * {@code clientType} that {@code affected} selects again, with the engine then in force, and
+   * pushes what changed.
    */
-  private void stateChanged(int clientType) {
+  private void stateChanged(int clientType, Predicate<PolicyRequest> affected) {
     if (closed.get()) {
       return;
     }
     for (PdpStateMachine c : context.connections()) {
-      c.execute(() -> c.reevaluate(clientType, context.engine(clientType)));
+      c.execute(() -> c.reevaluate(clientType, context.engine(clientType), affected));
     }
   }
 

@@ -34,6 +34,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -409,6 +410,13 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
    * unsolicited DEC for each whose decision changed.
    */
   void reevaluate(int type, PolicyEngine engine) {
+    reevaluate(type, engine, r -> true);
+  }
+
+  /**
+   * As {@link #reevaluate(int, PolicyEngine)}, for the installed requests {@code which} selects.
+   */
+  void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
     Map<Handle, Installed> s = state.sessions.get(type);
     if (s == null || state.closing) {
       return;
@@ -416,6 +424,9 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     int pushed = 0;
     for (Map.Entry<Handle, Installed> e : s.entrySet()) {
       Installed i = e.getValue();
+      if (!which.test(i.request())) {
+        continue;
+      }
       PolicyDecision d = engine.reevaluate(i.request());
       if (!d.equals(i.decision())) {
         e.setValue(new Installed(i.request(), i.context(), d));

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp.policy.mls;
 
+import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StateStore.Connection;
 import dev.portcullis.state.StateStore.Lifetime;
@@ -16,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,13 +48,14 @@ final class FleetSessions implements SessionTable {
 
   private final StateStore store;
   private final boolean linearizable;
-  private final Runnable changed;
+  private final Consumer<Predicate<PolicyRequest>> changed;
   private final Map<String, Label> view = new ConcurrentHashMap<>();
   private final StateStore.Subscription watch;
   private volatile boolean ready;
   private volatile boolean connected = true;
 
-  FleetSessions(StateStore store, boolean linearizable, Runnable changed) throws StoreException {
+  FleetSessions(StateStore store, boolean linearizable, Consumer<Predicate<PolicyRequest>> changed)
+      throws StoreException {
     this.store = store;
     this.linearizable = linearizable;
     this.changed = changed;
@@ -80,7 +84,7 @@ final class FleetSessions implements SessionTable {
                 return;
               }
               if (ready) {
-                changed.run();
+                changed.accept(subjectIs(key));
               }
             });
     try {
@@ -106,8 +110,16 @@ final class FleetSessions implements SessionTable {
             "fleet sessions: store {}, failing closed: decisions that need a session are denied",
             c);
       }
-      changed.run(); // installed decisions are decided again either way
+      changed.accept(r -> true); // every installed decision is decided again either way
     }
+  }
+
+  /**
+   * Selects the installed requests of the subject whose session is at {@code key}: a change to one
+   * subject's session decides that subject's requests again, not every request of the PDP.
+   */
+  private Predicate<PolicyRequest> subjectIs(String key) {
+    return r -> key.equals(key(r.pepId(), r.access().subject()));
   }
 
   static String path(String key) {
@@ -172,7 +184,7 @@ final class FleetSessions implements SessionTable {
       throw new Unavailable("fleet session store: " + e.getMessage());
     }
     if (!label.equals(view.put(key, label))) {
-      changed.run(); // this PDP's own installed decisions for the subject, too
+      changed.accept(subjectIs(key)); // this PDP's own decisions for the subject, too
     }
   }
 
@@ -184,7 +196,7 @@ final class FleetSessions implements SessionTable {
       log.warn("fleet session {} not removed from the store: {}", key, e.getMessage());
     }
     if (view.remove(key) != null) {
-      changed.run();
+      changed.accept(subjectIs(key));
     }
   }
 
