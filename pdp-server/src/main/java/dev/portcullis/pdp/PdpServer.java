@@ -10,7 +10,6 @@ import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
-import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
@@ -20,8 +19,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -68,8 +65,7 @@ public final class PdpServer implements AutoCloseable {
 
   private Channel serverChannel;
   private final StateStore store; // null: nothing shared
-  private FleetPolicies fleetPolicies; // with a store: policy versions shared by the fleet
-  private Path policyScratch; // where published policies are written to be loaded
+  private FleetMember fleet; // with a ZooKeeper store: this PDP's part in the fleet
 
   /**
    * Shared state changed under installed decisions (engines call it from store threads): bound to
@@ -117,7 +113,7 @@ public final class PdpServer implements AutoCloseable {
    * @throws IOException if the port cannot be bound or the audit file opened
    */
   public static PdpServer start(PdpConfig config, int threads) throws ConfigException, IOException {
-    StateStore store = openStore(config);
+    StateStore store = FleetMember.openStore(config);
     try {
       return start(config, threads, store);
     } catch (ConfigException | IOException | RuntimeException e) {
@@ -125,19 +121,6 @@ public final class PdpServer implements AutoCloseable {
         store.close();
       }
       throw e;
-    }
-  }
-
-  private static StateStore openStore(PdpConfig config) throws IOException {
-    if (config.state() == null) {
-      return null;
-    }
-    try {
-      StateStore store = config.state().open();
-      log.info("state store: {}", store.describe());
-      return store;
-    } catch (StoreException e) {
-      throw new IOException("state store (" + config.source() + " <state>): " + e.getMessage(), e);
     }
   }
 
@@ -192,7 +175,10 @@ public final class PdpServer implements AutoCloseable {
     try {
       s.bind();
       if (store != null && config.state().zookeeper()) {
-        s.followFleetPolicies(); // after binding: nothing shared changes before the start holds
+        // after binding: nothing shared changes before the start holds
+        s.fleet =
+            FleetMember.join(
+                store, s.context, config, s.audit, s.address(), s.housekeeping, s.closed::get);
       }
     } catch (IOException | RuntimeException e) {
       s.close();
@@ -242,112 +228,6 @@ public final class PdpServer implements AutoCloseable {
         () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(refusals::flush, 1, 1, TimeUnit.MINUTES);
-  }
-
-  private void followFleetPolicies() throws IOException {
-    policyScratch = Files.createTempDirectory("portcullis-pdp-policies"); // owner-only on POSIX
-    InetSocketAddress a = address();
-    store.onConnectionChange(this::storeConnection);
-    try {
-      FleetMembers m = new FleetMembers(store, a);
-      context.members(m);
-      m.publish(0, false);
-      housekeeping.scheduleWithFixedDelay(
-          () -> m.publish(context.connections().size(), context.draining()),
-          1,
-          1,
-          TimeUnit.SECONDS);
-      if (config.audit() != null) {
-        housekeeping.scheduleWithFixedDelay(this::anchorAudit, 60, 60, TimeUnit.SECONDS);
-      }
-    } catch (StoreException e) {
-      throw new IOException("fleet membership: " + e.getMessage(), e);
-    }
-    fleetPolicies =
-        new FleetPolicies(
-            store,
-            a.getAddress().getHostAddress() + ":" + a.getPort(),
-            context.policies(),
-            this::applyPublished);
-    try {
-      fleetPolicies.start();
-    } catch (StoreException e) {
-      throw new IOException("fleet policies: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * The fleet's store: when this member's session is lost, its sessions have ended fleet-wide and
-   * it decides federated requests fail-closed until it is back; its PEPs are better served by a
-   * member that is not cut off, so it sends them to the least-loaded one it last knew of.
-   */
-  private void storeConnection(StateStore.Connection c) {
-    FleetMembers m = context.members();
-    if (c == StateStore.Connection.LOST && m != null && !closed.get()) {
-      InetSocketAddress to = m.leastLoadedOther();
-      log.warn(
-          "fleet store session lost: this PDP's sessions ended fleet-wide; {}",
-          to == null
-              ? "no other member known, its PEPs stay (federated decisions fail closed)"
-              : "its PEPs are sent to " + to);
-      context.cutOff(true); // new PEPs are sent on too
-      if (to != null) {
-        for (PdpStateMachine pep : context.connections()) {
-          pep.execute(() -> pep.redirectAll(to));
-        }
-      }
-    } else if (c == StateStore.Connection.RECONNECTED && context.cutOff() && !closed.get()) {
-      log.info("fleet store back with a new session: this PDP serves again");
-      context.cutOff(false);
-    }
-  }
-
-  /** A policy version published to the fleet: load it here and push what changed. */
-  private void applyPublished(int clientType, byte[] policy, int version) throws ConfigException {
-    ClientTypePolicy p = context.policy(clientType);
-    PolicyEngine next;
-    try {
-      next = p.reload(policy, policyScratch);
-    } catch (ConfigException e) {
-      log.warn(
-          "fleet policy version {} for client type {} refused here, the previous one stays in"
-              + " force: {}",
-          version,
-          hex(clientType),
-          e.getMessage());
-      audit.record(
-          "policy-rejected",
-          "clientType",
-          clientType,
-          "version",
-          version,
-          "detail",
-          e.getMessage());
-      throw e;
-    }
-    log.info(
-        "policy for client type {}: fleet version {} loaded: {}",
-        hex(clientType),
-        version,
-        next.describe());
-    audit.record(
-        "policy-reloaded", "clientType", clientType, "version", version, "policy", next.describe());
-    for (PdpStateMachine c : context.connections()) {
-      c.execute(() -> c.reevaluate(clientType, next));
-    }
-  }
-
-  /** Anchors the audit log's chain head in the fleet's store (docs/fleet.md). */
-  void anchorAudit() {
-    try {
-      InetSocketAddress a = serverChannel == null ? null : address();
-      String member = a == null ? "?" : a.getAddress().getHostAddress() + ":" + a.getPort();
-      if (FleetAudit.anchor(store, config.audit(), audit.chainHead(), member)) {
-        log.debug("audit chain head {} anchored in the fleet's store", audit.chainHead());
-      }
-    } catch (IOException | StoreException | RuntimeException e) {
-      log.warn("audit chain head not anchored: {}", e.getMessage());
-    }
   }
 
   /** The fleet's store, or null (tests inject faults through it). */
@@ -441,8 +321,8 @@ public final class PdpServer implements AutoCloseable {
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
     }
-    if (fleetPolicies != null) {
-      fleetPolicies.publishLocal(clientType); // every member of the fleet loads it too
+    if (fleet != null) {
+      fleet.publishLocal(clientType); // every member of the fleet loads it too
     }
   }
 
@@ -506,39 +386,14 @@ public final class PdpServer implements AutoCloseable {
   // ---- shutdown ---------------------------------------------------------------------------------
 
   /**
-   * Drains this fleet member: says so in the store (other members stop sending PEPs here), sends
-   * every PEP to the least-loaded other member with a PDP-Redirect (each PEP re-sends its request
-   * state there), new PEPs likewise, and waits at most {@code period} for the connections to go.
-   * Without other members (or no fleet) nothing is drained: {@link #close} says "shutting down".
+   * Drains this fleet member (docs/fleet.md): every PEP is sent to the least-loaded other member,
+   * and this waits at most {@code period} for the connections to go. Not a fleet member, or no
+   * other member: nothing is drained, and {@link #close} says "shutting down".
    *
    * @return the connections still open when it stopped waiting
    */
   public int drain(Duration period) {
-    FleetMembers m = context.members();
-    if (m == null || closed.get()) {
-      return context.connections().size();
-    }
-    context.draining(true);
-    m.publish(context.connections().size(), true);
-    InetSocketAddress to = m.leastLoadedOther();
-    if (to == null) {
-      log.warn("draining: no other member of the fleet serves; PEPs will be told 'shutting down'");
-      return context.connections().size();
-    }
-    log.info("draining: {} PEP connections sent to {}", context.connections().size(), to);
-    for (PdpStateMachine c : context.connections()) {
-      c.execute(() -> c.redirectAll(to));
-    }
-    long end = System.nanoTime() + period.toNanos();
-    while (!context.connections().isEmpty() && System.nanoTime() < end) {
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    return context.connections().size();
+    return fleet == null || closed.get() ? context.connections().size() : fleet.drain(period);
   }
 
   /**
@@ -575,28 +430,12 @@ public final class PdpServer implements AutoCloseable {
       audit.record("stopped");
     }
     audit.close();
-    if (context.members() != null && config.audit() != null) {
-      anchorAudit(); // the head at stop, after the "stopped" record
-    }
     context.release();
-    if (fleetPolicies != null) {
-      fleetPolicies.close();
-    }
-    if (context.members() != null) {
-      context.members().close();
+    if (fleet != null) {
+      fleet.close(); // anchors the audit head at stop, after the "stopped" record
     }
     if (store != null) {
       store.close(); // this PDP's leased fleet entries (its sessions) end now
-    }
-    if (policyScratch != null) {
-      try (var files = Files.list(policyScratch)) {
-        for (Path f : files.toList()) {
-          Files.deleteIfExists(f);
-        }
-        Files.deleteIfExists(policyScratch);
-      } catch (IOException e) {
-        log.debug("{} not removed: {}", policyScratch, e.getMessage());
-      }
     }
   }
 }
