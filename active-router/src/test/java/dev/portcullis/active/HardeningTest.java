@@ -188,7 +188,8 @@ class HardeningTest {
         Clock.systemUTC(),
         address,
         auditFile,
-        limits);
+        limits,
+        null);
   }
 
   @Test

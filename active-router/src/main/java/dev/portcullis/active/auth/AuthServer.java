@@ -11,15 +11,12 @@ import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.crypto.MacKey;
 import dev.portcullis.state.StoreException;
-import dev.portcullis.support.Backoff;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
@@ -27,8 +24,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -59,49 +54,18 @@ public final class AuthServer implements AutoCloseable {
   private final Clock clock;
   private final AuthAudit audit;
   private final NonceJournal nonces;
-  private final SecureRandom random = new SecureRandom();
-  private final Map<Integer, Epoch> current = new ConcurrentHashMap<>();
+  private final KciEpochs epochs;
   private final Cache<String, Boolean> issued;
   private final ScheduledExecutorService rotation;
   private final HttpsEndpoint server;
   private final FleetKci fleet; // null: this server alone
 
-  /** A code's current secret: its epoch number and HKDF-Extract output. */
-  private record Epoch(int number, MacKey prk) {}
-
-  public AuthServer(
-      RosaConfig config,
-      RosaPki pki,
-      CryptoRegistry registry,
-      CodeServerClient codeServer,
-      Clock clock,
-      InetSocketAddress address,
-      Path auditFile)
-      throws IOException, InterruptedException {
-    this(
-        config, pki, registry, codeServer, clock, address, auditFile, HttpsEndpoint.Limits.DEFAULT);
-  }
-
   /**
    * Takes its audit file and nonce journal (beside it, {@code auth-nonces.jsonl}), binds {@code
    * address}, and only then rotates every code's Kci at the Code Server and starts answering.
-   */
-  public AuthServer(
-      RosaConfig config,
-      RosaPki pki,
-      CryptoRegistry registry,
-      CodeServerClient codeServer,
-      Clock clock,
-      InetSocketAddress address,
-      Path auditFile,
-      HttpsEndpoint.Limits limits)
-      throws IOException, InterruptedException {
-    this(config, pki, registry, codeServer, clock, address, auditFile, limits, null);
-  }
-
-  /**
-   * As above, one replica of several sharing Kci epochs and granted flows through {@code fleet}
-   * (which it owns and closes), or alone when {@code fleet} is null.
+   *
+   * @param fleet what it shares with its replicas (Kci epochs, granted flows; owned and closed
+   *     here), or null for a server alone
    */
   public AuthServer(
       RosaConfig config,
@@ -119,6 +83,7 @@ public final class AuthServer implements AutoCloseable {
     this.pki = pki;
     this.registry = registry;
     this.kdf = new SessionKdf(registry);
+    this.epochs = new KciEpochs(config, kdf, codeServer, clock, fleet);
     this.codeServer = codeServer;
     this.clock = clock;
     Duration skew = config.authServer().requestSkew();
@@ -146,7 +111,7 @@ public final class AuthServer implements AutoCloseable {
       rotate(); // every code has a secret at the Code Server before the first request
       if (fleet != null) {
         try {
-          fleet.watch(this::adoptQuietly); // another replica's rotation
+          fleet.watch(epochs::adoptQuietly); // another replica's rotation
         } catch (StoreException e) {
           throw new IOException("shared Kci: " + e.getMessage(), e);
         }
@@ -228,7 +193,15 @@ public final class AuthServer implements AutoCloseable {
 
   /** The current epoch of a code (tests and tools). */
   public int epoch(String code) {
-    return current.get(config.codes().get(code).id()).number();
+    return epochs.current(config.codes().get(code).id()).number();
+  }
+
+  /**
+   * Makes a new secret for every code, stores it at the Code Server, then switches to it (a replica
+   * may take the fleet's instead: {@link KciEpochs#rotate}).
+   */
+  public void rotate() throws IOException, InterruptedException {
+    epochs.rotate();
   }
 
   private void rotateQuietly() {
@@ -239,125 +212,6 @@ public final class AuthServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  /**
-   * Makes a new secret for every code, stores it at the Code Server, then switches to it. A replica
-   * takes the fleet's secret instead while it is younger than a rotation period, and shares the one
-   * it makes.
-   */
-  public synchronized void rotate() throws IOException, InterruptedException {
-    for (RosaConfig.Code c : config.codes().values()) {
-      if (fleet != null) {
-        rotateShared(c);
-        continue;
-      }
-      Epoch old = current.get(c.id());
-      int number = (int) Math.max(clock.millis() / 1000, old == null ? 0 : old.number() + 1L);
-      byte[] kci = new byte[32];
-      random.nextBytes(kci);
-      try {
-        number = putWithRetry(c, number, kci);
-        current.put(c.id(), new Epoch(number, kdf.prepare(kci)));
-      } finally {
-        Arrays.fill(kci, (byte) 0);
-      }
-      if (old != null) {
-        old.prk().destroy(); // the Code Server keeps it for routers; here only new grants need one
-      }
-      log.info("code {}: Kci epoch {}", c.name(), Integer.toUnsignedString(number));
-    }
-  }
-
-  private void rotateShared(RosaConfig.Code c) throws IOException, InterruptedException {
-    try {
-      Optional<FleetKci.Shared> shared = fleet.current(c.id());
-      long now = clock.millis() / 1000;
-      long period = Math.max(1, config.authServer().rotation().toSeconds());
-      if (shared.isPresent() && now - Integer.toUnsignedLong(shared.get().epoch()) < period) {
-        adopt(c, shared.get()); // a replica rotated within the period: share its secret
-        return;
-      }
-      Epoch old = current.get(c.id());
-      long floor =
-          Math.max(
-              shared.map(x -> Integer.toUnsignedLong(x.epoch()) + 1).orElse(0L),
-              old == null ? 0 : Integer.toUnsignedLong(old.number()) + 1);
-      int number = (int) Math.max(now, floor);
-      byte[] kci = new byte[32];
-      random.nextBytes(kci);
-      try {
-        number = putWithRetry(c, number, kci);
-        if (fleet.publish(c.id(), number, kci, shared.map(FleetKci.Shared::version).orElse(-1))) {
-          install(c, number, kci);
-        } else {
-          // another replica rotated first: its secret is the code's; ours stays unused
-          adopt(c, fleet.current(c.id()).orElseThrow(() -> new IOException("shared Kci vanished")));
-        }
-      } finally {
-        Arrays.fill(kci, (byte) 0);
-      }
-    } catch (StoreException e) {
-      throw new IOException("shared Kci of code " + c.name() + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Switches the code to the shared secret if it is not its current one; wipes it. */
-  private void adopt(RosaConfig.Code c, FleetKci.Shared s) {
-    try {
-      Epoch now = current.get(c.id());
-      if (now == null || now.number() != s.epoch()) {
-        install(c, s.epoch(), s.kci());
-      }
-    } finally {
-      Arrays.fill(s.kci(), (byte) 0);
-    }
-  }
-
-  private void install(RosaConfig.Code c, int number, byte[] kci) {
-    Epoch old = current.put(c.id(), new Epoch(number, kdf.prepare(kci)));
-    if (old != null && old.number() != number) {
-      old.prk().destroy();
-    }
-    log.info("code {}: Kci epoch {}", c.name(), Integer.toUnsignedString(number));
-  }
-
-  /** Another replica shared a new secret for {@code codeId}. */
-  private synchronized void adoptQuietly(int codeId) {
-    for (RosaConfig.Code c : config.codes().values()) {
-      if (c.id() == codeId) {
-        try {
-          fleet.current(codeId).ifPresent(s -> adopt(c, s));
-        } catch (StoreException e) {
-          log.warn("shared Kci of code {} not taken: {}", c.name(), e.getMessage());
-        }
-      }
-    }
-  }
-
-  /**
-   * Stores the secret under {@code epoch}, or under the next free epoch if the Code Server holds
-   * that one already (a restart within the same second as the last rotation): returns the epoch.
-   */
-  private int putWithRetry(RosaConfig.Code c, int epoch, byte[] kci)
-      throws IOException, InterruptedException {
-    IOException last = null;
-    Backoff backoff = new Backoff(Duration.ofMillis(250), Duration.ofSeconds(2));
-    for (int attempt = 0; attempt < 20; attempt++) {
-      try {
-        codeServer.putSecret(c.id(), epoch, kci);
-        return epoch;
-      } catch (CodeServerClient.EpochTakenException e) {
-        epoch++; // numbers only grow: an epoch is never reused with another secret
-        last = e;
-      } catch (IOException e) {
-        last = e;
-        Thread.sleep(backoff.nextDelayMillis());
-      }
-    }
-    throw new IOException(
-        "cannot store the secret of code " + c.name() + " at the Code Server: " + last.getMessage(),
-        last);
   }
 
   private HttpsEndpoint.Response handle(HttpsEndpoint.Request ex) throws IOException {
@@ -538,7 +392,7 @@ public final class AuthServer implements AutoCloseable {
 
   private SessionGrant grant(SessionRequest req, RosaConfig.User u) {
     RosaConfig.Code code = config.codes().get(req.code());
-    Epoch e = current.get(code.id());
+    KciEpochs.Epoch e = epochs.current(code.id());
     Flow flow =
         new Flow(
             u.id(),
@@ -565,7 +419,7 @@ public final class AuthServer implements AutoCloseable {
     server.close();
     rotation.shutdownNow();
     housekeeping();
-    current.values().forEach(e -> e.prk().destroy());
+    epochs.destroy();
     if (fleet != null) {
       fleet.close();
     }
