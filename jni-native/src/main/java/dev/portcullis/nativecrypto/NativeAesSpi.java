@@ -1,7 +1,6 @@
 package dev.portcullis.nativecrypto;
 
 import java.lang.ref.Reference;
-import java.nio.ByteBuffer;
 import java.security.AlgorithmParameters;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
@@ -50,8 +49,7 @@ abstract class NativeAesSpi extends CipherSpi {
   private boolean gcmRestartPending; // the native context still has the last packet's IV
   private PendingBytes gcmAad; // GCM additional data, for the sealing or opening call
   private PendingBytes gcmIn; // GCM decryption: all of it, until the tag is checked
-  private ByteBuffer gcmParams; // IV and short additional data for the one-call native path
-  private long gcmParamsAddress;
+  private GcmCall gcmCall; // the one-call native path's buffer, made on first use
   private byte[] lastGcmKey;
   private byte[] lastGcmIv;
 
@@ -438,45 +436,16 @@ abstract class NativeAesSpi extends CipherSpi {
       in = Arrays.copyOfRange(in, off, off + len); // overlapping, not in place
       off = 0;
     }
-    if (gcmParams == null) {
-      gcmParams = ByteBuffer.allocateDirect(NativeCrypto.GCM_PARAMS);
-      gcmParamsAddress = NativeCrypto.bufferAddress(gcmParams);
+    if (gcmCall == null) {
+      gcmCall = new GcmCall();
     }
-    gcmParams.put(0, nativeIv);
-    byte[] aad = null;
-    int aadLen = gcmAad.length();
-    if (aadLen <= NativeCrypto.GCM_TEXT_AT - NativeCrypto.GCM_AAD_AT) {
-      gcmParams.put(NativeCrypto.GCM_AAD_AT, gcmAad.array(), 0, aadLen);
-    } else {
-      aad = gcmAad.array();
-    }
-    boolean staged = aad == null && textLen <= NativeCrypto.GCM_STAGED_TEXT;
-    byte[] to = in == out ? null : out; // null: the same array, pinned once
     int n;
     try {
-      if (staged) { // copied in and out: cheaper than pinning two arrays for a small packet
-        gcmParams.put(NativeCrypto.GCM_TEXT_AT, in, off, len);
-        n = NativeCrypto.gcmStaged(ctx, encrypt, gcmParamsAddress, aadLen, textLen, tagLength);
-        if (n >= 0) {
-          gcmParams.get(NativeCrypto.GCM_TEXT_AT, out, outOff, n);
-        }
-      } else {
-        n =
-            NativeCrypto.gcm(
-                ctx,
-                encrypt,
-                gcmParamsAddress,
-                aad,
-                aadLen,
-                in,
-                off,
-                textLen,
-                to,
-                outOff,
-                tagLength);
-      }
+      n =
+          gcmCall.run(
+              ctx, encrypt, nativeIv, gcmAad, in, off, len, textLen, out, outOff, tagLength);
     } finally {
-      Reference.reachabilityFence(this); // the handle and the parameter buffer
+      Reference.reachabilityFence(this); // the handle (and the call's buffer) outlive the call
       if (encrypt) {
         gcmUsed = true;
       } else {
