@@ -399,22 +399,28 @@ class PepProxyTest {
     }
   }
 
-  /** A client TLS context presenting {@code who}'s development certificate, trusting the CA. */
-  static SSLContext client(DevCertificates.Pki pki, String who) throws Exception {
+  /** A key manager holding a development credential (its PEM chain and key). */
+  static KeyManagerFactory keys(DevCertificates.Credential c) throws Exception {
     KeyStore ks = KeyStore.getInstance("PKCS12");
     ks.load(null, null);
     List<Certificate> chain = new ArrayList<>();
-    try (InputStream in = Files.newInputStream(pki.peps().get(who).certificateChain())) {
+    try (InputStream in = Files.newInputStream(c.certificateChain())) {
       chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
     }
     char[] pw = "test".toCharArray();
     ks.setKeyEntry(
-        who,
-        DevCertificates.privateKeyFile(pki.peps().get(who).privateKey()),
+        "key",
+        DevCertificates.privateKeyFile(c.privateKey()),
         pw,
         chain.toArray(new Certificate[0]));
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     kmf.init(ks, pw);
+    return kmf;
+  }
+
+  /** A client TLS context presenting {@code who}'s development certificate, trusting the CA. */
+  static SSLContext client(DevCertificates.Pki pki, String who) throws Exception {
+    KeyManagerFactory kmf = keys(pki.peps().get(who));
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("ca", DevCertificates.certificateFile(pki.caCertificate()));
@@ -476,20 +482,7 @@ class PepProxyTest {
 
   /** A TLS echo server with the development PKI's server certificate (it names 127.0.0.1). */
   static SSLServerSocket tlsEcho(DevCertificates.Pki pki) throws Exception {
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
-    List<Certificate> chain = new ArrayList<>();
-    try (InputStream in = Files.newInputStream(pki.pdp().certificateChain())) {
-      chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
-    }
-    char[] pw = "test".toCharArray();
-    ks.setKeyEntry(
-        "server",
-        DevCertificates.privateKeyFile(pki.pdp().privateKey()),
-        pw,
-        chain.toArray(new Certificate[0]));
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(ks, pw);
+    KeyManagerFactory kmf = keys(pki.pdp());
     SSLContext c = SSLContext.getInstance("TLS");
     c.init(kmf.getKeyManagers(), null, null);
     SSLServerSocket server =
