@@ -1,5 +1,6 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepConfig;
@@ -205,7 +206,8 @@ public final class ProxyBench implements Callable<Integer> {
                 + "\" service=\"bench\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
                 + "</listener></pep-proxy>");
         ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-        try (PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1)) {
+        try (PepProxy proxy =
+            new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE)) {
           while (!proxy.pep().isOpen()) {
             Thread.sleep(10);
           }

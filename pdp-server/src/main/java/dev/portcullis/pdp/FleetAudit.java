@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StoreException;

@@ -2,6 +2,7 @@ package dev.portcullis.pdp;
 
 import static dev.portcullis.pdp.ConnectionState.hex;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;

@@ -2,6 +2,7 @@ package dev.portcullis.pdp;
 
 import static dev.portcullis.pdp.ConnectionState.hex;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.RegistryStatus;

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.cli.PdpMain;
 import java.io.IOException;
 import java.io.PrintWriter;

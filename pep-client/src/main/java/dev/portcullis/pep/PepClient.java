@@ -211,6 +211,11 @@ public final class PepClient implements AutoCloseable {
     return state.accepted;
   }
 
+  /** The PEP id this client opens with. */
+  public String pepId() {
+    return state.pepId;
+  }
+
   /** The PDP this client is connected (or connecting) to; changes with redirects. */
   public InetSocketAddress pdp() {
     return state.route.target();

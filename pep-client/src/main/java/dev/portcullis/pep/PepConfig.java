@@ -75,6 +75,14 @@ public final class PepConfig implements AutoCloseable {
     return PepClient.builder().pdps(pdps).pepId(pepId).clientType(clientType).security(security);
   }
 
+  /**
+   * The crypto registry this file configures (with Integrity, from its {@code <crypto>} or the
+   * built-in defaults), or null when nothing here uses one.
+   */
+  public CryptoRegistry registry() {
+    return registry;
+  }
+
   /** TLS and Integrity, or null for plain COPS. */
   public PepSecurity security() {
     return security;

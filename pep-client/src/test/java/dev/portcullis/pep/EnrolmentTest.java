@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityKeys;
@@ -12,7 +13,6 @@ import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.Digester;
-import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.support.pki.DevCertificates;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientOpen;
@@ -23,7 +24,6 @@ import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
 import java.io.DataInputStream;

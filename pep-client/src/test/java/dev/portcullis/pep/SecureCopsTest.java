@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientOpen;
@@ -19,7 +20,6 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
-import dev.portcullis.pdp.AuditChain;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.XmlConfigReader;

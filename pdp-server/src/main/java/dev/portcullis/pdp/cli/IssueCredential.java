@@ -1,11 +1,11 @@
 package dev.portcullis.pdp.cli;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.Digester;
-import dev.portcullis.pdp.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.state.StateStore;

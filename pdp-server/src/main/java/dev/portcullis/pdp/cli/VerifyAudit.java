@@ -1,6 +1,6 @@
 package dev.portcullis.pdp.cli;
 
-import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.FleetAudit;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.state.StateStore;
@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
     name = "verify-audit",
     mixinStandardHelpOptions = true,
     description = {
-      "Checks the hash chain of a PDP audit log and names the first broken record.",
+      "Checks the hash chain of an audit log (the PDP's or the PEP proxy's) and names the first",
+      "broken record.",
       "Exit status: 0 intact, 1 broken, 2 unreadable."
     })
 final class VerifyAudit implements Callable<Integer> {

@@ -3,8 +3,8 @@ package dev.portcullis.pdp.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.pdp.AuditChain;
-import dev.portcullis.pdp.AuditLog;
+import dev.portcullis.audit.AuditChain;
+import dev.portcullis.audit.AuditLog;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

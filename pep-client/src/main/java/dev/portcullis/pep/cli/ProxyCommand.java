@@ -1,14 +1,18 @@
 package dev.portcullis.pep.cli;
 
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.pep.proxy.ProxyConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.HostPort;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -49,33 +53,45 @@ final class ProxyCommand implements Callable<Integer> {
       err.println("error: " + e.getMessage());
       return 2;
     }
+    AuditLog audit;
+    try {
+      audit =
+          pep.registry() == null
+              ? AuditLog.open(cfg.audit())
+              : AuditLog.open(
+                  cfg.audit(), Duration.ZERO, pep.registry().digester(Algorithm.SHA_256));
+    } catch (IOException e) {
+      pep.close();
+      err.println("error: " + e.getMessage()); // owned by another process, or not writable
+      return 2;
+    }
     PepProxy proxy;
     try {
-      proxy = new PepProxy(cfg, pep.clientBuilder(), threads);
+      proxy = new PepProxy(cfg, pep.clientBuilder(), threads, audit);
     } catch (IllegalStateException e) {
+      audit.close();
       pep.close();
       err.println("error: " + e.getMessage()); // a listener that cannot bind, named
       return 1;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   proxy.close();
+                  audit.close();
                   pep.close();
-                  stopped.countDown();
                 },
                 "proxy-shutdown"));
     for (int i = 0; i < cfg.listeners().size(); i++) {
       InetSocketAddress a = proxy.addresses().get(i);
       ProxyConfig.Listener l = cfg.listeners().get(i);
       out.printf(
-          "proxy %s listening on %s:%d in front of %s (service %s)%n",
-          l.name(), a.getAddress().getHostAddress(), a.getPort(), l.upstream(), l.service());
+          "proxy %s listening on %s in front of %s (service %s)%n",
+          l.name(), HostPort.of(a), HostPort.of(l.upstream()), l.service());
     }
     out.flush();
-    stopped.await();
-    return 0;
+    proxy.stopped().join(); // SIGTERM, or the proxy stopped itself (an audit it cannot write)
+    return audit.failure() == null ? 0 : 1;
   }
 }

@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.access.AccessOperation;
@@ -8,6 +9,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -50,7 +53,10 @@ public final class PepProxy implements AutoCloseable {
     final ProxyConfig.Listener listener;
     final Channel client;
     final boolean asked; // a request state at the PDP (false: allowed under a cached grant)
+    final long started = System.nanoTime();
     volatile Channel upstream;
+    Relay toUpstream; // set and read on the client's event loop
+    Relay toClient;
 
     Conn(String handle, ProxyConfig.Listener listener, Channel client, boolean asked) {
       this.handle = handle;
@@ -75,9 +81,11 @@ public final class PepProxy implements AutoCloseable {
   private final Map<String, Conn> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final Map<String, AtomicInteger> perListener = new ConcurrentHashMap<>();
   private final ProxyCounters counters = new ProxyCounters();
   private final Context context = new Context(Context.R_INCOMING, 0);
+  private final ProxyAudit audit;
 
   /**
    * Grants the PDP gave with a validity (its decision data's valid-for), by listener and subject:
@@ -91,8 +99,10 @@ public final class PepProxy implements AutoCloseable {
    * that is not there yet only means new connections are refused until it is).
    *
    * @param pepBuilder the PEP, configured but for its listener (set here)
+   * @param audit where each connection's decision, opening, revocation and end are recorded ({@link
+   *     AuditLog#NONE}: nowhere); the caller opens and closes it
    */
-  public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads)
+  public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit)
       throws InterruptedException {
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
@@ -113,6 +123,15 @@ public final class PepProxy implements AutoCloseable {
                   }
                 })
             .build();
+    this.audit = new ProxyAudit(audit, pep.pepId());
+    audit.onFailure(
+        e -> {
+          // A proxy that cannot audit must not admit: stop, off the writer thread.
+          log.error("audit log cannot be written ({}): the proxy stops", e.getMessage());
+          Thread t = new Thread(this::close, "portcullis-proxy-stop");
+          t.setDaemon(false);
+          t.start();
+        });
     try {
       for (ProxyConfig.Listener l : config.listeners()) {
         servers.add(bind(l));
@@ -166,8 +185,8 @@ public final class PepProxy implements AutoCloseable {
       log.info(
           "proxy listener {} on {} in front of {} (service {}, {} access)",
           l.name(),
-          c.localAddress(),
-          l.upstream(),
+          HostPort.of((InetSocketAddress) c.localAddress()),
+          HostPort.of(l.upstream()),
           l.service(),
           l.access().name().toLowerCase(Locale.ROOT));
       return c;
@@ -215,6 +234,7 @@ public final class PepProxy implements AutoCloseable {
     InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
     if (subject == null) {
       counters.noSubject.incrementAndGet();
+      audit.refused(l.name(), from, null, "no-subject");
       log.info("proxy {}: connection from {} refused: no subject for that address", l.name(), from);
       client.close();
       return;
@@ -231,12 +251,14 @@ public final class PepProxy implements AutoCloseable {
             subject);
         Conn cached =
             new Conn(l.name() + "-cached-" + sequence.incrementAndGet(), l, client, false);
+        audit.allowedWithoutPdp(l, cached.handle, subject, from);
         conns.put(cached.handle, cached);
         client.closeFuture().addListener(f -> ended(cached));
         connectUpstream(cached);
         return;
       }
       counters.failedClosed.incrementAndGet();
+      audit.refused(l.name(), from, subject, "no-pdp");
       log.info("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
       client.close();
       return;
@@ -269,6 +291,7 @@ public final class PepProxy implements AutoCloseable {
                         () -> {
                           if (e != null || !d.granted()) {
                             counters.denied.incrementAndGet();
+                            audit.decided(l, handle, subject, from, d, e);
                             log.info(
                                 "proxy {}: {} from {} as {} denied: {}",
                                 l.name(),
@@ -280,6 +303,7 @@ public final class PepProxy implements AutoCloseable {
                             return;
                           }
                           counters.allowed.incrementAndGet();
+                          audit.decided(l, handle, subject, from, d, null);
                           Long secs = d.data() == null ? null : d.data().validForSeconds();
                           if (secs != null && secs > 0) {
                             validUntil.put(
@@ -326,7 +350,8 @@ public final class PepProxy implements AutoCloseable {
                       .addLast(
                           tls.newHandler(ch.alloc(), u.getAddress().getHostAddress(), u.getPort()));
                 }
-                ch.pipeline().addLast(new Relay(client));
+                conn.toClient = new Relay(client);
+                ch.pipeline().addLast(conn.toClient);
               }
             })
         .connect(conn.listener.upstream())
@@ -350,7 +375,10 @@ public final class PepProxy implements AutoCloseable {
                 upstream.close(); // closed or revoked meanwhile
                 return;
               }
-              client.pipeline().addLast(new Relay(upstream));
+              conn.toUpstream = new Relay(upstream);
+              client.pipeline().addLast(conn.toUpstream);
+              audit.opened(
+                  conn.listener.name(), conn.handle, (InetSocketAddress) upstream.localAddress());
               if (client.pipeline().get(ProxyTls.HELD) instanceof ProxyTls.Held h) {
                 h.release(client.pipeline().context(ProxyTls.HELD), upstream);
               }
@@ -370,6 +398,7 @@ public final class PepProxy implements AutoCloseable {
     counters.lastRevocationAt.set(now);
     counters.revoked.incrementAndGet();
     log.info("proxy {}: {} revoked: {}", c.listener.name(), handle, reason(d));
+    audit.revoked(c.listener.name(), handle, d);
     conns.remove(handle);
     c.close();
   }
@@ -377,6 +406,12 @@ public final class PepProxy implements AutoCloseable {
   private void ended(Conn conn) {
     conn.close();
     conns.remove(conn.handle);
+    audit.closed(
+        conn.listener.name(),
+        conn.handle,
+        conn.toUpstream == null ? 0 : conn.toUpstream.bytes(),
+        conn.toClient == null ? 0 : conn.toClient.bytes(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - conn.started));
     if (conn.asked) {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
@@ -386,6 +421,7 @@ public final class PepProxy implements AutoCloseable {
     log.warn("proxy: PDP lost ({}): new connections refused until one accepts", why.getMessage());
     for (Conn c : conns.values()) {
       if (c.listener.closeOnPdpLoss()) {
+        audit.revoked(c.listener.name(), c.handle, null);
         conns.remove(c.handle);
         c.close();
       }
@@ -426,5 +462,11 @@ public final class PepProxy implements AutoCloseable {
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     log.info("proxy stopped: {}", counters);
+    stopped.complete(null);
+  }
+
+  /** Completes when the proxy has stopped (closed, or stopped itself: an audit it cannot write). */
+  public CompletableFuture<Void> stopped() {
+    return stopped;
   }
 }

@@ -23,8 +23,9 @@ import org.w3c.dom.Element;
  * listeners, each in front of one upstream service. Reference: docs/pep-proxy.md.
  *
  * @param pep the PEP's own configuration file
+ * @param audit the audit file, or null for none
  */
-public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
+public record ProxyConfig(String source, Path pep, Path audit, List<Listener> listeners) {
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
 
@@ -114,7 +115,12 @@ public record ProxyConfig(String source, Path pep, List<Listener> listeners) {
                   : null,
               XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000)));
     }
-    return new ProxyConfig(file.toString(), pep, List.copyOf(listeners));
+    Element audit = XmlConfigReader.child(root, "audit");
+    return new ProxyConfig(
+        file.toString(),
+        pep,
+        audit == null ? null : dir.resolve(attr(audit, "file", "")),
+        List.copyOf(listeners));
   }
 
   private static Tls tls(Element t, Path dir) throws ConfigException {

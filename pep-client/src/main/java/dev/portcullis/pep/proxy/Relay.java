@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -19,13 +20,22 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class Relay extends ChannelInboundHandlerAdapter {
   private final Channel peer;
+  private long bytes; // read on this channel's event loop, for the audit at close
 
   Relay(Channel peer) {
     this.peer = peer;
   }
 
+  /** Bytes moved so far from this channel to the peer. */
+  long bytes() {
+    return bytes;
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof ByteBuf b) {
+      bytes += b.readableBytes();
+    }
     if (!peer.isActive()) {
       ReferenceCountUtil.release(msg);
       ctx.close();

@@ -3,7 +3,7 @@ package dev.portcullis.pep.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.pdp.AuditChain;
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.cli.PdpMain;

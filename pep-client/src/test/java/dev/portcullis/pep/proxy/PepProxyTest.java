@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.audit.AuditChain;
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
@@ -57,6 +61,7 @@ class PepProxyTest {
   Echo echo;
   PdpServer pdp;
   PepProxy proxy;
+  AuditLog audit;
   InetSocketAddress allowed;
   InetSocketAddress denied;
 
@@ -135,9 +140,13 @@ class PepProxyTest {
             + "</pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepConfig pep = PepConfig.load(cfg.pep());
+    audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
     proxy =
         new PepProxy(
-            cfg, pep.clientBuilder().reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)), 1);
+            cfg,
+            pep.clientBuilder().reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)),
+            1,
+            audit);
     allowed = proxy.addresses().get(0);
     denied = proxy.addresses().get(1);
     for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
@@ -149,6 +158,7 @@ class PepProxyTest {
   @AfterEach
   void stop() throws Exception {
     proxy.close();
+    audit.close();
     if (pdp != null) {
       pdp.close();
     }
@@ -213,6 +223,60 @@ class PepProxyTest {
     try (Socket s = connect(allowed)) {
       assertTrue(closed(s), "and new ones are denied");
     }
+  }
+
+  @Test
+  void eachConnectionIsAuditedInTheHashChain() throws Exception {
+    try (Socket s = connect(allowed)) {
+      assertEquals("hello", roundTrip(s, "hello"));
+    }
+    try (Socket s = connect(denied)) {
+      assertTrue(closed(s));
+    }
+    Socket keep = connect(allowed);
+    assertEquals("one", roundTrip(keep, "one"));
+    Files.writeString(dir.resolve("policy.xml"), ALLOW.replace("\"alice\"", "\"bob\""));
+    pdp.reload(0xC0A5);
+    assertTrue(closed(keep), "revoked");
+    keep.close();
+    proxy.close();
+    audit.close(); // everything queued is written
+
+    Path file = dir.resolve("proxy-audit.jsonl");
+    assertTrue(AuditChain.verify(file).intact(), "the proxy's audit is one intact hash chain");
+    List<JsonNode> records = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      records.add(new ObjectMapper().readTree(line));
+    }
+    List<JsonNode> first = forHandle(records, "echo-1");
+    assertEquals(
+        List.of("proxy-decision", "proxy-opened", "proxy-closed"),
+        first.stream().map(r -> r.get("event").asText()).toList());
+    JsonNode decided = first.get(0);
+    assertEquals("proxy-1", decided.get("pep").asText());
+    assertEquals("alice", decided.get("subject").asText());
+    assertEquals("install", decided.get("decision").asText());
+    assertEquals("echo-alice", decided.get("rule").asText());
+    assertEquals("echo", decided.get("service").asText());
+    assertEquals("127.0.0.1:" + echo.address().getPort(), decided.get("upstream").asText());
+    assertTrue(decided.get("client").asText().startsWith("127.0.0.1:"));
+    assertEquals(5, first.get(2).get("bytesToUpstream").asLong());
+    assertEquals(5, first.get(2).get("bytesToClient").asLong());
+
+    List<JsonNode> refused = forHandle(records, "other-2");
+    assertEquals("proxy-decision", refused.get(0).get("event").asText());
+    assertEquals("remove", refused.get(0).get("decision").asText());
+    assertEquals("no rule allows this", refused.get(0).get("reason").asText());
+
+    List<String> cut =
+        forHandle(records, "echo-3").stream().map(r -> r.get("event").asText()).toList();
+    assertEquals(List.of("proxy-decision", "proxy-opened", "proxy-revoked", "proxy-closed"), cut);
+  }
+
+  private static List<JsonNode> forHandle(List<JsonNode> records, String handle) {
+    return records.stream()
+        .filter(r -> r.has("handle") && r.get("handle").asText().equals(handle))
+        .toList();
   }
 
   @Test
@@ -290,7 +354,7 @@ class PepProxyTest {
             + "\" service=\"echo\" max-connections=\"3\">"
             + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
     for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
       Thread.sleep(10);
     }
@@ -370,7 +434,7 @@ class PepProxyTest {
             + "\" service=\"intel-db\" access=\"read\">"
             + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
     InetSocketAddress intel = proxy.addresses().get(0);
     try (PepClient terminal =
         PepClient.builder().pdp(pdp.address()).pepId("tpe-1").clientType(0xC0A6).build()) {
@@ -450,7 +514,7 @@ class PepProxyTest {
             + pki.caCertificate()
             + "\"/></listener></pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1);
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
     for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
       Thread.sleep(10);
     }
@@ -527,7 +591,8 @@ class PepProxyTest {
                 + "\" service=\"echo\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
                 + "</listener></pep-proxy>");
         ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-        try (PepProxy p = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1)) {
+        try (PepProxy p =
+            new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE)) {
           for (int i = 0; i < 200 && !p.pep().isOpen(); i++) {
             Thread.sleep(10);
           }

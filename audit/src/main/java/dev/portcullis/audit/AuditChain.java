@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.audit;
 
 import dev.portcullis.crypto.Digester;
 import java.io.BufferedInputStream;

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.audit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.crypto.Digester;
@@ -235,10 +235,10 @@ public final class AuditLog implements AutoCloseable {
     }
   }
 
-  /** Writes what is queued and stops. */
+  /** Writes what is queued and stops; again is a no-op. */
   @Override
-  public void close() {
-    if (writer == null) {
+  public synchronized void close() {
+    if (writer == null || closed) {
       return;
     }
     closed = true;

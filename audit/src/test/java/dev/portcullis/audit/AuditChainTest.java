@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
