@@ -1,11 +1,8 @@
 package dev.portcullis.bench;
 
-import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
-import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.proxy.PepProxy;
-import dev.portcullis.pep.proxy.ProxyConfig;
 import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Quantiles;
 import java.io.IOException;
@@ -34,12 +31,14 @@ import picocli.CommandLine.Option;
  * What the PEP proxy costs, side by side in one run on loopback (docs/pep-proxy.md): connect + one
  * request and response (netperf's TCP_CRR) and streaming throughput, directly to an upstream and
  * through the proxy with a PDP decision per connection; and how long a policy change takes to cut
- * 1,000 open connections. HAProxy, the issue's second anchor, is not installed on this machine.
+ * 1,000 open connections. The anchor is HAProxy forwarding the same upstream without a decision,
+ * where it is installed.
  */
 @Command(
     name = "proxy-bench",
     mixinStandardHelpOptions = true,
-    description = "Measure the PEP proxy against a direct connection, and its revocation time.")
+    description =
+        "Measure the PEP proxy against a direct connection and HAProxy, and its revocation time.")
 public final class ProxyBench implements Callable<Integer> {
   @Option(
       names = "--connects",
@@ -64,6 +63,12 @@ public final class ProxyBench implements Callable<Integer> {
       defaultValue = "5",
       description = "Rounds the cells take turns in (default: ${DEFAULT-VALUE}).")
   int rounds;
+
+  @Option(
+      names = "--haproxy",
+      paramLabel = "PATH",
+      description = "The HAProxy executable for the anchor (default: haproxy on the PATH).")
+  Path haproxy;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -180,10 +185,43 @@ public final class ProxyBench implements Callable<Integer> {
     return bytes / ((System.nanoTime() - t0) / 1e9) / 1e6;
   }
 
+  /** One way to reach the upstream, and what it measured. */
+  private static final class Route {
+    final String name;
+    final InetSocketAddress address;
+    final List<Long> crr = new ArrayList<>();
+    double megabytesPerSecond;
+
+    Route(String name, InetSocketAddress address) {
+      this.name = name;
+      this.address = address;
+    }
+
+    long p(double q) {
+      return Quantiles.at(crr.stream().mapToLong(Long::longValue).toArray(), q);
+    }
+  }
+
+  /** HAProxy in front of {@code upstream}, or null (said on {@code out}) when it cannot run. */
+  private static Haproxy anchor(Path binary, Path dir, InetSocketAddress upstream, PrintWriter out)
+      throws InterruptedException {
+    if (binary == null) {
+      out.println("anchor: no haproxy on the PATH or in /usr/sbin: measured against direct only");
+      return null;
+    }
+    try {
+      return Haproxy.start(binary, dir, upstream);
+    } catch (IOException e) {
+      out.println("anchor: " + e.getMessage() + ": measured against direct only");
+      return null;
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("portcullis-proxy-bench");
+    Path haproxyBinary = haproxy != null ? haproxy : Haproxy.find();
     try (Upstream up = new Upstream()) {
       Files.writeString(dir.resolve("policy.xml"), RULES);
       Files.writeString(
@@ -192,132 +230,134 @@ public final class ProxyBench implements Callable<Integer> {
               + "<limits max-handles=\"1000000\"/>"
               + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/>"
               + "<stats interval=\"PT1H\"/></pdp>");
-      try (PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1)) {
-        Files.writeString(
-            dir.resolve("pep.xml"),
-            "<pep id=\"bench-proxy\"><pdp address=\"127.0.0.1\" port=\""
-                + pdp.address().getPort()
-                + "\"/></pep>");
-        Files.writeString(
-            dir.resolve("pep-proxy.xml"),
-            "<pep-proxy pep=\"pep.xml\"><listener name=\"bench\" listen=\"127.0.0.1:0\""
-                + " upstream=\"127.0.0.1:"
-                + up.address().getPort()
-                + "\" service=\"bench\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
-                + "</listener></pep-proxy>");
-        ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-        try (PepProxy proxy =
-            new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE)) {
-          while (!proxy.pep().isOpen()) {
-            Thread.sleep(10);
-          }
-          InetSocketAddress via = proxy.addresses().get(0);
-          InetSocketAddress direct = up.address();
-          for (int i = 0; i < Math.max(100, connects / 5); i++) {
-            crr(direct);
-            crr(via);
-          }
-          List<Long> d = new ArrayList<>();
-          List<Long> p = new ArrayList<>();
-          double sd = 0;
-          double sp = 0;
-          long bytes = (long) megabytes * 1024 * 1024 / rounds;
-          for (int r = 0; r < rounds; r++) {
-            for (int i = 0; i < connects / rounds; i++) {
-              d.add(crr(direct));
-              p.add(crr(via));
-            }
-            sd += stream(direct, bytes) / rounds;
-            sp += stream(via, bytes) / rounds;
-          }
-          long[] da = d.stream().mapToLong(Long::longValue).toArray();
-          long[] pa = p.stream().mapToLong(Long::longValue).toArray();
-          out.printf(
-              "connect + 1-byte request + answer (TCP_CRR), %d each, %d rounds%n",
-              connects, rounds);
-          out.printf("%-40s %10s %10s%n", "", "p50 us", "p99 us");
-          out.printf(
-              "%-40s %10.1f %10.1f%n",
-              "direct", Quantiles.at(da, 0.5) / 1e3, Quantiles.at(da, 0.99) / 1e3);
-          out.printf(
-              "%-40s %10.1f %10.1f  (%.2fx direct)%n",
-              "through the proxy (a decision each)",
-              Quantiles.at(pa, 0.5) / 1e3,
-              Quantiles.at(pa, 0.99) / 1e3,
-              (double) Quantiles.at(pa, 0.5) / Quantiles.at(da, 0.5));
-          out.printf("%nstreaming, %d MiB each, MB/s%n", megabytes);
-          out.printf("%-40s %10.0f%n", "direct", sd);
-          out.printf("%-40s %10.0f  (%.2fx direct)%n", "through the proxy", sp, sp / sd);
-
-          // revocation: open connections, then a policy that no longer allows them; their ends
-          // are seen by one selector, so each close is timed when it happens
-          List<SocketChannel> held = new ArrayList<>();
-          try (Selector selector = Selector.open()) {
-            for (int i = 0; i < open; i++) {
-              Socket s = new Socket();
-              s.connect(via, 5_000);
-              s.getOutputStream().write(1);
-              s.setSoTimeout(10_000);
-              s.getInputStream().read();
-              s.close(); // warm the path; the measured ones are non-blocking below
-              SocketChannel ch = SocketChannel.open(via);
-              ch.write(ByteBuffer.wrap(new byte[] {1}));
-              ByteBuffer one = ByteBuffer.allocate(1);
-              while (one.hasRemaining()) {
-                ch.read(one);
-              }
-              ch.configureBlocking(false);
-              ch.register(selector, SelectionKey.OP_READ, i);
-              held.add(ch);
-            }
-            Files.writeString(dir.resolve("policy.xml"), RULES.replace("alice", "nobody"));
-            proxy.counters().firstRevocationAt.set(0);
-            long t0 = System.nanoTime();
-            pdp.reload(0xC0A5);
-            long[] cut = new long[open];
-            int closed = 0;
-            ByteBuffer sink = ByteBuffer.allocate(64);
-            while (closed < open) {
-              if (selector.select(10_000) == 0) {
-                throw new IllegalStateException((open - closed) + " connections still open");
-              }
-              long now = System.nanoTime();
-              for (SelectionKey k : selector.selectedKeys()) {
-                sink.clear();
-                int n;
-                try {
-                  n = ((SocketChannel) k.channel()).read(sink);
-                } catch (IOException e) {
-                  n = -1; // reset
-                }
-                if (n < 0) {
-                  cut[closed++] = now;
-                  k.cancel();
-                }
-              }
-              selector.selectedKeys().clear();
-            }
-            long dec = proxy.counters().firstRevocationAt.get();
-            long last = 0;
-            for (long c : cut) {
-              last = Math.max(last, c);
-            }
-            out.printf(
-                "%nrevocation: %d open connections cut by one policy reload: the first DEC reached"
-                    + " the proxy %.1f ms after the reload began, the last %.1f ms after the first;"
-                    + " all %d closed %.1f ms after the first DEC%n",
-                open,
-                (dec - t0) / 1e6,
-                (proxy.counters().lastRevocationAt.get() - dec) / 1e6,
-                open,
-                (last - dec) / 1e6);
-          } finally {
-            for (SocketChannel ch : held) {
-              ch.close();
-            }
-          }
-          out.println("proxy: " + proxy.counters());
+      try (PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+          PepProxy proxy = ProxyFixture.start(dir, pdp.address(), up.address(), "bench");
+          Haproxy anchor = anchor(haproxyBinary, dir, up.address(), out)) {
+        InetSocketAddress via = proxy.addresses().get(0);
+        List<Route> paths = new ArrayList<>();
+        paths.add(new Route("direct", up.address()));
+        if (anchor != null) {
+          paths.add(new Route("HAProxy (no decision)", anchor.address()));
+          out.println("anchor: " + Haproxy.version(haproxyBinary) + ", one thread, tcp mode");
         }
+        Route proxied = new Route("Portcullis proxy (a decision each)", via);
+        paths.add(proxied);
+        for (int i = 0; i < Math.max(100, connects / 5); i++) {
+          for (Route p : paths) {
+            crr(p.address);
+          }
+        }
+        long bytes = (long) megabytes * 1024 * 1024 / rounds;
+        for (int r = 0; r < rounds; r++) {
+          for (int i = 0; i < connects / rounds; i++) {
+            for (Route p : paths) {
+              p.crr.add(crr(p.address));
+            }
+          }
+          for (Route p : paths) {
+            p.megabytesPerSecond += stream(p.address, bytes) / rounds;
+          }
+        }
+        Route base = paths.get(paths.size() > 2 ? 1 : 0);
+        out.printf(
+            "connect + 1-byte request + answer (TCP_CRR), %d each, %d rounds, cells interleaved%n",
+            connects, rounds);
+        out.printf("%-36s %9s %9s %9s%n", "", "p50 us", "p99 us", "p50 ratio");
+        for (Route p : paths) {
+          out.printf(
+              "%-36s %9.1f %9.1f %9s%n",
+              p.name,
+              p.p(0.5) / 1e3,
+              p.p(0.99) / 1e3,
+              p == paths.get(0)
+                  ? ""
+                  : String.format("%.2fx", (double) p.p(0.5) / paths.get(0).p(0.5)));
+        }
+        out.printf("%nstreaming, %d MiB each, MB/s%n", megabytes);
+        for (Route p : paths) {
+          out.printf(
+              "%-36s %9.0f %9s%n",
+              p.name,
+              p.megabytesPerSecond,
+              p == paths.get(0)
+                  ? ""
+                  : String.format("%.2fx", p.megabytesPerSecond / paths.get(0).megabytesPerSecond));
+        }
+        if (base != paths.get(0)) {
+          out.printf(
+              "%nagainst %s: CRR p50 %.2fx (aim <= 1.5x), streaming %.2fx (aim >= 0.9x)%n",
+              base.name,
+              (double) proxied.p(0.5) / base.p(0.5),
+              proxied.megabytesPerSecond / base.megabytesPerSecond);
+        }
+        // revocation: open connections, then a policy that no longer allows them; their ends
+        // are seen by one selector, so each close is timed when it happens
+        List<SocketChannel> held = new ArrayList<>();
+        try (Selector selector = Selector.open()) {
+          for (int i = 0; i < open; i++) {
+            Socket s = new Socket();
+            s.connect(via, 5_000);
+            s.getOutputStream().write(1);
+            s.setSoTimeout(10_000);
+            s.getInputStream().read();
+            s.close(); // warm the path; the measured ones are non-blocking below
+            SocketChannel ch = SocketChannel.open(via);
+            ch.write(ByteBuffer.wrap(new byte[] {1}));
+            ByteBuffer one = ByteBuffer.allocate(1);
+            while (one.hasRemaining()) {
+              ch.read(one);
+            }
+            ch.configureBlocking(false);
+            ch.register(selector, SelectionKey.OP_READ, i);
+            held.add(ch);
+          }
+          Files.writeString(dir.resolve("policy.xml"), RULES.replace("alice", "nobody"));
+          proxy.counters().firstRevocationAt.set(0);
+          long t0 = System.nanoTime();
+          pdp.reload(0xC0A5);
+          long[] cut = new long[open];
+          int closed = 0;
+          ByteBuffer sink = ByteBuffer.allocate(64);
+          while (closed < open) {
+            if (selector.select(10_000) == 0) {
+              throw new IllegalStateException((open - closed) + " connections still open");
+            }
+            long now = System.nanoTime();
+            for (SelectionKey k : selector.selectedKeys()) {
+              sink.clear();
+              int n;
+              try {
+                n = ((SocketChannel) k.channel()).read(sink);
+              } catch (IOException e) {
+                n = -1; // reset
+              }
+              if (n < 0) {
+                cut[closed++] = now;
+                k.cancel();
+              }
+            }
+            selector.selectedKeys().clear();
+          }
+          long dec = proxy.counters().firstRevocationAt.get();
+          long last = 0;
+          for (long c : cut) {
+            last = Math.max(last, c);
+          }
+          out.printf(
+              "%nrevocation: %d open connections cut by one policy reload: the first DEC reached"
+                  + " the proxy %.1f ms after the reload began, the last %.1f ms after the first;"
+                  + " all %d closed %.1f ms after the first DEC%n",
+              open,
+              (dec - t0) / 1e6,
+              (proxy.counters().lastRevocationAt.get() - dec) / 1e6,
+              open,
+              (last - dec) / 1e6);
+        } finally {
+          for (SocketChannel ch : held) {
+            ch.close();
+          }
+        }
+        out.println("proxy: " + proxy.counters());
       }
     } finally {
       Scratch.delete(dir);

@@ -6,11 +6,11 @@ import java.nio.file.Path;
 import java.util.Comparator;
 
 /** The harnesses' temporary directories (configs, keys, policies), removed with all they hold. */
-final class Scratch {
+public final class Scratch {
   private Scratch() {}
 
   /** Deletes {@code dir} and everything below it. */
-  static void delete(Path dir) throws IOException {
+  public static void delete(Path dir) throws IOException {
     try (var files = Files.walk(dir)) {
       for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(f);

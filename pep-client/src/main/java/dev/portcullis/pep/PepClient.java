@@ -14,9 +14,11 @@ import dev.portcullis.cops.Report;
 import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.ReportTypeObject;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.support.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -310,13 +312,14 @@ public final class PepClient implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Runs this PEP on {@code loop} (an NIO event loop of the embedder's, which it keeps and shuts
-     * down), so that many PEPs in one process share a few threads; by default each PEP has its own
-     * thread.
+     * Runs this PEP on {@code loop} (an NIO or epoll event loop of the embedder's, which it keeps
+     * and shuts down), so that many PEPs in one process share a few threads, or a PEP shares the
+     * thread of the connections it decides for (the proxy); by default each PEP has its own thread.
      */
     public Builder eventLoop(EventLoop loop) {
-      if (!(Objects.requireNonNull(loop, "loop").parent() instanceof NioEventLoopGroup)) {
-        throw new IllegalArgumentException("eventLoop: an NIO event loop (NioEventLoopGroup)");
+      EventLoopGroup group = Objects.requireNonNull(loop, "loop").parent();
+      if (!(group instanceof NioEventLoopGroup) && Transport.of(group) != Transport.EPOLL) {
+        throw new IllegalArgumentException("eventLoop: an NIO or epoll event loop");
       }
       this.loop = loop;
       return this;

@@ -10,6 +10,7 @@ import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -17,7 +18,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -69,7 +69,7 @@ final class PepConnector implements PepConnectionHandler.Links {
     }
     new Bootstrap()
         .group(state.loop)
-        .channel(NioSocketChannel.class)
+        .channel(Transport.of(state.loop.parent()).socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
         .handler(

@@ -27,6 +27,11 @@ public enum Transport {
     return Epoll.isAvailable() ? EPOLL : NIO;
   }
 
+  /** The transport of an existing event loop group's channels: epoll for an epoll group. */
+  public static Transport of(EventLoopGroup group) {
+    return group instanceof EpollEventLoopGroup ? EPOLL : NIO;
+  }
+
   /** An event loop group of {@code threads} threads (0: Netty's default, twice the cores). */
   public EventLoopGroup group(int threads) {
     return this == EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);

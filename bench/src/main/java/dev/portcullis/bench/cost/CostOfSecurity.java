@@ -1,6 +1,7 @@
 package dev.portcullis.bench.cost;
 
 import dev.portcullis.bench.CopsLayers;
+import dev.portcullis.bench.Haproxy;
 import dev.portcullis.bench.compress.CompressionModel;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityAlgorithm;
@@ -134,7 +135,12 @@ public final class CostOfSecurity implements Callable<Integer> {
       LayerRunner.Batches batches = new LayerRunner.Batches(rrBatch, streamBatch, window);
       List<LayerRunner> runners = new ArrayList<>();
       for (Layer l : layers) {
-        runners.add(l.raw() ? new RawRunner(l, raw, batches) : new CopsRunner(l, cl, batches));
+        runners.add(
+            switch (l.route()) {
+              case COPS -> new CopsRunner(l, cl, batches);
+              case RAW -> new RawRunner(l, raw, batches);
+              case HAPROXY, PEP_PROXY -> new ProxiedRunner(l, raw, batches, cl, Haproxy.find());
+            });
         results.put(l.name(), new EnumMap<>(Metric.class));
       }
       try {
@@ -244,15 +250,24 @@ public final class CostOfSecurity implements Callable<Integer> {
     int rt = CopsLayers.RULES;
     List<Layer> l = new ArrayList<>();
     l.add(
-        new Layer(
-            "raw TCP",
-            "no COPS: the same exchanges over a bare TCP socket",
-            null,
-            null,
-            null,
-            null,
-            0,
-            null));
+        Layer.tcp(
+            Layer.RAW, "no COPS: the same exchanges over a bare TCP socket", Layer.Route.RAW));
+    if (Haproxy.find() != null) {
+      l.add(
+          Layer.tcp(
+              Layer.HAPROXY,
+              "the raw exchanges through HAProxy (tcp mode, one thread): a proxy that decides"
+                  + " nothing, the anchor for the PEP proxy",
+              Layer.Route.HAPROXY));
+    } else {
+      skipped.add(Layer.HAPROXY + ": no haproxy on the PATH or in /usr/sbin");
+    }
+    l.add(
+        Layer.tcp(
+            Layer.PEP_PROXY,
+            "the raw exchanges through the Portcullis PEP proxy (one event loop), which asks the"
+                + " PDP (one rule) once per connection before it forwards a byte",
+            Layer.Route.PEP_PROXY));
     l.add(
         new Layer(
             "plain",

@@ -1,10 +1,14 @@
 package dev.portcullis.bench.cost;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.List;
 
-/** The baseline's trials: the same exchanges over plain TCP to a raw responder. */
-final class RawRunner extends LayerRunner {
+/**
+ * The baseline's trials: the same exchanges over plain TCP to a raw responder, directly or (in a
+ * subclass) through a TCP proxy.
+ */
+class RawRunner extends LayerRunner {
   final RawTcp raw;
   RawTcp.Conn conn;
   private double session = -1;
@@ -12,6 +16,11 @@ final class RawRunner extends LayerRunner {
   RawRunner(Layer layer, RawTcp raw, Batches b) {
     super(layer, b);
     this.raw = raw;
+  }
+
+  /** Where connections go: the responder itself. */
+  InetSocketAddress via() {
+    return raw.address();
   }
 
   @Override
@@ -27,7 +36,7 @@ final class RawRunner extends LayerRunner {
 
   @Override
   void open() throws Exception {
-    conn = raw.new Conn();
+    conn = raw.new Conn(via());
   }
 
   @Override
@@ -35,7 +44,7 @@ final class RawRunner extends LayerRunner {
     long t = System.nanoTime();
     switch (m) {
       case CC:
-        try (RawTcp.Conn c = raw.new Conn()) {
+        try (RawTcp.Conn c = raw.new Conn(via())) {
           c.exchange(); // stands for OPN/CAT
           return (System.nanoTime() - t) / 1e3;
         }
@@ -45,7 +54,7 @@ final class RawRunner extends LayerRunner {
         }
         return (System.nanoTime() - t) / 1e3 / rrBatch;
       case CRR:
-        try (RawTcp.Conn c = raw.new Conn()) {
+        try (RawTcp.Conn c = raw.new Conn(via())) {
           c.exchange();
           c.exchange();
           return (System.nanoTime() - t) / 1e3;
@@ -55,7 +64,7 @@ final class RawRunner extends LayerRunner {
         return streamBatch / ((System.nanoTime() - t) / 1e9);
       case SESSION_CONNECT:
         {
-          RawTcp.Conn c = raw.new Conn();
+          RawTcp.Conn c = raw.new Conn(via());
           c.exchange();
           double connect = (System.nanoTime() - t) / 1e3;
           long t1 = System.nanoTime();
@@ -80,6 +89,10 @@ final class RawRunner extends LayerRunner {
 
   @Override
   public void close() {
+    closeConnection();
+  }
+
+  final void closeConnection() {
     try {
       if (conn != null) {
         conn.close();

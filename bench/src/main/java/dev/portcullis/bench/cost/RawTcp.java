@@ -75,10 +75,11 @@ final class RawTcp implements AutoCloseable {
     final DataInputStream in;
     final OutputStream out;
 
-    Conn() throws IOException {
+    /** A connection to the responder through {@code via} (its own address: directly). */
+    Conn(InetSocketAddress via) throws IOException {
       socket = new Socket();
       socket.setTcpNoDelay(true);
-      socket.connect(address(), 5000);
+      socket.connect(via, 5000);
       in = new DataInputStream(socket.getInputStream());
       out = socket.getOutputStream();
     }

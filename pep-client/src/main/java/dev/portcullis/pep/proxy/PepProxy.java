@@ -75,8 +75,16 @@ public final class PepProxy implements AutoCloseable {
   }
 
   private final PepClient pep;
-  private final EventLoopGroup boss;
-  private final EventLoopGroup workers;
+
+  /**
+   * One group accepts, relays and runs the PEP: a decision's request, its answer and the upstream
+   * connect stay on the event loop they started on where they can (with one thread, all of them). A
+   * separate acceptor thread and the PEP's own thread cost two thread hand-overs per connection on
+   * the way to the first byte: in ProxyBench, CRR through the proxy went from 2.9x HAProxy's to
+   * 2.0-2.3x with one group.
+   */
+  private final EventLoopGroup loops;
+
   private final List<Channel> servers = new ArrayList<>();
   private final Map<String, Conn> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
@@ -98,16 +106,16 @@ public final class PepProxy implements AutoCloseable {
    * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
    * that is not there yet only means new connections are refused until it is).
    *
-   * @param pepBuilder the PEP, configured but for its listener (set here)
+   * @param pepBuilder the PEP, configured but for its listener and event loop (set here)
    * @param audit where each connection's decision, opening, revocation and end are recorded ({@link
    *     AuditLog#NONE}: nowhere); the caller opens and closes it
    */
   public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit)
       throws InterruptedException {
-    this.boss = TRANSPORT.group(1);
-    this.workers = TRANSPORT.group(threads);
+    this.loops = TRANSPORT.group(threads);
     this.pep =
         pepBuilder
+            .eventLoop(loops.next())
             .listener(
                 new PepListener() {
                   @Override
@@ -161,7 +169,7 @@ public final class PepProxy implements AutoCloseable {
     }
     ServerBootstrap b =
         new ServerBootstrap()
-            .group(boss, workers)
+            .group(loops)
             .channel(TRANSPORT.serverChannel())
             .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
@@ -459,8 +467,7 @@ public final class PepProxy implements AutoCloseable {
       c.close();
     }
     pep.close();
-    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-    boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     log.info("proxy stopped: {}", counters);
     stopped.complete(null);
   }

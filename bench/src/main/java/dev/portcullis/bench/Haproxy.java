@@ -1,0 +1,126 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.support.HostPort;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The anchor the PEP proxy is measured against: HAProxy (Debian's {@code haproxy}) forwarding TCP
+ * to the same upstream, with no authorization, one thread like the proxy's one event loop, and its
+ * defaults otherwise (no splicing). Started as a child process in the foreground; {@link #find}
+ * says why there is none.
+ */
+public final class Haproxy implements AutoCloseable {
+  private final Process process;
+  private final InetSocketAddress address;
+
+  private Haproxy(Process process, InetSocketAddress address) {
+    this.process = process;
+    this.address = address;
+  }
+
+  /** The {@code haproxy} executable on the PATH, or null. */
+  public static Path find() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return null;
+    }
+    for (String d : path.split(File.pathSeparator)) {
+      Path p = Path.of(d, "haproxy");
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    Path sbin = Path.of("/usr/sbin/haproxy"); // Debian's, not on a user's PATH
+    return Files.isExecutable(sbin) ? sbin : null;
+  }
+
+  /** Starts HAProxy in {@code dir} in front of {@code upstream}; ready when this returns. */
+  public static Haproxy start(Path binary, Path dir, InetSocketAddress upstream)
+      throws IOException, InterruptedException {
+    int port;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    Path cfg = dir.resolve("haproxy.cfg");
+    Files.writeString(
+        cfg,
+        String.join(
+            "\n",
+            "global",
+            "    nbthread 1",
+            "    maxconn 4000", // under the usual 8,192..20,000 descriptor limits: it needs two per
+            // connection
+            "defaults",
+            "    mode tcp",
+            "    timeout connect 5s",
+            "    timeout client 1m",
+            "    timeout server 1m",
+            "listen anchor",
+            "    bind 127.0.0.1:" + port,
+            "    server upstream " + HostPort.of(upstream),
+            ""));
+    Process p =
+        new ProcessBuilder(binary.toString(), "-db", "-f", cfg.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("haproxy.log").toFile())
+            .start();
+    InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+    for (int i = 0; i < 500; i++) {
+      if (!p.isAlive()) {
+        throw new IOException(
+            "haproxy exited with status "
+                + p.exitValue()
+                + ": "
+                + Files.readString(dir.resolve("haproxy.log")).strip());
+      }
+      try (Socket s = new Socket()) {
+        s.connect(a, 100);
+        return new Haproxy(p, a);
+      } catch (IOException notYet) {
+        Thread.sleep(10);
+      }
+    }
+    p.destroyForcibly();
+    throw new IOException("haproxy did not listen on " + HostPort.of(a) + " within 5 s");
+  }
+
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  /** {@code haproxy -v}'s first line, for the report. */
+  public static String version(Path binary) {
+    try {
+      Process p = new ProcessBuilder(binary.toString(), "-v").redirectErrorStream(true).start();
+      String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("");
+      p.waitFor(5, TimeUnit.SECONDS);
+      return first.strip();
+    } catch (IOException e) {
+      return "haproxy (version unknown: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "haproxy";
+    }
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.portcullis.bench;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.pep.PepConfig;
+import dev.portcullis.pep.proxy.PepProxy;
+import dev.portcullis.pep.proxy.ProxyConfig;
+import dev.portcullis.support.HostPort;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The benchmarks' PEP proxy: one listener on loopback in front of {@code upstream}, subject {@code
+ * alice} for every loopback client, deciding each connection at {@code pdp}, one event-loop thread,
+ * no audit.
+ */
+public final class ProxyFixture {
+  private ProxyFixture() {}
+
+  /** Starts the proxy and waits (at most 10 s) until its PEP is open at the PDP. */
+  public static PepProxy start(
+      Path dir, InetSocketAddress pdp, InetSocketAddress upstream, String service)
+      throws Exception {
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"bench-proxy\"><pdp address=\"127.0.0.1\" port=\""
+            + pdp.getPort()
+            + "\"/></pep>");
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"bench\" listen=\"127.0.0.1:0\" upstream=\""
+            + HostPort.of(upstream)
+            + "\" service=\""
+            + service
+            + "\" max-connections=\"100000\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
+            + "</listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+    for (int i = 0; i < 1000 && !proxy.pep().isOpen(); i++) {
+      Thread.sleep(10);
+    }
+    if (!proxy.pep().isOpen()) {
+      proxy.close();
+      throw new IOException("the proxy's PEP did not open at the PDP " + HostPort.of(pdp));
+    }
+    return proxy;
+  }
+}
