@@ -149,11 +149,12 @@ public final class PdpServer implements AutoCloseable {
             null);
       }
       int type = c.code();
+      // Alone or in a fleet, a change of shared or session state re-decides what it affects.
       EngineEnvironment env =
-          store == null
-              ? EngineEnvironment.ALONE
-              : new EngineEnvironment(
-                  store, c.linearizable(), affected -> changes.changed(type, affected));
+          new EngineEnvironment(
+              store,
+              store != null && c.linearizable(),
+              affected -> changes.changed(type, affected));
       ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
       log.info(
           "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());

@@ -335,6 +335,50 @@ class PdpPepIntegrationTest {
     }
   }
 
+  /**
+   * A PDP alone (its sessions its own, no store) re-decides a subject's installed access when that
+   * subject's session moves or ends, as a fleet's PDP does: an access allowed at SECRET is removed
+   * when the session drops to UNCLASSIFIED, and when it ends. (Before, only a fleet's PDP pushed
+   * these; a PDP alone let an ended session's connections live on.)
+   */
+  @Test
+  void aSessionChangeAtAPdpAloneRemovesTheAccessItNoLongerAllows() throws Exception {
+    Map<String, PepDecision> pushed = new ConcurrentHashMap<>();
+    try (PdpServer s = Pdps.start(dir, "");
+        PepClient pep =
+            pep(
+                s,
+                "mysea-proxy",
+                0xC0A6,
+                new PepListener() {
+                  @Override
+                  public void decisionChanged(String handle, PepDecision d) {
+                    pushed.put(handle, d);
+                  }
+                })) {
+      await(pep.open());
+      assertTrue(
+          await(pep.request("login", CTX, AccessRequest.login("alice", 2, List.of("NATO"))))
+              .granted());
+      AccessRequest readIntel = AccessRequest.access("alice", "intel", AccessMode.READ);
+      assertTrue(await(pep.request("read-1", CTX, readIntel)).granted(), "S[NATO] reads intel");
+      assertTrue(await(pep.request("login", CTX, AccessRequest.changeLevel("alice", 0))).granted());
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!pushed.containsKey("read-1") && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertFalse(pushed.get("read-1").granted(), "no read up from UNCLASSIFIED: removed");
+      assertTrue(await(pep.request("login", CTX, AccessRequest.changeLevel("alice", 2))).granted());
+      assertTrue(await(pep.request("read-2", CTX, readIntel)).granted());
+      pep.delete("login", ReasonCode.TEAR); // the session ends with its login's request state
+      deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!pushed.containsKey("read-2") && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertFalse(pushed.get("read-2").granted(), "the session ended: removed");
+    }
+  }
+
   // ---- timers and hostile input -----------------------------------------------------------------
 
   private static byte[] readMessage(InputStream in) throws IOException {

@@ -84,7 +84,7 @@ final class FleetSessions implements SessionTable {
                 return;
               }
               if (ready) {
-                changed.accept(subjectIs(key));
+                changed.accept(decidedBy(key));
               }
             });
     try {
@@ -112,14 +112,6 @@ final class FleetSessions implements SessionTable {
       }
       changed.accept(r -> true); // every installed decision is decided again either way
     }
-  }
-
-  /**
-   * Selects the installed requests of the subject whose session is at {@code key}: a change to one
-   * subject's session decides that subject's requests again, not every request of the PDP.
-   */
-  private Predicate<PolicyRequest> subjectIs(String key) {
-    return r -> key.equals(key(r.pepId(), r.access().subject()));
   }
 
   static String path(String key) {
@@ -184,7 +176,7 @@ final class FleetSessions implements SessionTable {
       throw new Unavailable("fleet session store: " + e.getMessage());
     }
     if (!label.equals(view.put(key, label))) {
-      changed.accept(subjectIs(key)); // this PDP's own decisions for the subject, too
+      changed.accept(decidedBy(key)); // this PDP's own decisions for the subject, too
     }
   }
 
@@ -196,7 +188,7 @@ final class FleetSessions implements SessionTable {
       log.warn("fleet session {} not removed from the store: {}", key, e.getMessage());
     }
     if (view.remove(key) != null) {
-      changed.accept(subjectIs(key));
+      changed.accept(decidedBy(key));
     }
   }
 

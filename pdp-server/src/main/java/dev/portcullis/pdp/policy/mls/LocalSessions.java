@@ -1,11 +1,31 @@
 package dev.portcullis.pdp.policy.mls;
 
+import dev.portcullis.pdp.policy.PolicyRequest;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
-/** Sessions held by this PDP alone, keyed by PEP and subject (a PDP without a fleet). */
+/**
+ * Sessions held by this PDP alone, keyed by PEP and subject (a PDP without a fleet). Opening,
+ * moving or ending one makes the PDP decide that subject's installed requests again, as a fleet's
+ * sessions do: an access its session no longer allows is removed at once.
+ */
 final class LocalSessions implements SessionTable {
   private final Map<String, Label> sessions = new ConcurrentHashMap<>();
+  private final Consumer<Predicate<PolicyRequest>> changed;
+
+  /** A table alone: nothing is told of changes (an engine loaded outside a PDP). */
+  LocalSessions() {
+    this(affected -> {});
+  }
+
+  /**
+   * @param changed told which installed requests a change decides again
+   */
+  LocalSessions(Consumer<Predicate<PolicyRequest>> changed) {
+    this.changed = changed;
+  }
 
   @Override
   public String key(String pepId, String subject) {
@@ -19,12 +39,16 @@ final class LocalSessions implements SessionTable {
 
   @Override
   public void put(String key, Label label) {
-    sessions.put(key, label);
+    if (!label.equals(sessions.put(key, label))) {
+      changed.accept(decidedBy(key));
+    }
   }
 
   @Override
   public void remove(String key) {
-    sessions.remove(key);
+    if (sessions.remove(key) != null) {
+      changed.accept(decidedBy(key));
+    }
   }
 
   @Override

@@ -75,6 +75,8 @@ public final class MlsEngine implements PolicyEngine {
         } catch (StoreException x) {
           throw new ConfigException(policyFile.toString(), "fleet sessions: " + x.getMessage(), x);
         }
+      } else {
+        e.sessions = new LocalSessions(env.stateChanged());
       }
       return e;
     }

@@ -1,5 +1,8 @@
 package dev.portcullis.pdp.policy.mls;
 
+import dev.portcullis.pdp.policy.PolicyRequest;
+import java.util.function.Predicate;
+
 /**
  * Where MLS sessions live: in this PDP ({@link LocalSessions}) or in the fleet's store ({@link
  * FleetSessions}, MYSEA's Trusted Path Server role). Thread-safe.
@@ -8,6 +11,14 @@ interface SessionTable extends AutoCloseable {
 
   /** The key a subject's session is kept under for a request from {@code pepId}. */
   String key(String pepId, String subject);
+
+  /**
+   * The installed requests decided by the session at {@code key}: a change to one subject's session
+   * decides that subject's requests again, not every request of the PDP.
+   */
+  default Predicate<PolicyRequest> decidedBy(String key) {
+    return r -> key.equals(key(r.pepId(), r.access().subject()));
+  }
 
   /**
    * The session at {@code key}, or null.
