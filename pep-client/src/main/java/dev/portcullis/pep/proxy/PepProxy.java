@@ -57,6 +57,7 @@ public final class PepProxy implements AutoCloseable {
     volatile Channel upstream;
     Relay toUpstream; // set and read on the client's event loop
     Relay toClient;
+    ProxySessions.Session session; // the MLS session the proxy carries for it, or null
 
     Conn(String handle, ProxyConfig.Listener listener, Channel client, boolean asked) {
       this.handle = handle;
@@ -94,6 +95,7 @@ public final class PepProxy implements AutoCloseable {
   private final ProxyCounters counters = new ProxyCounters();
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
+  private final ProxySessions sessions; // made once the PEP exists, before it opens
 
   /**
    * Grants the PDP gave with a validity (its decision data's valid-for), by listener and subject:
@@ -120,7 +122,7 @@ public final class PepProxy implements AutoCloseable {
                 new PepListener() {
                   @Override
                   public void decisionChanged(String handle, PepDecision d) {
-                    if (!d.granted()) {
+                    if (!sessions.removed(handle, d) && !d.granted()) {
                       revoke(handle, d);
                     }
                   }
@@ -132,6 +134,7 @@ public final class PepProxy implements AutoCloseable {
                 })
             .build();
     this.audit = new ProxyAudit(audit, pep.pepId());
+    this.sessions = new ProxySessions(pep, this.audit);
     audit.onFailure(
         e -> {
           // A proxy that cannot audit must not admit: stop, off the writer thread.
@@ -239,7 +242,6 @@ public final class PepProxy implements AutoCloseable {
   /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
   private void decide(ProxyConfig.Listener l, SocketChannel client, String subject) {
     InetSocketAddress from = client.remoteAddress();
-    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
     if (subject == null) {
       counters.noSubject.incrementAndGet();
       audit.refused(l.name(), from, null, "no-subject");
@@ -275,6 +277,45 @@ public final class PepProxy implements AutoCloseable {
     Conn conn = new Conn(handle, l, client, true);
     conns.put(handle, conn);
     client.closeFuture().addListener(f -> ended(conn));
+    if (l.session() == null) {
+      ask(conn, subject, from);
+      return;
+    }
+    // the subject's session first (logged in, or moved, at this listener's level)
+    conn.session = sessions.enter(subject, l.name(), l.session());
+    conn.session.ready.whenComplete(
+        (v, e) ->
+            client
+                .eventLoop()
+                .execute(
+                    () -> {
+                      if (e == null) {
+                        ask(conn, subject, from);
+                        return;
+                      }
+                      Throwable why = e.getCause() != null ? e.getCause() : e;
+                      counters.denied.incrementAndGet();
+                      audit.decided(l, handle, subject, from, null, why);
+                      log.debug(
+                          "proxy {}: {} from {} as {} refused: {}",
+                          l.name(),
+                          handle,
+                          from,
+                          subject,
+                          why.getMessage());
+                      client.close();
+                    }));
+  }
+
+  /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
+  private void ask(Conn conn, String subject, InetSocketAddress from) {
+    ProxyConfig.Listener l = conn.listener;
+    String handle = conn.handle;
+    Channel client = conn.client;
+    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
+    if (!client.isActive()) {
+      return; // gone while its session was opened
+    }
     AccessRequest r =
         new AccessRequest(
             AccessOperation.ACCESS,
@@ -300,7 +341,7 @@ public final class PepProxy implements AutoCloseable {
                           if (e != null || !d.granted()) {
                             counters.denied.incrementAndGet();
                             audit.decided(l, handle, subject, from, d, e);
-                            log.info(
+                            log.debug(
                                 "proxy {}: {} from {} as {} denied: {}",
                                 l.name(),
                                 handle,
@@ -318,7 +359,7 @@ public final class PepProxy implements AutoCloseable {
                                 l.name() + "\u0000" + subject,
                                 System.nanoTime() + TimeUnit.SECONDS.toNanos(secs));
                           }
-                          log.info(
+                          log.debug(
                               "proxy {}: {} from {} as {} allowed ({})",
                               l.name(),
                               handle,
@@ -423,6 +464,9 @@ public final class PepProxy implements AutoCloseable {
     if (conn.asked) {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
+    if (conn.session != null) {
+      sessions.leave(conn.session); // the subject's last connection ends its session
+    }
   }
 
   private void pdpLost(PepException why) {
@@ -448,6 +492,11 @@ public final class PepProxy implements AutoCloseable {
   /** Connections currently proxied (or waiting for their decision). */
   public int open() {
     return conns.size();
+  }
+
+  /** Subjects whose MLS session the proxy carries now. */
+  public int sessions() {
+    return sessions.size();
   }
 
   public PepClient pep() {

@@ -83,6 +83,42 @@ final class ProxyAudit {
         why);
   }
 
+  /**
+   * A session the proxy carries: {@code operation} login, change-level or logout, at {@code level},
+   * answered {@code d} or failed with {@code error} (neither for a logout).
+   */
+  void session(
+      String listener,
+      String handle,
+      String operation,
+      String subject,
+      int level,
+      PepDecision d,
+      Throwable error) {
+    String decision =
+        operation.equals("logout")
+            ? null
+            : error != null ? "none" : d.granted() ? "install" : "remove";
+    record(
+        "proxy-session",
+        listener,
+        handle,
+        "operation",
+        operation,
+        "subject",
+        subject,
+        "level",
+        level,
+        "decision",
+        decision,
+        "rule",
+        d == null || d.data() == null ? null : d.data().ruleId(),
+        "reason",
+        error != null
+            ? error.getMessage()
+            : d == null || d.data() == null ? null : d.data().reason());
+  }
+
   /** Bytes may flow: the upstream is connected. */
   void opened(String listener, String handle, InetSocketAddress local) {
     record("proxy-opened", listener, handle, "via", HostPort.of(local));

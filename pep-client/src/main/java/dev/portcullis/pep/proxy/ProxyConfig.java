@@ -32,6 +32,15 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
   /** TLS termination: this listener's certificate and key, and the CA its clients' are from. */
   public record Tls(Path certificate, Path key, Path trust) {}
 
+  /**
+   * The MLS session the proxy carries for each certificate subject on a listener.
+   *
+   * @param level the session level (the rank in the PDP's multilevel policy)
+   * @param move a subject whose session is at another level moves here (CHANGE_LEVEL) rather than
+   *     being refused
+   */
+  public record Session(int level, List<String> categories, boolean move) {}
+
   /** One client address prefix and the subject it names. */
   public record SubjectMapping(Prefix source, String name) {}
 
@@ -44,6 +53,7 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
    * @param upstreamTrust TLS to the upstream, whose certificate this CA must have issued for its
    *     address; null for plain TCP to the upstream
    * @param maxConnections connections open at once on this listener (deciding or proxied)
+   * @param session the MLS session carried for certificate subjects, or null
    */
   public record Listener(
       String name,
@@ -55,7 +65,8 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
       List<SubjectMapping> subjects,
       Tls tls,
       Path upstreamTrust,
-      int maxConnections) {
+      int maxConnections,
+      Session session) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -98,6 +109,17 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
         }
       }
       String access = attr(l, "access", "read-write");
+      Element tls = XmlConfigReader.child(l, "tls");
+      Element session = XmlConfigReader.child(l, "session");
+      if (session != null && tls == null) {
+        throw error(
+            session,
+            "level",
+            "listener "
+                + name
+                + ": <session> needs <tls>: the proxy carries sessions only for subjects that"
+                + " authenticate with a certificate");
+      }
       listeners.add(
           new Listener(
               name,
@@ -109,11 +131,19 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE,
               attr(l, "on-pdp-loss", "refuse-new").equals("close-all"),
               List.copyOf(subjects),
-              tls(XmlConfigReader.child(l, "tls"), dir),
+              tls(tls, dir),
               l.hasAttribute("upstream-trust")
                   ? XmlConfigReader.existingFile(l, "upstream-trust", dir)
                   : null,
-              XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000)));
+              XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000),
+              session == null
+                  ? null
+                  : new Session(
+                      XmlConfigReader.integer(session, "level", 0, 0, 255),
+                      List.of(attr(session, "categories", "").trim().split("\\s+")).stream()
+                          .filter(c -> !c.isEmpty())
+                          .toList(),
+                      attr(session, "on-other-level", "refuse").equals("move"))));
     }
     Element audit = XmlConfigReader.child(root, "audit");
     return new ProxyConfig(
