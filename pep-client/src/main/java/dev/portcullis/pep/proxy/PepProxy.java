@@ -293,17 +293,7 @@ public final class PepProxy implements AutoCloseable {
                         ask(conn, subject, from);
                         return;
                       }
-                      Throwable why = e.getCause() != null ? e.getCause() : e;
-                      counters.denied.incrementAndGet();
-                      audit.decided(l, handle, subject, from, null, why);
-                      log.debug(
-                          "proxy {}: {} from {} as {} refused: {}",
-                          l.name(),
-                          handle,
-                          from,
-                          subject,
-                          why.getMessage());
-                      client.close();
+                      denied(conn, subject, from, null, e.getCause() != null ? e.getCause() : e);
                     }));
   }
 
@@ -339,16 +329,7 @@ public final class PepProxy implements AutoCloseable {
                     .execute(
                         () -> {
                           if (e != null || !d.granted()) {
-                            counters.denied.incrementAndGet();
-                            audit.decided(l, handle, subject, from, d, e);
-                            log.debug(
-                                "proxy {}: {} from {} as {} denied: {}",
-                                l.name(),
-                                handle,
-                                from,
-                                subject,
-                                e != null ? e.getMessage() : reason(d));
-                            client.close();
+                            denied(conn, subject, from, d, e);
                             return;
                           }
                           counters.allowed.incrementAndGet();
@@ -368,6 +349,21 @@ public final class PepProxy implements AutoCloseable {
                               reason(d));
                           connectUpstream(conn);
                         }));
+  }
+
+  /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
+  private void denied(
+      Conn conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
+    counters.denied.incrementAndGet();
+    audit.decided(conn.listener, conn.handle, subject, from, d, e);
+    log.debug(
+        "proxy {}: {} from {} as {} denied: {}",
+        conn.listener.name(),
+        conn.handle,
+        from,
+        subject,
+        e != null ? e.getMessage() : reason(d));
+    conn.client.close();
   }
 
   private static String reason(PepDecision d) {

@@ -416,17 +416,7 @@ class PepProxyTest {
     proxy.close();
     pdp.close();
     // one PDP whose MLS sessions are the subject's, whichever PEP logged in (an embedded store)
-    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        "<pdp><state store=\"embedded\"/><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/></pdp>");
-    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
-    Files.writeString(
-        dir.resolve("pep.xml"),
-        "<pep id=\"proxy-1\" client-type=\"0xC0A6\"><pdp address=\"127.0.0.1\" port=\""
-            + pdp.address().getPort()
-            + "\"/></pep>");
+    pdp = mlsPdp(dir, "<state store=\"embedded\"/>");
     Files.writeString(
         dir.resolve("pep-proxy.xml"),
         "<pep-proxy pep=\"pep.xml\"><listener name=\"intel\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
@@ -461,6 +451,27 @@ class PepProxyTest {
       assertTrue(closed(s), "LOGOUT cut the connection it allowed");
       s.close();
     }
+  }
+
+  /**
+   * A PDP deciding the multilevel client type by the sample policy ({@code config/policy-mls.xml}),
+   * with {@code state} ({@code ""}: sessions its own), and the proxy's {@code pep.xml} for it.
+   */
+  static PdpServer mlsPdp(Path dir, String state) throws Exception {
+    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp>"
+            + state
+            + "<listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/></pdp>");
+    PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"proxy-1\" client-type=\"0xC0A6\"><pdp address=\"127.0.0.1\" port=\""
+            + pdp.address().getPort()
+            + "\"/></pep>");
+    return pdp;
   }
 
   /** A key manager holding a development credential (its PEM chain and key). */

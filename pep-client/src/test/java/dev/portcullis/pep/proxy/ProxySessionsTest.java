@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
-import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.support.ConfigException;
@@ -48,17 +47,7 @@ class ProxySessionsTest {
   @BeforeEach
   void start() throws Exception {
     echo = new PepProxyTest.Echo();
-    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("policy-mls.xml"));
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/></pdp>");
-    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
-    Files.writeString(
-        dir.resolve("pep.xml"),
-        "<pep id=\"proxy-1\" client-type=\"0xC0A6\"><pdp address=\"127.0.0.1\" port=\""
-            + pdp.address().getPort()
-            + "\"/></pep>");
+    pdp = PepProxyTest.mlsPdp(dir, ""); // a PDP alone: the sessions are its own
     pki =
         DevCertificates.ensure(
             dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice", "mallory"));
