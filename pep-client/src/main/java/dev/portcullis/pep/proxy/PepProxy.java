@@ -17,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -488,6 +489,23 @@ public final class PepProxy implements AutoCloseable {
   /** Connections currently proxied (or waiting for their decision). */
   public int open() {
     return conns.size();
+  }
+
+  /**
+   * Bytes the proxy holds now, written to a client or an upstream and not yet taken by its socket:
+   * bounded by each channel's write-buffer high-water mark plus one read, however slow a reader.
+   */
+  public long buffered() {
+    long n = 0;
+    for (Conn c : conns.values()) {
+      n += pending(c.client) + pending(c.upstream);
+    }
+    return n;
+  }
+
+  private static long pending(Channel ch) {
+    ChannelOutboundBuffer b = ch == null ? null : ch.unsafe().outboundBuffer();
+    return b == null ? 0 : b.totalPendingWriteBytes();
   }
 
   /** Subjects whose MLS session the proxy carries now. */
