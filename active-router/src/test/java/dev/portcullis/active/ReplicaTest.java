@@ -12,6 +12,7 @@ import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.source.Source;
+import dev.portcullis.state.Ensembles;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.ZooKeeperStateStore;
 import dev.portcullis.support.DurableFiles;
@@ -67,8 +68,7 @@ class ReplicaTest {
 
   @Test
   void replicasShareEpochsAndGrantAFlowOncePerEpoch() throws Exception {
-    try (TestingCluster zk = new TestingCluster(3)) {
-      zk.start();
+    try (TestingCluster zk = Ensembles.started()) {
       DurableFiles.write(
           tmp.resolve("zk.secret"), "rosa:replica-test\n".getBytes(StandardCharsets.US_ASCII));
       byte[] kek = new byte[32];

@@ -14,9 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * Seed 003's unit (table 5): cycles per byte. Reads a JMH JSON result ({@code -rf json}) and, for
- * every benchmark with a {@code size} parameter and a time per operation, divides the cycles the
- * operation took (time x this machine's clock) by its bytes.
+ * The dynamic VPN tunnels paper's unit (its table 5): cycles per byte. Reads a JMH JSON result
+ * ({@code -rf json}) and, for every benchmark with a {@code size} parameter and a time per
+ * operation, divides the cycles the operation took (time x this machine's clock) by its bytes.
  */
 @Command(
     name = "cycles-per-byte",

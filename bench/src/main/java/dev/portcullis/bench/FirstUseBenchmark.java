@@ -20,9 +20,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Seed 004, section 6.1: the first HMAC of a fresh JVM, with and without the registry's pre-warming
- * (which runs each chosen provider's engines once when the table is published). One shot per JVM,
- * many JVMs: each fork is a process starting cold.
+ * The ROSA paper (Alarcos et al.), section 6.1: the first HMAC of a fresh JVM, with and without the
+ * registry's pre-warming (which runs each chosen provider's engines once when the table is
+ * published). One shot per JVM, many JVMs: each fork is a process starting cold.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

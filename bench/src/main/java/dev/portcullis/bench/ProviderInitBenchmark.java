@@ -22,9 +22,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Seed 004, section 6.1: what getting a crypto engine ready costs per provider — {@code
- * getInstance} and {@code init} with a key, every time, as code that does not keep its engines pays
- * per packet. (The registry keeps them: see {@link FirstUseBenchmark} for its first use.)
+ * The ROSA paper (Alarcos et al.), section 6.1: what getting a crypto engine ready costs per
+ * provider — {@code getInstance} and {@code init} with a key, every time, as code that does not
+ * keep its engines pays per packet. (The registry keeps them: see {@link FirstUseBenchmark} for its
+ * first use.)
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

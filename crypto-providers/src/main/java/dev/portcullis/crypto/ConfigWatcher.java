@@ -66,8 +66,10 @@ final class ConfigWatcher implements AutoCloseable {
   private void poll() {
     try {
       byte[] now = read();
-      if (now == null || Arrays.equals(now, lastSeen)) {
-        return; // unchanged, or briefly absent while an editor replaces it
+      if (now == null || now.length == 0 || Arrays.equals(now, lastSeen)) {
+        // unchanged, briefly absent while an editor replaces it, or empty while a tool rewrites
+        // it in place (truncate, then write): the next poll sees the whole file
+        return;
       }
       lastSeen = now; // a rejected version is reported once, not on every poll
       CryptoConfig c;

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.state.Ensembles;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.ZooKeeperStateStore;
 import java.time.Duration;
@@ -19,8 +20,7 @@ final class FleetEnsemble {
 
   static synchronized String connectString() throws Exception {
     if (cluster == null) {
-      TestingCluster c = new TestingCluster(3);
-      c.start();
+      TestingCluster c = Ensembles.started();
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(

@@ -11,6 +11,7 @@ import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.state.Ensembles;
 import dev.portcullis.state.ZooKeeperStateStore;
 import dev.portcullis.support.DurableFiles;
 import java.nio.file.Files;
@@ -159,8 +160,7 @@ class FleetMlsTest {
 
   @Test
   void aPdpCutOffFromTheStoreFailsClosedAndRecovers() throws Exception {
-    try (TestingCluster own = new TestingCluster(3)) { // this test takes the quorum away
-      own.start();
+    try (TestingCluster own = Ensembles.started()) { // this test takes the quorum away
       String ns = FleetEnsemble.namespace();
       try (PdpServer a = pdp(own.getConnectString(), ns, "cached");
           BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");

@@ -37,10 +37,10 @@ public record PepSecurity(
     KeyRing keys) {
 
   /**
-   * Seed 000 section 5.1: a secure session is reused, within bounds. A session is resumed on
-   * reconnects until it is {@code maxAge} old (from its full handshake) or has been resumed {@code
-   * maxUses} times; then the next connection makes a full handshake. {@code maxUses} 0 never
-   * resumes.
+   * The COPS over TLS/IPsec paper, section 5.1: a secure session is reused, within bounds. A
+   * session is resumed on reconnects until it is {@code maxAge} old (from its full handshake) or
+   * has been resumed {@code maxUses} times; then the next connection makes a full handshake. {@code
+   * maxUses} 0 never resumes.
    */
   public record SessionReuse(Duration maxAge, int maxUses) {
     public static final SessionReuse DEFAULT = new SessionReuse(Duration.ofHours(1), 100);

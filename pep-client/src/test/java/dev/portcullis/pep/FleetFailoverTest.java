@@ -9,6 +9,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.state.Ensembles;
 import dev.portcullis.support.DurableFiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
@@ -67,8 +68,7 @@ class FleetFailoverTest {
   void aLoadedPdpRedirectsNewPepsAndADrainingOneSendsItsPepsAway() throws Exception {
     files();
     AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
-    try (TestingCluster zk = new TestingCluster(3)) {
-      zk.start();
+    try (TestingCluster zk = Ensembles.started()) {
       List<PepClient> peps = new ArrayList<>();
       try (PdpServer a = pdp(zk.getConnectString(), "a", "<fleet redirect-above=\"2\"/>");
           PdpServer b = pdp(zk.getConnectString(), "b")) {
@@ -126,8 +126,7 @@ class FleetFailoverTest {
     files();
     AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
     AccessRequest mail = AccessRequest.access("alice", "mail", AccessMode.WRITE);
-    try (TestingCluster zk = new TestingCluster(3)) {
-      zk.start();
+    try (TestingCluster zk = Ensembles.started()) {
       NioEventLoopGroup loops = new NioEventLoopGroup(2);
       List<PepClient> peps = new ArrayList<>();
       try (PdpServer b = pdp(zk.getConnectString(), "b");

@@ -30,8 +30,7 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
 
   @BeforeAll
   static void startEnsemble() throws Exception {
-    cluster = new TestingCluster(3); // loopback, free ports
-    cluster.start();
+    cluster = Ensembles.started(); // loopback, free ports
   }
 
   @AfterAll

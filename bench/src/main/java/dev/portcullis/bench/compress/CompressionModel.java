@@ -30,15 +30,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Seed 002's question on this machine: does compressing packets before securing them pay? Measures
- * compression and decompression rates and ratios on a small corpus of payloads, the rates of the
- * providers the registry chooses for AES-128-GCM and HMAC-SHA-256, and evaluates the paper's
- * speedup equation and inequality for links from 56 kbit/s to 100 Gbit/s.
+ * McGregor and Lee's question (Performance Impact of Data Compression on VPN Transactions) on this
+ * machine: does compressing packets before securing them pay? Measures compression and
+ * decompression rates and ratios on a small corpus of payloads, the rates of the providers the
+ * registry chooses for AES-128-GCM and HMAC-SHA-256, and evaluates the paper's speedup equation and
+ * inequality for links from 56 kbit/s to 100 Gbit/s.
  */
 @Command(
     name = "compression-model",
     mixinStandardHelpOptions = true,
-    description = "When does compressing before encrypting pay? Seed 002's model, measured here.")
+    description =
+        "When does compressing before encrypting pay? McGregor and Lee's model, measured here.")
 public final class CompressionModel implements Callable<Integer> {
   static final String WARNING =
       "Security: compressing secret data together with data an attacker chooses, then encrypting,"
