@@ -1,8 +1,8 @@
 package dev.portcullis.bench.cost;
 
-/** One layer's trials of one metric. */
-record Cell(String layer, Metric metric, double[] trials) {
-  public Stats stats() {
-    return Stats.of(trials);
+/** One layer's trials of one metric, and their statistics (computed once: a bootstrap each). */
+record Cell(String layer, Metric metric, double[] trials, Stats stats) {
+  Cell(String layer, Metric metric, double[] trials) {
+    this(layer, metric, trials, Stats.of(trials));
   }
 }

@@ -113,9 +113,56 @@ public final class CostOfSecurity implements Callable<Integer> {
   /** Held so the level set on it is not lost when the logger is garbage-collected. */
   private static final Logger BC_LOG = Logger.getLogger("org.bouncycastle");
 
+  /** The options' mistakes, each named, before anything is measured; empty when they are sound. */
+  List<String> problems() {
+    List<String> p = new ArrayList<>();
+    if (trials < 1) {
+      p.add("--trials " + trials + ": at least 1");
+    }
+    if (warmup < 0) {
+      p.add("--warmup " + warmup + ": 0 or more");
+    }
+    if (rounds < 1 || rounds > Math.max(1, trials)) {
+      p.add("--rounds " + rounds + ": 1 to --trials (" + trials + ")");
+    }
+    if (rrBatch < 1) {
+      p.add("--rr-batch " + rrBatch + ": at least 1");
+    }
+    if (window < 1 || streamBatch < window) {
+      p.add("--window " + window + " and --stream-batch " + streamBatch + ": 1 <= window <= batch");
+    }
+    for (String e : engines) {
+      if (TlsEngine.ofName(e) == null) {
+        p.add("--engines: no engine " + e + " (expected: openssl, jdk, conscrypt, bouncycastle)");
+      }
+    }
+    if (jmh != null) {
+      if (!Files.isRegularFile(jmh)) {
+        p.add("--jmh " + jmh + ": no such file");
+      } else {
+        try {
+          JmhResults.read(jmh);
+        } catch (IOException | RuntimeException e) {
+          p.add("--jmh " + jmh + ": not a JMH JSON result (-rf json): " + e.getMessage());
+        }
+      }
+    }
+    if (Files.exists(out) && !Files.isDirectory(out)) {
+      p.add("--out " + out + ": a file, not a directory");
+    }
+    return p;
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter log = spec.commandLine().getOut();
+    List<String> problems = problems();
+    if (!problems.isEmpty()) {
+      PrintWriter err = spec.commandLine().getErr();
+      problems.forEach(p -> err.println("error: " + p));
+      err.flush();
+      return 2;
+    }
     Instant started = Instant.now();
     Map<String, Map<Metric, List<Double>>> results = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
@@ -149,13 +196,18 @@ public final class CostOfSecurity implements Callable<Integer> {
         }
         // Warm-up round, then the measured rounds; in each, every cell takes its turn in a fixed
         // order (layers outer, metrics inner).
+        long cellsPerRound = runners.stream().mapToLong(r -> r.metrics().size()).sum();
+        Progress progress = new Progress(log, cellsPerRound * (warmup + trials));
         for (int round = -1; round < rounds; round++) {
           int n = round < 0 ? warmup : share(trials, rounds, round);
           for (LayerRunner r : runners) {
+            progress.at(
+                round < 0 ? "warm-up" : "round " + (round + 1) + " of " + rounds, r.layer.name());
             for (Metric m : r.metrics()) {
               List<Double> values = new ArrayList<>();
               for (int i = 0; i < n; i++) {
                 values.add(r.trial(m));
+                progress.done(1);
               }
               if (round >= 0) {
                 results
@@ -165,8 +217,6 @@ public final class CostOfSecurity implements Callable<Integer> {
               }
             }
           }
-          log.printf("round %d of %d done%n", round + 1, rounds);
-          log.flush();
         }
       } finally {
         for (LayerRunner r : runners) {
@@ -185,7 +235,6 @@ public final class CostOfSecurity implements Callable<Integer> {
                         new Cell(
                             l.name(), m, v.stream().mapToDouble(Double::doubleValue).toArray())));
       }
-      Files.createDirectories(out);
       Report report =
           new Report(
               started,
@@ -195,8 +244,13 @@ public final class CostOfSecurity implements Callable<Integer> {
               cells,
               skipped,
               tw);
-      report.writeJson(out.resolve("results.json"));
-      report.writeHtml(out.resolve("report.html"), jmh == null ? null : JmhResults.read(jmh));
+      JmhResults charts = jmh == null ? null : JmhResults.read(jmh);
+      Output.replace(
+          out,
+          dir -> {
+            report.writeJson(dir.resolve("results.json"));
+            report.writeHtml(dir.resolve("report.html"), charts);
+          });
       report.printSummary(log);
       log.printf("%nwrote %s and %s%n", out.resolve("results.json"), out.resolve("report.html"));
     }

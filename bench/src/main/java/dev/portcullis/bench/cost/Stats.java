@@ -2,7 +2,12 @@ package dev.portcullis.bench.cost;
 
 import java.util.Arrays;
 
-/** Summary statistics of one cell's trials. Immutable. */
+/**
+ * Summary statistics of one cell's trials. Immutable.
+ *
+ * @param medianLow the low end of the median's 95 % confidence interval (bootstrap)
+ * @param medianHigh its high end
+ */
 public record Stats(
     int n,
     double min,
@@ -12,7 +17,15 @@ public record Stats(
     double q3,
     double p90,
     double max,
-    double mean) {
+    double mean,
+    double medianLow,
+    double medianHigh) {
+
+  /**
+   * A cell is too noisy to read on its own when its median's interval is wider than this share of
+   * the median (±10 %): the report flags it instead of tabulating it like the others.
+   */
+  public static final double WIDE = 0.2;
 
   /** The statistics of {@code values} (at least one). */
   public static Stats of(double[] values) {
@@ -25,6 +38,7 @@ public record Stats(
     for (double v : s) {
       sum += v;
     }
+    double[] ci = Bootstrap.interval(Bootstrap.medians(values));
     return new Stats(
         s.length,
         s[0],
@@ -34,7 +48,19 @@ public record Stats(
         quantile(s, 0.75),
         quantile(s, 0.90),
         s[s.length - 1],
-        sum / s.length);
+        sum / s.length,
+        ci[0],
+        ci[1]);
+  }
+
+  /** True if the median's interval is wider than {@link #WIDE} of the median. */
+  public boolean wide() {
+    return median > 0 && (medianHigh - medianLow) > WIDE * median;
+  }
+
+  /** The interval's half-width as a share of the median, in percent (for "±4 %"). */
+  public double halfWidthPercent() {
+    return median > 0 ? 50 * (medianHigh - medianLow) / median : 0;
   }
 
   /**

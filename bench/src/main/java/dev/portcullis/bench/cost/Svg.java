@@ -30,7 +30,7 @@ final class Svg {
       Stats st = c.stats();
       double[] t = c.trials();
       int mid = y + ROW / 2;
-      s.append(text(LABEL - 8, mid + 4, "end", c.layer()));
+      s.append(text(LABEL - 8, mid + 4, "end", c.layer() + (st.wide() ? " (!)" : "")));
       double wl = st.lowerWhisker(t);
       double wh = st.upperWhisker(t);
       s.append(line(x.at(wl), mid, x.at(st.q1()), mid))
@@ -47,6 +47,12 @@ final class Svg {
               "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#123\""
                   + " stroke-width=\"2\"/>",
               x.at(st.median()), mid - 8, x.at(st.median()), mid + 8));
+      // the median's 95 % confidence interval: an error bar under the box
+      s.append(
+          fmt(
+              "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d60\""
+                  + " stroke-width=\"3\"/>",
+              x.at(st.medianLow()), mid + 10, x.at(st.medianHigh()), mid + 10));
       for (double v : t) {
         if (v < wl || v > wh) {
           s.append(fmt("<circle cx=\"%.1f\" cy=\"%d\" r=\"2\" fill=\"#a33\"/>", x.at(v), mid));

@@ -1,7 +1,9 @@
 package dev.portcullis.bench.cost;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -46,5 +48,51 @@ class StatsTest {
       sum += CostOfSecurity.share(100, 7, r);
     }
     assertEquals(100, sum);
+  }
+
+  static double[] noisy(long seed, int n, double centre, double spread) {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    double[] v = new double[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = centre * (1 + spread * (r.nextDouble() - 0.5)) + (i % 17 == 0 ? centre * 3 : 0);
+    }
+    return v;
+  }
+
+  @Test
+  void theMediansIntervalHoldsTheMedianIsReproducibleAndNarrowsWithMoreTrials() {
+    double[] few = noisy(1, 20, 100, 0.5);
+    double[] many = noisy(1, 400, 100, 0.5);
+    Stats a = Stats.of(few);
+    assertTrue(a.medianLow() <= a.median() && a.median() <= a.medianHigh(), a.toString());
+    assertEquals(a, Stats.of(few), "the same trials give the same interval");
+    Stats b = Stats.of(many);
+    assertTrue(
+        b.medianHigh() - b.medianLow() < a.medianHigh() - a.medianLow(),
+        "400 trials pin the median down better than 20");
+    assertTrue(b.medianLow() > 90 && b.medianHigh() < 110, b.toString());
+  }
+
+  @Test
+  void aCellWhoseIntervalIsWiderThanTenPercentEachWayIsFlagged() {
+    assertFalse(Stats.of(noisy(2, 100, 100, 0.1)).wide());
+    assertTrue(Stats.of(noisy(3, 8, 100, 3.0)).wide());
+  }
+
+  @Test
+  void aDifferenceIsSignificantOnlyWhenItsIntervalLeavesOutZero() {
+    Cell base = new Cell("plain", Metric.RR, noisy(4, 100, 100, 0.4));
+    Cell same = new Cell("other", Metric.RR, noisy(5, 100, 100, 0.4));
+    Cell slower = new Cell("tls", Metric.RR, noisy(6, 100, 130, 0.4));
+    Comparison none = Comparison.of(base, same);
+    assertFalse(none.significant(), none.toString());
+    assertTrue(none.low() < 0 && none.high() > 0);
+    Comparison cost = Comparison.of(base, slower);
+    assertTrue(cost.significant(), cost.toString());
+    assertTrue(cost.low() > 10 && cost.high() < 50 && cost.percent() > 20, cost.toString());
+    Cell fewer = new Cell("tls", Metric.STREAM, noisy(7, 100, 70, 0.2));
+    Comparison rate =
+        Comparison.of(new Cell("plain", Metric.STREAM, noisy(8, 100, 100, 0.2)), fewer);
+    assertTrue(rate.significant() && rate.percent() > 30, "a lower rate is a cost: " + rate);
   }
 }
