@@ -17,10 +17,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -194,15 +196,20 @@ public final class CostOfSecurity implements Callable<Integer> {
         for (LayerRunner r : runners) {
           r.open();
         }
-        // Warm-up round, then the measured rounds; in each, every cell takes its turn in a fixed
-        // order (layers outer, metrics inner).
+        // Warm-up round, then the measured rounds; in each, every cell takes its turn (layers
+        // outer, in an order of their own each round; metrics inner).
         long cellsPerRound = runners.stream().mapToLong(r -> r.metrics().size()).sum();
         Progress progress = new Progress(log, cellsPerRound * (warmup + trials));
         for (int round = -1; round < rounds; round++) {
           int n = round < 0 ? warmup : share(trials, rounds, round);
-          for (LayerRunner r : runners) {
-            progress.at(
-                round < 0 ? "warm-up" : "round " + (round + 1) + " of " + rounds, r.layer.name());
+          progress.round(round < 0 ? "warm-up" : "round " + (round + 1) + " of " + rounds);
+          // a new order of layers each round (seeded: a rerun takes the same orders), so that
+          // whatever one layer leaves behind (garbage, sockets in TIME_WAIT, a cold cache) falls
+          // on a different next layer each time rather than always on the same one
+          List<LayerRunner> order = new ArrayList<>(runners);
+          Collections.shuffle(order, new Random(round + 1));
+          for (LayerRunner r : order) {
+            progress.at(r.layer.name());
             for (Metric m : r.metrics()) {
               List<Double> values = new ArrayList<>();
               for (int i = 0; i < n; i++) {

@@ -207,7 +207,7 @@ final class Report {
         .append("color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid")
         .append(" #ccc;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:")
         .append("left}.cost{color:#a33}.gain{color:#272}.ns{color:#777}.wide{background:#fff3d6}")
-        .append("svg{display:block;margin:0.5em 0 2em}small{color:#555}")
+        .append("th{text-align:left}svg{display:block;margin:0.5em 0 2em}small{color:#555}")
         .append("code{background:#f4f4f4;padding:0 3px}</style></head><body>");
     h.append("<h1>The cost of security</h1>");
     header(h);
@@ -291,7 +291,8 @@ final class Report {
         .append(options.get("trials"))
         .append(" trials per cell in ")
         .append(options.get("rounds"))
-        .append(" rounds (every cell takes its turn in each round) after ")
+        .append(" rounds (every cell takes its turn in each round, the layers in a new order")
+        .append(" each round) after ")
         .append(options.get("warmup"))
         .append(" warm-up trials; RR is the mean of ")
         .append(options.get("rrBatch"))
