@@ -10,6 +10,7 @@ import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -22,6 +23,8 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,13 +101,35 @@ final class PepConnector implements PepConnectionHandler.Links {
         .addListener((ChannelFuture f) -> connected(f, to));
   }
 
+  private static final Pattern NATIVE =
+      Pattern.compile("^\\w+\\(\\.\\.\\) failed with error\\(-?\\d+\\): ([^:]+)(: .*)?$");
+
+  /**
+   * A connect failure in words: the epoll transport's "finishConnect(..) failed with error(-111):
+   * Connection refused: /127.0.0.1:3288" becomes "connection refused" (the address is said once, by
+   * the caller).
+   */
+  static String why(Throwable t) {
+    if (t.getMessage() == null) {
+      return t.getClass().getSimpleName();
+    }
+    String m = t.getMessage();
+    Matcher native0 = NATIVE.matcher(m);
+    if (native0.matches()) {
+      m = native0.group(1);
+    } else if (m.contains(": /")) {
+      m = m.substring(0, m.lastIndexOf(": /")); // NIO's "Connection refused: /127.0.0.1:3288"
+    }
+    return m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1);
+  }
+
   private void connected(ChannelFuture f, InetSocketAddress to) {
     if (!f.isSuccess()) {
       PepException e =
           new PepException(
               ErrorCode.COMMUNICATION_FAILURE.code(),
               0,
-              "cannot connect to " + to + ": " + f.cause().getMessage());
+              "cannot connect to " + HostPort.of(to) + ": " + why(f.cause()));
       if (state.opening != null && !state.route.anotherToTry()) {
         state.failOpening(e); // the caller asked and was told; no silent retries
       } else {
