@@ -416,7 +416,7 @@ public final class PepProxy implements AutoCloseable {
               }
               Channel upstream = f.channel();
               conn.upstream = upstream;
-              upstream.closeFuture().addListener(x -> client.close());
+              upstream.closeFuture().addListener(x -> Relay.flushThenClose(client));
               if (!client.isActive() || !conns.containsKey(conn.handle)) {
                 upstream.close(); // closed or revoked meanwhile
                 return;
@@ -450,7 +450,8 @@ public final class PepProxy implements AutoCloseable {
   }
 
   private void ended(Conn conn) {
-    conn.close();
+    Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
+    conn.client.close();
     conns.remove(conn.handle);
     audit.closed(
         conn.listener.name(),

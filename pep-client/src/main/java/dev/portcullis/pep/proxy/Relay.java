@@ -75,13 +75,29 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
-      // the sender is done: say so to the peer, and close once both directions are done
+      // The sender is done: say so to the peer, and close once both directions are done. Only
+      // after everything read so far has gone out: Netty's shutdownOutput fails the writes still
+      // queued, which lost the end of a stream to a slow reader (PepProxyTest, on JDK 25).
+      Channel self = ctx.channel();
       if (peer instanceof SocketChannel s && s.isActive()) {
-        s.shutdownOutput();
-        if (s.isInputShutdown()) {
-          ctx.close();
-        }
+        s.writeAndFlush(Unpooled.EMPTY_BUFFER)
+            .addListener(
+                (ChannelFuture written) -> {
+                  if (!written.isSuccess()) {
+                    ctx.close();
+                    return;
+                  }
+                  s.shutdownOutput()
+                      .addListener(
+                          shut -> {
+                            if (self instanceof SocketChannel me && me.isOutputShutdown()) {
+                              me.close(); // both directions passed on: done
+                              s.close();
+                            }
+                          });
+                });
       } else {
+        flushThenClose(peer);
         ctx.close();
       }
     }
@@ -90,8 +106,13 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (peer.isActive()) {
-      peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    flushThenClose(peer);
+  }
+
+  /** Closes {@code ch} once what is queued for it has gone out (a plain close drops it). */
+  static void flushThenClose(Channel ch) {
+    if (ch != null && ch.isActive()) {
+      ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
   }
 
