@@ -58,7 +58,9 @@ final class Conclusions {
     List<String> integrity = layers.stream().filter(l -> l.startsWith("integrity ")).toList();
 
     // what each layer costs: connections against open connections
-    for (String l : tls) {
+    List<String> secured = new ArrayList<>(tls);
+    secured.addAll(integrity);
+    for (String l : secured) {
       out.add(
           l
               + ": connection set-up (CC) "
@@ -67,18 +69,9 @@ final class Conclusions {
               + cost(l, Metric.RR)
               + "; pipelined decisions (STREAM) "
               + cost(l, Metric.STREAM)
-              + ".");
-    }
-    for (String l : integrity) {
-      out.add(
-          l
-              + ": CC "
-              + cost(l, Metric.CC)
-              + ", RR "
-              + cost(l, Metric.RR)
-              + ", STREAM "
-              + cost(l, Metric.STREAM)
-              + ": it adds two HMACs per exchange and nothing to the handshake.");
+              + (integrity.contains(l)
+                  ? ": two HMACs per exchange, nothing added to the handshake."
+                  : "."));
     }
 
     // which engine
