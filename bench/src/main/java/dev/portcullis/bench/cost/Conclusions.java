@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -30,14 +31,20 @@ final class Conclusions {
 
   private final Function<String, Function<Metric, Cell>> cells;
   private final List<String> layers;
+  private final Map<String, long[]> resumptions;
 
   /**
    * @param cells a layer's cell for a metric, or null
    * @param layers the layers in run order
+   * @param resumptions per layer with resumption, {resumed, all} handshakes of its resuming client
    */
-  Conclusions(Function<String, Function<Metric, Cell>> cells, List<String> layers) {
+  Conclusions(
+      Function<String, Function<Metric, Cell>> cells,
+      List<String> layers,
+      Map<String, long[]> resumptions) {
     this.cells = cells;
     this.layers = layers;
+    this.resumptions = resumptions;
   }
 
   private Cell cell(String layer, Metric m) {
@@ -98,6 +105,17 @@ final class Conclusions {
       Cell full = cell(l, Metric.CC);
       Cell resumed = cell(l, Metric.CC_RESUMED);
       if (full == null || resumed == null) {
+        continue;
+      }
+      long[] k = resumptions.get(l);
+      if (k != null && k[1] > 0 && k[0] == 0) {
+        out.add(
+            "Session reuse, "
+                + l
+                + ": it never resumed (0 of "
+                + k[1]
+                + " handshakes), so its CC_RESUMED cell is full handshakes; a cause is open work"
+                + " (docs/benchmarks.md).");
         continue;
       }
       double ratio = resumed.stats().median() / full.stats().median();

@@ -67,6 +67,15 @@ final class CopsRunner extends LayerRunner {
     }
   }
 
+  @Override
+  long[] resumptions() {
+    return resuming == null
+        ? null
+        : new long[] {
+          resuming.resumedHandshakes(), resuming.resumedHandshakes() + resuming.fullHandshakes()
+        };
+  }
+
   private double sinceMicros(long t) {
     return (System.nanoTime() - t) / 1e3;
   }

@@ -168,6 +168,7 @@ public final class CostOfSecurity implements Callable<Integer> {
     Instant started = Instant.now();
     Map<String, Map<Metric, List<Double>>> results = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
+    Map<String, long[]> resumptions = new LinkedHashMap<>();
     try (CopsLayers cl = new CopsLayers(samples);
         CryptoRegistry registry =
             CryptoRegistry.create(
@@ -225,6 +226,12 @@ public final class CostOfSecurity implements Callable<Integer> {
             }
           }
         }
+        for (LayerRunner r : runners) {
+          long[] k = r.resumptions();
+          if (k != null) {
+            resumptions.put(r.layer.name(), k);
+          }
+        }
       } finally {
         for (LayerRunner r : runners) {
           r.close();
@@ -250,7 +257,8 @@ public final class CostOfSecurity implements Callable<Integer> {
               descriptions,
               cells,
               skipped,
-              tw);
+              tw,
+              resumptions);
       JmhResults charts = jmh == null ? null : JmhResults.read(jmh);
       Output.replace(
           out,

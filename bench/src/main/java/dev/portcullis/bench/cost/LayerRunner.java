@@ -23,6 +23,14 @@ abstract class LayerRunner implements AutoCloseable {
 
   abstract void open() throws Exception;
 
+  /**
+   * How many of this layer's resuming handshakes really resumed, as {resumed, all}, or null for a
+   * layer without session resumption: a "resumed" cell whose handshakes were all full must say so.
+   */
+  long[] resumptions() {
+    return null;
+  }
+
   /** One trial of a metric: microseconds, or decisions per second for STREAM. */
   abstract double trial(Metric m) throws Exception;
 

@@ -27,6 +27,7 @@ final class Report {
   private final List<Cell> cells;
   private final List<String> skipped;
   private final String timeWait;
+  private final Map<String, long[]> resumptions; // layer -> {resumed, all handshakes}
   private final Map<String, Comparison> comparisons =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -37,7 +38,8 @@ final class Report {
       Map<String, String> layers,
       List<Cell> cells,
       List<String> skipped,
-      String timeWait) {
+      String timeWait,
+      Map<String, long[]> resumptions) {
     this.started = started;
     this.took = took;
     this.options = options;
@@ -45,6 +47,7 @@ final class Report {
     this.cells = cells;
     this.skipped = skipped;
     this.timeWait = timeWait;
+    this.resumptions = resumptions;
   }
 
   static Map<String, Object> machine() {
@@ -90,6 +93,9 @@ final class Report {
     root.put("timeWait", timeWait);
     root.put("skipped", skipped);
     root.put("layers", layers);
+    Map<String, Object> resumed = new LinkedHashMap<>();
+    resumptions.forEach((l, k) -> resumed.put(l, Map.of("resumed", k[0], "handshakes", k[1])));
+    root.put("resumptions", resumed);
     List<Map<String, Object>> cs = new ArrayList<>();
     for (Cell c : cells) {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -232,7 +238,9 @@ final class Report {
     }
     for (String line :
         new Conclusions(
-                l -> m -> byLayer.getOrDefault(l, Map.of()).get(m), List.copyOf(layers.keySet()))
+                l -> m -> byLayer.getOrDefault(l, Map.of()).get(m),
+                List.copyOf(layers.keySet()),
+                resumptions)
             .write()) {
       h.append("<li>").append(esc(line)).append("</li>");
     }

@@ -64,7 +64,8 @@ class ReportPageTest {
             layers,
             cells,
             List.of(),
-            "TIME_WAIT: fine");
+            "TIME_WAIT: fine",
+            Map.of("TLS openssl", new long[] {49, 50}));
     Path out = tmp.resolve("report");
     Output.replace(
         out,
