@@ -15,12 +15,16 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,6 +189,7 @@ public final class PepProxy implements AutoCloseable {
                     if (!admit(l, ch)) {
                       return;
                     }
+                    idleLimit(ch, l);
                     if (tls == null) {
                       accepted(l, ch);
                     } else {
@@ -232,6 +237,39 @@ public final class PepProxy implements AutoCloseable {
     }
     ch.closeFuture().addListener(f -> n.decrementAndGet());
     return true;
+  }
+
+  /**
+   * Closes {@code ch} when it has neither read anything nor got any of its queued bytes out for the
+   * listener's idle timeout (progress writing counts: a slow reader that takes bytes is not idle).
+   * Without it a connection stalled by back-pressure kept both sides, and a place under {@code
+   * max-connections}, for as long as the stalled peer liked: with reading paused, the proxy does
+   * not even see the other side leave.
+   */
+  private void idleLimit(Channel ch, ProxyConfig.Listener l) {
+    long ms = l.idleTimeout().toMillis();
+    ch.pipeline()
+        .addFirst(new IdleStateHandler(true, 0, 0, ms, TimeUnit.MILLISECONDS))
+        .addAfter(
+            ch.pipeline().firstContext().name(),
+            "idle-cut",
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof IdleStateEvent) {
+                  if (counters.idleClosed.getAndIncrement() == 0) {
+                    log.info(
+                        "proxy {}: a connection idle for {} closed (idle-timeout; further ones"
+                            + " are counted)",
+                        l.name(),
+                        l.idleTimeout());
+                  }
+                  ctx.close();
+                  return;
+                }
+                ctx.fireUserEventTriggered(evt);
+              }
+            });
   }
 
   /** A client connected on plain TCP: its subject from the address mappings. */
@@ -396,6 +434,7 @@ public final class PepProxy implements AutoCloseable {
                       .addLast(
                           tls.newHandler(ch.alloc(), u.getAddress().getHostAddress(), u.getPort()));
                 }
+                idleLimit(ch, conn.listener);
                 conn.toClient = new Relay(client);
                 ch.pipeline().addLast(conn.toClient);
               }

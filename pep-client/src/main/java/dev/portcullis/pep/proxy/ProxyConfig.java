@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -54,6 +55,7 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
    *     address; null for plain TCP to the upstream
    * @param maxConnections connections open at once on this listener (deciding or proxied)
    * @param session the MLS session carried for certificate subjects, or null
+   * @param idleTimeout a side with no read and no progress writing for this long is closed
    */
   public record Listener(
       String name,
@@ -66,7 +68,8 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
       Tls tls,
       Path upstreamTrust,
       int maxConnections,
-      Session session) {
+      Session session,
+      Duration idleTimeout) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -143,7 +146,8 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
                       List.of(attr(session, "categories", "").trim().split("\\s+")).stream()
                           .filter(c -> !c.isEmpty())
                           .toList(),
-                      attr(session, "on-other-level", "refuse").equals("move"))));
+                      attr(session, "on-other-level", "refuse").equals("move")),
+              XmlConfigReader.duration(l, "idle-timeout", Duration.ofHours(1))));
     }
     Element audit = XmlConfigReader.child(root, "audit");
     return new ProxyConfig(

@@ -15,6 +15,9 @@ public final class ProxyCounters {
   public final AtomicLong allowedFromCache = new AtomicLong();
   public final AtomicLong overLimit = new AtomicLong();
 
+  /** Connections closed because a side neither read nor got its queued bytes out for too long. */
+  public final AtomicLong idleClosed = new AtomicLong();
+
   /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
   public final AtomicLong firstRevocationAt = new AtomicLong();
 

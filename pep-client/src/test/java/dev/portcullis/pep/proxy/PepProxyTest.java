@@ -2,6 +2,7 @@ package dev.portcullis.pep.proxy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -380,6 +381,52 @@ class PepProxyTest {
       byte[] back = s.getInputStream().readAllBytes(); // now read at full speed
       writer.join(30_000);
       assertArrayEquals(data, back, "every byte, in order");
+    }
+  }
+
+  /**
+   * A connection stalled by an upstream that never reads: with reading paused the proxy cannot even
+   * see its client leave, so the listener's idle-timeout closes it (both sides, counted).
+   */
+  @Test
+  void aConnectionStalledByAnUpstreamThatNeverReadsIsClosedAfterTheIdleTimeout() throws Exception {
+    try (ServerSocket deaf = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      proxy.close();
+      Files.writeString(
+          dir.resolve("pep-proxy.xml"),
+          "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\""
+              + " upstream=\"127.0.0.1:"
+              + deaf.getLocalPort()
+              + "\" service=\"echo\" idle-timeout=\"PT0.5S\">"
+              + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
+      ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+      proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+      for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
+        Thread.sleep(10);
+      }
+      try (Socket client = connect(proxy.addresses().get(0))) {
+        Thread writer =
+            new Thread(
+                () -> {
+                  try {
+                    client.getOutputStream().write(new byte[32 << 20]);
+                  } catch (IOException e) {
+                    // cut by the proxy: expected
+                  }
+                });
+        writer.setDaemon(true);
+        writer.start();
+        try (Socket upstream = deaf.accept()) {
+          assertTrue(upstream.isConnected(), "the upstream is connected and reads nothing");
+          for (int i = 0; i < 500 && proxy.open() > 0; i++) {
+            Thread.sleep(10);
+          }
+          assertEquals(0, proxy.open(), "closed after the idle timeout");
+          assertTrue(proxy.counters().idleClosed.get() >= 1);
+          writer.join(5_000);
+          assertFalse(writer.isAlive(), "the stalled writer was cut, not left hanging");
+        }
+      }
     }
   }
 
