@@ -9,32 +9,24 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
-import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,34 +44,6 @@ public final class PepProxy implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
   private static final Transport TRANSPORT = Transport.best();
 
-  /** A proxied connection: the client's channel and, once allowed, the upstream's. */
-  private static final class Conn {
-    final String handle;
-    final ProxyConfig.Listener listener;
-    final Channel client;
-    final boolean asked; // a request state at the PDP (false: allowed under a cached grant)
-    final long started = System.nanoTime();
-    volatile Channel upstream;
-    Relay toUpstream; // set and read on the client's event loop
-    Relay toClient;
-    ProxySessions.Session session; // the MLS session the proxy carries for it, or null
-
-    Conn(String handle, ProxyConfig.Listener listener, Channel client, boolean asked) {
-      this.handle = handle;
-      this.listener = listener;
-      this.client = client;
-      this.asked = asked;
-    }
-
-    void close() {
-      client.close();
-      Channel u = upstream;
-      if (u != null) {
-        u.close();
-      }
-    }
-  }
-
   private final PepClient pep;
 
   /**
@@ -92,11 +56,11 @@ public final class PepProxy implements AutoCloseable {
   private final EventLoopGroup loops;
 
   private final List<Channel> servers = new ArrayList<>();
-  private final Map<String, Conn> conns = new ConcurrentHashMap<>();
+  private final Map<String, ProxiedConnection> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-  private final Map<String, AtomicInteger> perListener = new ConcurrentHashMap<>();
+  private final ProxyListeners listeners;
   private final ProxyCounters counters = new ProxyCounters();
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
@@ -120,6 +84,7 @@ public final class PepProxy implements AutoCloseable {
   public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit)
       throws InterruptedException {
     this.loops = TRANSPORT.group(threads);
+    this.listeners = new ProxyListeners(loops, TRANSPORT, counters, this::decide);
     this.pep =
         pepBuilder
             .eventLoop(loops.next())
@@ -150,7 +115,7 @@ public final class PepProxy implements AutoCloseable {
         });
     try {
       for (ProxyConfig.Listener l : config.listeners()) {
-        servers.add(bind(l));
+        servers.add(listeners.bind(l));
       }
     } catch (RuntimeException | InterruptedException e) {
       close();
@@ -165,117 +130,6 @@ public final class PepProxy implements AutoCloseable {
                     e.getMessage());
               }
             });
-  }
-
-  private final Map<String, SslContext> upstreamTls = new ConcurrentHashMap<>();
-
-  private Channel bind(ProxyConfig.Listener l) throws InterruptedException {
-    SslContext tls = ProxyTls.server(l);
-    SslContext toUpstream = ProxyTls.upstream(l);
-    if (toUpstream != null) {
-      upstreamTls.put(l.name(), toUpstream);
-    }
-    ServerBootstrap b =
-        new ServerBootstrap()
-            .group(loops)
-            .channel(TRANSPORT.serverChannel())
-            .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
-            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    if (!admit(l, ch)) {
-                      return;
-                    }
-                    idleLimit(ch, l);
-                    if (tls == null) {
-                      accepted(l, ch);
-                    } else {
-                      ProxyTls.terminate(l, ch, tls, counters, log, cn -> decide(l, ch, cn));
-                    }
-                  }
-                });
-    try {
-      Channel c = b.bind(l.listen()).sync().channel();
-      log.info(
-          "proxy listener {} on {} in front of {} (service {}, {} access)",
-          l.name(),
-          HostPort.of((InetSocketAddress) c.localAddress()),
-          HostPort.of(l.upstream()),
-          l.service(),
-          l.access().name().toLowerCase(Locale.ROOT));
-      return c;
-    } catch (Exception e) {
-      if (e instanceof InterruptedException ie) {
-        throw ie;
-      }
-      throw new IllegalStateException(
-          "proxy listener " + l.name() + ": cannot listen on " + l.listen() + ": " + e.getMessage(),
-          e);
-    }
-  }
-
-  /**
-   * Counts the connection against the listener's max-connections (a flood of connections, each a
-   * decision at the PDP, must not exhaust the proxy's descriptors); false: closed at once.
-   */
-  private boolean admit(ProxyConfig.Listener l, SocketChannel ch) {
-    AtomicInteger n = perListener.computeIfAbsent(l.name(), k -> new AtomicInteger());
-    if (n.incrementAndGet() > l.maxConnections()) {
-      n.decrementAndGet();
-      counters.accepted.incrementAndGet();
-      if (counters.overLimit.getAndIncrement() == 0) {
-        log.warn(
-            "proxy {}: {} connections open (max-connections): further ones are closed at once",
-            l.name(),
-            l.maxConnections());
-      }
-      ch.close();
-      return false;
-    }
-    ch.closeFuture().addListener(f -> n.decrementAndGet());
-    return true;
-  }
-
-  /**
-   * Closes {@code ch} when it has neither read anything nor got any of its queued bytes out for the
-   * listener's idle timeout (progress writing counts: a slow reader that takes bytes is not idle).
-   * Without it a connection stalled by back-pressure kept both sides, and a place under {@code
-   * max-connections}, for as long as the stalled peer liked: with reading paused, the proxy does
-   * not even see the other side leave.
-   */
-  private void idleLimit(Channel ch, ProxyConfig.Listener l) {
-    long ms = l.idleTimeout().toMillis();
-    ch.pipeline()
-        .addFirst(new IdleStateHandler(true, 0, 0, ms, TimeUnit.MILLISECONDS))
-        .addAfter(
-            ch.pipeline().firstContext().name(),
-            "idle-cut",
-            new ChannelInboundHandlerAdapter() {
-              @Override
-              public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                if (evt instanceof IdleStateEvent) {
-                  if (counters.idleClosed.getAndIncrement() == 0) {
-                    log.info(
-                        "proxy {}: a connection idle for {} closed (idle-timeout; further ones"
-                            + " are counted)",
-                        l.name(),
-                        l.idleTimeout());
-                  }
-                  ctx.close();
-                  return;
-                }
-                ctx.fireUserEventTriggered(evt);
-              }
-            });
-  }
-
-  /** A client connected on plain TCP: its subject from the address mappings. */
-  private void accepted(ProxyConfig.Listener l, SocketChannel client) {
-    counters.accepted.incrementAndGet();
-    decide(l, client, l.subject(client.remoteAddress().getAddress()));
   }
 
   /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
@@ -298,8 +152,9 @@ public final class PepProxy implements AutoCloseable {
             l.name(),
             from,
             subject);
-        Conn cached =
-            new Conn(l.name() + "-cached-" + sequence.incrementAndGet(), l, client, false);
+        ProxiedConnection cached =
+            new ProxiedConnection(
+                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, false);
         audit.allowedWithoutPdp(l, cached.handle, subject, from);
         conns.put(cached.handle, cached);
         client.closeFuture().addListener(f -> ended(cached));
@@ -313,7 +168,7 @@ public final class PepProxy implements AutoCloseable {
       return;
     }
     String handle = l.name() + "-" + sequence.incrementAndGet();
-    Conn conn = new Conn(handle, l, client, true);
+    ProxiedConnection conn = new ProxiedConnection(handle, l, client, true);
     conns.put(handle, conn);
     client.closeFuture().addListener(f -> ended(conn));
     if (l.session() == null) {
@@ -337,7 +192,7 @@ public final class PepProxy implements AutoCloseable {
   }
 
   /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
-  private void ask(Conn conn, String subject, InetSocketAddress from) {
+  private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
     ProxyConfig.Listener l = conn.listener;
     String handle = conn.handle;
     Channel client = conn.client;
@@ -392,7 +247,7 @@ public final class PepProxy implements AutoCloseable {
 
   /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
   private void denied(
-      Conn conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
+      ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
     counters.denied.incrementAndGet();
     audit.decided(conn.listener, conn.handle, subject, from, d, e);
     log.debug(
@@ -411,7 +266,7 @@ public final class PepProxy implements AutoCloseable {
         : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
   }
 
-  private void connectUpstream(Conn conn) {
+  private void connectUpstream(ProxiedConnection conn) {
     Channel client = conn.client;
     if (!client.isActive()) {
       return;
@@ -427,14 +282,14 @@ public final class PepProxy implements AutoCloseable {
             new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
-                SslContext tls = upstreamTls.get(conn.listener.name());
+                SslContext tls = listeners.upstreamTls(conn.listener.name());
                 if (tls != null) {
                   InetSocketAddress u = conn.listener.upstream();
                   ch.pipeline()
                       .addLast(
                           tls.newHandler(ch.alloc(), u.getAddress().getHostAddress(), u.getPort()));
                 }
-                idleLimit(ch, conn.listener);
+                IdleCut.install(ch, conn.listener, counters);
                 conn.toClient = new Relay(client);
                 ch.pipeline().addLast(conn.toClient);
               }
@@ -474,7 +329,7 @@ public final class PepProxy implements AutoCloseable {
 
   /** An unsolicited Remove (or a later deny) for a live connection: cut it. */
   private void revoke(String handle, PepDecision d) {
-    Conn c = conns.get(handle);
+    ProxiedConnection c = conns.get(handle);
     if (c == null) {
       return;
     }
@@ -488,7 +343,7 @@ public final class PepProxy implements AutoCloseable {
     c.close();
   }
 
-  private void ended(Conn conn) {
+  private void ended(ProxiedConnection conn) {
     Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
     conn.client.close();
     conns.remove(conn.handle);
@@ -508,7 +363,7 @@ public final class PepProxy implements AutoCloseable {
 
   private void pdpLost(PepException why) {
     log.warn("proxy: PDP lost ({}): new connections refused until one accepts", why.getMessage());
-    for (Conn c : conns.values()) {
+    for (ProxiedConnection c : conns.values()) {
       if (c.listener.closeOnPdpLoss()) {
         audit.revoked(c.listener.name(), c.handle, null);
         conns.remove(c.handle);
@@ -537,7 +392,7 @@ public final class PepProxy implements AutoCloseable {
    */
   public long buffered() {
     long n = 0;
-    for (Conn c : conns.values()) {
+    for (ProxiedConnection c : conns.values()) {
       n += pending(c.client) + pending(c.upstream);
     }
     return n;
@@ -566,7 +421,7 @@ public final class PepProxy implements AutoCloseable {
     for (Channel s : servers) {
       s.close().syncUninterruptibly();
     }
-    for (Conn c : conns.values()) {
+    for (ProxiedConnection c : conns.values()) {
       c.close();
     }
     pep.close();
