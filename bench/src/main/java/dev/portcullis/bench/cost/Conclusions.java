@@ -5,7 +5,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * The report's conclusions, written from the run's data: what each layer costs where it costs,
@@ -29,26 +28,23 @@ final class Conclusions {
   static final double PAPER_SESSION_PURE = 410; // simulation 1, the one it gives for all three
   static final double PAPER_SESSION_TLS = 450;
 
-  private final Function<String, Function<Metric, Cell>> cells;
+  private final Report report;
   private final List<String> layers;
   private final Map<String, long[]> resumptions;
 
   /**
-   * @param cells a layer's cell for a metric, or null
+   * @param report the run's cells and their comparisons (computed once, shared with the table)
    * @param layers the layers in run order
    * @param resumptions per layer with resumption, {resumed, all} handshakes of its resuming client
    */
-  Conclusions(
-      Function<String, Function<Metric, Cell>> cells,
-      List<String> layers,
-      Map<String, long[]> resumptions) {
-    this.cells = cells;
+  Conclusions(Report report, List<String> layers, Map<String, long[]> resumptions) {
+    this.report = report;
     this.layers = layers;
     this.resumptions = resumptions;
   }
 
   private Cell cell(String layer, Metric m) {
-    return cells.apply(layer).apply(m);
+    return report.cell(layer, m);
   }
 
   /** The conclusions as HTML list items (escaped). */
@@ -210,12 +206,10 @@ final class Conclusions {
 
   /** "+40 % [+30, +52]", or "no measurable difference" when the interval holds zero. */
   private String cost(String layer, Metric m) {
-    Cell c = cell(layer, m);
-    Cell base = cell(Report.baseOf(layer), m);
-    if (c == null || base == null) {
+    Comparison k = report.comparison(layer, m);
+    if (k == null) {
       return "not measured";
     }
-    Comparison k = Comparison.of(base, c);
     if (!k.significant()) {
       return "no measurable difference";
     }

@@ -230,18 +230,7 @@ final class Report {
     h.append("<h2>Conclusions</h2><p>Written by the harness from this run's cells. A cost is the")
         .append(" difference of medians with its 95 % interval in brackets; where the interval")
         .append(" holds zero the run cannot tell the layer from its base.</p><ul>");
-    Map<String, Map<Metric, Cell>> byLayer = new LinkedHashMap<>();
-    for (Cell c : cells) {
-      byLayer
-          .computeIfAbsent(c.layer(), k -> new java.util.EnumMap<>(Metric.class))
-          .put(c.metric(), c);
-    }
-    for (String line :
-        new Conclusions(
-                l -> m -> byLayer.getOrDefault(l, Map.of()).get(m),
-                List.copyOf(layers.keySet()),
-                resumptions)
-            .write()) {
+    for (String line : new Conclusions(this, List.copyOf(layers.keySet()), resumptions).write()) {
       h.append("<li>").append(esc(line)).append("</li>");
     }
     h.append("</ul>");
