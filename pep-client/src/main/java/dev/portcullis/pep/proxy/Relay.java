@@ -42,13 +42,9 @@ final class Relay extends ChannelInboundHandlerAdapter {
       ctx.close();
       return;
     }
-    peer.write(msg)
-        .addListener(
-            (ChannelFuture f) -> {
-              if (!f.isSuccess()) {
-                ctx.close();
-              }
-            });
+    // No promise per chunk: a failed write reaches the peer's exceptionCaught, which closes it, and
+    // its channelInactive closes this side.
+    peer.write(msg, peer.voidPromise());
     if (!peer.isWritable()) {
       // stop this read loop now, not at its end: a loop reads up to 16 chunks, and held to the
       // end it let the proxy hold 1.4 MB for one slow reader (PepProxyTest's slow reader)
