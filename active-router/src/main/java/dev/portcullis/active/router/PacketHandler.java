@@ -39,6 +39,16 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
   private ParkedPackets parked;
 
   /**
+   * The clock as read for the datagrams of one socket read (Netty hands a datagram channel up to 16
+   * per read, then calls {@link #channelReadComplete}), 0 between reads: one clock read per batch,
+   * not per packet. At most {@link #BATCH_LIMIT} packets share one reading whatever happens.
+   */
+  private long batchMillis;
+
+  private int batchPackets;
+  static final int BATCH_LIMIT = 64;
+
+  /**
    * @param verify false: packets are only parsed and routed (a router configured without
    *     verification, for measurements)
    * @param services the loaded service of a code, or null
@@ -77,7 +87,20 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    batchMillis = 0;
     ctx.flush();
+  }
+
+  /** The time to verify a packet at: the batch's clock reading, or a new one. */
+  private long now(boolean wasParked) {
+    if (wasParked) {
+      return verifier.clock().millis(); // a parked packet comes back on its own, not in a read
+    }
+    if (batchMillis == 0 || ++batchPackets > BATCH_LIMIT) {
+      batchMillis = verifier.clock().millis();
+      batchPackets = 1;
+    }
+    return batchMillis;
   }
 
   @Override
@@ -99,7 +122,7 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
         detail = plain.wrap(nio, nio.position(), len);
         o = detail != null ? Outcome.MALFORMED : forward(ctx, plain, content, null, null);
       } else {
-        Verification v = verifier.verify(nio, nio.position(), len);
+        Verification v = verifier.verify(now(wasParked), nio, nio.position(), len);
         detail = v;
         o =
             switch (v.outcome()) {

@@ -68,9 +68,9 @@ public final class FlowKeys implements AutoCloseable {
   private final HighWaterMarks highWater;
 
   /**
-   * The time the session cache runs on: the clock as the verifier last read it ({@link #now}), so a
-   * cache read costs no clock read of its own (on this machine a clock read costs ~50 ns, the whole
-   * lookup ~150 ns with them). Expiry is in seconds; a few milliseconds late is fine.
+   * The time the session cache runs on: the clock as a verifier last read it ({@link #observe}), so
+   * a cache read costs no clock read of its own (on this machine a clock read costs ~50 ns, the
+   * whole lookup ~150 ns with them). Expiry is in seconds; a few milliseconds late is fine.
    */
   private volatile long lastMillis;
 
@@ -189,13 +189,20 @@ public final class FlowKeys implements AutoCloseable {
     return skewSeconds;
   }
 
-  /** Reads the clock, once per packet: what the session cache's expiry then runs on too. */
+  /** Reads the clock: what the session cache's expiry then runs on too. */
   long now() {
     long t = clock.millis();
+    observe(t);
+    return t;
+  }
+
+  /** A verifier's reading of the clock: what the session cache's expiry then runs on. */
+  void observe(long t) {
+    // Follows the clock both ways: after a step back, sessions admitted meanwhile would otherwise
+    // expire at once (their SET counted against a time still ahead) until the clock caught up.
     if (t != lastMillis) {
       lastMillis = t; // a volatile write (a full fence on x86) once a millisecond, not per packet
     }
-    return t;
   }
 
   /** The cached session for a probe, or null. Allocation-free. */

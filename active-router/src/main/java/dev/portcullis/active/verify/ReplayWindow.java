@@ -1,12 +1,17 @@
 package dev.portcullis.active.verify;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
  * Anti-replay sliding window over 64-bit sequence numbers, as RFC 6479 lays it out: a ring of
  * 64-bit blocks, so a jump forward clears whole blocks instead of shifting bits. A window of {@code
  * n} blocks accepts any number not seen before within {@code (n - 1) * 64} of the highest accepted
- * (RFC 4303 section 3.4.3 semantics). Thread-safe.
+ * (RFC 4303 section 3.4.3 semantics). Thread-safe: {@link #accept} and {@link #close} hold the
+ * window's lock; {@link #mayAccept} answers a number above the highest without it (the in-order
+ * case, nearly every packet), from a read that may be stale — only ever in the direction of "may",
+ * which {@link #accept} then settles.
  */
 public final class ReplayWindow {
   /** Blocks in the default window: 2,048 bits, 1,984 packets of reordering tolerated. */
@@ -15,8 +20,23 @@ public final class ReplayWindow {
   private final long[] ring;
   private final int mask;
   private final long size;
+  // Written under the lock with release semantics, read without it by mayAccept with acquire: no
+  // fence on x86, where a volatile write costs a full one per packet.
   private long highest; // 0: nothing accepted yet (sequence numbers start at 1)
   private boolean closed; // its flow's state moved elsewhere: accepts nothing more
+
+  private static final VarHandle HIGHEST;
+  private static final VarHandle CLOSED;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      HIGHEST = l.findVarHandle(ReplayWindow.class, "highest", long.class);
+      CLOSED = l.findVarHandle(ReplayWindow.class, "closed", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   public ReplayWindow() {
     this(DEFAULT_BLOCKS);
@@ -55,7 +75,7 @@ public final class ReplayWindow {
    * packet racing the hand-over cannot be accepted behind the returned high-water mark.
    */
   public synchronized long close() {
-    closed = true;
+    CLOSED.setRelease(this, true);
     return highest;
   }
 
@@ -73,10 +93,19 @@ public final class ReplayWindow {
    * True if {@code seq} would be accepted now: not zero, not seen, not too old. Marks nothing: call
    * before the MAC check to save its cost on replays, then {@link #accept} after it.
    */
-  public synchronized boolean mayAccept(long seq) {
-    if (seq == 0 || closed) {
+  public boolean mayAccept(long seq) {
+    if (seq == 0 || (boolean) CLOSED.getAcquire(this)) {
       return false;
     }
+    if (Long.compareUnsigned(seq, (long) HIGHEST.getAcquire(this)) > 0) {
+      return true; // above anything accepted when read: accept() settles a race
+    }
+    synchronized (this) {
+      return !closed && unseenAndRecent(seq);
+    }
+  }
+
+  private boolean unseenAndRecent(long seq) {
     if (Long.compareUnsigned(seq, highest) > 0) {
       return true;
     }
@@ -102,7 +131,7 @@ public final class ReplayWindow {
       for (long i = 1; i <= diff; i++) {
         ring[(int) (top + i) & mask] = 0;
       }
-      highest = seq;
+      HIGHEST.setRelease(this, seq);
     } else if (highest - seq >= size) {
       return false;
     }

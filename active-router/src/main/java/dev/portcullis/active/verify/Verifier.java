@@ -8,6 +8,7 @@ import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.MacKey;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
+import java.time.Clock;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -19,6 +20,15 @@ import java.util.Set;
  * keys it uses are shared through {@link FlowKeys}. A packet whose session is cached costs no
  * allocation.
  *
+ * <p>In front of the shared session cache each verifier keeps the flows it saw lately, {@value
+ * #SLOTS} slots indexed by the flow's hash (a slot holds the last flow that hashed to it): a packet
+ * whose flow is there costs a hash and a comparison instead of a cache lookup. Measured on the
+ * 2-core machine (ActiveVerifyBenchmark, 72-byte packets, 64 interleaved flows, one run each): 391
+ * ns per packet before (1.52x the bare HMAC in that run), 316 ns with the slots and the clock read
+ * once per 16 packets (1.19x). A slot never outlives its session's keys (a wiped session is a
+ * miss), and one packet in {@value #TOUCH_EVERY} found in a slot is looked up in the shared cache
+ * as well, so that the cache still sees which flows are in use when it chooses what to evict.
+ *
  * <p>It answers with a {@link Verification} and counts nothing: what becomes of a packet is
  * decided, and counted once, by whoever verifies it (the router's packet handler).
  */
@@ -28,8 +38,12 @@ public final class Verifier {
   private final PacketView view = new PacketView();
   private final Verification result = new Verification(view);
   private final FlowId probe = new FlowId();
-  private final FlowId lastId = new FlowId(); // the flow of the last accepted packet
-  private Session last; // its session: consecutive packets of a flow skip the cache lookup
+
+  static final int SLOTS = 256;
+  static final int TOUCH_EVERY = 64;
+  private final FlowId[] slotIds = new FlowId[SLOTS];
+  private final Session[] slotSessions = new Session[SLOTS];
+  private int slotHits;
   private final byte[] tag = new byte[16];
   private final byte[] nonce = new byte[ActivePacket.GCM_NONCE];
   private final byte[] aadV4 = new byte[ActivePacket.HEADER_V4];
@@ -47,12 +61,26 @@ public final class Verifier {
   }
 
   /**
-   * Verifies the packet at {@code buf[start, start+length)}. The buffer's position and limit are
-   * left as they were.
+   * Verifies the packet at {@code buf[start, start+length)}, reading the clock for its validity
+   * interval. The buffer's position and limit are left as they were.
    *
    * @return the answer, valid until the next call
    */
   public Verification verify(ByteBuffer buf, int start, int length) {
+    return verify(keys.clock().millis(), buf, start, length);
+  }
+
+  /**
+   * Verifies the packet at {@code buf[start, start+length)} at the time {@code nowMillis}: what a
+   * caller that verifies packets in batches uses, reading the clock ({@link #clock}) once per batch
+   * rather than once per packet (a router, once per socket read of up to 16 datagrams). The time
+   * must be this verifier's clock read at most a few milliseconds ago: validity is judged in
+   * seconds, give or take the configured skew.
+   *
+   * @return the answer, valid until the next call
+   */
+  public Verification verify(long nowMillis, ByteBuffer buf, int start, int length) {
+    keys.observe(nowMillis);
     result.reset();
     Malformation malformation = view.wrap(buf, start, length);
     if (malformation != null) {
@@ -62,7 +90,7 @@ public final class Verifier {
     if (!accepted.contains(view.mac())) {
       return answer(Outcome.MAC_REFUSED);
     }
-    long now = keys.now() / 1000;
+    long now = nowMillis / 1000;
     long skew = keys.skewSeconds();
     // SST and SET are unsigned; anything at or beyond 2^63 is far in the future.
     long sst = view.sst();
@@ -74,10 +102,7 @@ public final class Verifier {
       return answer(Outcome.EXPIRED);
     }
     probe.load(view);
-    Session s =
-        last != null && probe.equals(lastId) && !last.mac().isDestroyed()
-            ? last
-            : keys.session(probe);
+    Session s = lookup();
     boolean derived = false;
     if (s == null) {
       MacKey prk = keys.prk(view.code(), view.epoch());
@@ -112,12 +137,48 @@ public final class Verifier {
     if (!s.window().accept(seq)) {
       return answer(Outcome.REPLAY); // a copy verified on another thread in between
     }
-    if (s != last) {
-      last = s;
-      lastId.copyFrom(probe);
-    }
+    remember(s);
     result.session(s);
     return result.set(Outcome.ACCEPTED);
+  }
+
+  /** The clock the packets' validity is judged by. */
+  public Clock clock() {
+    return keys.clock();
+  }
+
+  /** The probe's session: from its slot if there, else from the shared cache; null if neither. */
+  private Session lookup() {
+    int i = probe.hashCode() & (SLOTS - 1);
+    Session s = slotSessions[i];
+    if (s != null) {
+      if (s.mac().isDestroyed()) {
+        slotSessions[i] = null; // evicted or expired: let it go
+      } else if (probe.equals(slotIds[i])) {
+        if (++slotHits % TOUCH_EVERY != 0) {
+          return s;
+        }
+        Session shared = keys.session(probe); // records the use; a new session if it was replaced
+        if (shared != s) {
+          slotSessions[i] = null;
+        }
+        return shared;
+      }
+    }
+    return keys.session(probe);
+  }
+
+  /** Puts an accepted packet's session in the probe's slot. */
+  private void remember(Session s) {
+    int i = probe.hashCode() & (SLOTS - 1);
+    if (slotSessions[i] != s) {
+      FlowId id = slotIds[i];
+      if (id == null) {
+        slotIds[i] = id = new FlowId();
+      }
+      id.copyFrom(probe);
+      slotSessions[i] = s;
+    }
   }
 
   private boolean macMatches(Session s) {

@@ -323,6 +323,33 @@ class VerifierTest {
     assertEquals(0, keys.highWaterMarks(), "the cached window carries the mark again");
   }
 
+  /**
+   * More flows than the verifier has slots, interleaved, for longer than a slot goes between
+   * looking in the shared cache: every packet verifies, each flow's key is derived once, and a
+   * replay is refused whether its flow is in a slot or not.
+   */
+  @Test
+  void flowsBeyondTheVerifiersSlotsShareThemAndDeriveOnce() {
+    int n = Verifier.SLOTS * 2 + 1;
+    List<PacketSealer> sealers = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      sealers.add(Fixtures.sealer(flowOf(5000 + i), 1, KCI, MacAlgorithm.HMAC_SHA256_128, false));
+    }
+    List<byte[]> delivered = new ArrayList<>();
+    for (int round = 0; round < Verifier.TOUCH_EVERY / 16; round++) {
+      for (PacketSealer s : sealers) {
+        byte[] p = s.seal(new byte[] {6});
+        assertEquals(Outcome.ACCEPTED, verify(p));
+        delivered.add(p);
+      }
+    }
+    assertEquals(n, keys.derivations(), "one derivation per flow");
+    for (byte[] p : delivered.subList(delivered.size() - n, delivered.size())) {
+      assertEquals(Outcome.REPLAY, verify(p));
+    }
+    sealers.forEach(PacketSealer::destroy);
+  }
+
   /** When no more replay state can be kept, new flows are refused: it never fails open. */
   @Test
   void whenNoMoreMarksFitNewFlowsAreRefused() {
