@@ -79,6 +79,11 @@ public final class ReplayWindow {
     return highest;
   }
 
+  /** True once {@link #close}d: its flow's state moved elsewhere (its session left the cache). */
+  public boolean isClosed() {
+    return (boolean) CLOSED.getAcquire(this);
+  }
+
   /** Sequence numbers below the highest accepted that are still told apart. */
   public long size() {
     return size;
