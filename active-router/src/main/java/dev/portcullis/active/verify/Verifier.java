@@ -25,11 +25,11 @@ import java.util.Set;
  * hashed to it; with one slot per hash, 64 flows collided often enough to send one packet in five
  * to the shared cache): a packet whose flow is there costs a hash and a comparison or two instead
  * of a cache lookup. Measured on the 2-core machine (ActiveVerifyBenchmark, 72-byte packets, 64
- * interleaved flows, one run each): 391 ns per packet before (1.52x the bare HMAC in that run), 316
- * ns with the slots and the clock read once per 16 packets (1.19x). A slot never outlives its
- * session's place in the shared cache (leaving it closes the session's window: a miss), and one
- * packet in {@value #TOUCH_EVERY} found in a slot is looked up in the shared cache as well, so that
- * the cache still sees which flows are in use when it chooses what to evict.
+ * interleaved flows, one run each): 391 ns per packet before (1.52x the bare HMAC in that run), 284
+ * ns with the slots and the clock read once per 16 packets (1.17x; docs/active-router.md). A slot
+ * never outlives its session's place in the shared cache (leaving it closes the session's window: a
+ * miss), and one packet in {@value #TOUCH_EVERY} found in a slot is looked up in the shared cache
+ * as well, so that the cache still sees which flows are in use when it chooses what to evict.
  *
  * <p>It answers with a {@link Verification} and counts nothing: what becomes of a packet is
  * decided, and counted once, by whoever verifies it (the router's packet handler).
