@@ -98,7 +98,7 @@ public class TlsHandshakeBenchmark {
 
   private void handshake(int port) throws Exception {
     SSLEngine c = client.context().newEngine(ByteBufAllocator.DEFAULT, "localhost", port);
-    SSLEngine s = server.context().newEngine(ByteBufAllocator.DEFAULT);
+    SSLEngine s = server.newServerEngine(ByteBufAllocator.DEFAULT);
     try {
       InMemoryTls.handshake(c, s);
     } finally {

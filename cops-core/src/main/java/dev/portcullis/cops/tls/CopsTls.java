@@ -251,13 +251,30 @@ public final class CopsTls implements AutoCloseable {
       throw new IllegalStateException("a PEP context");
     }
     SslHandler h = context.newHandler(alloc);
+    prepareServerEngine(h.engine());
+    return h;
+  }
+
+  /**
+   * An engine for the PDP side of a connection, set up as {@link #newServerHandler}'s: for
+   * handshakes without a channel (in memory, {@link InMemoryTls}).
+   */
+  public SSLEngine newServerEngine(ByteBufAllocator alloc) {
+    if (!server) {
+      throw new IllegalStateException("a PEP context");
+    }
+    SSLEngine e = context.newEngine(alloc);
+    prepareServerEngine(e);
+    return e;
+  }
+
+  private void prepareServerEngine(SSLEngine e) {
     if (engine == TlsEngine.CONSCRYPT) {
       // Conscrypt sets BoringSSL's SSL_OP_NO_TICKET unless told otherwise, and under TLS 1.3 a
       // server without tickets sends no NewSessionTicket: no client could ever resume (measured:
       // 0 of 111 with every client engine, while Conscrypt's client resumed against the others).
-      org.conscrypt.Conscrypt.setUseSessionTickets(h.engine(), true);
+      org.conscrypt.Conscrypt.setUseSessionTickets(e, true);
     }
-    return h;
   }
 
   /** A handler for a connection to the PDP at {@code host}, {@code port} (names the session). */
