@@ -1,5 +1,6 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.bench.cost.Stats;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.integrity.IntegrityAlgorithm;
@@ -68,10 +69,10 @@ public final class SecureCopsBench implements Callable<Integer> {
 
   @Option(
       names = "--rounds",
-      defaultValue = "5",
+      defaultValue = "40",
       description =
-          "Rounds the cells take turns in; each runs 1/rounds of its count per round"
-              + " (default: ${DEFAULT-VALUE}).")
+          "Rounds the cells take turns in; each runs 1/rounds of its count per round, and a"
+              + " ratio is the median of the rounds' ratios (default: ${DEFAULT-VALUE}).")
   int rounds;
 
   @Option(
@@ -197,16 +198,16 @@ public final class SecureCopsBench implements Callable<Integer> {
             + " OPN, CAT), %d per cell in %d rounds, microseconds:%n",
         connects, rounds);
     out.printf("  %-26s %9s %9s %11s %12s%n", "cell", "median", "p90", "vs plain", "handshakes");
-    double plain = setup.get(0).median();
-    double full = 0;
+    Cell plain = setup.get(0);
+    Cell full = null;
     for (Cell c : setup) {
       double med = c.median();
       String ratio = "";
       if (c.name.endsWith("full")) {
-        full = med;
-        ratio = String.format("%.1fx", med / plain);
-      } else if (c.name.endsWith("resumed")) {
-        ratio = String.format("%.2f full", med / full);
+        full = c;
+        ratio = String.format("%.1fx", paired(c.roundMedians, plain.roundMedians));
+      } else if (c.name.endsWith("resumed") && full != null) {
+        ratio = String.format("%.2f full", paired(c.roundMedians, full.roundMedians));
       }
       out.printf(
           "  %-26s %9.0f %9.0f %11s %12s%n",
@@ -232,10 +233,26 @@ public final class SecureCopsBench implements Callable<Integer> {
           c.name,
           c.median(),
           c.quantile(0.9),
-          c == base ? "" : String.format("%+.0f%%", 100 * (c.median() / base.median() - 1)),
+          c == base
+              ? ""
+              : String.format("%+.0f%%", 100 * (paired(c.roundMedians, base.roundMedians) - 1)),
           c.perSecond(),
-          c == base ? "" : String.format("%.2fx", c.perSecond() / base.perSecond()));
+          c == base ? "" : String.format("%.2fx", paired(c.roundRates, base.roundRates)));
     }
+    out.printf(
+        "(medians and rates over all rounds; 'vs plain' and 'full' are the median of the rounds'"
+            + " own ratios: each round runs the cells back to back, so this machine's drift,"
+            + " 2x within seconds, falls on both sides of a ratio alike)%n");
+  }
+
+  /** The median over rounds of {@code a}'s value in a round divided by {@code b}'s. */
+  static double paired(List<Double> a, List<Double> b) {
+    int n = Math.min(a.size(), b.size());
+    double[] r = new double[n];
+    for (int i = 0; i < n; i++) {
+      r[i] = a.get(i) / b.get(i);
+    }
+    return n == 0 ? Double.NaN : Stats.of(r).median();
   }
 
   // ---- cells ------------------------------------------------------------------------------------
@@ -247,6 +264,8 @@ public final class SecureCopsBench implements Callable<Integer> {
     final PepSecurity pepSecurity;
     PepClient pep;
     final List<Long> nanos = new ArrayList<>();
+    final List<Double> roundMedians = new ArrayList<>(); // per measured round, microseconds
+    final List<Double> roundRates = new ArrayList<>(); // decisions/s per measured round
     long decided;
     long decidingNanos;
     final AccessRequest ar = CopsLayers.rulesRequest();
@@ -270,22 +289,31 @@ public final class SecureCopsBench implements Callable<Integer> {
     }
 
     void connects(int n, boolean measured) throws Exception {
+      long[] round = new long[n];
       for (int i = 0; i < n; i++) {
         long t = System.nanoTime();
         pep.reconnect().get(30, TimeUnit.SECONDS);
-        if (measured) {
-          nanos.add(System.nanoTime() - t);
-        }
+        round[i] = System.nanoTime() - t;
       }
+      keep(round, measured);
     }
 
     void roundTrips(int n, boolean measured) throws Exception {
+      long[] round = new long[n];
       for (int i = 0; i < n; i++) {
         long t = System.nanoTime();
         pep.request("h", ctx, ar).get(30, TimeUnit.SECONDS);
-        if (measured) {
-          nanos.add(System.nanoTime() - t);
+        round[i] = System.nanoTime() - t;
+      }
+      keep(round, measured);
+    }
+
+    private void keep(long[] round, boolean measured) {
+      if (measured && round.length > 0) {
+        for (long v : round) {
+          nanos.add(v);
         }
+        roundMedians.add(Quantiles.at(round, 0.5) / 1e3);
       }
     }
 
@@ -303,8 +331,10 @@ public final class SecureCopsBench implements Callable<Integer> {
         done += window;
       }
       if (measured) {
+        long took = System.nanoTime() - t;
         decided += done;
-        decidingNanos += System.nanoTime() - t;
+        decidingNanos += took;
+        roundRates.add(done / (took / 1e9));
       }
     }
 
