@@ -8,7 +8,7 @@ import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -56,7 +56,7 @@ public final class Demo implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new Demo()).execute(args));
   }
 

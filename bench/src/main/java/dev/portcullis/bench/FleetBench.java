@@ -10,7 +10,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.DurableFiles;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
@@ -88,7 +88,7 @@ public final class FleetBench implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new FleetBench()).execute(args));
   }
 

@@ -13,7 +13,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.PdpTimings;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -84,7 +84,7 @@ public final class PdpLoad implements Callable<Integer> {
   int connects;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new PdpLoad()).execute(args));
   }
 

@@ -3,7 +3,7 @@ package dev.portcullis.bench;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.proxy.PepProxy;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -78,7 +78,7 @@ public final class ProxyBench implements Callable<Integer> {
           + "<default decision=\"remove\" reason=\"no rule allows this\"/></rules>";
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new ProxyBench()).execute(args));
   }
 

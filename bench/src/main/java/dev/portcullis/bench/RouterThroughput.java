@@ -9,7 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -81,7 +81,7 @@ public final class RouterThroughput implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new RouterThroughput()).execute(args));
   }
 

@@ -10,7 +10,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -93,7 +93,7 @@ public final class SecureCopsBench implements Callable<Integer> {
   private CopsLayers layers;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new SecureCopsBench()).execute(args));
   }
 

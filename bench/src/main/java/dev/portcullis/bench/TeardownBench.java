@@ -4,7 +4,7 @@ import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,7 +43,7 @@ public final class TeardownBench implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     System.exit(new CommandLine(new TeardownBench()).execute(args));
   }
 

@@ -4,6 +4,7 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.InMemoryTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
@@ -62,6 +63,7 @@ public class TlsHandshakeBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
+    Programs.routeJulToSlf4j(); // Bouncy Castle's JSSE logs through JUL: into logback, at WARN
     dir = Files.createTempDirectory("portcullis-tls-bench");
     Path pki = dir.resolve("pki");
     DevCertificates.Pki p = DevCertificates.ensure(pki, List.of(), List.of("gw-1"));

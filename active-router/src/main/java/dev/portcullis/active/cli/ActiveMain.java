@@ -9,7 +9,7 @@ import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -46,11 +46,7 @@ public final class ActiveMain implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty(
-          "logback.configurationFile", "dev/portcullis/active/cli/logback-active.xml");
-    }
+    Programs.start("dev/portcullis/active/cli/logback-active.xml");
     System.exit(execute(args));
   }
 

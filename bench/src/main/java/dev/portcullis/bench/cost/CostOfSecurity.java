@@ -9,7 +9,7 @@ import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -119,7 +119,7 @@ public final class CostOfSecurity implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
+    Programs.start(null);
     // BCJSSE logs every handshake through java.util.logging at INFO: hundreds of lines a run.
     BC_LOG.setLevel(Level.WARNING);
     System.exit(new CommandLine(new CostOfSecurity()).execute(args));

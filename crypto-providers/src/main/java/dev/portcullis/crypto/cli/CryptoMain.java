@@ -6,6 +6,7 @@ import dev.portcullis.crypto.ProviderDirectory;
 import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Programs;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -49,9 +50,7 @@ public final class CryptoMain implements Callable<Integer> {
    * library.
    */
   static void quietLogging() {
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "dev/portcullis/crypto/cli/logback-cli.xml");
-    }
+    Programs.start("dev/portcullis/crypto/cli/logback-cli.xml");
   }
 
   @Override

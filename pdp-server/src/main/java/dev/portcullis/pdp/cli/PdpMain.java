@@ -3,7 +3,7 @@ package dev.portcullis.pdp.cli;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -48,10 +48,7 @@ public final class PdpMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "dev/portcullis/pdp/cli/logback-pdp.xml");
-    }
+    Programs.start("dev/portcullis/pdp/cli/logback-pdp.xml");
     System.exit(
         new CommandLine(new PdpMain())
             .setExecutionExceptionHandler(

@@ -13,7 +13,7 @@ import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Programs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -50,10 +50,7 @@ public final class PepMain implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    NettySetup.beforeNetty();
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "dev/portcullis/pep/cli/logback-pep.xml");
-    }
+    Programs.start("dev/portcullis/pep/cli/logback-pep.xml");
     System.exit(
         new CommandLine(new PepMain())
             .setExecutionExceptionHandler(
