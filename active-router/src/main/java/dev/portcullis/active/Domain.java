@@ -91,6 +91,7 @@ public final class Domain {
   }
 
   public ActiveRouter router(String id) throws IOException, InterruptedException {
+    config.router(id); // "no such router", before anything is set up for it
     CodeServerClient cs = new CodeServerClient(config.codeServer().listen(), pki.clientContext(id));
     return new ActiveRouter(config, id, registry, cs, clock);
   }

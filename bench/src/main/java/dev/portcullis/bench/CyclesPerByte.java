@@ -2,6 +2,7 @@ package dev.portcullis.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.support.Cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ public final class CyclesPerByte implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new CyclesPerByte()).execute(args));
+    System.exit(Cli.of("cycles-per-byte", new CyclesPerByte()).execute(args));
   }
 
   /** The mean current clock of the CPUs, as the kernel reports it. */

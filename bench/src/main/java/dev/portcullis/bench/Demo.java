@@ -7,6 +7,7 @@ import dev.portcullis.pdp.cli.PdpConfigOption;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import java.io.IOException;
@@ -57,7 +58,7 @@ public final class Demo implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new Demo()).execute(args));
+    System.exit(Cli.of("demo", new Demo()).execute(args));
   }
 
   @Override

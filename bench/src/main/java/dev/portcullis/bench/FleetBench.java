@@ -9,6 +9,7 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
@@ -89,7 +90,7 @@ public final class FleetBench implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new FleetBench()).execute(args));
+    System.exit(Cli.of("fleet-bench", new FleetBench()).execute(args));
   }
 
   /** A PEP whose unsolicited decisions are queued with their arrival time. */

@@ -7,6 +7,7 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
@@ -55,7 +56,7 @@ public final class FleetDemo implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new FleetDemo()).execute(args));
+    System.exit(Cli.of("fleet-demo", new FleetDemo()).execute(args));
   }
 
   @Override

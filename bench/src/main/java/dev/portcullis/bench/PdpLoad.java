@@ -12,6 +12,7 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.PdpTimings;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
@@ -28,7 +29,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -85,7 +85,7 @@ public final class PdpLoad implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new PdpLoad()).execute(args));
+    System.exit(Cli.of("pdp-load", new PdpLoad()).execute(args));
   }
 
   static byte[] request(int handle) throws Exception {

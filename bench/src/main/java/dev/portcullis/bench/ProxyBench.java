@@ -3,6 +3,7 @@ package dev.portcullis.bench;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.proxy.PepProxy;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import java.io.IOException;
@@ -79,7 +80,7 @@ public final class ProxyBench implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new ProxyBench()).execute(args));
+    System.exit(Cli.of("proxy-bench", new ProxyBench()).execute(args));
   }
 
   /**

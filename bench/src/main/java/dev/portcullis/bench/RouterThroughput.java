@@ -9,6 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
@@ -33,7 +34,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -82,7 +82,7 @@ public final class RouterThroughput implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new RouterThroughput()).execute(args));
+    System.exit(Cli.of("router-throughput", new RouterThroughput()).execute(args));
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepSecurity;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import java.io.PrintWriter;
@@ -94,7 +95,7 @@ public final class SecureCopsBench implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new SecureCopsBench()).execute(args));
+    System.exit(Cli.of("secure-cops-bench", new SecureCopsBench()).execute(args));
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -44,7 +45,7 @@ public final class TeardownBench implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start(null);
-    System.exit(new CommandLine(new TeardownBench()).execute(args));
+    System.exit(Cli.of("teardown-bench", new TeardownBench()).execute(args));
   }
 
   @Override

@@ -10,14 +10,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.Deque;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
-import javax.xml.datatype.DatatypeConfigurationException;
-import javax.xml.datatype.DatatypeFactory;
 import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import javax.xml.parsers.SAXParser;
@@ -50,15 +47,6 @@ public final class XmlConfigReader {
   private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
   private static final Pattern ATTRIBUTE = Pattern.compile("[Aa]ttribute ['\"]([^'\"]+)['\"]");
   private static final Pattern CVC_CODE = Pattern.compile("^cvc-[a-zA-Z0-9.\\-]+: ");
-  private static final DatatypeFactory DATATYPES;
-
-  static {
-    try {
-      DATATYPES = DatatypeFactory.newInstance();
-    } catch (DatatypeConfigurationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   private final Schema schema;
   private final String schemaName;
@@ -279,21 +267,19 @@ public final class XmlConfigReader {
     }
   }
 
-  /** An {@code xs:duration} attribute with no years or months, as a positive-or-zero duration. */
+  /**
+   * A duration attribute ({@link Durations}: {@code PT30S} or {@code 30s}, no years or months), as
+   * a positive-or-zero duration.
+   */
   public static Duration duration(Element e, String name, Duration dflt) throws ConfigException {
     String v = attr(e, name, null);
     if (v == null) {
       return dflt;
     }
     try {
-      javax.xml.datatype.Duration x = DATATYPES.newDuration(v.trim());
-      if (x.getYears() != 0 || x.getMonths() != 0 || x.getSign() < 0) {
-        throw new IllegalArgumentException();
-      }
-      return Duration.ofMillis(x.getTimeInMillis(new Date(0)));
-    } catch (IllegalArgumentException | UnsupportedOperationException x) {
-      throw error(
-          e, name, name + ": " + v + " (expected: days, hours, minutes or seconds, e.g. PT30S)");
+      return Durations.parse(v);
+    } catch (IllegalArgumentException x) {
+      throw error(e, name, name + ": " + v + " (expected: " + Durations.EXPECTED + ")");
     }
   }
 

@@ -8,6 +8,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
@@ -52,22 +53,8 @@ public final class ActiveMain implements Callable<Integer> {
 
   /** Runs a command line; returns the exit code (for tests). */
   public static int execute(String... args) {
-    CommandLine cl = new CommandLine(new ActiveMain());
-    cl.setExecutionExceptionHandler(
-        (e, c, p) -> {
-          // A user mistake (config, refusal, missing file) is a message, not a stack trace.
-          c.getErr().println("active-router: " + message(e));
-          return 1;
-        });
-    return cl.execute(args);
-  }
-
-  private static String message(Throwable e) {
-    if (e instanceof ConfigException) {
-      return e.getMessage();
-    }
-    String m = e.getMessage();
-    return m == null ? e.toString() : m;
+    // A user mistake (config, refusal, missing file) is one line and exit 2, not a stack trace.
+    return Cli.of("active-router", new ActiveMain()).execute(args);
   }
 
   abstract static class WithConfig {
@@ -112,7 +99,9 @@ public final class ActiveMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      Domain d = new Domain(load(), Clock.systemUTC());
+      RosaConfig c = load();
+      c.router(id); // an unknown id: "no such router", before the domain's PKI is touched
+      Domain d = new Domain(c, Clock.systemUTC());
       ActiveRouter r = d.router(id);
       // SIGHUP: read the crypto table again (the registry logs the switch, or keeps the running
       // table and says why).
@@ -204,11 +193,7 @@ public final class ActiveMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       Domain d = new Domain(load(), Clock.systemUTC());
-      RosaConfig.Router r = d.config().routers().get(router);
-      if (r == null) {
-        throw new IllegalArgumentException(
-            "no router '" + router + "' (routers: " + d.config().routers().keySet() + ")");
-      }
+      RosaConfig.Router r = d.config().router(router);
       Source s = d.source(user);
       long now = System.currentTimeMillis() / 1000;
       SessionGrant g =

@@ -274,6 +274,26 @@ public record RosaConfig(
     return users.get(name);
   }
 
+  /**
+   * The router with this id.
+   *
+   * @throws IllegalArgumentException "no such router", naming the file and the routers it has
+   */
+  public Router router(String id) {
+    Router r = routers.get(id);
+    if (r == null) {
+      throw new IllegalArgumentException(
+          "no such router '"
+              + id
+              + "' in "
+              + source()
+              + " (routers: "
+              + String.join(", ", routers.keySet())
+              + ")");
+    }
+    return r;
+  }
+
   /** The PKI's client identities: routers, users, and the Authorization Server. */
   public List<String> clientIdentities() {
     List<String> ids = new ArrayList<>(routers.keySet());

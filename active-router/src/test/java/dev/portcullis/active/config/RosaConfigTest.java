@@ -111,21 +111,47 @@ class RosaConfigTest {
     assertThrows(IllegalArgumentException.class, () -> Prefix.parse("example.com/8"));
   }
 
-  @Test
-  void theCommandLineSaysWhatIsWrongInOneLine() {
+  /** Runs the command line; its exit code and what it wrote to stderr. */
+  private static Object[] run(String... args) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     PrintStream old = System.err;
-    int code;
     try {
       System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      code = ActiveMain.execute("demo", "--config", tmp.resolve("missing.xml").toString());
+      int code = ActiveMain.execute(args);
+      return new Object[] {code, err.toString(StandardCharsets.UTF_8).trim()};
     } finally {
       System.setErr(old);
     }
-    assertEquals(1, code);
-    String out = err.toString(StandardCharsets.UTF_8).trim();
+  }
+
+  @Test
+  void theCommandLineSaysWhatIsWrongInOneLine() {
+    Object[] r = run("demo", "--config", tmp.resolve("missing.xml").toString());
+    assertEquals(2, r[0], "a configuration mistake");
+    String out = (String) r[1];
     assertTrue(
         out.startsWith("active-router: ") && out.contains("missing.xml: file not found"), out);
     assertEquals(1, out.lines().count(), out);
+  }
+
+  @Test
+  void anUnknownRouterIdIsNoSuchRouterAndExit2() {
+    Object[] r =
+        run("router", "--id", "ar-9", "--config", Path.of("..", "config", "rosa.xml").toString());
+    assertEquals(2, r[0]);
+    String out = (String) r[1];
+    assertTrue(out.startsWith("active-router: no such router 'ar-9' in "), out);
+    assertTrue(out.contains("(routers: ar-1, ar-2)"), out);
+  }
+
+  @Test
+  void durationsOnTheCommandLineTakeUnitsOrIso() {
+    String rosa = Path.of("..", "config", "rosa.xml").toString();
+    Object[] r = run("router", "--id", "ar-9", "--stats-every", "10x", "--config", rosa);
+    assertEquals(2, r[0]);
+    assertTrue(((String) r[1]).contains("'10x': expected"), (String) r[1]);
+    // a unit form parses: the command goes on to the (unknown) router id
+    r = run("router", "--id", "ar-9", "--stats-every", "10s", "--config", rosa);
+    assertTrue(((String) r[1]).contains("no such router"), (String) r[1]);
   }
 }

@@ -7,6 +7,7 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.Cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -85,7 +86,7 @@ public final class CompressionModel implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new CompressionModel()).execute(args));
+    System.exit(Cli.of("compression-model", new CompressionModel()).execute(args));
   }
 
   /** One codec on one payload. */

@@ -9,6 +9,7 @@ import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -122,7 +123,7 @@ public final class CostOfSecurity implements Callable<Integer> {
     Programs.start(null);
     // BCJSSE logs every handshake through java.util.logging at INFO: hundreds of lines a run.
     BC_LOG.setLevel(Level.WARNING);
-    System.exit(new CommandLine(new CostOfSecurity()).execute(args));
+    System.exit(Cli.of("cost-of-security", new CostOfSecurity()).execute(args));
   }
 
   /** Held so the level set on it is not lost when the logger is garbage-collected. */

@@ -5,6 +5,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.ProviderDirectory;
 import dev.portcullis.crypto.kat.KnownAnswerTests;
 import dev.portcullis.crypto.kat.SelfTestResult;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import java.io.PrintWriter;
@@ -28,10 +29,10 @@ import picocli.CommandLine.Option;
     })
 public final class CryptoMain implements Callable<Integer> {
   /** Exit status for a configuration the user must fix. */
-  static final int EXIT_CONFIG = 2;
+  static final int EXIT_CONFIG = Cli.USAGE;
 
   /** Exit status for a provider that failed a known-answer test. */
-  static final int EXIT_SELF_TEST = 3;
+  static final int EXIT_SELF_TEST = Cli.FAILED;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -41,7 +42,7 @@ public final class CryptoMain implements Callable<Integer> {
   }
 
   static CommandLine commandLine() {
-    return new CommandLine(new CryptoMain());
+    return Cli.of("portcullis-crypto", new CryptoMain());
   }
 
   /**

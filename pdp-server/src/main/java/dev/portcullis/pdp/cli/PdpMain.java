@@ -2,6 +2,7 @@ package dev.portcullis.pdp.cli;
 
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
@@ -49,18 +50,7 @@ public final class PdpMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start("dev/portcullis/pdp/cli/logback-pdp.xml");
-    System.exit(
-        new CommandLine(new PdpMain())
-            .setExecutionExceptionHandler(
-                (e, cl, parsed) -> {
-                  // A bad host name, an out-of-range value: one line, no stack trace.
-                  cl.getErr()
-                      .println(
-                          "error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-                  org.slf4j.LoggerFactory.getLogger(PdpMain.class).debug("failure", e);
-                  return 2;
-                })
-            .execute(args));
+    System.exit(Cli.of("pdp-server", new PdpMain()).execute(args));
   }
 
   @Override

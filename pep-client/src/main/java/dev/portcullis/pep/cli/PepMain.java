@@ -12,6 +12,7 @@ import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import java.io.IOException;
@@ -51,18 +52,7 @@ public final class PepMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     Programs.start("dev/portcullis/pep/cli/logback-pep.xml");
-    System.exit(
-        new CommandLine(new PepMain())
-            .setExecutionExceptionHandler(
-                (e, cl, parsed) -> {
-                  // A bad host name, an out-of-range value: one line, no stack trace.
-                  cl.getErr()
-                      .println(
-                          "error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-                  org.slf4j.LoggerFactory.getLogger(PepMain.class).debug("failure", e);
-                  return 2;
-                })
-            .execute(args));
+    System.exit(Cli.of("pep-client", new PepMain()).execute(args));
   }
 
   @Override
