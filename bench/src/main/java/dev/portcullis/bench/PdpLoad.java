@@ -135,6 +135,7 @@ public final class PdpLoad implements Callable<Integer> {
             null,
             null,
             null,
+            null,
             null);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);

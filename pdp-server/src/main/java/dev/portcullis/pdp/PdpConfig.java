@@ -10,6 +10,7 @@ import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +55,8 @@ public record PdpConfig(
     PdpSecurity security,
     Path crypto,
     StateConfig state,
-    Fleet fleet) {
+    Fleet fleet,
+    InetSocketAddress metrics) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -115,7 +117,8 @@ public record PdpConfig(
         security,
         crypto,
         state,
-        fleet);
+        fleet,
+        metrics);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -191,7 +194,16 @@ public record PdpConfig(
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
         XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),
         StateConfig.parse(child(root, "state"), dir),
-        fleet(child(root, "fleet")));
+        fleet(child(root, "fleet")),
+        metrics(child(root, "metrics")));
+  }
+
+  /** Where the metrics and health endpoint listens ({@code <metrics listen=...>}), or null. */
+  static InetSocketAddress metrics(Element e) throws ConfigException {
+    return e == null
+        ? null
+        : XmlConfigReader.socketAddress(
+            e, "listen", new InetSocketAddress(InetAddress.getLoopbackAddress(), 9464));
   }
 
   private static Fleet fleet(Element e) throws ConfigException {

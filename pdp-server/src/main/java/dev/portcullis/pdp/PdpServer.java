@@ -5,7 +5,9 @@ import static dev.portcullis.pdp.ConnectionState.hex;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.RegistryStatus;
+import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -65,6 +67,7 @@ public final class PdpServer implements AutoCloseable {
       new LogSummary(log, "refused connections", Duration.ofMinutes(1), Clock.systemUTC());
 
   private Channel serverChannel;
+  private volatile MetricsEndpoint metrics; // null unless <metrics> is configured
   private final StateStore store; // null: nothing shared
   private FleetMember fleet; // with a ZooKeeper store: this PDP's part in the fleet
 
@@ -182,6 +185,11 @@ public final class PdpServer implements AutoCloseable {
             FleetMember.join(
                 store, s.context, config, s.audit, s.address(), s.housekeeping, s.closed::get);
       }
+      if (config.metrics() != null) {
+        s.metrics = MetricsEndpoint.start(config.metrics(), "pdp");
+        PdpMetrics.bind(s, s.metrics, store);
+        s.readiness(s.metrics);
+      }
     } catch (IOException | RuntimeException e) {
       s.close();
       throw e;
@@ -284,6 +292,45 @@ public final class PdpServer implements AutoCloseable {
    * Which provider serves each algorithm now, why the others were passed over, and how many
    * operations each provider has served: the operator's read-out ({@link RegistryStatus#format}).
    */
+  /** The crypto registry serving this PDP (its table can switch at run time). */
+  CryptoRegistry cryptoRegistry() {
+    return security.registry;
+  }
+
+  /** The metrics endpoint's address, or null without {@code <metrics>}. */
+  public InetSocketAddress metricsAddress() {
+    MetricsEndpoint m = metrics;
+    return m == null ? null : m.address();
+  }
+
+  /**
+   * Ready: listening, not stopping, its audit (if any) writable, its store (if any) connected.
+   * Policies are loaded before the PDP starts at all, and a reload that fails keeps the last good
+   * one, so they never make it unready.
+   */
+  private void readiness(MetricsEndpoint m) {
+    m.readiness(
+        "listening",
+        () ->
+            closed.get()
+                ? "stopping"
+                : serverChannel == null || !serverChannel.isActive() ? "not bound" : null);
+    m.readiness(
+        "audit",
+        () ->
+            audit.failure() == null
+                ? null
+                : "audit log cannot be written: " + audit.failure().getMessage());
+    if (store != null) {
+      m.readiness(
+          "store",
+          () ->
+              store.connection() == StateStore.Connection.CONNECTED
+                  ? null
+                  : "store " + store.connection().name().toLowerCase(java.util.Locale.ROOT));
+    }
+  }
+
   public RegistryStatus cryptoStatus() {
     return security.registry.status();
   }
@@ -406,6 +453,10 @@ public final class PdpServer implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    MetricsEndpoint m = metrics;
+    if (m != null) {
+      m.close();
     }
     context.close();
     if (serverChannel != null) {

@@ -273,7 +273,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     // Counted before the write, so whoever reads the counter after the PEP has its answer sees
     // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
     long nanos = server.nanoTime() - arrived;
-    server.stats().decision(nanos);
+    server.stats().decision(type, d.install(), nanos);
     PdpTimings timings = server.timings();
     if (timings != null) {
       timings.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);

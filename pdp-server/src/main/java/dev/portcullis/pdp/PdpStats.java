@@ -1,6 +1,9 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.support.Quantiles;
+import io.micrometer.core.instrument.Timer;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.ConcurrentHistogram;
@@ -24,6 +27,14 @@ public final class PdpStats {
   private final ConcurrentHistogram latency = new ConcurrentHistogram(Quantiles.DIGITS);
   private final long started = System.nanoTime();
 
+  /** Decisions per client type, by outcome: a short array, searched without allocating. */
+  private record TypeCounts(int type, LongAdder installed, LongAdder removed) {}
+
+  private volatile TypeCounts[] byType = new TypeCounts[0];
+
+  /** The metrics' decision-latency timer while an endpoint is open, else null. */
+  private volatile Timer decisionTimer;
+
   PdpStats() {}
 
   void connected() {
@@ -35,9 +46,46 @@ public final class PdpStats {
     connected.decrementAndGet();
   }
 
-  void decision(long nanos) {
+  void decision(int clientType, boolean install, long nanos) {
     decisions.increment();
     latency.recordValue(Math.max(0, nanos));
+    TypeCounts c = counts(clientType);
+    (install ? c.installed : c.removed).increment();
+    Timer t = decisionTimer;
+    if (t != null) {
+      t.record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private TypeCounts counts(int clientType) {
+    for (TypeCounts c : byType) {
+      if (c.type == clientType) {
+        return c;
+      }
+    }
+    synchronized (this) {
+      for (TypeCounts c : byType) {
+        if (c.type == clientType) {
+          return c;
+        }
+      }
+      TypeCounts c = new TypeCounts(clientType, new LongAdder(), new LongAdder());
+      TypeCounts[] more = Arrays.copyOf(byType, byType.length + 1);
+      more[more.length - 1] = c;
+      byType = more;
+      return c;
+    }
+  }
+
+  /** Decisions so far for a client type that installed ({@code install}) or removed. */
+  public long decisions(int clientType, boolean install) {
+    TypeCounts c = counts(clientType);
+    return (install ? c.installed : c.removed).sum();
+  }
+
+  /** Records each decision's latency in {@code t} too, or stops (null). */
+  void decisionTimer(Timer t) {
+    decisionTimer = t;
   }
 
   void pushed() {

@@ -47,6 +47,7 @@ final class FakePdpContext implements PdpContext {
             null,
             null,
             null,
+            null,
             null);
   }
 

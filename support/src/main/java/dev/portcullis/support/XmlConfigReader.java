@@ -2,7 +2,10 @@ package dev.portcullis.support;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URL;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -264,6 +267,40 @@ public final class XmlConfigReader {
       return (int) n;
     } catch (NumberFormatException x) {
       throw error(e, name, name + ": " + v + " (expected: a number, decimal or 0x hex)");
+    }
+  }
+
+  /**
+   * A socket address attribute written {@code 127.0.0.1:9464} or {@code [::1]:9464}: a literal
+   * address (no name lookups in a config) and a port; {@code dflt} when absent.
+   */
+  public static InetSocketAddress socketAddress(Element e, String name, InetSocketAddress dflt)
+      throws ConfigException {
+    String v = attr(e, name, null);
+    if (v == null) {
+      return dflt;
+    }
+    int colon = v.lastIndexOf(':');
+    String host = colon < 0 ? "" : v.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(v.substring(colon + 1));
+    } catch (NumberFormatException x) {
+      port = -1;
+    }
+    if (!host.matches("[0-9A-Fa-f:.]+") || port < 0 || port > 0xFFFF) {
+      throw error(
+          e,
+          name,
+          name + " " + v + " (expected: a literal address and a port, e.g. 127.0.0.1:8080)");
+    }
+    try {
+      return new InetSocketAddress(InetAddress.getByName(host), port);
+    } catch (UnknownHostException x) {
+      throw error(e, name, name + " " + v + ": not an address");
     }
   }
 

@@ -8,9 +8,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,26 +167,10 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
 
   /** {@code host:port} with a literal address (no name lookup at load), IPv6 in brackets. */
   private static InetSocketAddress address(Element e, String a) throws ConfigException {
-    String v = attr(e, a, "");
-    int colon = v.lastIndexOf(':');
-    String host = colon < 0 ? "" : v.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
+    InetSocketAddress s = XmlConfigReader.socketAddress(e, a, null);
+    if (s == null) {
+      throw error(e, a, a + " (expected: a literal address and a port, e.g. 127.0.0.1:8080)");
     }
-    int port;
-    try {
-      port = Integer.parseInt(v.substring(colon + 1));
-    } catch (NumberFormatException x) {
-      port = -1;
-    }
-    if (!host.matches("[0-9A-Fa-f:.]+") || port < 0 || port > 0xFFFF) {
-      throw error(
-          e, a, a + " " + v + " (expected: a literal address and a port, e.g. 127.0.0.1:8080)");
-    }
-    try {
-      return new InetSocketAddress(InetAddress.getByName(host), port);
-    } catch (UnknownHostException x) {
-      throw error(e, a, a + " " + v + ": not an address");
-    }
+    return s;
   }
 }

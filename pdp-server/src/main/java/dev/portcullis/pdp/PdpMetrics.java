@@ -1,0 +1,135 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.metrics.MetricsEndpoint;
+import dev.portcullis.state.StateStore;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The PDP's meters on its {@link MetricsEndpoint}, read from {@link PdpStats} at scrape time (the
+ * decision path keeps its own counters; only the latency timer is recorded on it, and only while an
+ * endpoint is open). Prometheus names, as scraped:
+ *
+ * <ul>
+ *   <li>{@code portcullis_pdp_peps_connected}, {@code portcullis_pdp_connections_total};
+ *   <li>{@code portcullis_pdp_decisions_total{client_type, engine, outcome="install|remove"}};
+ *   <li>{@code portcullis_pdp_decision_seconds} (a histogram: REQ arrival to DEC ready);
+ *   <li>{@code portcullis_pdp_unsolicited_decisions_total}, {@code portcullis_pdp_reports_total},
+ *       {@code portcullis_pdp_protocol_errors_total}, {@code
+ *       portcullis_pdp_security_refusals_total} (Integrity and TLS failures, enrolment refusals);
+ *   <li>{@code portcullis_pdp_tls_handshakes_total{kind="full|resumed|unknown"}};
+ *   <li>{@code portcullis_crypto_provider_info{algorithm, provider}} (1 for the provider serving
+ *       each algorithm now);
+ *   <li>{@code portcullis_pdp_store_connected} (1 while a configured store is reachable).
+ * </ul>
+ */
+final class PdpMetrics {
+  private PdpMetrics() {}
+
+  /** Bucket bounds of the decision-latency histogram: a decision takes microseconds. */
+  private static final Duration[] DECISION_BUCKETS = {
+    Duration.ofNanos(5_000),
+    Duration.ofNanos(10_000),
+    Duration.ofNanos(25_000),
+    Duration.ofNanos(50_000),
+    Duration.ofNanos(100_000),
+    Duration.ofNanos(250_000),
+    Duration.ofNanos(500_000),
+    Duration.ofMillis(1),
+    Duration.ofMillis(5),
+    Duration.ofMillis(25),
+    Duration.ofMillis(100)
+  };
+
+  static void bind(PdpServer pdp, MetricsEndpoint endpoint, StateStore store) {
+    MeterRegistry r = endpoint.registry();
+    PdpStats s = pdp.stats();
+    Gauge.builder("portcullis.pdp.peps.connected", s, PdpStats::connectedPeps)
+        .description("PEPs connected now")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.connections", s, PdpStats::totalConnections)
+        .description("Connections accepted")
+        .register(r);
+    for (PdpConfig.ClientTypeConfig c : pdp.config().clientTypes().values()) {
+      for (boolean install : new boolean[] {true, false}) {
+        FunctionCounter.builder("portcullis.pdp.decisions", s, x -> x.decisions(c.code(), install))
+            .description("Decisions sent in answer to requests")
+            .tags(
+                "client_type",
+                String.format(Locale.ROOT, "0x%04X", c.code()),
+                "engine",
+                c.engine(),
+                "outcome",
+                install ? "install" : "remove")
+            .register(r);
+      }
+    }
+    s.decisionTimer(
+        Timer.builder("portcullis.pdp.decision")
+            .description("From a request's arrival to its decision being ready to send")
+            .serviceLevelObjectives(DECISION_BUCKETS)
+            .register(r));
+    FunctionCounter.builder(
+            "portcullis.pdp.unsolicited.decisions", s, PdpStats::unsolicitedDecisions)
+        .description("Decisions pushed without a request (a policy or session change)")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.reports", s, PdpStats::reports).register(r);
+    FunctionCounter.builder("portcullis.pdp.protocol.errors", s, PdpStats::protocolErrors)
+        .description("Connections closed for a protocol error")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.security.refusals", s, PdpStats::securityRefusals)
+        .description("Integrity, TLS and enrolment refusals")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.tls.handshakes", s, PdpStats::fullHandshakes)
+        .tag("kind", "full")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.tls.handshakes", s, PdpStats::resumedHandshakes)
+        .tag("kind", "resumed")
+        .register(r);
+    FunctionCounter.builder("portcullis.pdp.tls.handshakes", s, PdpStats::unknownHandshakes)
+        .tag("kind", "unknown")
+        .register(r);
+    providers(endpoint, pdp);
+    if (store != null) {
+      Gauge.builder(
+              "portcullis.pdp.store.connected",
+              store,
+              st -> st.connection() == StateStore.Connection.CONNECTED ? 1 : 0)
+          .description("1 while the shared store is reachable")
+          .register(r);
+    }
+  }
+
+  /** One series per algorithm, naming the provider serving it now (the table can switch). */
+  private static void providers(MetricsEndpoint endpoint, PdpServer pdp) {
+    MultiGauge g =
+        MultiGauge.builder("portcullis.crypto.provider.info")
+            .description("1 for the provider serving each algorithm")
+            .register(endpoint.registry());
+    endpoint.beforeScrape(
+        () -> {
+          CryptoRegistry registry = pdp.cryptoRegistry();
+          List<MultiGauge.Row<?>> rows = new ArrayList<>();
+          for (Algorithm a : Algorithm.values()) {
+            String p;
+            try {
+              p = registry.providerFor(a);
+            } catch (RuntimeException e) {
+              continue; // not served here
+            }
+            rows.add(MultiGauge.Row.of(Tags.of("algorithm", a.jcaName(), "provider", p), 1));
+          }
+          g.register(rows, true);
+        });
+  }
+}
