@@ -2,9 +2,12 @@ package dev.portcullis.pep.cli;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.pep.proxy.ProxyConfig;
+import dev.portcullis.pep.proxy.ProxyMetrics;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import java.io.IOException;
@@ -51,7 +54,7 @@ final class ProxyCommand implements Callable<Integer> {
       pep = PepConfig.load(cfg.pep());
     } catch (ConfigException e) {
       err.println("error: " + e.getMessage());
-      return 2;
+      return Cli.USAGE;
     }
     AuditLog audit;
     try {
@@ -63,7 +66,7 @@ final class ProxyCommand implements Callable<Integer> {
     } catch (IOException e) {
       pep.close();
       err.println("error: " + e.getMessage()); // owned by another process, or not writable
-      return 2;
+      return Cli.USAGE;
     }
     PepProxy proxy;
     try {
@@ -72,12 +75,28 @@ final class ProxyCommand implements Callable<Integer> {
       audit.close();
       pep.close();
       err.println("error: " + e.getMessage()); // a listener that cannot bind, named
-      return 1;
+      return Cli.USAGE;
     }
+    MetricsEndpoint metrics = null;
+    if (cfg.metrics() != null) {
+      try {
+        metrics = ProxyMetrics.open(cfg.metrics(), proxy, audit);
+      } catch (IOException e) {
+        proxy.close();
+        audit.close();
+        pep.close();
+        err.println("error: " + e.getMessage()); // the address, named
+        return Cli.USAGE;
+      }
+    }
+    MetricsEndpoint m = metrics;
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (m != null) {
+                    m.close();
+                  }
                   proxy.close();
                   audit.close();
                   pep.close();
@@ -92,6 +111,6 @@ final class ProxyCommand implements Callable<Integer> {
     }
     out.flush();
     proxy.stopped().join(); // SIGTERM, or the proxy stopped itself (an audit it cannot write)
-    return audit.failure() == null ? 0 : 1;
+    return audit.failure() == null ? Cli.OK : Cli.FAILED;
   }
 }

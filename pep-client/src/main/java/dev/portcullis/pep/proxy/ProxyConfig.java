@@ -8,6 +8,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,8 +24,10 @@ import org.w3c.dom.Element;
  *
  * @param pep the PEP's own configuration file
  * @param audit the audit file, or null for none
+ * @param metrics where the metrics and health endpoint listens ({@code <metrics>}), or null
  */
-public record ProxyConfig(String source, Path pep, Path audit, List<Listener> listeners) {
+public record ProxyConfig(
+    String source, Path pep, Path audit, List<Listener> listeners, InetSocketAddress metrics) {
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
 
@@ -152,7 +155,13 @@ public record ProxyConfig(String source, Path pep, Path audit, List<Listener> li
         file.toString(),
         pep,
         audit == null ? null : dir.resolve(attr(audit, "file", "")),
-        List.copyOf(listeners));
+        List.copyOf(listeners),
+        XmlConfigReader.child(root, "metrics") == null
+            ? null
+            : XmlConfigReader.socketAddress(
+                XmlConfigReader.child(root, "metrics"),
+                "listen",
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 9465)));
   }
 
   private static Tls tls(Element t, Path dir) throws ConfigException {

@@ -12,6 +12,7 @@ import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
@@ -25,6 +26,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -202,6 +207,51 @@ class PepProxyTest {
     }
     assertEquals(1, proxy.counters().allowed.get());
     assertEquals(1, proxy.counters().denied.get());
+  }
+
+  @Test
+  void theMetricsEndpointCountsDecisionsAndDropsAndSaysReady() throws Exception {
+    try (MetricsEndpoint m =
+        ProxyMetrics.open(new InetSocketAddress("127.0.0.1", 0), proxy, audit)) {
+      try (Socket s = connect(allowed)) {
+        assertEquals("hi", roundTrip(s, "hi"));
+      }
+      try (Socket s = connect(denied)) {
+        assertTrue(closed(s));
+      }
+      HttpClient http = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + m.address().getPort();
+      String body =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      String c = "component=\"pep-proxy\"";
+      assertTrue(
+          body.contains("portcullis_proxy_decisions_total{" + c + ",outcome=\"allow\"} 1.0"), body);
+      assertTrue(
+          body.contains("portcullis_proxy_decisions_total{" + c + ",outcome=\"deny\"} 1.0"), body);
+      assertTrue(body.contains("portcullis_proxy_pdp_connected{" + c + "} 1.0"), body);
+      assertTrue(
+          body.contains("portcullis_proxy_dropped_total{" + c + ",reason=\"no_pdp\"} 0.0"), body);
+      assertEquals(
+          200,
+          http.send(
+                  HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .statusCode());
+      pdp.close();
+      pdp = null;
+      for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
+        Thread.sleep(10);
+      }
+      HttpResponse<String> ready =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(503, ready.statusCode());
+      assertEquals("pdp: no PDP connection\n", ready.body());
+    }
   }
 
   @Test
