@@ -288,10 +288,6 @@ public final class PdpServer implements AutoCloseable {
     }
   }
 
-  /**
-   * Which provider serves each algorithm now, why the others were passed over, and how many
-   * operations each provider has served: the operator's read-out ({@link RegistryStatus#format}).
-   */
   /** The crypto registry serving this PDP (its table can switch at run time). */
   CryptoRegistry cryptoRegistry() {
     return security.registry;
@@ -331,6 +327,10 @@ public final class PdpServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Which provider serves each algorithm now, why the others were passed over, and how many
+   * operations each provider has served: the operator's read-out ({@link RegistryStatus#format}).
+   */
   public RegistryStatus cryptoStatus() {
     return security.registry.status();
   }
