@@ -27,6 +27,7 @@ public final class Cli {
   /** A command line for {@code command}, named {@code name} in its error lines. */
   public static CommandLine of(String name, Object command) {
     CommandLine cl = new CommandLine(command);
+    helpEverywhere(cl);
     cl.registerConverter(Duration.class, Durations::parse);
     cl.setExecutionExceptionHandler(
         (e, c, parsed) -> {
@@ -35,6 +36,20 @@ public final class Cli {
           return exitCode(e);
         });
     return cl;
+  }
+
+  /** {@code --help} (and {@code --version}) on every subcommand that does not define its own. */
+  private static void helpEverywhere(CommandLine cl) {
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    if (spec.findOption("--help") == null
+        && spec.findOption("-h") == null
+        && spec.findOption("-V") == null
+        && spec.findOption("--version") == null) {
+      spec.mixinStandardHelpOptions(true);
+    }
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      helpEverywhere(sub);
+    }
   }
 
   /** {@value #USAGE} for what the user can fix in the command or its configuration, else 1. */

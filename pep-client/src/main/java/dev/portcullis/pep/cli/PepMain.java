@@ -61,6 +61,12 @@ public final class PepMain implements Callable<Integer> {
     return 0;
   }
 
+  private static void field(StringBuilder line, String name, Object value) {
+    if (value != null) {
+      line.append("  ").append(name).append('=').append(value);
+    }
+  }
+
   /** {@code --pdp HOST:PORT}. */
   static final class HostPort implements CommandLine.ITypeConverter<InetSocketAddress> {
     @Override
@@ -185,13 +191,14 @@ public final class PepMain implements Callable<Integer> {
         pep.open().get(10, TimeUnit.SECONDS);
         PepDecision d =
             pep.request("cli-1", new Context(Context.R_INCOMING, 0), ar).get(10, TimeUnit.SECONDS);
-        out.printf(
-            "%s  rule=%s  reason=%s  level=%s  valid-for=%s%n",
-            d.granted() ? "GRANTED" : "DENIED",
-            d.data().ruleId(),
-            d.data().reason(),
-            d.data().grantedLevel(),
-            d.data().validForSeconds());
+        // Only what the decision carries: no "level=null" for a rule without levels.
+        StringBuilder line = new StringBuilder(d.granted() ? "GRANTED" : "DENIED");
+        field(line, "rule", d.data().ruleId());
+        field(line, "reason", d.data().reason());
+        field(line, "level", d.data().grantedLevel());
+        Object validFor = d.data().validForSeconds();
+        field(line, "valid-for", validFor == null ? null : validFor + "s");
+        out.println(line);
         out.flush();
         return d.granted() ? 0 : 1;
       } catch (ExecutionException e) {
