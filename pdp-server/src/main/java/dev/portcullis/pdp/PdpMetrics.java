@@ -1,18 +1,13 @@
 package dev.portcullis.pdp;
 
-import dev.portcullis.crypto.Algorithm;
-import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.metrics.CryptoMeters;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.state.StateStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -99,7 +94,7 @@ final class PdpMetrics {
     FunctionCounter.builder("portcullis.pdp.tls.handshakes", s, PdpStats::unknownHandshakes)
         .tag("kind", "unknown")
         .register(r);
-    providers(endpoint, pdp);
+    CryptoMeters.bind(endpoint, pdp::cryptoRegistry);
     if (store != null) {
       Gauge.builder(
               "portcullis.pdp.store.connected",
@@ -108,28 +103,5 @@ final class PdpMetrics {
           .description("1 while the shared store is reachable")
           .register(r);
     }
-  }
-
-  /** One series per algorithm, naming the provider serving it now (the table can switch). */
-  private static void providers(MetricsEndpoint endpoint, PdpServer pdp) {
-    MultiGauge g =
-        MultiGauge.builder("portcullis.crypto.provider.info")
-            .description("1 for the provider serving each algorithm")
-            .register(endpoint.registry());
-    endpoint.beforeScrape(
-        () -> {
-          CryptoRegistry registry = pdp.cryptoRegistry();
-          List<MultiGauge.Row<?>> rows = new ArrayList<>();
-          for (Algorithm a : Algorithm.values()) {
-            String p;
-            try {
-              p = registry.providerFor(a);
-            } catch (RuntimeException e) {
-              continue; // not served here
-            }
-            rows.add(MultiGauge.Row.of(Tags.of("algorithm", a.jcaName(), "provider", p), 1));
-          }
-          g.register(rows, true);
-        });
   }
 }

@@ -2,12 +2,15 @@ package dev.portcullis.active.cli;
 
 import dev.portcullis.active.Domain;
 import dev.portcullis.active.RosaDemo;
+import dev.portcullis.active.auth.AuthServer;
 import dev.portcullis.active.auth.SessionGrant;
+import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.Source;
+import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
@@ -67,6 +70,16 @@ public final class ActiveMain implements Callable<Integer> {
     RosaConfig load() throws ConfigException {
       return RosaConfig.load(config);
     }
+  }
+
+  /** {@code c}, closing its metrics endpoint (if any) first: not ready once it stops. */
+  static AutoCloseable withMetrics(MetricsEndpoint m, AutoCloseable c) {
+    return m == null
+        ? c
+        : () -> {
+          m.close();
+          c.close();
+        };
   }
 
   static void runUntilStopped(AutoCloseable c) throws InterruptedException {
@@ -130,7 +143,9 @@ public final class ActiveMain implements Callable<Integer> {
               "router-stats");
       stats.setDaemon(true);
       stats.start();
-      runUntilStopped(r);
+      InetSocketAddress at = c.metricsOf(id);
+      MetricsEndpoint m = at == null ? null : ComponentMetrics.router(at, d, r);
+      runUntilStopped(withMetrics(m, r));
       return 0;
     }
   }
@@ -139,7 +154,16 @@ public final class ActiveMain implements Callable<Integer> {
   static final class AuthServerCommand extends WithConfig implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      runUntilStopped(new Domain(load(), Clock.systemUTC()).authServer());
+      RosaConfig c = load();
+      Domain d = new Domain(c, Clock.systemUTC());
+      AuthServer s = d.authServer();
+      InetSocketAddress at = c.metricsOf(RosaConfig.AUTH_SERVER);
+      runUntilStopped(
+          withMetrics(
+              at == null
+                  ? null
+                  : ComponentMetrics.server(at, RosaConfig.AUTH_SERVER, d, s.httpStats()),
+              s));
       return 0;
     }
   }
@@ -148,7 +172,16 @@ public final class ActiveMain implements Callable<Integer> {
   static final class CodeServerCommand extends WithConfig implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      runUntilStopped(new Domain(load(), Clock.systemUTC()).codeServer());
+      RosaConfig c = load();
+      Domain d = new Domain(c, Clock.systemUTC());
+      CodeServer s = d.codeServer();
+      InetSocketAddress at = c.metricsOf(RosaConfig.CODE_SERVER);
+      runUntilStopped(
+          withMetrics(
+              at == null
+                  ? null
+                  : ComponentMetrics.server(at, RosaConfig.CODE_SERVER, d, s.httpStats()),
+              s));
       return 0;
     }
   }

@@ -41,7 +41,22 @@ public record RosaConfig(
     Map<String, User> users,
     List<Rule> rules,
     Map<String, Router> routers,
-    StateConfig state) {
+    StateConfig state,
+    Map<String, InetSocketAddress> metrics) {
+
+  /** The key of the Authorization Server's metrics endpoint in {@link #metrics}. */
+  public static final String AUTH_SERVER = "auth-server";
+
+  /** The key of the Code Server's metrics endpoint in {@link #metrics}. */
+  public static final String CODE_SERVER = "code-server";
+
+  /**
+   * Where a component's metrics and health endpoint listens ({@code metrics="ADDRESS:PORT"} on its
+   * element), or null: {@link #AUTH_SERVER}, {@link #CODE_SERVER} or a router's id.
+   */
+  public InetSocketAddress metricsOf(String component) {
+    return metrics.get(component);
+  }
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(RosaConfig.class, "/dev/portcullis/active/rosa.xsd");
@@ -113,6 +128,9 @@ public record RosaConfig(
             kept,
             XmlConfigReader.duration(as, "request-skew", Duration.ofMinutes(2)));
     CodeServer cs = new CodeServer(address(child(root, "code-server"), "listen"));
+    Map<String, InetSocketAddress> metrics = new LinkedHashMap<>();
+    metric(metrics, AUTH_SERVER, as);
+    metric(metrics, CODE_SERVER, child(root, "code-server"));
 
     Map<String, Code> codes = new LinkedHashMap<>();
     Set<Integer> codeIds = new HashSet<>();
@@ -197,6 +215,7 @@ public record RosaConfig(
       if (routers.containsKey(id)) {
         throw error(r, "id", "router '" + id + "' is defined twice");
       }
+      metric(metrics, id, r);
       Set<String> allowed = new LinkedHashSet<>();
       for (String c : attr(r, "codes", "").trim().split("\\s+")) {
         if (!codes.containsKey(c)) {
@@ -234,7 +253,16 @@ public record RosaConfig(
         Collections.unmodifiableMap(users),
         List.copyOf(rules),
         Collections.unmodifiableMap(routers),
-        StateConfig.parse(child(root, "state"), dir));
+        StateConfig.parse(child(root, "state"), dir),
+        Collections.unmodifiableMap(metrics));
+  }
+
+  private static void metric(Map<String, InetSocketAddress> m, String component, Element e)
+      throws ConfigException {
+    InetSocketAddress a = XmlConfigReader.socketAddress(e, "metrics", null);
+    if (a != null) {
+      m.put(component, a);
+    }
   }
 
   private static Prefix prefix(Element e, String name) throws ConfigException {
