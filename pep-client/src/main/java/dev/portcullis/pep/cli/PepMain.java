@@ -9,6 +9,7 @@ import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepEnrolment;
 import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.sim.ClientSessions;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;
@@ -243,6 +244,14 @@ public final class PepMain implements Callable<Integer> {
                 + " sessions too; the PDP must run on this host with audit on.")
     Path pdpAudit;
 
+    @Option(
+        names = "--config",
+        description =
+            "pep.xml: the PDP, client type and security; with TLS or Integrity configured each"
+                + " session is made by the PEP client with them (--pdp and --client-type given on"
+                + " the command line win).")
+    Path config;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -254,17 +263,77 @@ public final class PepMain implements Callable<Integer> {
         return 2;
       }
       InetSocketAddress to = target.pdp;
-      Simulator.Result r;
-      long started = System.currentTimeMillis();
-      try (Simulator sim = new Simulator(to, target.clientType)) {
-        r = sim.run(sessions, concurrency, 30);
+      int ct = target.clientType;
+      PepConfig cfg;
+      try {
+        cfg = config == null ? null : PepConfig.load(config);
+      } catch (ConfigException e) {
+        spec.commandLine().getErr().println("error: " + e.getMessage());
+        return Cli.USAGE;
       }
+      var given = spec.commandLine().getParseResult();
+      if (cfg != null) {
+        to = given.hasMatchedOption("--pdp") ? target.pdp : cfg.pdp();
+        ct = given.hasMatchedOption("--client-type") ? target.clientType : cfg.clientType();
+      }
+      boolean secured = cfg != null && cfg.security() != null;
+      InetSocketAddress pdp = to;
+      int type = ct;
       PrintWriter out = spec.commandLine().getOut();
+      long started = System.currentTimeMillis();
+      try {
+        // One session first: a PDP that is not there, wants TLS, or refuses this PEP fails it, and
+        // the reason is printed instead of a table of zeros.
+        Simulator.Result probe = sessions(secured, cfg, pdp, type, 1, 1);
+        if (probe.failures() > 0) {
+          spec.commandLine()
+              .getErr()
+              .println(
+                  "error: the first session against "
+                      + dev.portcullis.support.HostPort.of(pdp)
+                      + " failed: "
+                      + probe.firstFailure()
+                      + (secured
+                          ? ""
+                          : " (if the PDP takes TLS or Integrity, give --config a pep.xml that"
+                              + " configures them)"));
+          return Cli.FAILED;
+        }
+        started = System.currentTimeMillis();
+        Simulator.Result r = sessions(secured, cfg, pdp, type, sessions, concurrency);
+        return report(out, r, pdp, started);
+      } finally {
+        if (cfg != null) {
+          cfg.close();
+        }
+      }
+    }
+
+    private static Simulator.Result sessions(
+        boolean secured, PepConfig cfg, InetSocketAddress pdp, int type, int n, int at)
+        throws InterruptedException {
+      if (secured) {
+        return ClientSessions.run(() -> cfg.clientBuilder().pdp(pdp).clientType(type), n, at, 30);
+      }
+      try (Simulator sim = new Simulator(pdp, type)) {
+        return sim.run(n, at, 30);
+      }
+    }
+
+    private int report(PrintWriter out, Simulator.Result r, InetSocketAddress to, long started)
+        throws Exception {
+      List<SessionTimes> pepSide = new ArrayList<>();
+      for (SessionTimes t : new SessionTimes[] {r.connect(), r.open(), r.request(), r.session()}) {
+        if (t != null) {
+          pepSide.add(t);
+        }
+      }
       SimulationReport.print(
           out,
           String.format(
-              "%d sessions against %s, %d at a time, PEP side:", sessions, to, concurrency),
-          List.of(r.connect(), r.open(), r.request(), r.session()));
+              "%d sessions against %s, %d at a time, PEP side:",
+              sessions, dev.portcullis.support.HostPort.of(to), concurrency),
+          pepSide);
       List<SessionTimes> pdpSide = List.of();
       if (pdpAudit != null) {
         pdpSide = SimulationReport.fromAudit(pdpAudit, started, "sim-pep-");
@@ -279,11 +348,7 @@ public final class PepMain implements Callable<Integer> {
         meta.put("sessions", sessions);
         meta.put("concurrency", concurrency);
         meta.put("failures", r.failures());
-        SimulationReport.writeJson(
-            json,
-            meta,
-            Map.of(
-                "pep", List.of(r.connect(), r.open(), r.request(), r.session()), "pdp", pdpSide));
+        SimulationReport.writeJson(json, meta, Map.of("pep", pepSide, "pdp", pdpSide));
         out.println("  results written to " + json);
       }
       out.flush();
