@@ -1,13 +1,10 @@
 package dev.portcullis.pep.sim;
 
 import dev.portcullis.cops.Context;
-import dev.portcullis.cops.access.AccessMode;
-import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.support.Transport;
 import io.netty.channel.EventLoopGroup;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
@@ -45,7 +42,7 @@ public final class ClientSessions {
     AtomicReference<String> first = new AtomicReference<>();
     EventLoopGroup loops = Transport.best().group(1);
     ExecutorService callers = Executors.newFixedThreadPool(concurrency);
-    AccessRequest ar = request();
+    AccessRequest ar = Simulator.request(0);
     try {
       Future<?>[] workers = new Future<?>[concurrency];
       for (int w = 0; w < concurrency; w++) {
@@ -104,26 +101,5 @@ public final class ClientSessions {
         new SessionTimes("whole session", Arrays.copyOf(whole, n)),
         failures.get(),
         first.get());
-  }
-
-  private static AccessRequest request() {
-    try {
-      return new AccessRequest(
-          AccessOperation.ACCESS,
-          "alice",
-          null,
-          null,
-          InetAddress.getByName("192.0.2.1"),
-          40000,
-          InetAddress.getByName("10.1.2.3"),
-          22,
-          6,
-          "ssh",
-          AccessMode.READ,
-          null,
-          null);
-    } catch (java.net.UnknownHostException e) {
-      throw new AssertionError(e);
-    }
   }
 }

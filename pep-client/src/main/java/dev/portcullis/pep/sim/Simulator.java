@@ -107,24 +107,28 @@ public final class Simulator implements AutoCloseable {
         firstFailure);
   }
 
+  /** Session {@code n}'s request: alice reads https on loopback, from a port of its own. */
+  static AccessRequest request(int n) {
+    return new AccessRequest(
+        AccessOperation.ACCESS,
+        "alice",
+        1,
+        List.of(),
+        InetAddress.getLoopbackAddress(),
+        40000 + (n % 20000),
+        InetAddress.getLoopbackAddress(),
+        443,
+        6,
+        "https",
+        AccessMode.READ,
+        null,
+        null);
+  }
+
   private CompletableFuture<long[]> session(int n) {
     CompletableFuture<long[]> done = new CompletableFuture<>();
     long[] t = new long[5]; // start, connected, accepted, decided, (spare)
-    AccessRequest ar =
-        new AccessRequest(
-            AccessOperation.ACCESS,
-            "alice",
-            1,
-            List.of(),
-            InetAddress.getLoopbackAddress(),
-            40000 + (n % 20000),
-            InetAddress.getLoopbackAddress(),
-            443,
-            6,
-            "https",
-            AccessMode.READ,
-            null,
-            null);
+    AccessRequest ar = request(n);
     CopsMessage req =
         Request.of(
             clientType, Handle.of("sim-" + n), new Context(Context.R_INCOMING, 0), ar.toClientSI());
