@@ -115,10 +115,15 @@ final class PdpSecurityMaterial implements AutoCloseable {
         names.add(config.address().getHostAddress());
       }
       DevCertificates.Pki pki = DevCertificates.ensure(t.devPki(), names, List.of());
-      log.warn(
-          "TLS: no certificate configured; using development certificates from {} (not for"
-              + " production)",
-          pki.directory());
+      if (t.developmentChosen()) {
+        log.info(
+            "TLS: development certificates from {} (dev-pki; not for production)", pki.directory());
+      } else {
+        log.warn(
+            "TLS: no certificate configured; using development certificates from {} (not for"
+                + " production)",
+            pki.directory());
+      }
       chain = pki.pdp().certificateChain();
       key = pki.pdp().privateKey();
       trust = pki.caCertificate();

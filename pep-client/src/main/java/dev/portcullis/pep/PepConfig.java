@@ -205,10 +205,16 @@ public final class PepConfig implements AutoCloseable {
     if (tls.development()) {
       try {
         DevCertificates.Pki pki = DevCertificates.ensure(tls.devPki(), List.of(), List.of(pepId));
-        log.warn(
-            "TLS: no certificate configured; using development certificates from {} (not for"
-                + " production)",
-            pki.directory());
+        if (tls.developmentChosen()) {
+          log.info(
+              "TLS: development certificates from {} (dev-pki; not for production)",
+              pki.directory());
+        } else {
+          log.warn(
+              "TLS: no certificate configured; using development certificates from {} (not for"
+                  + " production)",
+              pki.directory());
+        }
         cert = pki.peps().get(pepId).certificateChain();
         key = pki.peps().get(pepId).privateKey();
         trust = pki.caCertificate();

@@ -57,6 +57,16 @@ public record TlsSettings(
   }
 
   /**
+   * True when the configuration named the development PKI's directory ({@code dev-pki}): the
+   * development certificates were asked for, not fallen back to. Logged at INFO then, WARN
+   * otherwise, so that a sample configuration starts without a warning and a production one that
+   * forgot its certificates does not.
+   */
+  public boolean developmentChosen() {
+    return development() && !devPki.equals(DEFAULT_DEV_PKI);
+  }
+
+  /**
    * Reads the attributes {@code engine}, {@code protocols}, {@code certificate}, {@code key},
    * {@code trust} and {@code dev-pki} of {@code tls}; relative paths resolve against {@code dir}.
    */

@@ -7,6 +7,7 @@ import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.cli.PdpMain;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -27,7 +28,7 @@ class EnrolCliTest {
   static String run(Object command, int expected, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = new CommandLine(command);
+    CommandLine cl = Cli.of("test", command); // as the commands run: durations, exit codes
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(err));
     int rc = cl.execute(args);
