@@ -8,6 +8,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
 
 /** The tiny JMH configuration the smoke tests run benchmarks in: in-process, one 20 ms shot. */
 final class Smoke {
@@ -22,6 +23,9 @@ final class Smoke {
                     .measurementIterations(1)
                     .measurementTime(TimeValue.milliseconds(20))
                     .shouldFailOnError(true)
+                    // in-process, so JMH warns about non-forked runs: right for a measurement,
+                    // noise for a smoke test that only proves the benchmark runs
+                    .verbosity(VerboseMode.SILENT)
                     .build())
             .run();
     for (RunResult r : results) {
