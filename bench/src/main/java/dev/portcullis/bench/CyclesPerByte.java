@@ -78,8 +78,8 @@ public final class CyclesPerByte implements Callable<Integer> {
       StringBuilder name =
           new StringBuilder(r.get("benchmark").asText().replaceAll(".*\\.(\\w+\\.\\w+)$", "$1"));
       params
-          .fields()
-          .forEachRemaining(
+          .properties()
+          .forEach(
               e -> {
                 if (!e.getKey().equals("size")) {
                   name.append(' ').append(e.getValue().asText());

@@ -38,11 +38,27 @@ import org.slf4j.LoggerFactory;
  *       one per line (policies loaded, ports bound, audit owned, store reachable...).
  * </ul>
  *
- * One daemon thread answers, so a scrape never competes with the component's event loops for more
- * than that.
+ * Two daemon threads answer, so a scrape never competes with the component's event loops for more
+ * than that; a client that sends its request or reads the answer slowly is cut after {@value
+ * #MAX_EXCHANGE_SECONDS} seconds (the JDK server's {@code sun.net.httpserver.maxReqTime} and {@code
+ * maxRspTime}, set here unless the operator set them), so a few slow connections cannot keep a
+ * scrape out for good.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
+
+  /** Longest a request may take to arrive, and its answer to be taken. */
+  static final int MAX_EXCHANGE_SECONDS = 5;
+
+  static {
+    // Read once by the JDK's server when its classes load: set before the first HttpServer.
+    for (String p :
+        new String[] {"sun.net.httpserver.maxReqTime", "sun.net.httpserver.maxRspTime"}) {
+      if (System.getProperty(p) == null) {
+        System.setProperty(p, Integer.toString(MAX_EXCHANGE_SECONDS));
+      }
+    }
+  }
 
   /** A readiness check: null when ready, else what is not. */
   public interface Check extends Supplier<String> {}
@@ -94,7 +110,8 @@ public final class MetricsEndpoint implements AutoCloseable {
           "cannot listen on " + HostPort.of(listen) + " for metrics: " + e.getMessage(), e);
     }
     ExecutorService executor =
-        Executors.newSingleThreadExecutor(
+        Executors.newFixedThreadPool(
+            2,
             r -> {
               Thread t = new Thread(r, "portcullis-metrics");
               t.setDaemon(true);

@@ -63,6 +63,41 @@ class MetricsEndpointTest {
     }
   }
 
+  /**
+   * Clients that send half a request and wait hold the endpoint's threads only until the exchange
+   * time limit: a scrape after them is answered (without the limit it waited forever).
+   */
+  @Test
+  void slowClientsCannotKeepAScrapeOut() throws Exception {
+    try (MetricsEndpoint m = MetricsEndpoint.start(loopback(0), "test")) {
+      java.util.List<java.net.Socket> slow = new java.util.ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          java.net.Socket s =
+              new java.net.Socket(InetAddress.getLoopbackAddress(), m.address().getPort());
+          s.getOutputStream()
+              .write(
+                  "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                      .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+          slow.add(s);
+        }
+        HttpResponse<String> r =
+            HTTP.send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + m.address().getPort() + "/health"))
+                    .timeout(Duration.ofSeconds(MetricsEndpoint.MAX_EXCHANGE_SECONDS * 4L))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode());
+      } finally {
+        for (java.net.Socket s : slow) {
+          s.close();
+        }
+      }
+    }
+  }
+
   @Test
   void aPortInUseIsNamed() throws Exception {
     try (MetricsEndpoint first = MetricsEndpoint.start(loopback(0), "a")) {

@@ -31,8 +31,8 @@ record JmhResults(Map<String, List<Bar>> charts) {
       bench = bench.substring(bench.lastIndexOf('.', bench.lastIndexOf('.') - 1) + 1);
       Map<String, String> rest = new TreeMap<>();
       params
-          .fields()
-          .forEachRemaining(
+          .properties()
+          .forEach(
               e -> {
                 if (!e.getKey().equals("provider")) {
                   rest.put(e.getKey(), e.getValue().asText());
