@@ -68,6 +68,7 @@ public final class PdpServer implements AutoCloseable {
 
   private Channel serverChannel;
   private volatile MetricsEndpoint metrics; // null unless <metrics> is configured
+  private volatile boolean draining; // SIGTERM: sending PEPs away before stopping
   private final StateStore store; // null: nothing shared
   private FleetMember fleet; // with a ZooKeeper store: this PDP's part in the fleet
 
@@ -300,15 +301,15 @@ public final class PdpServer implements AutoCloseable {
   }
 
   /**
-   * Ready: listening, not stopping, its audit (if any) writable, its store (if any) connected.
-   * Policies are loaded before the PDP starts at all, and a reload that fails keeps the last good
-   * one, so they never make it unready.
+   * Ready: listening, not draining or stopping (SIGTERM), its audit (if any) writable, its store
+   * (if any) connected. Policies are loaded before the PDP starts at all, and a reload that fails
+   * keeps the last good one, so they never make it unready.
    */
   private void readiness(MetricsEndpoint m) {
     m.readiness(
         "listening",
         () ->
-            closed.get()
+            closed.get() || draining
                 ? "stopping"
                 : serverChannel == null || !serverChannel.isActive() ? "not bound" : null);
     m.readiness(
@@ -442,6 +443,7 @@ public final class PdpServer implements AutoCloseable {
    * @return the connections still open when it stopped waiting
    */
   public int drain(Duration period) {
+    draining = true; // not ready from now on: a balancer or an operator sees it go
     return fleet == null || closed.get() ? context.connections().size() : fleet.drain(period);
   }
 

@@ -93,6 +93,9 @@ class PdpMetricsTest {
           m);
       assertEquals("ok\n", get(pdp, "/health", 200));
       assertEquals("ready\n", get(pdp, "/ready", 200));
+      pdp.drain(Duration.ZERO); // what SIGTERM does first
+      assertEquals("listening: stopping\n", get(pdp, "/ready", 503));
+      assertEquals("ok\n", get(pdp, "/health", 200));
     }
   }
 
