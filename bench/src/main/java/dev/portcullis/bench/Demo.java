@@ -10,6 +10,7 @@ import dev.portcullis.pep.sim.Simulator;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.ProgressLine;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -79,7 +80,9 @@ public final class Demo implements Callable<Integer> {
         sim.run(warmup, 1, 30);
       }
       PdpTimings timings = pdp.enableTimings();
-      Simulator.Result r = sim.run(sessions, 1, 30);
+      ProgressLine progress =
+          new ProgressLine(spec.commandLine().getErr(), "demo", "sessions", sessions);
+      Simulator.Result r = sim.run(sessions, 1, 30, progress::done);
       List<SessionTimes> pep = List.of(r.connect(), r.open(), r.request(), r.session());
       List<SessionTimes> pdpSide = new ArrayList<>();
       for (PdpTimings.Phase p : PdpTimings.Phase.values()) {

@@ -16,6 +16,7 @@ import dev.portcullis.pep.sim.Simulator;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.ProgressLine;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -284,7 +286,7 @@ public final class PepMain implements Callable<Integer> {
       try {
         // One session first: a PDP that is not there, wants TLS, or refuses this PEP fails it, and
         // the reason is printed instead of a table of zeros.
-        Simulator.Result probe = sessions(secured, cfg, pdp, type, 1, 1);
+        Simulator.Result probe = sessions(secured, cfg, pdp, type, 1, 1, n -> {});
         if (probe.failures() > 0) {
           spec.commandLine()
               .getErr()
@@ -300,7 +302,10 @@ public final class PepMain implements Callable<Integer> {
           return Cli.FAILED;
         }
         started = System.currentTimeMillis();
-        Simulator.Result r = sessions(secured, cfg, pdp, type, sessions, concurrency);
+        ProgressLine progress =
+            new ProgressLine(spec.commandLine().getErr(), "simulate", "sessions", sessions);
+        Simulator.Result r =
+            sessions(secured, cfg, pdp, type, sessions, concurrency, progress::done);
         return report(out, r, pdp, started);
       } finally {
         if (cfg != null) {
@@ -310,13 +315,20 @@ public final class PepMain implements Callable<Integer> {
     }
 
     private static Simulator.Result sessions(
-        boolean secured, PepConfig cfg, InetSocketAddress pdp, int type, int n, int at)
+        boolean secured,
+        PepConfig cfg,
+        InetSocketAddress pdp,
+        int type,
+        int n,
+        int at,
+        IntConsumer progress)
         throws InterruptedException {
       if (secured) {
-        return ClientSessions.run(() -> cfg.clientBuilder().pdp(pdp).clientType(type), n, at, 30);
+        return ClientSessions.run(
+            () -> cfg.clientBuilder().pdp(pdp).clientType(type), n, at, 30, progress);
       }
       try (Simulator sim = new Simulator(pdp, type)) {
-        return sim.run(n, at, 30);
+        return sim.run(n, at, 30, progress);
       }
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -31,7 +32,11 @@ public final class ClientSessions {
    * (already given its PDP, client type and security) with PEP id {@code sim-pep-N}.
    */
   public static Simulator.Result run(
-      Supplier<PepClient.Builder> builder, int sessions, int concurrency, long timeoutSeconds)
+      Supplier<PepClient.Builder> builder,
+      int sessions,
+      int concurrency,
+      long timeoutSeconds,
+      IntConsumer progress)
       throws InterruptedException {
     long[] open = new long[sessions];
     long[] request = new long[sessions];
@@ -79,6 +84,7 @@ public final class ClientSessions {
                       first.compareAndSet(
                           null, c.getMessage() == null ? c.toString() : c.getMessage());
                     }
+                    progress.accept(1);
                   }
                 });
       }

@@ -32,6 +32,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * The session simulator of the COPS over TLS/IPsec paper: each session opens a TCP connection,
@@ -65,6 +66,12 @@ public final class Simulator implements AutoCloseable {
    */
   public Result run(int sessions, int concurrency, long timeoutSeconds)
       throws InterruptedException {
+    return run(sessions, concurrency, timeoutSeconds, n -> {});
+  }
+
+  /** As {@link #run(int, int, long)}, telling {@code progress} of each batch of sessions done. */
+  public Result run(int sessions, int concurrency, long timeoutSeconds, IntConsumer progress)
+      throws InterruptedException {
     long[] connect = new long[sessions];
     long[] open = new long[sessions];
     long[] request = new long[sessions];
@@ -97,6 +104,7 @@ public final class Simulator implements AutoCloseable {
         }
       }
       next += batch;
+      progress.accept(batch);
     }
     return new Result(
         new SessionTimes("TCP connect", Arrays.copyOf(connect, ok)),
