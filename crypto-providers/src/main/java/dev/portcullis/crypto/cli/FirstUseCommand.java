@@ -1,5 +1,6 @@
 package dev.portcullis.crypto.cli;
 
+import dev.portcullis.support.ProgressLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -70,6 +71,13 @@ final class FirstUseCommand implements Callable<Integer> {
         "2nd op us",
         "steady ns",
         "1st/steady");
+    // Each probe is a fresh JVM (about half a second here): say how far it is on stderr.
+    ProgressLine progress =
+        new ProgressLine(
+            spec.commandLine().getErr(),
+            "first-use",
+            "fresh JVMs",
+            (long) algorithms.size() * MODES.length * runs);
     for (String alg : algorithms) {
       for (String[] mode : MODES) {
         List<long[]> samples = new ArrayList<>();
@@ -79,6 +87,7 @@ final class FirstUseCommand implements Callable<Integer> {
           if (r == null) {
             return 1;
           }
+          progress.done(1);
           provider = r.get("provider");
           samples.add(
               new long[] {
