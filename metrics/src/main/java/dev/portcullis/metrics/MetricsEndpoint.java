@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -106,8 +107,11 @@ public final class MetricsEndpoint implements AutoCloseable {
     } catch (IOException e) {
       gc.close();
       registry.close();
-      throw new IOException(
-          "cannot listen on " + HostPort.of(listen) + " for metrics: " + e.getMessage(), e);
+      BindException b =
+          new BindException(
+              "cannot listen on " + HostPort.of(listen) + " for metrics: " + e.getMessage());
+      b.initCause(e);
+      throw b;
     }
     ExecutorService executor =
         Executors.newFixedThreadPool(

@@ -3,17 +3,28 @@ package dev.portcullis.pdp;
 import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
+import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.state.StateStore;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine serving one client type, replaced atomically on reload: from the configured file, or
  * from a version published to the fleet ({@link FleetPolicies}).
  */
 final class ClientTypePolicy {
+  private static final Logger log = LoggerFactory.getLogger(ClientTypePolicy.class);
+
   final int clientType;
   final PolicyEngineProvider provider;
   final Path file;
@@ -22,6 +33,52 @@ final class ClientTypePolicy {
   private volatile PolicyEngine engine;
   private byte[] lastFile; // the configured file's bytes when last looked at (null: unreadable)
   private byte[] running; // the policy the engine was loaded from
+
+  /**
+   * The engines of every configured client type, loaded from their files with the engine providers
+   * found by name ({@link PolicyEngineProvider}, ServiceLoader); {@code changed} hears of a change
+   * of shared or session state under a client type's decisions (alone or in a fleet).
+   *
+   * @throws ConfigException naming the client type and the engines there are, or the policy file
+   */
+  static Map<Integer, ClientTypePolicy> loadAll(
+      PdpConfig config, StateStore store, BiConsumer<Integer, Predicate<PolicyRequest>> changed)
+      throws ConfigException {
+    Map<String, PolicyEngineProvider> providers = new HashMap<>();
+    for (PolicyEngineProvider p :
+        ServiceLoader.load(PolicyEngineProvider.class, ClientTypePolicy.class.getClassLoader())) {
+      providers.putIfAbsent(p.name(), p);
+    }
+    Map<Integer, ClientTypePolicy> policies = new HashMap<>();
+    for (PdpConfig.ClientTypeConfig c : config.clientTypes().values()) {
+      PolicyEngineProvider p = providers.get(c.engine());
+      if (p == null) {
+        throw new ConfigException(
+            config.source(),
+            "client type "
+                + ConnectionState.hex(c.code())
+                + ": engine "
+                + c.engine()
+                + " (expected: one of "
+                + providers.keySet()
+                + ")",
+            null);
+      }
+      int type = c.code();
+      // Alone or in a fleet, a change of shared or session state re-decides what it affects.
+      EngineEnvironment env =
+          new EngineEnvironment(
+              store, store != null && c.linearizable(), affected -> changed.accept(type, affected));
+      ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
+      log.info(
+          "client type {}: {} engine, {}",
+          ConnectionState.hex(c.code()),
+          c.engine(),
+          policy.engine().describe());
+      policies.put(c.code(), policy);
+    }
+    return policies;
+  }
 
   ClientTypePolicy(
       int clientType,

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.metrics.CryptoMeters;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.state.StateStore;
@@ -7,6 +8,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -46,7 +48,35 @@ final class PdpMetrics {
     Duration.ofMillis(100)
   };
 
-  static void bind(PdpServer pdp, MetricsEndpoint endpoint, StateStore store) {
+  /**
+   * Opens the PDP's endpoint ({@code <metrics listen=...>}) with its meters and readiness: ready
+   * while it serves (listening, not draining or stopping), its audit log (if any) writable and its
+   * store (if any) connected. Policies are loaded before a PDP starts at all, and a reload that
+   * fails keeps the last good one, so they never make it unready.
+   */
+  static MetricsEndpoint open(PdpServer pdp, StateStore store) throws IOException {
+    MetricsEndpoint m = MetricsEndpoint.start(pdp.config().metrics(), "pdp");
+    bind(pdp, m, store);
+    m.readiness("listening", pdp::notServing);
+    AuditLog audit = pdp.audit();
+    m.readiness(
+        "audit",
+        () ->
+            audit.failure() == null
+                ? null
+                : "audit log cannot be written: " + audit.failure().getMessage());
+    if (store != null) {
+      m.readiness(
+          "store",
+          () ->
+              store.connection() == StateStore.Connection.CONNECTED
+                  ? null
+                  : "store " + store.connection().name().toLowerCase(Locale.ROOT));
+    }
+    return m;
+  }
+
+  private static void bind(PdpServer pdp, MetricsEndpoint endpoint, StateStore store) {
     MeterRegistry r = endpoint.registry();
     PdpStats s = pdp.stats();
     Gauge.builder("portcullis.pdp.peps.connected", s, PdpStats::connectedPeps)

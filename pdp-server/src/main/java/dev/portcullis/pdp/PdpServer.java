@@ -8,12 +8,11 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.RegistryStatus;
 import dev.portcullis.metrics.MetricsEndpoint;
-import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
-import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -21,14 +20,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -131,39 +129,9 @@ public final class PdpServer implements AutoCloseable {
 
   private static PdpServer start(PdpConfig config, int threads, StateStore store)
       throws ConfigException, IOException {
-    Map<String, PolicyEngineProvider> providers = new HashMap<>();
-    for (PolicyEngineProvider p :
-        ServiceLoader.load(PolicyEngineProvider.class, PdpServer.class.getClassLoader())) {
-      providers.putIfAbsent(p.name(), p);
-    }
-    Map<Integer, ClientTypePolicy> policies = new HashMap<>();
     SharedStateChanges changes = new SharedStateChanges();
-    for (PdpConfig.ClientTypeConfig c : config.clientTypes().values()) {
-      PolicyEngineProvider p = providers.get(c.engine());
-      if (p == null) {
-        throw new ConfigException(
-            config.source(),
-            "client type "
-                + hex(c.code())
-                + ": engine "
-                + c.engine()
-                + " (expected: one of "
-                + providers.keySet()
-                + ")",
-            null);
-      }
-      int type = c.code();
-      // Alone or in a fleet, a change of shared or session state re-decides what it affects.
-      EngineEnvironment env =
-          new EngineEnvironment(
-              store,
-              store != null && c.linearizable(),
-              affected -> changes.changed(type, affected));
-      ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
-      log.info(
-          "client type {}: {} engine, {}", hex(c.code()), c.engine(), policy.engine().describe());
-      policies.put(c.code(), policy);
-    }
+    Map<Integer, ClientTypePolicy> policies =
+        ClientTypePolicy.loadAll(config, store, changes::changed);
     PdpSecurityMaterial security =
         PdpSecurityMaterial.open(
             config, config.state() != null && config.state().zookeeper() ? store : null);
@@ -187,9 +155,7 @@ public final class PdpServer implements AutoCloseable {
                 store, s.context, config, s.audit, s.address(), s.housekeeping, s.closed::get);
       }
       if (config.metrics() != null) {
-        s.metrics = MetricsEndpoint.start(config.metrics(), "pdp");
-        PdpMetrics.bind(s, s.metrics, store);
-        s.readiness(s.metrics);
+        s.metrics = PdpMetrics.open(s, store);
       }
     } catch (IOException | RuntimeException e) {
       s.close();
@@ -214,14 +180,15 @@ public final class PdpServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
     } catch (Exception e) {
-      throw new IOException(
-          "cannot listen on "
-              + config.address().getHostAddress()
-              + ":"
-              + config.port()
-              + ": "
-              + e.getMessage(),
-          e);
+      // A BindException whatever the transport said: an address to fix, for the caller (exit 2).
+      BindException refused =
+          new BindException(
+              "cannot listen on "
+                  + HostPort.of(new InetSocketAddress(config.address(), config.port()))
+                  + ": "
+                  + e.getMessage());
+      refused.initCause(e);
+      throw refused;
     }
     log.info("PDP listening on {} ({} transport)", address(), TRANSPORT);
     audit.record("started", "address", address().toString());
@@ -300,32 +267,16 @@ public final class PdpServer implements AutoCloseable {
     return m == null ? null : m.address();
   }
 
-  /**
-   * Ready: listening, not draining or stopping (SIGTERM), its audit (if any) writable, its store
-   * (if any) connected. Policies are loaded before the PDP starts at all, and a reload that fails
-   * keeps the last good one, so they never make it unready.
-   */
-  private void readiness(MetricsEndpoint m) {
-    m.readiness(
-        "listening",
-        () ->
-            closed.get() || draining
-                ? "stopping"
-                : serverChannel == null || !serverChannel.isActive() ? "not bound" : null);
-    m.readiness(
-        "audit",
-        () ->
-            audit.failure() == null
-                ? null
-                : "audit log cannot be written: " + audit.failure().getMessage());
-    if (store != null) {
-      m.readiness(
-          "store",
-          () ->
-              store.connection() == StateStore.Connection.CONNECTED
-                  ? null
-                  : "store " + store.connection().name().toLowerCase(java.util.Locale.ROOT));
-    }
+  /** Its audit log ({@link AuditLog#NONE} without {@code <audit>}). */
+  AuditLog audit() {
+    return audit;
+  }
+
+  /** Null while this PDP serves; else why not (stopping, draining, not bound). */
+  String notServing() {
+    return closed.get() || draining
+        ? "stopping"
+        : serverChannel == null || !serverChannel.isActive() ? "not bound" : null;
   }
 
   /**

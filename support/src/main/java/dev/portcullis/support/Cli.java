@@ -61,8 +61,7 @@ public final class Cli {
           || c instanceof UnknownHostException
           || c instanceof NoSuchFileException
           || c instanceof FileNotFoundException
-          || c instanceof CommandLine.ParameterException
-          || String.valueOf(c.getMessage()).startsWith("cannot listen on ")) {
+          || c instanceof CommandLine.ParameterException) {
         return USAGE;
       }
     }

@@ -1,0 +1,19 @@
+package dev.portcullis.support;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.net.BindException;
+import org.junit.jupiter.api.Test;
+
+/** What a command's failure exits with: 2 for what the user fixes, 1 for the rest. */
+class CliTest {
+  @Test
+  void userMistakesAreTwoAndFailuresOne() {
+    assertEquals(Cli.USAGE, Cli.exitCode(new ConfigException("pdp.xml", "bad", null)));
+    assertEquals(Cli.USAGE, Cli.exitCode(new IllegalArgumentException("'10x': expected ...")));
+    BindException bind = new BindException("cannot listen on 127.0.0.1:3288: in use");
+    assertEquals(Cli.USAGE, Cli.exitCode(new IOException("wrapped", bind)), "found as a cause");
+    assertEquals(Cli.FAILED, Cli.exitCode(new IOException("connection refused")));
+  }
+}
