@@ -6,6 +6,7 @@ import dev.portcullis.active.auth.AuthServer;
 import dev.portcullis.active.auth.SessionGrant;
 import dev.portcullis.active.code.CodeServer;
 import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
@@ -24,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -70,6 +72,28 @@ public final class ActiveMain implements Callable<Integer> {
     RosaConfig load() throws ConfigException {
       return RosaConfig.load(config);
     }
+
+    /**
+     * Runs one of the domain's HTTPS servers until stopped, with its metrics endpoint when the
+     * config gives {@code component} one.
+     */
+    <T extends AutoCloseable> int serve(
+        String component, Start<T> start, Function<T, HttpsEndpoint.Stats> stats) throws Exception {
+      RosaConfig c = load();
+      Domain d = new Domain(c, Clock.systemUTC());
+      T server = start.start(d);
+      InetSocketAddress at = c.metricsOf(component);
+      runUntilStopped(
+          withMetrics(
+              at == null ? null : ComponentMetrics.server(at, component, d, stats.apply(server)),
+              server));
+      return 0;
+    }
+  }
+
+  /** Starts a server of the domain. */
+  interface Start<T extends AutoCloseable> {
+    T start(Domain d) throws Exception;
   }
 
   /** {@code c}, closing its metrics endpoint (if any) first: not ready once it stops. */
@@ -154,17 +178,7 @@ public final class ActiveMain implements Callable<Integer> {
   static final class AuthServerCommand extends WithConfig implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      RosaConfig c = load();
-      Domain d = new Domain(c, Clock.systemUTC());
-      AuthServer s = d.authServer();
-      InetSocketAddress at = c.metricsOf(RosaConfig.AUTH_SERVER);
-      runUntilStopped(
-          withMetrics(
-              at == null
-                  ? null
-                  : ComponentMetrics.server(at, RosaConfig.AUTH_SERVER, d, s.httpStats()),
-              s));
-      return 0;
+      return serve(RosaConfig.AUTH_SERVER, Domain::authServer, AuthServer::httpStats);
     }
   }
 
@@ -172,17 +186,7 @@ public final class ActiveMain implements Callable<Integer> {
   static final class CodeServerCommand extends WithConfig implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      RosaConfig c = load();
-      Domain d = new Domain(c, Clock.systemUTC());
-      CodeServer s = d.codeServer();
-      InetSocketAddress at = c.metricsOf(RosaConfig.CODE_SERVER);
-      runUntilStopped(
-          withMetrics(
-              at == null
-                  ? null
-                  : ComponentMetrics.server(at, RosaConfig.CODE_SERVER, d, s.httpStats()),
-              s));
-      return 0;
+      return serve(RosaConfig.CODE_SERVER, Domain::codeServer, CodeServer::httpStats);
     }
   }
 
