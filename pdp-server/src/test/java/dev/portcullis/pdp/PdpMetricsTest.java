@@ -39,7 +39,7 @@ class PdpMetricsTest {
     return r.body();
   }
 
-  private static AccessRequest request(String service, int port) throws Exception {
+  static AccessRequest request(String service, int port) throws Exception {
     return new AccessRequest(
         AccessOperation.ACCESS,
         "alice",
@@ -56,19 +56,25 @@ class PdpMetricsTest {
         null);
   }
 
-  @Test
-  void decisionsByClientTypeAndOutcomeAreScraped() throws Exception {
-    Files.writeString(
-        dir.resolve("rules.xml"),
-        "<rules><rule id=\"ssh\" decision=\"install\"><match service=\"ssh\"/></rule>"
-            + "<default decision=\"remove\"/></rules>");
+  /** A PDP on loopback with {@code rules} for 0xC0A5 and its metrics endpoint on a free port. */
+  static PdpServer withMetrics(Path dir, String rules) throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), rules);
     Path xml = dir.resolve("pdp.xml");
     Files.writeString(
         xml,
         "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
             + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
             + "<metrics listen=\"127.0.0.1:0\"/></pdp>");
-    try (PdpServer pdp = PdpServer.start(PdpConfig.load(xml), 1);
+    return PdpServer.start(PdpConfig.load(xml), 1);
+  }
+
+  @Test
+  void decisionsByClientTypeAndOutcomeAreScraped() throws Exception {
+    try (PdpServer pdp =
+            withMetrics(
+                dir,
+                "<rules><rule id=\"ssh\" decision=\"install\"><match service=\"ssh\"/></rule>"
+                    + "<default decision=\"remove\"/></rules>");
         BlockingPep pep = new BlockingPep(pdp.address(), 0xC0A5, "gw-1")) {
       AccessRequest ssh = request("ssh", 22);
       assertTrue(pep.ask("h1", ssh) && pep.ask("h2", ssh), "installed");

@@ -3,8 +3,6 @@ package dev.portcullis.pdp;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.portcullis.cops.access.AccessMode;
-import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -51,30 +49,10 @@ class PrometheusScrapeTest {
   void prometheusScrapesThePdpAndQueriesItsDecisions() throws Exception {
     Path bin = prometheus();
     assumeTrue(bin != null, "prometheus is not installed here");
-    Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
-    Path xml = dir.resolve("pdp.xml");
-    Files.writeString(
-        xml,
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
-            + "<metrics listen=\"127.0.0.1:0\"/></pdp>");
-    try (PdpServer pdp = PdpServer.start(PdpConfig.load(xml), 1);
+    try (PdpServer pdp =
+            PdpMetricsTest.withMetrics(dir, "<rules><default decision=\"remove\"/></rules>");
         BlockingPep pep = new BlockingPep(pdp.address(), 0xC0A5, "gw-1")) {
-      AccessRequest r =
-          new AccessRequest(
-              AccessOperation.ACCESS,
-              "alice",
-              null,
-              null,
-              InetAddress.getByName("192.0.2.1"),
-              40000,
-              InetAddress.getByName("10.1.2.3"),
-              22,
-              6,
-              "ssh",
-              AccessMode.READ,
-              null,
-              null);
+      AccessRequest r = PdpMetricsTest.request("ssh", 22);
       for (int i = 0; i < 3; i++) {
         pep.ask("h" + i, r);
       }
