@@ -136,7 +136,8 @@ public final class PdpLoad implements Callable<Integer> {
             null,
             null,
             null,
-            null);
+            null,
+            PdpConfig.DEFAULT_DRAIN);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;

@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
 import org.w3c.dom.Element;
 
@@ -36,6 +37,8 @@ import org.w3c.dom.Element;
  *     shared
  * @param fleet how this member shares load with the others ({@code <fleet>}), or null: the defaults
  *     (never redirect for load; drain for 10 s on SIGTERM)
+ * @param drain on SIGTERM, how long to let decisions being made finish before PEPs are closed with
+ *     "Shutting down" ({@code <shutdown drain>}, default 10 s)
  */
 public record PdpConfig(
     String source,
@@ -56,7 +59,8 @@ public record PdpConfig(
     Path crypto,
     StateConfig state,
     Fleet fleet,
-    InetSocketAddress metrics) {
+    InetSocketAddress metrics,
+    Duration drain) {
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -66,13 +70,32 @@ public record PdpConfig(
    *
    * @param linearizable with a fleet store, decide from a synchronous read of shared state rather
    *     than the watch-fed view ({@code consistency="linearizable"}; default {@code cached})
+   * @param decisionTimeout how long an asynchronous engine may take over one decision
    */
   public record ClientTypeConfig(
-      int code, String engine, Path policy, boolean watch, boolean linearizable) {
+      int code,
+      String engine,
+      Path policy,
+      boolean watch,
+      boolean linearizable,
+      Duration decisionTimeout) {
+    public ClientTypeConfig {
+      Objects.requireNonNull(decisionTimeout, "decisionTimeout");
+    }
+
     public ClientTypeConfig(int code, String engine, Path policy, boolean watch) {
-      this(code, engine, policy, watch, false);
+      this(code, engine, policy, watch, false, DEFAULT_DECISION_TIMEOUT);
     }
   }
+
+  /**
+   * How long an asynchronous engine may take over a decision before the PEP is answered "Unable to
+   * process" ({@code decision-timeout} on {@code <client-type>}).
+   */
+  public static final Duration DEFAULT_DECISION_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long SIGTERM lets in-flight work finish ({@code <shutdown drain>}). */
+  public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(10);
 
   /**
    * A fleet member's load sharing.
@@ -118,7 +141,8 @@ public record PdpConfig(
         crypto,
         state,
         fleet,
-        metrics);
+        metrics,
+        drain);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -152,7 +176,8 @@ public record PdpConfig(
               attr(ct, "engine", ""),
               XmlConfigReader.existingFile(ct, "policy", dir),
               XmlConfigReader.bool(ct, "watch", false),
-              attr(ct, "consistency", "cached").equals("linearizable"));
+              attr(ct, "consistency", "cached").equals("linearizable"),
+              XmlConfigReader.duration(ct, "decision-timeout", DEFAULT_DECISION_TIMEOUT));
       if (types.put(code, c) != null) {
         throw error(ct, "code", "client type " + code + " configured twice");
       }
@@ -170,6 +195,11 @@ public record PdpConfig(
               address(r, "address", null),
               XmlConfigReader.integer(r, "port", 3288, 1, 0xFFFF)));
     }
+    Element shutdown = child(root, "shutdown");
+    Duration drain =
+        shutdown == null
+            ? DEFAULT_DRAIN
+            : XmlConfigReader.duration(shutdown, "drain", DEFAULT_DRAIN);
     Element audit = child(root, "audit");
     Element stats = child(root, "stats");
     Duration statsEvery =
@@ -194,8 +224,9 @@ public record PdpConfig(
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
         XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),
         StateConfig.parse(child(root, "state"), dir),
-        fleet(child(root, "fleet")),
-        metrics(child(root, "metrics")));
+        fleet(child(root, "fleet"), drain),
+        metrics(child(root, "metrics")),
+        drain);
   }
 
   /** Where the metrics and health endpoint listens ({@code <metrics listen=...>}), or null. */
@@ -206,13 +237,22 @@ public record PdpConfig(
             e, "listen", new InetSocketAddress(InetAddress.getLoopbackAddress(), 9464));
   }
 
-  private static Fleet fleet(Element e) throws ConfigException {
+  /** {@code <fleet>}; its {@code drain} defaults to {@code <shutdown drain>}. */
+  private static Fleet fleet(Element e, Duration drain) throws ConfigException {
     if (e == null) {
       return null;
     }
     return new Fleet(
         XmlConfigReader.integer(e, "redirect-above", 0, 0, Integer.MAX_VALUE),
-        XmlConfigReader.duration(e, "drain", Duration.ofSeconds(10)));
+        XmlConfigReader.duration(e, "drain", drain));
+  }
+
+  /**
+   * How long SIGTERM lets this PDP finish: a fleet member's {@code <fleet drain>}, else {@code
+   * <shutdown drain>}.
+   */
+  public Duration drainTime() {
+    return fleet == null ? drain : fleet.drain();
   }
 
   /** {@link #fleet}, or the defaults. */

@@ -48,6 +48,9 @@ interface PdpContext {
   /** Where refusals an outsider can cause at will are logged, summarised. */
   LogSummary refusals();
 
+  /** Where decisions an engine failed or did not make in time are logged, summarised. */
+  LogSummary decisionFailures();
+
   /** The clock, in nanoseconds from an arbitrary origin (System.nanoTime in production). */
   long nanoTime();
 

@@ -11,6 +11,8 @@ import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The PDP's meters on its {@link MetricsEndpoint}, read from {@link PdpStats} at scrape time (the
@@ -19,7 +21,8 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>{@code portcullis_pdp_peps_connected}, {@code portcullis_pdp_connections_total};
- *   <li>{@code portcullis_pdp_decisions_total{client_type, engine, outcome="install|remove"}};
+ *   <li>{@code portcullis_pdp_decisions_total{client_type, engine, outcome="install|remove|error"}}
+ *       (error: the engine failed or timed out, answered "Unable to process");
  *   <li>{@code portcullis_pdp_decision_seconds} (a histogram: REQ arrival to DEC ready);
  *   <li>{@code portcullis_pdp_unsolicited_decisions_total}, {@code portcullis_pdp_reports_total},
  *       {@code portcullis_pdp_protocol_errors_total}, {@code
@@ -86,18 +89,23 @@ final class PdpMetrics {
         .description("Connections accepted")
         .register(r);
     for (PdpConfig.ClientTypeConfig c : pdp.config().clientTypes().values()) {
-      for (boolean install : new boolean[] {true, false}) {
-        FunctionCounter.builder("portcullis.pdp.decisions", s, x -> x.decisions(c.code(), install))
-            .description("Decisions sent in answer to requests")
-            .tags(
-                "client_type",
-                String.format(Locale.ROOT, "0x%04X", c.code()),
-                "engine",
-                c.engine(),
-                "outcome",
-                install ? "install" : "remove")
-            .register(r);
-      }
+      Map<String, ToDoubleFunction<PdpStats>> outcomes =
+          Map.of(
+              "install", x -> x.decisions(c.code(), true),
+              "remove", x -> x.decisions(c.code(), false),
+              "error", x -> x.failedDecisions(c.code()));
+      outcomes.forEach(
+          (outcome, count) ->
+              FunctionCounter.builder("portcullis.pdp.decisions", s, count)
+                  .description("Decisions sent in answer to requests (error: Unable to process)")
+                  .tags(
+                      "client_type",
+                      String.format(Locale.ROOT, "0x%04X", c.code()),
+                      "engine",
+                      c.engine(),
+                      "outcome",
+                      outcome)
+                  .register(r));
     }
     s.decisionTimer(
         Timer.builder("portcullis.pdp.decision")

@@ -387,15 +387,49 @@ public final class PdpServer implements AutoCloseable {
   // ---- shutdown ---------------------------------------------------------------------------------
 
   /**
-   * Drains this fleet member (docs/fleet.md): every PEP is sent to the least-loaded other member,
-   * and this waits at most {@code period} for the connections to go. Not a fleet member, or no
-   * other member: nothing is drained, and {@link #close} says "shutting down".
+   * Drains this PDP before {@link #close} (SIGTERM), for at most {@code period}: from now on it
+   * reports not ready and accepts no connection. A fleet member sends every PEP to the least-loaded
+   * other member and waits for the connections to go (docs/fleet.md); a PDP alone, or one without
+   * another member, waits for the decisions its asynchronous engines are still making to be sent.
+   * {@link #close} then says "shutting down" to whoever is left.
    *
    * @return the connections still open when it stopped waiting
    */
   public int drain(Duration period) {
     draining = true; // not ready from now on: a balancer or an operator sees it go
-    return fleet == null || closed.get() ? context.connections().size() : fleet.drain(period);
+    if (closed.get()) {
+      return context.connections().size();
+    }
+    long end = System.nanoTime() + period.toNanos();
+    if (fleet != null && fleet.drain(period) == 0) {
+      return 0;
+    }
+    Channel listening = serverChannel;
+    if (listening != null) {
+      listening.close().syncUninterruptibly();
+    }
+    while (decisionsInFlight() > 0 && System.nanoTime() < end) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    int left = decisionsInFlight();
+    if (left > 0) {
+      log.warn(
+          "draining: {} decisions still being made after {}; their PEPs are closed", left, period);
+    }
+    return context.connections().size();
+  }
+
+  private int decisionsInFlight() {
+    int n = 0;
+    for (PdpStateMachine c : context.connections()) {
+      n += c.decisionsInFlight();
+    }
+    return n;
   }
 
   /**

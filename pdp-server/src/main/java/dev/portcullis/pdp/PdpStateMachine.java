@@ -6,14 +6,8 @@ import dev.portcullis.cops.AcctTimer;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientOpen;
-import dev.portcullis.cops.Context;
-import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.CopsDecodeFailure;
 import dev.portcullis.cops.CopsMessage;
-import dev.portcullis.cops.Decision;
-import dev.portcullis.cops.DecisionCommand;
-import dev.portcullis.cops.DecisionFlags;
-import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.DeleteRequest;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
@@ -23,10 +17,8 @@ import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateRequest;
-import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.pdp.ConnectionState.Installed;
-import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.channel.ChannelHandlerContext;
@@ -50,10 +42,12 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
 
   private final ConnectionState state;
   private final PdpContext server;
+  private final RequestDecisions decisions;
 
   PdpStateMachine(ConnectionState state) {
     this.state = state;
     this.server = state.server;
+    this.decisions = new RequestDecisions(state);
   }
 
   String pepId() {
@@ -78,6 +72,11 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     log.info("draining: PEP {} sent to {}", state.pepId, to);
     state.audit("redirected", state.pepId, "to", to.toString(), "reason", "draining");
     state.redirectAll(to.getAddress(), to.getPort());
+  }
+
+  /** Requests an asynchronous engine is still deciding. */
+  int decisionsInFlight() {
+    return decisions.inFlight();
   }
 
   /** Handles with request state, over every open client type. */
@@ -109,6 +108,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
       release(s.getKey(), s.getValue());
     }
     state.sessions.clear();
+    decisions.closedAll();
     server.unregister(this);
     state.time(PdpTimings.Phase.CONNECTION, state.acceptedAt);
     if (state.pepId != null) {
@@ -247,88 +247,10 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
 
   /** A REQ: new or updated request state, decided by the client type's engine (RFC 2748 3.1). */
   private void request(Request r) {
-    long arrived = server.nanoTime();
     Map<Handle, Installed> s = session(r);
-    if (s == null) {
-      return;
+    if (s != null) {
+      decisions.request(r, s);
     }
-    int type = r.clientType();
-    if (!s.containsKey(r.handle()) && s.size() >= server.config().maxHandles()) {
-      state.channel.write(
-          Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
-      log.warn("PEP {}: request refused, {} handles open (limit)", state.pepId, s.size());
-      return;
-    }
-    AccessRequest access = accessRequest(r);
-    if (access == null) {
-      return;
-    }
-    PolicyRequest pr =
-        new PolicyRequest(state.pepId, type, r.context().rType(), r.context().mType(), access);
-    PolicyDecision d = server.engine(type).decide(pr);
-    // A REQ on an existing handle updates that request state (RFC 2748 section 3.1); the engine
-    // hears of a release only when the state is deleted.
-    s.put(r.handle(), new Installed(pr, r.context(), d));
-    Decision dec = decision(type, true, r.handle(), r.context(), d);
-    // Counted before the write, so whoever reads the counter after the PEP has its answer sees
-    // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
-    long nanos = server.nanoTime() - arrived;
-    server.stats().decision(type, d.install(), nanos);
-    PdpTimings timings = server.timings();
-    if (timings != null) {
-      timings.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
-    }
-    if (server.audit().enabled()) {
-      state.audit(
-          "decision",
-          state.pepId,
-          "clientType",
-          type,
-          "handle",
-          r.handle().value().toHex(),
-          "operation",
-          access.operation().name(),
-          "subject",
-          access.subject(),
-          "service",
-          access.service(),
-          "decision",
-          d.install() ? "install" : "remove",
-          "rule",
-          d.data().ruleId(),
-          "reason",
-          d.data().reason(),
-          "latencyNanos",
-          nanos);
-    }
-    if (log.isDebugEnabled()) {
-      log.debug(
-          "PEP {} {} {} -> {} ({})",
-          state.pepId,
-          access.operation(),
-          access.subject(),
-          d.install() ? "install" : "remove",
-          d.data().ruleId());
-    }
-    state.channel.write(dec);
-  }
-
-  /** The access request a REQ carries in its first ClientSI, or null after answering its error. */
-  private AccessRequest accessRequest(Request r) {
-    try {
-      return AccessRequest.decode(r.signaledData("the access request"));
-    } catch (CopsCodecException e) {
-      log.warn("PEP {}: request {} refused: {}", state.pepId, r.handle(), e.getMessage());
-      state.channel.write(Decision.error(r.clientType(), r.handle(), e.errorObject()));
-      return null;
-    }
-  }
-
-  static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
-    DecisionFlags flags =
-        new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
-    return Decision.of(
-        type, solicited, h, new DecisionSet(ctx, flags, null, null, d.decisionData(), null));
   }
 
   private void report(Report r) {
@@ -352,7 +274,13 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
         "knownHandle",
         known);
     if (!known) {
-      log.warn("PEP {} reported on unknown handle {}", state.pepId, r.handle());
+      server
+          .refusals()
+          .warn(
+              "report on unknown handle",
+              "PEP {} reported on unknown handle {}",
+              state.pepId,
+              r.handle());
     }
   }
 
@@ -361,6 +289,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     if (s == null) {
       return;
     }
+    decisions.deleted(d.clientType(), d.handle());
     Installed i = s.remove(d.handle());
     PolicyEngine engine = server.engine(d.clientType());
     if (i != null && engine != null) {
@@ -379,6 +308,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
 
   private void clientClose(ClientClose c) {
     Map<Handle, Installed> s = state.sessions.remove(c.clientType());
+    decisions.closed(c.clientType());
     if (s != null) {
       release(c.clientType(), s);
     }
@@ -410,46 +340,14 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
    * unsolicited DEC for each whose decision changed.
    */
   void reevaluate(int type, PolicyEngine engine) {
-    reevaluate(type, engine, r -> true);
+    decisions.reevaluate(type, engine, r -> true);
   }
 
   /**
    * As {@link #reevaluate(int, PolicyEngine)}, for the installed requests {@code which} selects.
    */
   void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
-    Map<Handle, Installed> s = state.sessions.get(type);
-    if (s == null || state.closing) {
-      return;
-    }
-    int pushed = 0;
-    for (Map.Entry<Handle, Installed> e : s.entrySet()) {
-      Installed i = e.getValue();
-      if (!which.test(i.request())) {
-        continue;
-      }
-      PolicyDecision d = engine.reevaluate(i.request());
-      if (!d.equals(i.decision())) {
-        e.setValue(new Installed(i.request(), i.context(), d));
-        state.channel.write(decision(type, false, e.getKey(), i.context(), d));
-        server.stats().pushed();
-        state.audit(
-            "pushed",
-            state.pepId,
-            "clientType",
-            type,
-            "handle",
-            e.getKey().value().toHex(),
-            "decision",
-            d.install() ? "install" : "remove",
-            "rule",
-            d.data().ruleId());
-        pushed++;
-      }
-    }
-    if (pushed > 0) {
-      state.channel.flush();
-      log.info("policy change: {} unsolicited decisions sent to PEP {}", pushed, state.pepId);
-    }
+    decisions.reevaluate(type, engine, which);
   }
 
   /** Asks the PEP to resend its request state for {@code type} (SSQ). */

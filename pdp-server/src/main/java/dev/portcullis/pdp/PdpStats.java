@@ -28,7 +28,7 @@ public final class PdpStats {
   private final long started = System.nanoTime();
 
   /** Decisions per client type, by outcome: a short array, searched without allocating. */
-  private record TypeCounts(int type, LongAdder installed, LongAdder removed) {}
+  private record TypeCounts(int type, LongAdder installed, LongAdder removed, LongAdder failed) {}
 
   private volatile TypeCounts[] byType = new TypeCounts[0];
 
@@ -69,12 +69,22 @@ public final class PdpStats {
           return c;
         }
       }
-      TypeCounts c = new TypeCounts(clientType, new LongAdder(), new LongAdder());
+      TypeCounts c = new TypeCounts(clientType, new LongAdder(), new LongAdder(), new LongAdder());
       TypeCounts[] more = Arrays.copyOf(byType, byType.length + 1);
       more[more.length - 1] = c;
       byType = more;
       return c;
     }
+  }
+
+  /** A request its engine could not decide (failed or too slow): answered "Unable to process". */
+  void failedDecision(int clientType) {
+    counts(clientType).failed.increment();
+  }
+
+  /** Requests of a client type answered "Unable to process" because their engine failed them. */
+  public long failedDecisions(int clientType) {
+    return counts(clientType).failed.sum();
   }
 
   /** Decisions so far for a client type that installed ({@code install}) or removed. */

@@ -8,6 +8,8 @@ import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.support.LogSummary;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * The running PDP as its connections see it ({@link PdpContext}): configuration, policies, security
@@ -27,6 +30,12 @@ final class ServerContext implements PdpContext {
   private final PdpSecurityMaterial material;
   private final AuditLog audit;
   private final LogSummary refusals;
+  private final LogSummary decisionFailures =
+      new LogSummary(
+          LoggerFactory.getLogger(RequestDecisions.class),
+          "failed decisions",
+          Duration.ofMinutes(1),
+          Clock.systemUTC());
   private final Supplier<InetSocketAddress> address;
   private final PdpStats stats = new PdpStats();
   private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
@@ -184,6 +193,11 @@ final class ServerContext implements PdpContext {
   @Override
   public LogSummary refusals() {
     return refusals;
+  }
+
+  @Override
+  public LogSummary decisionFailures() {
+    return decisionFailures;
   }
 
   @Override

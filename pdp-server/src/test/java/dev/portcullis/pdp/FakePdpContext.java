@@ -48,7 +48,8 @@ final class FakePdpContext implements PdpContext {
             null,
             null,
             null,
-            null);
+            null,
+            PdpConfig.DEFAULT_DRAIN);
   }
 
   @Override
@@ -117,6 +118,11 @@ final class FakePdpContext implements PdpContext {
         "refusals",
         Duration.ofMinutes(1),
         Clock.systemUTC());
+  }
+
+  @Override
+  public LogSummary decisionFailures() {
+    return refusals();
   }
 
   @Override

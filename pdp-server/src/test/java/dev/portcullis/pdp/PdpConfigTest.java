@@ -84,6 +84,29 @@ class PdpConfigTest {
   }
 
   @Test
+  void decisionTimeoutAndDrainTimes() throws Exception {
+    PdpConfig c = load("<pdp><client-type code=\"1\" engine=\"rules\" policy=\"r\"/></pdp>");
+    assertEquals(PdpConfig.DEFAULT_DECISION_TIMEOUT, c.clientTypes().get(1).decisionTimeout());
+    assertEquals(Duration.ofSeconds(10), c.drainTime());
+    c =
+        load(
+            "<pdp><shutdown drain=\"30s\"/>"
+                + "<client-type code=\"1\" engine=\"rules\" policy=\"r\""
+                + " decision-timeout=\"250ms\"/></pdp>");
+    assertEquals(Duration.ofMillis(250), c.clientTypes().get(1).decisionTimeout());
+    assertEquals(Duration.ofSeconds(30), c.drainTime());
+    c = load("<pdp><fleet/><shutdown drain=\"PT20S\"/>" + CT + "</pdp>");
+    assertEquals(Duration.ofSeconds(20), c.drainTime(), "a fleet drains for <shutdown drain>");
+    c = load("<pdp><fleet drain=\"5s\"/><shutdown drain=\"PT20S\"/>" + CT + "</pdp>");
+    assertEquals(Duration.ofSeconds(5), c.drainTime(), "unless <fleet drain> says otherwise");
+    ConfigException e =
+        reject(
+            "<pdp>\n<client-type code=\"1\" engine=\"rules\" policy=\"r\" decision-timeout=\"soon\"/></pdp>");
+    assertEquals(2, e.line());
+    assertEquals("decision-timeout", e.attribute());
+  }
+
+  @Test
   void mistakesNameTheirPlace() {
     ConfigException e =
         assertThrows(

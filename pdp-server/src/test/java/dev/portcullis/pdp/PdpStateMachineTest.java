@@ -1,9 +1,7 @@
 package dev.portcullis.pdp;
 
-import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientOpen;
-import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
-import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.DecisionCommand;
 import dev.portcullis.cops.DeleteRequest;
@@ -31,13 +27,10 @@ import dev.portcullis.cops.ReportTypeObject;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateComplete;
 import dev.portcullis.cops.SyncStateRequest;
-import dev.portcullis.cops.access.AccessOperation;
-import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -49,7 +42,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,9 +49,7 @@ import org.junit.jupiter.api.Test;
  * with hand-written message sequences: bytes in as a PEP would send them, bytes out decoded. Time
  * is the fake clock's and the embedded event loop's, moved together; nothing sleeps.
  */
-class PdpStateMachineTest {
-  private static final int TYPE = AccessRequest.CLIENT_TYPE;
-  private static final Context CTX = new Context(Context.R_INCOMING, 0);
+class PdpStateMachineTest extends EmbeddedPdpTest {
 
   /** Grants the subjects in {@link #allowed}; remembers what was released. */
   private static final class Engine implements PolicyEngine {
@@ -86,79 +76,13 @@ class PdpStateMachineTest {
   }
 
   private final Engine engine = new Engine();
-  private FakePdpContext pdp;
-  private EmbeddedChannel ch;
 
   private void connect(List<PdpConfig.Redirect> redirects, int rate) throws Exception {
-    pdp = new FakePdpContext(redirects, rate, 3);
-    pdp.engines.put(TYPE, engine);
-    ch = new EmbeddedChannel(new PdpChannelInitializer(pdp, null));
+    connect(engine, redirects, rate, 3);
   }
 
   private void connect() throws Exception {
     connect(List.of(), 1000);
-  }
-
-  @AfterEach
-  void close() {
-    if (ch != null) {
-      ch.finishAndReleaseAll();
-    }
-  }
-
-  private void send(CopsMessage m) {
-    ch.writeInbound(Unpooled.wrappedBuffer(CopsCodec.encode(m)));
-  }
-
-  /** The next message the PDP wrote, or null. */
-  private CopsMessage next() throws Exception {
-    for (; ; ) {
-      ByteBuf b = ch.readOutbound();
-      if (b == null) {
-        return null;
-      }
-      try {
-        if (b.isReadable()) {
-          return CopsCodec.decode(ByteBufUtil.getBytes(b));
-        }
-      } finally {
-        b.release();
-      }
-    }
-  }
-
-  private <T extends CopsMessage> T next(Class<T> type) throws Exception {
-    return assertInstanceOf(type, next());
-  }
-
-  private void advance(Duration d) {
-    pdp.now += d.toNanos();
-    ch.advanceTimeBy(d.toNanos(), NANOSECONDS);
-    ch.runPendingTasks();
-  }
-
-  private static Request req(String handle, String subject) {
-    return Request.of(
-        TYPE,
-        Handle.of(handle),
-        CTX,
-        AccessRequest.of(AccessOperation.ACCESS, subject).toClientSI());
-  }
-
-  private void open() throws Exception {
-    send(ClientOpen.of(TYPE, "gw-1"));
-    ClientAccept cat = next(ClientAccept.class);
-    assertEquals(TYPE, cat.clientType());
-    assertEquals(30, cat.kaTimer().seconds());
-  }
-
-  private static void assertClose(CopsMessage m, ErrorCode code) {
-    ClientClose cc = assertInstanceOf(ClientClose.class, m);
-    assertEquals(code.code(), cc.error().code(), cc.toString());
-  }
-
-  private static DecisionCommand command(Decision d) {
-    return d.decisions().get(0).flags().decisionCommand();
   }
 
   @Test

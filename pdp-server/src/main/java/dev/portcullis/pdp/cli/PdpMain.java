@@ -91,8 +91,9 @@ public final class PdpMain implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  // SIGTERM: a fleet member first sends its PEPs to the others (docs/fleet.md)
-                  server.drain(server.config().fleetOrDefaults().drain());
+                  // SIGTERM: a fleet member first sends its PEPs to the others (docs/fleet.md);
+                  // decisions being made finish
+                  server.drain(server.config().drainTime());
                   server.close();
                   stopped.countDown();
                 },
