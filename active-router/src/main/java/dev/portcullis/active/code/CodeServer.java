@@ -30,12 +30,12 @@ import org.slf4j.LoggerFactory;
  * certificates, to the routers the configuration allows that code — and takes new secrets from the
  * Authorization Server only.
  *
- * <pre>
+ * <pre>{@code
  * GET /v1/codes/{Ci}/module           router allowed Ci  -> the signed jar
  * GET /v1/codes/{Ci}/secrets          router allowed Ci  -> {"epochs": [epoch, ...]} (kept now)
  * GET /v1/codes/{Ci}/secrets/{epoch}  router allowed Ci  -> {"kci": base64}
  * PUT /v1/codes/{Ci}/secrets/{epoch}  auth-server        <- {"kci": base64}
- * </pre>
+ * }</pre>
  */
 public final class CodeServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CodeServer.class);

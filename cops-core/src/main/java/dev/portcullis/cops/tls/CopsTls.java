@@ -102,9 +102,13 @@ public final class CopsTls implements AutoCloseable {
   /**
    * A PDP's context.
    *
-   * @param own the PDP's certificate chain and key
+   * @param s the TLS engine, protocols and cipher suites
+   * @param chain the PDP's certificate chain (PEM)
+   * @param key the PDP's private key (PEM)
    * @param trust the CA certificates that issue PEP certificates
+   * @param auth whether a PEP must present a certificate
    * @param sessionTimeoutSeconds how long the PDP keeps a session resumable (0: engine default)
+   * @param sessionCacheSize how many sessions the PDP keeps resumable (0: engine default)
    */
   public static CopsTls server(
       TlsSettings s,

@@ -94,7 +94,7 @@ public final class CryptoConfig {
     return b;
   }
 
-  /** Where this configuration came from, for messages; "<api>" when built in code. */
+  /** Where this configuration came from, for messages; {@code "<api>"} when built in code. */
   public String source() {
     return source;
   }
