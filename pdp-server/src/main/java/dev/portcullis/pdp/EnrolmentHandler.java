@@ -47,7 +47,15 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
     try {
       er = Enrolment.Request.decode(r.signaledData("the enrolment request"));
     } catch (CopsCodecException e) {
-      log.warn("PEP {}: enrolment request {} refused: {}", id, r.handle(), e.getMessage());
+      state
+          .server
+          .refusals()
+          .warn(
+              "malformed enrolment request",
+              "PEP {}: enrolment request {} refused: {}",
+              id,
+              r.handle(),
+              e.getMessage());
       state.audit("enrolment-refused", id, "reason", e.getMessage());
       channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
       return;
@@ -93,7 +101,11 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
           outcome.certificate().getNotAfter().toInstant().toString());
     } else {
       state.server.stats().securityRefusal();
-      log.warn("PEP {}: enrolment refused: {}", id, outcome.reason());
+      // every attempt is in the audit log; the log says the first of each minute
+      state
+          .server
+          .refusals()
+          .warn("enrolment refused", "PEP {}: enrolment refused: {}", id, outcome.reason());
       state.audit(
           "enrolment-refused", id, "credential", er.credentialId(), "reason", outcome.reason());
     }

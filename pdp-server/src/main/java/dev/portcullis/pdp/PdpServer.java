@@ -62,7 +62,7 @@ public final class PdpServer implements AutoCloseable {
 
   /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
   private final LogSummary refusals =
-      new LogSummary(log, "refused connections", Duration.ofMinutes(1), Clock.systemUTC());
+      new LogSummary(log, "refusals", Duration.ofMinutes(1), Clock.systemUTC());
 
   private Channel serverChannel;
   private volatile MetricsEndpoint metrics; // null unless <metrics> is configured

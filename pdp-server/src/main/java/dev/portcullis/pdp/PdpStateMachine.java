@@ -193,7 +193,13 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     }
     boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
     if (!enrolment && server.engine(type) == null) {
-      log.warn("PEP {} asked for unsupported client type {}", id, hex(type));
+      server
+          .refusals()
+          .warn(
+              "unsupported client type",
+              "PEP {} asked for unsupported client type {}",
+              id,
+              hex(type));
       state.audit("refused", id, "clientType", type, "reason", "unsupported client-type");
       state.channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
       if (state.sessions.isEmpty()) {

@@ -23,6 +23,12 @@ final class FakePdpContext implements PdpContext {
   final Map<Integer, PolicyEngine> engines = new HashMap<>();
   final Set<PdpStateMachine> connections = new LinkedHashSet<>();
   final PdpStats stats = new PdpStats();
+  final LogSummary refusals =
+      new LogSummary(
+          LoggerFactory.getLogger(FakePdpContext.class),
+          "refusals",
+          Duration.ofMinutes(1),
+          Clock.systemUTC());
   PdpConfig config;
   long now = 1_000_000_000L;
 
@@ -113,11 +119,7 @@ final class FakePdpContext implements PdpContext {
 
   @Override
   public LogSummary refusals() {
-    return new LogSummary(
-        LoggerFactory.getLogger(FakePdpContext.class),
-        "refusals",
-        Duration.ofMinutes(1),
-        Clock.systemUTC());
+    return refusals;
   }
 
   @Override

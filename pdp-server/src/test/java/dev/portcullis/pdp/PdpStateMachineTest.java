@@ -30,6 +30,7 @@ import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.support.LogLines;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -204,6 +205,37 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
     assertEquals(ErrorCode.UNABLE_TO_PROCESS.code(), next(Decision.class).error().code());
     send(req("h0", "bob")); // an update of a held handle still works
     assertEquals(DecisionCommand.REMOVE, command(next(Decision.class)));
+  }
+
+  /**
+   * What a PEP can repeat at will (requests over the handle limit, reports on unknown handles,
+   * undecodable access requests) is logged once per kind and minute, then summarised: a flood is
+   * not a flood of log lines.
+   */
+  @Test
+  void refusalsAPepCanRepeatAreLoggedOncePerKind() throws Exception {
+    try (LogLines log = LogLines.all()) {
+      connect(); // limit: 3 handles
+      open();
+      for (int i = 0; i < 3; i++) {
+        send(req("h" + i, "alice"));
+        next(Decision.class);
+      }
+      for (int i = 0; i < 50; i++) {
+        send(req("x" + i, "alice"));
+        send(
+            new Report(
+                TYPE,
+                false,
+                Handle.of("unknown"),
+                new ReportTypeObject(ReportType.SUCCESS),
+                null,
+                null));
+      }
+      List<String> warnings = log.warnings();
+      assertEquals(2, warnings.size(), warnings.toString());
+      assertTrue(ch.isOpen());
+    }
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.active.verify.Session;
 import dev.portcullis.active.verify.Verification;
 import dev.portcullis.active.verify.Verifier;
+import dev.portcullis.support.LogSummary;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -16,6 +17,7 @@ import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,7 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
   private long batchMillis;
 
   private int batchPackets;
+  private final LogSummary failures;
   static final int BATCH_LIMIT = 64;
 
   /**
@@ -69,6 +72,8 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
     this.routes = routes;
     this.counters = counters;
     this.context = new ServiceContext(router, clock, verifier);
+    // A packet can fail the same way as often as a sender likes: the first of each kind a minute.
+    this.failures = new LogSummary(log, "packet failures", Duration.ofMinutes(1), clock);
   }
 
   @Override
@@ -105,7 +110,7 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    log.warn("router {}: {}", router, cause.toString()); // a socket error: keep serving
+    failures.warn("socket", "router {}: {}", router, cause.toString()); // keep serving
   }
 
   private void process(ChannelHandlerContext ctx, DatagramPacket packet, boolean wasParked) {
@@ -136,7 +141,8 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
       }
     } catch (RuntimeException e) {
       // Nothing a packet holds should get here; if something does, count it and keep serving.
-      log.warn("router {}: packet from {} failed: {}", router, packet.sender(), e.toString());
+      failures.warn(
+          "packet", "router {}: packet from {} failed: {}", router, packet.sender(), e.toString());
       o = Outcome.MALFORMED;
     }
     counters.count(o);
@@ -162,7 +168,12 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
       verdict = service.process(context);
     } catch (RuntimeException e) {
       // A faulty service drops its packet; the router goes on serving every flow.
-      log.warn("router {}: code {} failed on a packet: {}", router, p.code(), e.toString());
+      failures.warn(
+          "code " + p.code(),
+          "router {}: code {} failed on a packet: {}",
+          router,
+          p.code(),
+          e.toString());
       verdict = ActiveService.Verdict.DROP;
     }
     if (context.decryptFailed()) {

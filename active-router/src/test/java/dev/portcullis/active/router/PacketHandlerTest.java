@@ -3,6 +3,7 @@ package dev.portcullis.active.router;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.Fixtures;
 import dev.portcullis.active.Fixtures.ManualClock;
@@ -20,6 +21,7 @@ import dev.portcullis.active.verify.FlowKeys;
 import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.LogLines;
 import dev.portcullis.support.Prefix;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -51,7 +53,7 @@ class PacketHandlerTest {
   private final Counters counters = new Counters();
   private int sent;
 
-  /** Drops every packet whose first payload byte is 0. */
+  /** Drops every packet whose first payload byte is 0; fails on 2 (a faulty code). */
   private final ActiveService service =
       new ActiveService() {
         @Override
@@ -59,6 +61,9 @@ class PacketHandlerTest {
 
         @Override
         public Verdict process(PacketContext p) {
+          if (p.payload().get(0) == 2) {
+            throw new IllegalStateException("a bug in the code");
+          }
           return p.payload().get(0) == 0 ? Verdict.DROP : Verdict.FORWARD;
         }
       };
@@ -196,6 +201,22 @@ class PacketHandlerTest {
     assertEquals(1, counters.get(Outcome.DECRYPT_FAILED));
     assertEquals(1, total(), "counted once: " + counters);
     c.finishAndReleaseAll();
+  }
+
+  /** A code that fails on every packet is one WARN line a minute, not one per packet. */
+  @Test
+  void aFaultyCodeDropsItsPacketsAndIsLoggedOnce() {
+    try (LogLines log = LogLines.of(PacketHandler.class)) {
+      PacketSealer s = sealer(CODE, "198.51.100.9");
+      for (int i = 0; i < 40; i++) {
+        send(s.seal(new byte[] {2}));
+      }
+      assertNull(ch.readOutbound());
+      assertEquals(40, counters.get(Outcome.SERVICE_DROP));
+      List<String> warnings = log.warnings();
+      assertEquals(1, warnings.size(), warnings.toString());
+      assertTrue(warnings.get(0).contains("code 5 failed on a packet"), warnings.get(0));
+    }
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -20,6 +21,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +65,9 @@ public final class PepProxy implements AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final ProxyListeners listeners;
   private final ProxyCounters counters = new ProxyCounters();
+  // Every client connection finds a dead upstream dead again: the first per listener a minute.
+  private final LogSummary upstreamFailures =
+      new LogSummary(log, "unreachable upstreams", Duration.ofMinutes(1), Clock.systemUTC());
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
   private final ProxySessions sessions; // made once the PEP exists, before it opens
@@ -299,7 +305,8 @@ public final class PepProxy implements AutoCloseable {
             (ChannelFuture f) -> {
               if (!f.isSuccess()) {
                 counters.upstreamFailed.incrementAndGet();
-                log.warn(
+                upstreamFailures.warn(
+                    conn.listener.name(),
                     "proxy {}: {}: upstream {} unreachable: {}",
                     conn.listener.name(),
                     conn.handle,

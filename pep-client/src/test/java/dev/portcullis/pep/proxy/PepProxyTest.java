@@ -17,6 +17,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
+import dev.portcullis.support.LogLines;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.io.InputStream;
@@ -477,6 +478,26 @@ class PepProxyTest {
           assertFalse(writer.isAlive(), "the stalled writer was cut, not left hanging");
         }
       }
+    }
+  }
+
+  /** An upstream that is down closes every connection; the log says so once, not per client. */
+  @Test
+  void anUnreachableUpstreamClosesConnectionsAndIsLoggedOnce() throws Exception {
+    try (LogLines log = LogLines.of(PepProxy.class)) {
+      echo.close();
+      for (int i = 0; i < 10; i++) {
+        try (Socket s = connect(allowed)) {
+          assertTrue(closed(s), "no upstream: closed");
+        }
+      }
+      for (int i = 0; i < 200 && proxy.counters().upstreamFailed.get() < 10; i++) {
+        Thread.sleep(10);
+      }
+      assertEquals(10, proxy.counters().upstreamFailed.get());
+      List<String> warnings =
+          log.warnings().stream().filter(m -> m.contains("unreachable")).toList();
+      assertEquals(1, warnings.size(), warnings.toString());
     }
   }
 
