@@ -1,5 +1,6 @@
 package dev.portcullis.bench;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
@@ -10,9 +11,11 @@ import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,6 +62,13 @@ public final class FleetDemo implements Callable<Integer> {
     System.exit(Cli.of("fleet-demo", new FleetDemo()).execute(args));
   }
 
+  /** The process's open-file limit, or 0 where the JVM cannot say. */
+  static long openFileLimit() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean u
+        ? u.getMaxFileDescriptorCount()
+        : 0;
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -68,6 +78,16 @@ public final class FleetDemo implements Callable<Integer> {
     }
     if (peps < 3) {
       spec.commandLine().getErr().println("error: --peps " + peps + " (expected: 3 or more)");
+      return 2;
+    }
+    long limit = openFileLimit();
+    if (limit > 0 && 2L * peps + 500 > limit) {
+      // both ends of every PEP's connection are in this process
+      spec.commandLine()
+          .getErr()
+          .printf(
+              "error: --peps %d needs about %d open files; this process may open %d (ulimit -n)%n",
+              peps, 2L * peps + 500, limit);
       return 2;
     }
     Path dir = Files.createTempDirectory("portcullis-fleet-demo");
@@ -99,6 +119,8 @@ public final class FleetDemo implements Callable<Integer> {
       List<PepClient> clients = new ArrayList<>();
       List<CompletableFuture<PepDecision>> first = new ArrayList<>();
       Context ctx = new Context(Context.R_INCOMING, 0);
+      PrintWriter err = spec.commandLine().getErr();
+      ProgressLine opening = new ProgressLine(err, "fleet-demo", "PEPs opened", peps);
       for (int i = 0; i < peps; i++) {
         int n = i;
         // home PDP i % 3, the other two in turns, so a stopped PDP's PEPs spread over the rest
@@ -124,6 +146,7 @@ public final class FleetDemo implements Callable<Integer> {
         clients.add(c);
         open.add(c);
         c.open().join();
+        opening.done(1);
         first.add(
             c.request(
                 "read", ctx, AccessRequest.access(users[i % 2], "intel-db", AccessMode.READ)));
@@ -144,6 +167,7 @@ public final class FleetDemo implements Callable<Integer> {
       long t0 = System.nanoTime();
       pdp[2].close();
       List<Long> rehomed = new ArrayList<>();
+      ProgressLine rehoming = new ProgressLine(err, "fleet-demo", "PEPs re-homed", peps / 3);
       for (int i = 2; i < peps; i += 3) {
         PepClient c = clients.get(i);
         while (!c.isOpen() || c.pdp().equals(pdp[2].address()) || opened[i] < t0) {
@@ -153,6 +177,7 @@ public final class FleetDemo implements Callable<Integer> {
           Thread.sleep(1);
         }
         rehomed.add(opened[i] - t0);
+        rehoming.done(1);
       }
       int after = 0;
       int[] perPdp = new int[3];

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -51,6 +52,20 @@ class FleetBenchSmokeTest {
     assertEquals(0, rc, report);
     assertTrue(report.contains("10 PEPs re-homed"), report);
     assertTrue(report.contains("ACCESS allowed after the failover: 30 of 30 (before: 30)"), report);
+  }
+
+  /** More PEPs than the process may open files for: said at once, not as a failed connect. */
+  @Test
+  void moreDemoPepsThanOpenFilesIsAUsageError() {
+    long limit = FleetDemo.openFileLimit();
+    Assumptions.assumeTrue(limit > 0 && limit < Integer.MAX_VALUE / 2, "no open-file limit here");
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(new FleetDemo());
+    cl.setErr(new PrintWriter(err));
+    int peps = (int) limit / 2;
+    assertEquals(
+        2, cl.execute("--peps", String.valueOf(peps), "--policy", "../config/policy-mls.xml"));
+    assertTrue(err.toString().contains("open files"), err.toString());
   }
 
   @Test

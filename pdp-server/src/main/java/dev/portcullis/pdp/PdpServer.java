@@ -11,6 +11,7 @@ import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
+import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.LogSummary;
@@ -170,6 +171,9 @@ public final class PdpServer implements AutoCloseable {
             .group(boss, workers)
             .channel(TRANSPORT.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
+            .handler(
+                new AcceptFailures(
+                    "PDP " + config.address().getHostAddress() + ":" + config.port()))
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childHandler(new PdpChannelInitializer(context, security.ring));

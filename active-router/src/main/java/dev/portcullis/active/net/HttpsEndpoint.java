@@ -1,5 +1,6 @@
 package dev.portcullis.active.net;
 
+import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -189,6 +190,7 @@ public final class HttpsEndpoint implements AutoCloseable {
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 128)
             .option(ChannelOption.AUTO_READ, false) // accept nobody before start()
+            .handler(new AcceptFailures(name))
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

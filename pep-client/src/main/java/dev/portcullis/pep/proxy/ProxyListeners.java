@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -61,6 +62,7 @@ final class ProxyListeners {
         new ServerBootstrap()
             .group(loops)
             .channel(transport.serverChannel())
+            .handler(new AcceptFailures("proxy " + l.name()))
             .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
