@@ -14,6 +14,7 @@ import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.metrics.MetricsEndpoint;
+import dev.portcullis.support.Prometheus;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -24,11 +25,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A router's and the Authorization Server's endpoints (metrics="..." in rosa.xml) scraped. */
+/** A router's, the Authorization and the Code Server's endpoints (metrics="..." in rosa.xml). */
 @Timeout(60)
 class ComponentMetricsTest {
   @TempDir Path dir;
@@ -43,31 +48,63 @@ class ComponentMetricsTest {
         .body();
   }
 
-  @Test
-  void aRoutersPacketsByOutcomeAndTheServersRefusals() throws Exception {
-    RosaConfig config =
-        TestDomain.config(
-            dir,
-            xml ->
-                xml.replaceFirst(
-                        "<router id=\"ar-1\"", "<router id=\"ar-1\" metrics=\"127.0.0.1:0\"")
-                    .replaceFirst("<auth-server ", "<auth-server metrics=\"127.0.0.1:0\" "));
-    assertNotNull(config.metricsOf("ar-1"));
-    assertNotNull(config.metricsOf(RosaConfig.AUTH_SERVER));
-    assertNull(config.metricsOf("ar-2"));
-    assertNull(config.metricsOf(RosaConfig.CODE_SERVER));
-    Domain d = new Domain(config, Clock.systemUTC());
-    try (var cs = d.codeServer();
-        var as = d.authServer();
-        ActiveRouter ar1 = d.router("ar-1");
-        MetricsEndpoint rm = ComponentMetrics.router(config.metricsOf("ar-1"), d, ar1);
-        MetricsEndpoint am =
-            ComponentMetrics.server(
-                config.metricsOf(RosaConfig.AUTH_SERVER),
-                RosaConfig.AUTH_SERVER,
-                d,
-                as.httpStats());
-        DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+  /** One domain with metrics on ar-1, the Authorization and the Code Server, and traffic. */
+  private static final class Running implements AutoCloseable {
+    final List<AutoCloseable> open = new ArrayList<>();
+    RosaConfig config;
+    ActiveRouter ar1;
+    MetricsEndpoint router;
+    MetricsEndpoint auth;
+    MetricsEndpoint code;
+
+    <T extends AutoCloseable> T keep(T c) {
+      open.add(c);
+      return c;
+    }
+
+    @Override
+    public void close() {
+      for (int i = open.size() - 1; i >= 0; i--) {
+        try {
+          open.get(i).close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+  }
+
+  /** Starts the domain and sends ar-1 one good and one forged packet. */
+  private Running running() throws Exception {
+    Running r = new Running();
+    try {
+      r.config =
+          TestDomain.config(
+              dir,
+              xml ->
+                  xml.replaceFirst(
+                          "<router id=\"ar-1\"", "<router id=\"ar-1\" metrics=\"127.0.0.1:0\"")
+                      .replaceFirst("<auth-server ", "<auth-server metrics=\"127.0.0.1:0\" ")
+                      .replaceFirst("<code-server ", "<code-server metrics=\"127.0.0.1:0\" "));
+      Domain d = new Domain(r.config, Clock.systemUTC());
+      var cs = r.keep(d.codeServer());
+      var as = r.keep(d.authServer());
+      r.ar1 = r.keep(d.router("ar-1"));
+      r.router = r.keep(ComponentMetrics.router(r.config.metricsOf("ar-1"), d, r.ar1));
+      r.auth =
+          r.keep(
+              ComponentMetrics.server(
+                  r.config.metricsOf(RosaConfig.AUTH_SERVER),
+                  RosaConfig.AUTH_SERVER,
+                  d,
+                  as.httpStats()));
+      r.code =
+          r.keep(
+              ComponentMetrics.server(
+                  r.config.metricsOf(RosaConfig.CODE_SERVER),
+                  RosaConfig.CODE_SERVER,
+                  d,
+                  cs.httpStats()));
       assertTrue(cs.address().getPort() > 0, "the Code Server serves the router's codes");
       long now = System.currentTimeMillis() / 1000;
       SessionGrant g =
@@ -86,15 +123,30 @@ class ComponentMetricsTest {
       byte[] forged = sealer.seal("two".getBytes(StandardCharsets.US_ASCII));
       forged[forged.length - 1] ^= 1;
       sealer.destroy();
-      for (byte[] p : new byte[][] {good, forged}) {
-        udp.send(new DatagramPacket(p, p.length, ar1.address()));
+      try (DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+        for (byte[] p : new byte[][] {good, forged}) {
+          udp.send(new DatagramPacket(p, p.length, r.ar1.address()));
+        }
       }
       for (int i = 0;
-          i < 500 && ar1.counters().get(Outcome.ACCEPTED) + ar1.counters().get(Outcome.BAD_MAC) < 2;
+          i < 500
+              && r.ar1.counters().get(Outcome.ACCEPTED) + r.ar1.counters().get(Outcome.BAD_MAC) < 2;
           i++) {
         Thread.sleep(10);
       }
-      String m = scrape(rm);
+      return r;
+    } catch (Exception | Error e) {
+      r.close();
+      throw e;
+    }
+  }
+
+  @Test
+  void aRoutersPacketsByOutcomeAndTheServersRefusals() throws Exception {
+    try (Running r = running()) {
+      assertNotNull(r.config.metricsOf("ar-1"));
+      assertNull(r.config.metricsOf("ar-2"));
+      String m = scrape(r.router);
       String tags = "component=\"active-router\",outcome=";
       assertTrue(
           m.contains(
@@ -109,12 +161,36 @@ class ComponentMetricsTest {
               "portcullis_router_key_derivations_total{component=\"active-router\",router=\"ar-1\"} 1.0"),
           m);
       assertTrue(m.contains("portcullis_crypto_provider_info{algorithm=\"HmacSHA256\""), m);
-      String a = scrape(am);
+      String a = scrape(r.auth);
       assertTrue(
           a.contains(
               "portcullis_https_refused_total{component=\"auth-server\",reason=\"malformed\"} 0.0"),
           a);
-      assertEquals(1, ar1.counters().get(Outcome.BAD_MAC));
+      assertTrue(scrape(r.code).contains("component=\"code-server\""));
+      assertEquals(1, r.ar1.counters().get(Outcome.BAD_MAC));
+    }
+  }
+
+  /** A real Prometheus scrapes all three (where it is installed; skipped elsewhere). */
+  @Test
+  void prometheusScrapesTheRouterAndBothServers() throws Exception {
+    try (Running r = running();
+        Prometheus prometheus =
+            Prometheus.start(
+                dir,
+                Map.of(
+                    "router", r.router.address(),
+                    "auth-server", r.auth.address(),
+                    "code-server", r.code.address()))) {
+      String up =
+          prometheus.query("count(up == 1)", a -> a.contains("\"3\"]"), Duration.ofSeconds(60));
+      assertTrue(up.contains("\"3\"]"), "all three scraped: " + up);
+      String bad =
+          prometheus.query(
+              "portcullis_router_packets_total{outcome=\"bad_mac\"}",
+              a -> a.contains("\"1\"]"),
+              Duration.ofSeconds(30));
+      assertTrue(bad.contains("\"router\":\"ar-1\"") && bad.contains("\"1\"]"), bad);
     }
   }
 }

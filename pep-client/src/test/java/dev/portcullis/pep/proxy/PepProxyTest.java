@@ -18,6 +18,7 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.support.LogLines;
+import dev.portcullis.support.Prometheus;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,6 +41,7 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -252,6 +254,25 @@ class PepProxyTest {
               HttpResponse.BodyHandlers.ofString());
       assertEquals(503, ready.statusCode());
       assertEquals("pdp: no PDP connection\n", ready.body());
+    }
+  }
+
+  /** A real Prometheus scrapes the proxy (where it is installed; skipped elsewhere). */
+  @Test
+  void prometheusScrapesTheProxy() throws Exception {
+    try (MetricsEndpoint m =
+            ProxyMetrics.open(new InetSocketAddress("127.0.0.1", 0), proxy, audit);
+        Prometheus prometheus = Prometheus.start(dir, Map.of("pep-proxy", m.address()))) {
+      try (Socket s = connect(allowed)) {
+        assertEquals("hi", roundTrip(s, "hi"));
+      }
+      String answer =
+          prometheus.query(
+              "portcullis_proxy_decisions_total{outcome=\"allow\"}",
+              a -> a.contains("\"1\"]"),
+              Duration.ofSeconds(60));
+      assertTrue(answer.contains("\"component\":\"pep-proxy\""), answer);
+      assertTrue(answer.contains("\"1\"]"), answer);
     }
   }
 
