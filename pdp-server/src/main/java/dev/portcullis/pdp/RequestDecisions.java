@@ -390,6 +390,10 @@ final class RequestDecisions {
         repushFailed(type, h, ex);
         continue;
       }
+      if (stage == null) {
+        repushFailed(type, h, new NullPointerException("reevaluateAsync returned null"));
+        continue;
+      }
       stage.whenComplete(
           (d, ex) ->
               state

@@ -231,4 +231,29 @@ class AsyncDecisionsTest extends EmbeddedPdpTest {
     assertNull(next(), "an unchanged decision is not pushed");
     assertEquals(1, pdp.stats.unsolicitedDecisions());
   }
+
+  @Test
+  void anEngineThatFailsToDecideAgainLeavesTheInstalledDecisionAndTheConnection() throws Exception {
+    connect(10);
+    send(req("h1", "alice"));
+    engine.grant("alice");
+    decision();
+    AsyncPolicyEngine broken =
+        new AsyncPolicyEngine() {
+          @Override
+          public CompletionStage<PolicyDecision> decideAsync(PolicyRequest r) {
+            return null; // a bug in the engine
+          }
+
+          @Override
+          public String describe() {
+            return "broken";
+          }
+        };
+    connection().reevaluate(TYPE, broken);
+    ch.runPendingTasks();
+    assertNull(next());
+    assertTrue(ch.isOpen());
+    ch.checkException();
+  }
 }
