@@ -14,7 +14,6 @@ import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
-import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,12 +22,10 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -60,10 +57,6 @@ public final class PdpServer implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
-
-  /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
-  private final LogSummary refusals =
-      new LogSummary(log, "refusals", Duration.ofMinutes(1), Clock.systemUTC());
 
   private Channel serverChannel;
   private volatile MetricsEndpoint metrics; // null unless <metrics> is configured
@@ -97,7 +90,7 @@ public final class PdpServer implements AutoCloseable {
     this.store = store;
     this.audit = audit;
     this.security = security;
-    this.context = new ServerContext(config, policies, security, audit, refusals, this::address);
+    this.context = new ServerContext(config, policies, security, audit, this::address);
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
     this.housekeeping =
@@ -209,7 +202,7 @@ public final class PdpServer implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(
         () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
-    housekeeping.scheduleWithFixedDelay(refusals::flush, 1, 1, TimeUnit.MINUTES);
+    housekeeping.scheduleWithFixedDelay(context::flushSummaries, 1, 1, TimeUnit.MINUTES);
   }
 
   /** The fleet's store, or null (tests inject faults through it). */
@@ -412,28 +405,12 @@ public final class PdpServer implements AutoCloseable {
     if (listening != null) {
       listening.close().syncUninterruptibly();
     }
-    while (decisionsInFlight() > 0 && System.nanoTime() < end) {
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    int left = decisionsInFlight();
+    int left = context.awaitDecisions(end);
     if (left > 0) {
       log.warn(
           "draining: {} decisions still being made after {}; their PEPs are closed", left, period);
     }
     return context.connections().size();
-  }
-
-  private int decisionsInFlight() {
-    int n = 0;
-    for (PdpStateMachine c : context.connections()) {
-      n += c.decisionsInFlight();
-    }
-    return n;
   }
 
   /**
@@ -453,19 +430,7 @@ public final class PdpServer implements AutoCloseable {
     if (serverChannel != null) {
       serverChannel.close().syncUninterruptibly();
     }
-    CountDownLatch done = new CountDownLatch(context.connections().size());
-    for (PdpStateMachine c : context.connections()) {
-      c.execute(
-          () -> {
-            c.closeAll(ErrorCode.SHUTTING_DOWN);
-            done.countDown();
-          });
-    }
-    try {
-      done.await(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    context.closeConnections(ErrorCode.SHUTTING_DOWN, Duration.ofSeconds(5));
     housekeeping.shutdownNow();
     workers.shutdownGracefully(100, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     boss.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();

@@ -1,6 +1,7 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
@@ -15,8 +16,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +32,15 @@ final class ServerContext implements PdpContext {
   private final Map<Integer, ClientTypePolicy> policies;
   private final PdpSecurityMaterial material;
   private final AuditLog audit;
-  private final LogSummary refusals;
+
+  /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
+  private final LogSummary refusals =
+      new LogSummary(
+          LoggerFactory.getLogger(PdpServer.class),
+          "refusals",
+          Duration.ofMinutes(1),
+          Clock.systemUTC());
+
   private final LogSummary decisionFailures =
       new LogSummary(
           LoggerFactory.getLogger(RequestDecisions.class),
@@ -54,13 +65,11 @@ final class ServerContext implements PdpContext {
       Map<Integer, ClientTypePolicy> policies,
       PdpSecurityMaterial material,
       AuditLog audit,
-      LogSummary refusals,
       Supplier<InetSocketAddress> address) {
     this.config = config;
     this.policies = policies;
     this.material = material;
     this.audit = audit;
-    this.refusals = refusals;
     this.address = address;
     this.enrolments =
         material.enroller == null
@@ -141,6 +150,58 @@ final class ServerContext implements PdpContext {
 
   FleetMembers members() {
     return members;
+  }
+
+  /**
+   * Waits until no connection has a decision being made by an asynchronous engine, or until {@code
+   * deadlineNanos} ({@link System#nanoTime}).
+   *
+   * @return the decisions still being made
+   */
+  int awaitDecisions(long deadlineNanos) {
+    while (decisionsInFlight() > 0 && System.nanoTime() < deadlineNanos) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return decisionsInFlight();
+  }
+
+  private int decisionsInFlight() {
+    int n = 0;
+    for (PdpStateMachine c : connections) {
+      n += c.decisionsInFlight();
+    }
+    return n;
+  }
+
+  /** Logs what the summaries held back (every minute, from the server's housekeeping). */
+  void flushSummaries() {
+    refusals.flush();
+    decisionFailures.flush();
+  }
+
+  /**
+   * Sends a Client-Close with {@code code} for every open client type of every connection, then
+   * closes them, waiting at most {@code wait} for all to be done.
+   */
+  void closeConnections(ErrorCode code, Duration wait) {
+    CountDownLatch done = new CountDownLatch(connections.size());
+    for (PdpStateMachine c : connections) {
+      c.execute(
+          () -> {
+            c.closeAll(code);
+            done.countDown();
+          });
+    }
+    try {
+      done.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   void draining(boolean d) {
