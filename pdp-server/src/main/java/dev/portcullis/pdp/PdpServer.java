@@ -164,9 +164,7 @@ public final class PdpServer implements AutoCloseable {
             .group(boss, workers)
             .channel(TRANSPORT.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
-            .handler(
-                new AcceptFailures(
-                    "PDP " + config.address().getHostAddress() + ":" + config.port()))
+            .handler(new AcceptFailures("PDP"))
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childHandler(new PdpChannelInitializer(context, security.ring));

@@ -4,6 +4,7 @@ import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
@@ -26,7 +27,8 @@ public final class AcceptFailures extends ChannelInboundHandlerAdapter {
   private final LogSummary failures;
 
   /**
-   * @param listener what listens, as the log line names it ({@code PDP 127.0.0.1:3288})
+   * @param listener what listens, as the log line names it before the address it listens on ({@code
+   *     PDP}, {@code proxy echo})
    */
   public AcceptFailures(String listener) {
     this(listener, Clock.systemUTC());
@@ -43,8 +45,11 @@ public final class AcceptFailures extends ChannelInboundHandlerAdapter {
     boolean descriptors = why.toLowerCase(Locale.ROOT).contains("too many open files");
     failures.warn(
         descriptors ? "open files" : cause.getClass().getSimpleName(),
-        "{}: cannot accept a connection: {}{}",
+        "{} on {}: cannot accept a connection: {}{}",
         listener,
+        ctx.channel().localAddress() instanceof InetSocketAddress a
+            ? HostPort.of(a)
+            : String.valueOf(ctx.channel().localAddress()),
         why,
         descriptors
             ? " (the process's open-file limit: raise LimitNOFILE= in its systemd unit, or ulimit"

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class AcceptFailuresTest {
   @Test
   void aListenerOutOfDescriptorsSaysSoOnceAndPausesAccepting() {
-    EmbeddedChannel server = new EmbeddedChannel(new AcceptFailures("PDP 127.0.0.1:3288"));
+    EmbeddedChannel server = new EmbeddedChannel(new AcceptFailures("PDP"));
     try (LogLines log = LogLines.of(AcceptFailures.class)) {
       for (int i = 0; i < 100; i++) {
         server
@@ -23,7 +23,8 @@ class AcceptFailuresTest {
       server.checkException(); // nothing reached the end of the pipeline
       List<String> w = log.warnings();
       assertEquals(1, w.size(), w.toString());
-      assertTrue(w.get(0).startsWith("PDP 127.0.0.1:3288: cannot accept a connection"), w.get(0));
+      assertTrue(w.get(0).startsWith("PDP on "), w.get(0));
+      assertTrue(w.get(0).contains(": cannot accept a connection: accept(..) failed"), w.get(0));
       assertTrue(w.get(0).contains("LimitNOFILE="), w.get(0));
       assertFalse(server.config().isAutoRead(), "paused");
       server.advanceTimeBy(1, TimeUnit.SECONDS);
