@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,6 +61,28 @@ public final class MetricsEndpoint implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * The histogram buckets of every decision-latency timer (the PDP's decisions, the proxy's round
+   * trips to its PDP): 5 us, the fastest decision on loopback, to 5 s, an asynchronous engine's
+   * default decision timeout; one series per bucket, so a scrape stays small.
+   */
+  public static final List<Duration> LATENCY_BUCKETS =
+      List.of(
+          Duration.ofNanos(5_000),
+          Duration.ofNanos(10_000),
+          Duration.ofNanos(25_000),
+          Duration.ofNanos(50_000),
+          Duration.ofNanos(100_000),
+          Duration.ofNanos(250_000),
+          Duration.ofNanos(500_000),
+          Duration.ofMillis(1),
+          Duration.ofMillis(5),
+          Duration.ofMillis(25),
+          Duration.ofMillis(100),
+          Duration.ofMillis(500),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(5));
 
   /** A readiness check: null when ready, else what is not. */
   public interface Check extends Supplier<String> {}

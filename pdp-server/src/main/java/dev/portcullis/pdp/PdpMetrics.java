@@ -36,21 +36,6 @@ import java.util.function.ToDoubleFunction;
 final class PdpMetrics {
   private PdpMetrics() {}
 
-  /** Bucket bounds of the decision-latency histogram: a decision takes microseconds. */
-  private static final Duration[] DECISION_BUCKETS = {
-    Duration.ofNanos(5_000),
-    Duration.ofNanos(10_000),
-    Duration.ofNanos(25_000),
-    Duration.ofNanos(50_000),
-    Duration.ofNanos(100_000),
-    Duration.ofNanos(250_000),
-    Duration.ofNanos(500_000),
-    Duration.ofMillis(1),
-    Duration.ofMillis(5),
-    Duration.ofMillis(25),
-    Duration.ofMillis(100)
-  };
-
   /**
    * Opens the PDP's endpoint ({@code <metrics listen=...>}) with its meters and readiness: ready
    * while it serves (listening, not draining or stopping), its audit log (if any) writable and its
@@ -110,7 +95,7 @@ final class PdpMetrics {
     s.decisionTimer(
         Timer.builder("portcullis.pdp.decision")
             .description("From a request's arrival to its decision being ready to send")
-            .serviceLevelObjectives(DECISION_BUCKETS)
+            .serviceLevelObjectives(MetricsEndpoint.LATENCY_BUCKETS.toArray(Duration[]::new))
             .register(r));
     FunctionCounter.builder(
             "portcullis.pdp.unsolicited.decisions", s, PdpStats::unsolicitedDecisions)

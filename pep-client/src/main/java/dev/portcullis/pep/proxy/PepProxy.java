@@ -11,6 +11,7 @@ import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
+import io.micrometer.core.instrument.Timer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -221,6 +222,7 @@ public final class PepProxy implements AutoCloseable {
             l.access(),
             null,
             null);
+    long asked = System.nanoTime();
     pep.request(handle, context, r)
         .whenComplete(
             (d, e) ->
@@ -228,6 +230,10 @@ public final class PepProxy implements AutoCloseable {
                     .eventLoop()
                     .execute(
                         () -> {
+                          Timer rtt = counters.decisionRoundTrip;
+                          if (rtt != null && e == null) {
+                            rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+                          }
                           if (e != null || !d.granted()) {
                             denied(conn, subject, from, d, e);
                             return;

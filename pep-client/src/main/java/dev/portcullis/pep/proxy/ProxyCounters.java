@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What the proxy did, for status and tests. */
@@ -17,6 +18,12 @@ public final class ProxyCounters {
 
   /** Connections closed because a side neither read nor got its queued bytes out for too long. */
   public final AtomicLong idleClosed = new AtomicLong();
+
+  /**
+   * The round trip of each decision the proxy asked its PDP for (REQ sent to DEC received), while a
+   * metrics endpoint is open; else null.
+   */
+  volatile Timer decisionRoundTrip;
 
   /** {@link System#nanoTime} when the first revoking DEC since the last reset arrived, or 0. */
   public final AtomicLong firstRevocationAt = new AtomicLong();

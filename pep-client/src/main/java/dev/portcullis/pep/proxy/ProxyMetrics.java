@@ -5,8 +5,10 @@ import dev.portcullis.metrics.MetricsEndpoint;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -17,7 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@code portcullis_proxy_connections_accepted_total}, {@code
  *       portcullis_proxy_connections_open}, {@code portcullis_proxy_buffered_bytes};
- *   <li>{@code portcullis_proxy_decisions_total{outcome="allow|deny|allow_cached"}};
+ *   <li>{@code portcullis_proxy_decisions_total{outcome="allow|deny|allow_cached"}}, {@code
+ *       portcullis_proxy_decision_seconds} (a histogram: the round trip of each decision asked of
+ *       the PDP);
  *   <li>{@code portcullis_proxy_revoked_total} (held connections cut by a changed decision);
  *   <li>{@code portcullis_proxy_dropped_total{reason}}: {@code no_pdp}, {@code no_subject}, {@code
  *       tls_refused}, {@code upstream_unreachable}, {@code over_limit}, {@code idle};
@@ -55,6 +59,11 @@ public final class ProxyMetrics {
     counter(r, "portcullis.proxy.dropped", c.overLimit, "reason", "over_limit");
     counter(r, "portcullis.proxy.dropped", c.idleClosed, "reason", "idle");
     Gauge.builder("portcullis.proxy.sessions", proxy, PepProxy::sessions).register(r);
+    c.decisionRoundTrip =
+        Timer.builder("portcullis.proxy.decision")
+            .description("From a connection's request to its PDP to the decision arriving")
+            .serviceLevelObjectives(MetricsEndpoint.LATENCY_BUCKETS.toArray(Duration[]::new))
+            .register(r);
     Gauge.builder("portcullis.proxy.pdp.connected", proxy, p -> p.pep().isOpen() ? 1 : 0)
         .description("1 while the proxy's PEP has an open connection to a PDP")
         .register(r);

@@ -236,6 +236,11 @@ class PepProxyTest {
           body.contains("portcullis_proxy_decisions_total{" + c + ",outcome=\"deny\"} 1.0"), body);
       assertTrue(body.contains("portcullis_proxy_pdp_connected{" + c + "} 1.0"), body);
       assertTrue(
+          body.contains("portcullis_proxy_decision_seconds_count{" + c + "} 2"),
+          "both decisions' round trips: " + body);
+      assertTrue(
+          body.contains("portcullis_proxy_decision_seconds_bucket{" + c + ",le=\"5.0\"} 2"), body);
+      assertTrue(
           body.contains("portcullis_proxy_dropped_total{" + c + ",reason=\"no_pdp\"} 0.0"), body);
       assertEquals(
           200,
