@@ -28,9 +28,11 @@ import java.util.concurrent.CompletionStage;
  * and the PDP sends the decision when the answer arrives, or "Unable to process" if it does not
  * arrive within the client type's {@code decision-timeout}.
  *
- * <p>Policy file (properties): {@code directory=http://host:port/groups/} (the subject's name is
- * appended; the answer is its groups, comma-separated; 404 for someone unknown) and {@code
- * group=staff}. {@code pdp.xml} names it {@code engine="directory"}.
+ * <p>Policy file (properties): {@code directory=http://host:port/groups} (asked {@code
+ * ?name=SUBJECT}; the answer is the subject's groups, comma-separated; 404 for someone unknown) and
+ * {@code group=staff}. {@code pdp.xml} names it {@code engine="directory"}. The subject goes in a
+ * query parameter, encoded, never into the path: a subject named {@code ..} must not walk the
+ * directory's URL space.
  */
 public final class DirectoryEngine implements AsyncPolicyEngine {
   private final HttpClient http;
@@ -48,7 +50,8 @@ public final class DirectoryEngine implements AsyncPolicyEngine {
     String subject = request.access().subject();
     HttpRequest lookup =
         HttpRequest.newBuilder(
-                directory.resolve(URLEncoder.encode(subject, StandardCharsets.UTF_8)))
+                URI.create(
+                    directory + "?name=" + URLEncoder.encode(subject, StandardCharsets.UTF_8)))
             .timeout(Duration.ofSeconds(10))
             .build();
     // Completes on the HTTP client's threads; the PDP hands the decision to the event loop.
@@ -98,13 +101,16 @@ public final class DirectoryEngine implements AsyncPolicyEngine {
       }
       URI directory;
       try {
-        directory = URI.create(url.endsWith("/") ? url : url + "/");
+        directory = URI.create(url);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(policyFile.toString(), "directory: " + e.getMessage(), null);
       }
-      if (!"http".equals(directory.getScheme()) && !"https".equals(directory.getScheme())) {
+      if (!"http".equals(directory.getScheme()) && !"https".equals(directory.getScheme())
+          || directory.getRawQuery() != null) {
         throw new ConfigException(
-            policyFile.toString(), "directory: " + url + " (expected an http or https URL)", null);
+            policyFile.toString(),
+            "directory: " + url + " (expected an http or https URL without a query)",
+            null);
       }
       // One client for the engine's life: its connection pool is shared by every decision.
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

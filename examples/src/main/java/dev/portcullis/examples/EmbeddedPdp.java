@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -49,6 +50,7 @@ public final class EmbeddedPdp {
           "directory bob", "remove (not a member of staff)",
           "directory carol", "error 4 (Unable to process (server gives up on query))",
           "directory zed", "remove (zed is not in the directory)",
+          "directory ..", "remove (.. is not in the directory)",
           "allow-list alice", "install (listed)",
           "allow-list mallory", "remove (not on the allow list)");
 
@@ -74,14 +76,14 @@ public final class EmbeddedPdp {
             "directory.properties",
             "directory=http://127.0.0.1:"
                 + directory.getAddress().getPort()
-                + "/groups/\ngroup=staff\n",
+                + "/groups\ngroup=staff\n",
             "allowed.txt",
             "# who may use the printers\nalice\n");
     Map<String, String> answers = new LinkedHashMap<>();
     try (LocalPdp pdp = LocalPdp.start(pdpXml, files);
         PepClient viaDirectory = open(pdp.address(), DIRECTORY_TYPE);
         PepClient viaAllowList = open(pdp.address(), ALLOW_LIST_TYPE)) {
-      for (String who : new String[] {"alice", "bob", "carol", "zed"}) {
+      for (String who : new String[] {"alice", "bob", "carol", "zed", ".."}) {
         answers.put("directory " + who, ask(viaDirectory, who));
       }
       for (String who : new String[] {"alice", "mallory"}) {
@@ -124,15 +126,19 @@ public final class EmbeddedPdp {
     }
   }
 
-  /** The directory: {@code GET /groups/NAME} answers NAME's groups, comma-separated. */
+  /** The directory: {@code GET /groups?name=NAME} answers NAME's groups, comma-separated. */
   static HttpServer directory(ScheduledExecutorService later) throws IOException {
     Map<String, String> groups = Map.of("alice", "staff,ops", "bob", "guests", "carol", "staff");
     HttpServer http =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     http.createContext(
-        "/groups/",
+        "/groups",
         exchange -> {
-          String name = exchange.getRequestURI().getPath().substring("/groups/".length());
+          String query = exchange.getRequestURI().getRawQuery();
+          String name =
+              query == null || !query.startsWith("name=")
+                  ? ""
+                  : URLDecoder.decode(query.substring(5), StandardCharsets.UTF_8);
           String body = groups.get(name);
           if ("carol".equals(name)) {
             // slow: answered after the PDP's decision timeout, on another thread
@@ -141,6 +147,9 @@ public final class EmbeddedPdp {
             reply(exchange, body == null ? 404 : 200, body == null ? "" : body);
           }
         });
+    // The directory's other resources answer too, as a real one's would: a subject (say "..")
+    // must never reach them through the lookup's URL.
+    http.createContext("/", exchange -> reply(exchange, 200, "staff"));
     http.start();
     return http;
   }
