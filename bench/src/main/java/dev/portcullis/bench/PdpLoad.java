@@ -126,6 +126,7 @@ public final class PdpLoad implements Callable<Integer> {
             1 << 20,
             Integer.MAX_VALUE,
             1024,
+            1024,
             Map.of(
                 AccessRequest.CLIENT_TYPE,
                 new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, "rules", policy, false)),

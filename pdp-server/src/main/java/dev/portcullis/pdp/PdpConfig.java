@@ -37,6 +37,8 @@ import org.w3c.dom.Element;
  *     shared
  * @param fleet how this member shares load with the others ({@code <fleet>}), or null: the defaults
  *     (never redirect for load; drain for 10 s on SIGTERM)
+ * @param maxPendingDecisions per connection, requests an asynchronous engine may be deciding at
+ *     once ({@code <limits max-pending-decisions>}); beyond, a REQ is answered "Unable to process"
  * @param drain on SIGTERM, how long to let decisions being made finish before PEPs are closed with
  *     "Shutting down" ({@code <shutdown drain>}, default 10 s)
  */
@@ -51,6 +53,7 @@ public record PdpConfig(
     int maxHandles,
     int maxMessagesPerSecond,
     int maxConnections,
+    int maxPendingDecisions,
     Map<Integer, ClientTypeConfig> clientTypes,
     List<Redirect> redirects,
     Path audit,
@@ -133,6 +136,7 @@ public record PdpConfig(
         maxHandles,
         maxMessagesPerSecond,
         maxConnections,
+        maxPendingDecisions,
         clientTypes,
         redirects,
         audit,
@@ -167,6 +171,7 @@ public record PdpConfig(
     int maxHandles = limit(limits, "max-handles", 65536, 1, Integer.MAX_VALUE);
     int rate = limit(limits, "max-messages-per-second", 200_000, 1, Integer.MAX_VALUE);
     int maxConn = limit(limits, "max-connections", 1024, 1, Integer.MAX_VALUE);
+    int maxPending = limit(limits, "max-pending-decisions", 1024, 1, Integer.MAX_VALUE);
     Map<Integer, ClientTypeConfig> types = new LinkedHashMap<>();
     for (Element ct : children(root, "client-type")) {
       int code = XmlConfigReader.integer(ct, "code", 0, 1, 0xFFFF);
@@ -217,6 +222,7 @@ public record PdpConfig(
         maxHandles,
         rate,
         maxConn,
+        maxPending,
         types,
         redirects,
         audit == null ? null : dir.resolve(attr(audit, "file", "")),

@@ -102,6 +102,20 @@ final class RequestDecisions {
         new PolicyRequest(state.pepId, type, r.context().rType(), r.context().mType(), access);
     PolicyEngine engine = server.engine(type);
     if (engine instanceof AsyncPolicyEngine a) {
+      if (inFlight >= server.config().maxPendingDecisions()
+          && (ps == null || !ps.containsKey(r.handle()))) {
+        // An explicit bound on what one PEP can have the engine fetch at once.
+        state.channel.write(
+            Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+        server
+            .refusals()
+            .warn(
+                "pending-decision limit",
+                "PEP {}: request refused, {} decisions being made (max-pending-decisions)",
+                state.pepId,
+                inFlight);
+        return;
+      }
       decideLater(a, pr, r.handle(), r.context(), arrived);
       return;
     }

@@ -196,6 +196,23 @@ class AsyncDecisionsTest extends EmbeddedPdpTest {
   }
 
   @Test
+  void requestsBeingDecidedAreBoundedPerConnection() throws Exception {
+    connect(engine, List.of(), 1000, 100, 2);
+    open();
+    send(req("h1", "alice"));
+    send(req("h2", "bob"));
+    send(req("h3", "carol"));
+    assertUnableToProcess(next(Decision.class), "h3");
+    assertFalse(engine.asked.containsKey("carol"), "the engine was not asked");
+    send(req("h2", "dave")); // superseding one being decided adds nothing
+    assertNull(next());
+    engine.grant("alice");
+    decision();
+    send(req("h3", "carol")); // a place freed
+    assertTrue(engine.asked.containsKey("carol"));
+  }
+
+  @Test
   void aClosedClientTypeOrConnectionReleasesWhatIsStillBeingDecided() throws Exception {
     connect(10);
     send(req("h1", "alice"));

@@ -41,7 +41,18 @@ abstract class EmbeddedPdpTest {
   /** A new connection to a PDP whose client type {@link #TYPE} {@code engine} serves. */
   void connect(PolicyEngine engine, List<PdpConfig.Redirect> redirects, int rate, int maxHandles)
       throws Exception {
-    pdp = new FakePdpContext(redirects, rate, maxHandles);
+    connect(engine, redirects, rate, maxHandles, 1024);
+  }
+
+  /** As above, with at most {@code maxPending} requests being decided asynchronously. */
+  void connect(
+      PolicyEngine engine,
+      List<PdpConfig.Redirect> redirects,
+      int rate,
+      int maxHandles,
+      int maxPending)
+      throws Exception {
+    pdp = new FakePdpContext(redirects, rate, maxHandles, maxPending);
     pdp.engines.put(TYPE, engine);
     ch = new EmbeddedChannel(new PdpChannelInitializer(pdp, null));
   }

@@ -34,6 +34,15 @@ final class FakePdpContext implements PdpContext {
 
   FakePdpContext(List<PdpConfig.Redirect> redirects, int maxMessagesPerSecond, int maxHandles)
       throws Exception {
+    this(redirects, maxMessagesPerSecond, maxHandles, 1024);
+  }
+
+  FakePdpContext(
+      List<PdpConfig.Redirect> redirects,
+      int maxMessagesPerSecond,
+      int maxHandles,
+      int maxPendingDecisions)
+      throws Exception {
     config =
         new PdpConfig(
             "test",
@@ -46,6 +55,7 @@ final class FakePdpContext implements PdpContext {
             maxHandles,
             maxMessagesPerSecond,
             10,
+            maxPendingDecisions,
             Map.of(),
             redirects,
             null,
