@@ -182,7 +182,12 @@ public record PdpConfig(
               XmlConfigReader.existingFile(ct, "policy", dir),
               XmlConfigReader.bool(ct, "watch", false),
               attr(ct, "consistency", "cached").equals("linearizable"),
-              XmlConfigReader.duration(ct, "decision-timeout", DEFAULT_DECISION_TIMEOUT));
+              between(
+                  ct,
+                  "decision-timeout",
+                  DEFAULT_DECISION_TIMEOUT,
+                  Duration.ofMillis(1),
+                  Duration.ofHours(1)));
       if (types.put(code, c) != null) {
         throw error(ct, "code", "client type " + code + " configured twice");
       }
@@ -204,7 +209,7 @@ public record PdpConfig(
     Duration drain =
         shutdown == null
             ? DEFAULT_DRAIN
-            : XmlConfigReader.duration(shutdown, "drain", DEFAULT_DRAIN);
+            : between(shutdown, "drain", DEFAULT_DRAIN, Duration.ZERO, Duration.ofHours(1));
     Element audit = child(root, "audit");
     Element stats = child(root, "stats");
     Duration statsEvery =
@@ -285,6 +290,16 @@ public record PdpConfig(
     } catch (UnknownHostException x) {
       throw error(e, a, a + ": " + v + " (expected: a literal IPv4 or IPv6 address)");
     }
+  }
+
+  /** A duration attribute from {@code min} to {@code max}, both included. */
+  private static Duration between(Element e, String a, Duration dflt, Duration min, Duration max)
+      throws ConfigException {
+    Duration d = XmlConfigReader.duration(e, a, dflt);
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      throw error(e, a, a + ": " + d + " (expected: from " + min + " to " + max + ")");
+    }
+    return d;
   }
 
   private static Duration duration(Element e, String a, Duration dflt, long minS, long maxS)

@@ -104,6 +104,10 @@ class PdpConfigTest {
             "<pdp>\n<client-type code=\"1\" engine=\"rules\" policy=\"r\" decision-timeout=\"soon\"/></pdp>");
     assertEquals(2, e.line());
     assertEquals("decision-timeout", e.attribute());
+    e = reject("<pdp>" + CT.replace("/>", " decision-timeout=\"0s\"/>") + "</pdp>");
+    assertTrue(e.getMessage().contains("decision-timeout: PT0S (expected: from"), e.getMessage());
+    e = reject("<pdp><shutdown drain=\"2d\"/>" + CT + "</pdp>");
+    assertEquals("drain", e.attribute());
   }
 
   @Test
