@@ -105,8 +105,13 @@ public final class EmbeddedPdp {
             .clientType(clientType)
             .requestTimeout(Duration.ofSeconds(5))
             .build();
-    pep.open().get(10, TimeUnit.SECONDS);
-    return pep;
+    try {
+      pep.open().get(10, TimeUnit.SECONDS);
+      return pep;
+    } catch (Exception e) {
+      pep.close();
+      throw e;
+    }
   }
 
   private static String ask(PepClient pep, String who) throws Exception {

@@ -57,9 +57,8 @@ public final class EmbeddedPep {
     /** Called on the PEP's event loop when the PDP changes a decision on its own: be quick. */
     @Override
     public void decisionChanged(String handle, PepDecision d) {
-      String user = inside.get(handle);
-      if (user != null && !d.granted()) {
-        inside.remove(handle);
+      String user = d.granted() ? null : inside.remove(handle);
+      if (user != null) {
         out.printf(
             "PDP took %s's grant back (rule %s: %s): session closed%n",
             user, d.data().ruleId(), d.data().reason());
@@ -103,8 +102,13 @@ public final class EmbeddedPep {
             .listener(wiki)
             .requestTimeout(Duration.ofSeconds(5))
             .build();
-    pep.open().get(10, TimeUnit.SECONDS);
-    return pep;
+    try {
+      pep.open().get(10, TimeUnit.SECONDS);
+      return pep;
+    } catch (Exception e) {
+      pep.close(); // its event loop and connection attempts end with it
+      throw e;
+    }
   }
 
   /** Asks the PDP whether {@code user} may use the wiki; lets them in if so. */
