@@ -31,8 +31,11 @@ public final class Ensembles {
   public static TestingCluster started() throws Exception {
     Exception last = null;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      TestingCluster c = new TestingCluster(3);
+      TestingCluster c = null;
       try {
+        // Its constructor picks the ports, each on its own: two members can be given the same
+        // one (IllegalArgumentException: "Multiple entries with same key"), seen in a full build.
+        c = new TestingCluster(3);
         c.start();
         if (allServe(c)) {
           return c;
@@ -40,7 +43,9 @@ public final class Ensembles {
       } catch (Exception e) {
         last = e;
       }
-      c.close();
+      if (c != null) {
+        c.close();
+      }
     }
     throw new IllegalStateException(
         "no 3-node ZooKeeper ensemble served in " + ATTEMPTS + " attempts", last);

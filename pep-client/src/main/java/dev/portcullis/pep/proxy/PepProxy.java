@@ -309,7 +309,16 @@ public final class PepProxy implements AutoCloseable {
         .connect(conn.listener.upstream())
         .addListener(
             (ChannelFuture f) -> {
-              if (!f.isSuccess()) {
+              // A local upstream on an ephemeral port with nothing listening can be "reached" by
+              // TCP connecting to itself (the kernel picks that very port as the source): the
+              // proxy would be talking to itself. Nothing listens there: unreachable.
+              String why =
+                  !f.isSuccess()
+                      ? f.cause().getMessage()
+                      : f.channel().localAddress().equals(f.channel().remoteAddress())
+                          ? "connected to itself: nothing listens there"
+                          : null;
+              if (why != null) {
                 counters.upstreamFailed.incrementAndGet();
                 upstreamFailures.warn(
                     conn.listener.name(),
@@ -317,7 +326,8 @@ public final class PepProxy implements AutoCloseable {
                     conn.listener.name(),
                     conn.handle,
                     conn.listener.upstream(),
-                    f.cause().getMessage());
+                    why);
+                f.channel().close();
                 client.close();
                 return;
               }
