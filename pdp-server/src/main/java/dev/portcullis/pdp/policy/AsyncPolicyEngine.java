@@ -20,6 +20,8 @@ import java.util.concurrent.CompletionStage;
  *       #released} for it, so state a decision opened (a session) is not left behind.
  *   <li>On a policy reload the PDP decides installed requests again with {@link #reevaluateAsync}
  *       and pushes the ones that changed, when they complete.
+ *   <li>One PEP connection has at most {@code max-pending-decisions} requests being decided; a
+ *       request beyond that is answered with the error above without asking the engine.
  * </ul>
  *
  * <p>Completing a stage must not throw; a stage completed with an exception counts as a failed
