@@ -83,15 +83,7 @@ final class RequestDecisions {
     if (!s.containsKey(r.handle())
         && (ps == null || !ps.containsKey(r.handle()))
         && held >= server.config().maxHandles()) {
-      state.channel.write(
-          Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
-      server
-          .refusals()
-          .warn(
-              "handle limit",
-              "PEP {}: request refused, {} handles open (limit)",
-              state.pepId,
-              held);
+      refuse(r, "handle limit", "PEP {}: request refused, {} handles open (limit)", held);
       return;
     }
     AccessRequest access = accessRequest(r);
@@ -105,21 +97,28 @@ final class RequestDecisions {
       if (inFlight >= server.config().maxPendingDecisions()
           && (ps == null || !ps.containsKey(r.handle()))) {
         // An explicit bound on what one PEP can have the engine fetch at once.
-        state.channel.write(
-            Decision.error(type, r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
-        server
-            .refusals()
-            .warn(
-                "pending-decision limit",
-                "PEP {}: request refused, {} decisions being made (max-pending-decisions)",
-                state.pepId,
-                inFlight);
+        refuse(
+            r,
+            "pending-decision limit",
+            "PEP {}: request refused, {} decisions being made (max-pending-decisions)",
+            inFlight);
         return;
       }
       decideLater(a, pr, r.handle(), r.context(), arrived);
       return;
     }
     answer(r.handle(), r.context(), pr, engine.decide(pr), arrived, s);
+  }
+
+  /**
+   * Answers a REQ over a limit with "Unable to process" (RFC 2748 error 4), counted in the refusals
+   * summary under {@code kind}; {@code format} has the PEP's id, then {@code count}.
+   */
+  private void refuse(Request r, String kind, String format, int count) {
+    state.channel.write(
+        Decision.error(
+            r.clientType(), r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+    server.refusals().warn(kind, format, state.pepId, count);
   }
 
   /** The access request a REQ carries in its first ClientSI, or null after answering its error. */
