@@ -25,11 +25,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -50,32 +52,13 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "PDP round-trip, throughput and set-up against raw TCP.")
 public final class PdpLoad implements Callable<Integer> {
-  @Option(
-      names = "--policy",
-      defaultValue = "config/policy-rules.xml",
-      description = "Rules policy (default: ${DEFAULT-VALUE}).")
-  Path policy;
+  @Mixin LoadOptions load = new LoadOptions();
 
   @Option(
       names = "--round-trips",
       defaultValue = "100000",
       description = "Round trips measured on each side, after a quarter as many to warm up.")
   int roundTrips;
-
-  @Option(names = "--connections", defaultValue = "2")
-  int connections;
-
-  @Option(
-      names = "--outstanding",
-      defaultValue = "32",
-      description = "Requests outstanding per connection.")
-  int outstanding;
-
-  @Option(
-      names = "--seconds",
-      defaultValue = "5",
-      description = "Measured seconds of the throughput run.")
-  int seconds;
 
   @Option(names = "--pdp-threads", defaultValue = "1", description = "PDP event-loop threads.")
   int pdpThreads;
@@ -114,31 +97,7 @@ public final class PdpLoad implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PdpConfig cfg =
-        new PdpConfig(
-            "pdp-load",
-            InetAddress.getLoopbackAddress(),
-            0,
-            Duration.ofSeconds(30),
-            Duration.ZERO,
-            Duration.ofSeconds(10),
-            CopsCodec.DEFAULT_MAX_MESSAGE_SIZE,
-            1 << 20,
-            Integer.MAX_VALUE,
-            1024,
-            1024,
-            Map.of(
-                AccessRequest.CLIENT_TYPE,
-                new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, "rules", policy, false)),
-            List.of(),
-            null,
-            Duration.ofHours(1),
-            null,
-            null,
-            null,
-            null,
-            null,
-            PdpConfig.DEFAULT_DRAIN);
+    PdpConfig cfg = config("pdp-load", "rules", load.policy);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;
@@ -164,7 +123,7 @@ public final class PdpLoad implements Callable<Integer> {
       InetSocketAddress decAddr = (InetSocketAddress) decoding.localAddress();
       System.out.printf(
           "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread%n",
-          req.length, decLength, connections, outstanding, pdpThreads);
+          req.length, decLength, load.connections, load.outstanding, pdpThreads);
 
       // 1. round trips: alternate raw and COPS in rounds, so that the noise of a shared machine
       // falls on both alike; the ratio reported is the median of the per-round ratios.
@@ -206,14 +165,26 @@ public final class PdpLoad implements Callable<Integer> {
       // 2. throughput
       double rawTput =
           LoopbackLoad.throughput(
-              clientGroup, rawAddr, null, req.length, connections, outstanding, seconds);
+              clientGroup,
+              rawAddr,
+              null,
+              req.length,
+              load.connections,
+              load.outstanding,
+              load.seconds);
       double copsTput =
           LoopbackLoad.throughput(
-              clientGroup, pdp.address(), opn, req.length, connections, outstanding, seconds);
+              clientGroup,
+              pdp.address(),
+              opn,
+              req.length,
+              load.connections,
+              load.outstanding,
+              load.seconds);
       System.out.println();
       System.out.printf(
           "throughput, %d connections x %d outstanding, %d s:%n",
-          connections, outstanding, seconds);
+          load.connections, load.outstanding, load.seconds);
       System.out.printf("  %-28s %,12.0f answers/s%n", "raw TCP responder", rawTput);
       System.out.printf(
           "  %-28s %,12.0f decisions/s (%.2fx raw)%n",
@@ -238,6 +209,37 @@ public final class PdpLoad implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * A PDP on a free loopback port serving the access client type with {@code engine} over {@code
+   * policy}: audit, statistics and limits out of the way of a load test.
+   */
+  static PdpConfig config(String name, String engine, Path policy) {
+    return new PdpConfig(
+        name,
+        InetAddress.getLoopbackAddress(),
+        0,
+        Duration.ofSeconds(30),
+        Duration.ZERO,
+        Duration.ofSeconds(10),
+        CopsCodec.DEFAULT_MAX_MESSAGE_SIZE,
+        1 << 20,
+        Integer.MAX_VALUE,
+        1024,
+        1 << 20,
+        Map.of(
+            AccessRequest.CLIENT_TYPE,
+            new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, engine, policy, false)),
+        List.of(),
+        null,
+        Duration.ofHours(1),
+        null,
+        null,
+        null,
+        null,
+        null,
+        PdpConfig.DEFAULT_DRAIN);
+  }
+
   static long[] concat(long[] a, long[] b) {
     long[] r = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, r, a.length, b.length);
@@ -245,10 +247,19 @@ public final class PdpLoad implements Callable<Integer> {
   }
 
   static void row(String name, long[] ns) {
+    System.out.println(rowText(name, ns));
+  }
+
+  /** A table row: mean, median and p99 of {@code ns}, in microseconds. */
+  static String rowText(String name, long[] ns) {
     Histogram h = Quantiles.of(ns);
-    System.out.printf(
-        "  %-28s %9.1f %9.1f %9.1f%n",
-        name, mean(ns) / 1e3, Quantiles.at(h, 0.5) / 1e3, Quantiles.at(h, 0.99) / 1e3);
+    return String.format(
+        Locale.ROOT,
+        "  %-28s %9.1f %9.1f %9.1f",
+        name,
+        mean(ns) / 1e3,
+        Quantiles.at(h, 0.5) / 1e3,
+        Quantiles.at(h, 0.99) / 1e3);
   }
 
   static double mean(long[] v) {

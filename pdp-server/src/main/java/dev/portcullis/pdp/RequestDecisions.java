@@ -61,6 +61,9 @@ final class RequestDecisions {
   /** Requests being decided asynchronously, per client type, by handle. */
   private final Map<Integer, Map<Handle, Pending>> pending = new HashMap<>();
 
+  /** A flush is queued on the event loop ({@link #flushSoon}). */
+  private boolean flushScheduled;
+
   /** How many requests are being decided (read by the server's drain from another thread). */
   private volatile int inFlight;
 
@@ -278,6 +281,24 @@ final class RequestDecisions {
       return;
     }
     answer(h, p.context, p.request, d, p.arrived, s);
+    flushSoon();
+  }
+
+  /**
+   * Flushes once the event loop has run what is queued before it: decisions completing together (a
+   * burst handed back from an engine's thread, or completed inside a read batch, which {@code
+   * channelReadComplete} flushes anyway) leave in one write. A flush per decision made an engine
+   * that completes at once 0.28x the synchronous one's throughput (AsyncEngineLoad, 32 pipelined).
+   */
+  private void flushSoon() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      state.channel.eventLoop().execute(this::flushNow);
+    }
+  }
+
+  private void flushNow() {
+    flushScheduled = false;
     state.channel.flush();
   }
 
@@ -300,8 +321,8 @@ final class RequestDecisions {
             h.value().toHex(),
             why);
     if (!state.closing && state.sessions.containsKey(type)) {
-      state.channel.writeAndFlush(
-          Decision.error(type, h, new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+      state.channel.write(Decision.error(type, h, new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+      flushSoon();
     }
   }
 
@@ -422,7 +443,7 @@ final class RequestDecisions {
                         if (ex != null || d == null) {
                           repushFailed(type, h, ex);
                         } else if (push(type, h, i, d)) {
-                          state.channel.flush();
+                          flushSoon();
                           log.info(
                               "policy change: unsolicited decision for handle {} sent to PEP {}",
                               h.value().toHex(),
