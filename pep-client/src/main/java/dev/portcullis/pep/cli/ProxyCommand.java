@@ -94,6 +94,8 @@ final class ProxyCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  // SIGTERM: no new connections; the open ones get <shutdown drain> to end
+                  proxy.drain(cfg.drain());
                   if (m != null) {
                     m.close();
                   }

@@ -63,6 +63,7 @@ public final class PepProxy implements AutoCloseable {
   private final Map<String, ProxiedConnection> conns = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean draining; // SIGTERM: no new connections, the open ones go on a while
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final ProxyListeners listeners;
   private final ProxyCounters counters = new ProxyCounters();
@@ -433,6 +434,39 @@ public final class PepProxy implements AutoCloseable {
 
   public PepClient pep() {
     return pep;
+  }
+
+  /**
+   * SIGTERM's first step: stops accepting (from now on {@link #draining} is true: the endpoint
+   * reports not ready) and waits at most {@code period} for the open connections to end by
+   * themselves; {@link #close} then cuts the rest.
+   *
+   * @return the connections still open when it stopped waiting
+   */
+  public int drain(Duration period) {
+    draining = true;
+    for (Channel s : servers) {
+      s.close().syncUninterruptibly();
+    }
+    long end = System.nanoTime() + period.toNanos();
+    while (!conns.isEmpty() && System.nanoTime() < end && !closed.get()) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    int left = conns.size();
+    if (left > 0) {
+      log.info("proxy draining: {} connections still open after {}; cutting them", left, period);
+    }
+    return left;
+  }
+
+  /** True from the start of {@link #drain}. */
+  public boolean draining() {
+    return draining;
   }
 
   /** Stops listening, closes every proxied connection and the PEP; again is a no-op. */

@@ -25,9 +25,19 @@ import org.w3c.dom.Element;
  * @param pep the PEP's own configuration file
  * @param audit the audit file, or null for none
  * @param metrics where the metrics and health endpoint listens ({@code <metrics>}), or null
+ * @param drain on SIGTERM, how long open connections may go on before they are cut ({@code
+ *     <shutdown drain>}, default 10 s)
  */
 public record ProxyConfig(
-    String source, Path pep, Path audit, List<Listener> listeners, InetSocketAddress metrics) {
+    String source,
+    Path pep,
+    Path audit,
+    List<Listener> listeners,
+    InetSocketAddress metrics,
+    Duration drain) {
+  /** How long SIGTERM lets open connections go on when {@code <shutdown drain>} does not say. */
+  public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(10);
+
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
 
@@ -161,7 +171,21 @@ public record ProxyConfig(
             : XmlConfigReader.socketAddress(
                 XmlConfigReader.child(root, "metrics"),
                 "listen",
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 9465)));
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 9465)),
+        drain(XmlConfigReader.child(root, "shutdown")));
+  }
+
+  /** {@code <shutdown drain>}: 0 to 1 h. */
+  private static Duration drain(Element shutdown) throws ConfigException {
+    if (shutdown == null) {
+      return DEFAULT_DRAIN;
+    }
+    Duration d = XmlConfigReader.duration(shutdown, "drain", DEFAULT_DRAIN);
+    if (d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
+      throw XmlConfigReader.error(
+          shutdown, "drain", "drain: " + d + " (expected: from PT0S to PT1H)");
+    }
+    return d;
   }
 
   private static Tls tls(Element t, Path dir) throws ConfigException {

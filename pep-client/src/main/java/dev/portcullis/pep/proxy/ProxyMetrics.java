@@ -67,7 +67,9 @@ public final class ProxyMetrics {
     Gauge.builder("portcullis.proxy.pdp.connected", proxy, p -> p.pep().isOpen() ? 1 : 0)
         .description("1 while the proxy's PEP has an open connection to a PDP")
         .register(r);
-    m.readiness("listening", () -> proxy.stopped().isDone() ? "stopped" : null);
+    m.readiness(
+        "listening",
+        () -> proxy.stopped().isDone() ? "stopped" : proxy.draining() ? "draining" : null);
     m.readiness("pdp", () -> proxy.pep().isOpen() ? null : "no PDP connection");
     m.readiness(
         "audit",

@@ -3,6 +3,7 @@ package dev.portcullis.pep.proxy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,6 +18,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
+import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogLines;
 import dev.portcullis.support.Prometheus;
 import dev.portcullis.support.pki.DevCertificates;
@@ -42,6 +44,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -535,6 +538,58 @@ class PepProxyTest {
           log.warnings().stream().filter(m -> m.contains("unreachable")).toList();
       assertEquals(1, warnings.size(), warnings.toString());
     }
+  }
+
+  /** SIGTERM's drain: no new connections, the open ones go on until they end (or the time). */
+  @Test
+  void aDrainStopsAcceptingAndLetsOpenConnectionsFinish() throws Exception {
+    Socket open = connect(allowed);
+    assertEquals("a", roundTrip(open, "a"));
+    CompletableFuture<Integer> left =
+        CompletableFuture.supplyAsync(() -> proxy.drain(Duration.ofSeconds(20)));
+    boolean refused = false;
+    for (int i = 0; i < 200 && !refused; i++) {
+      try (Socket s = new Socket()) {
+        s.connect(allowed, 1_000);
+        Thread.sleep(10);
+      } catch (IOException e) {
+        refused = true; // the listener is closed
+      }
+    }
+    assertTrue(refused, "no new connection while draining");
+    assertTrue(proxy.draining());
+    assertEquals("b", roundTrip(open, "b"), "an open connection is still served");
+    assertFalse(left.isDone());
+    open.close();
+    assertEquals(0, left.get(10, TimeUnit.SECONDS), "drained once the last connection ended");
+  }
+
+  @Test
+  void aDrainCutsWhatOutlivesIt() throws Exception {
+    try (Socket open = connect(allowed)) {
+      assertEquals("a", roundTrip(open, "a"));
+      assertEquals(1, proxy.drain(Duration.ofMillis(200)));
+      proxy.close();
+      assertTrue(closed(open), "cut at the end of the drain");
+    }
+  }
+
+  @Test
+  void theDrainTimeIsConfiguredAndBounded() throws Exception {
+    assertEquals(ProxyConfig.DEFAULT_DRAIN, ProxyConfig.load(dir.resolve("pep-proxy.xml")).drain());
+    String listener =
+        "<listener name=\"x\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:1\" service=\"s\"/>";
+    Files.writeString(
+        dir.resolve("d.xml"),
+        "<pep-proxy pep=\"pep.xml\"><shutdown drain=\"2s\"/>" + listener + "</pep-proxy>");
+    assertEquals(Duration.ofSeconds(2), ProxyConfig.load(dir.resolve("d.xml")).drain());
+    Files.writeString(
+        dir.resolve("d.xml"),
+        "<pep-proxy pep=\"pep.xml\">\n<shutdown drain=\"2h\"/>" + listener + "</pep-proxy>");
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ProxyConfig.load(dir.resolve("d.xml")));
+    assertEquals(2, e.line());
+    assertEquals("drain", e.attribute());
   }
 
   @Test
