@@ -9,20 +9,13 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
-import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
 import io.micrometer.core.instrument.Timer;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,9 +60,7 @@ public final class PepProxy implements AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final ProxyListeners listeners;
   private final ProxyCounters counters = new ProxyCounters();
-  // Every client connection finds a dead upstream dead again: the first per listener a minute.
-  private final LogSummary upstreamFailures =
-      new LogSummary(log, "unreachable upstreams", Duration.ofMinutes(1), Clock.systemUTC());
+  private final UpstreamConnector upstreams;
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
   private final ProxySessions sessions; // made once the PEP exists, before it opens
@@ -113,6 +104,8 @@ public final class PepProxy implements AutoCloseable {
             .build();
     this.audit = new ProxyAudit(audit, pep.pepId());
     this.sessions = new ProxySessions(pep, this.audit);
+    this.upstreams =
+        new UpstreamConnector(TRANSPORT, listeners, counters, this.audit, conns::containsKey);
     audit.onFailure(
         e -> {
           // A proxy that cannot audit must not admit: stop, off the writer thread.
@@ -166,7 +159,7 @@ public final class PepProxy implements AutoCloseable {
         audit.allowedWithoutPdp(l, cached.handle, subject, from);
         conns.put(cached.handle, cached);
         client.closeFuture().addListener(f -> ended(cached));
-        connectUpstream(cached);
+        upstreams.connect(cached);
         return;
       }
       counters.failedClosed.incrementAndGet();
@@ -254,7 +247,7 @@ public final class PepProxy implements AutoCloseable {
                               from,
                               subject,
                               reason(d));
-                          connectUpstream(conn);
+                          upstreams.connect(conn);
                         }));
   }
 
@@ -277,78 +270,6 @@ public final class PepProxy implements AutoCloseable {
     return d.data() == null
         ? "no reason given"
         : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
-  }
-
-  private void connectUpstream(ProxiedConnection conn) {
-    Channel client = conn.client;
-    if (!client.isActive()) {
-      return;
-    }
-    new Bootstrap()
-        .group(client.eventLoop()) // both sides on one loop: no hand-over between threads
-        .channel(TRANSPORT.socketChannel())
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
-        .handler(
-            new ChannelInitializer<SocketChannel>() {
-              @Override
-              protected void initChannel(SocketChannel ch) {
-                SslContext tls = listeners.upstreamTls(conn.listener.name());
-                if (tls != null) {
-                  InetSocketAddress u = conn.listener.upstream();
-                  ch.pipeline()
-                      .addLast(
-                          tls.newHandler(ch.alloc(), u.getAddress().getHostAddress(), u.getPort()));
-                }
-                IdleCut.install(ch, conn.listener, counters);
-                conn.toClient = new Relay(client);
-                ch.pipeline().addLast(conn.toClient);
-              }
-            })
-        .connect(conn.listener.upstream())
-        .addListener(
-            (ChannelFuture f) -> {
-              // A local upstream on an ephemeral port with nothing listening can be "reached" by
-              // TCP connecting to itself (the kernel picks that very port as the source): the
-              // proxy would be talking to itself. Nothing listens there: unreachable.
-              String why =
-                  !f.isSuccess()
-                      ? f.cause().getMessage()
-                      : f.channel().localAddress().equals(f.channel().remoteAddress())
-                          ? "connected to itself: nothing listens there"
-                          : null;
-              if (why != null) {
-                counters.upstreamFailed.incrementAndGet();
-                upstreamFailures.warn(
-                    conn.listener.name(),
-                    "proxy {}: {}: upstream {} unreachable: {}",
-                    conn.listener.name(),
-                    conn.handle,
-                    conn.listener.upstream(),
-                    why);
-                f.channel().close();
-                client.close();
-                return;
-              }
-              Channel upstream = f.channel();
-              conn.upstream = upstream;
-              upstream.closeFuture().addListener(x -> Relay.flushThenClose(client));
-              if (!client.isActive() || !conns.containsKey(conn.handle)) {
-                upstream.close(); // closed or revoked meanwhile
-                return;
-              }
-              conn.toUpstream = new Relay(upstream);
-              client.pipeline().addLast(conn.toUpstream);
-              audit.opened(
-                  conn.listener.name(), conn.handle, (InetSocketAddress) upstream.localAddress());
-              if (client.pipeline().get(ProxyTls.HELD) instanceof ProxyTls.Held h) {
-                h.release(client.pipeline().context(ProxyTls.HELD), upstream);
-              }
-              client.config().setAutoRead(true);
-              upstream.config().setAutoRead(true);
-            });
   }
 
   /** An unsolicited Remove (or a later deny) for a live connection: cut it. */
