@@ -8,13 +8,13 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.PepListener;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 public final class EmbeddedPdp {
   static final int DIRECTORY_TYPE = AccessRequest.CLIENT_TYPE;
   static final int ALLOW_LIST_TYPE = 0xC0B0;
+  private static final String GATEWAY = "printer-gateway";
+  private static final PepListener NOTHING = new PepListener() {}; // decisions asked only
 
   private EmbeddedPdp() {}
 
@@ -81,8 +83,10 @@ public final class EmbeddedPdp {
             "# who may use the printers\nalice\n");
     Map<String, String> answers = new LinkedHashMap<>();
     try (LocalPdp pdp = LocalPdp.start(pdpXml, files);
-        PepClient viaDirectory = open(pdp.address(), DIRECTORY_TYPE);
-        PepClient viaAllowList = open(pdp.address(), ALLOW_LIST_TYPE)) {
+        PepClient viaDirectory =
+            EmbeddedPep.connect(pdp.address(), GATEWAY, DIRECTORY_TYPE, NOTHING);
+        PepClient viaAllowList =
+            EmbeddedPep.connect(pdp.address(), GATEWAY, ALLOW_LIST_TYPE, NOTHING)) {
       for (String who : new String[] {"alice", "bob", "carol", "zed", ".."}) {
         answers.put("directory " + who, ask(viaDirectory, who));
       }
@@ -95,23 +99,6 @@ public final class EmbeddedPdp {
     }
     answers.forEach((k, v) -> out.printf("%-20s %s%n", k, v));
     return answers;
-  }
-
-  private static PepClient open(InetSocketAddress pdp, int clientType) throws Exception {
-    PepClient pep =
-        PepClient.builder()
-            .pdp(pdp)
-            .pepId("printer-gateway")
-            .clientType(clientType)
-            .requestTimeout(Duration.ofSeconds(5))
-            .build();
-    try {
-      pep.open().get(10, TimeUnit.SECONDS);
-      return pep;
-    } catch (Exception e) {
-      pep.close();
-      throw e;
-    }
   }
 
   private static String ask(PepClient pep, String who) throws Exception {

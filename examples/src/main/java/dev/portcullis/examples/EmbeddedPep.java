@@ -80,7 +80,7 @@ public final class EmbeddedPep {
   static Map<String, String> run(PrintStream out) throws Exception {
     Wiki wiki = new Wiki(out);
     try (LocalPdp pdp = LocalPdp.start(PDP_XML, Map.of("wiki.xml", POLICY.formatted("alice bob")));
-        PepClient pep = connect(pdp.address(), wiki)) {
+        PepClient pep = connect(pdp.address(), "wiki-gateway", AccessRequest.CLIENT_TYPE, wiki)) {
       for (String user : new String[] {"alice", "bob", "mallory"}) {
         enter(pep, wiki, user, out);
       }
@@ -93,13 +93,18 @@ public final class EmbeddedPep {
     }
   }
 
-  static PepClient connect(InetSocketAddress pdp, Wiki wiki) throws Exception {
+  /**
+   * A PEP named {@code pepId} for {@code clientType}, its client type accepted by the PDP; {@code
+   * listener} hears what the PDP does on its own.
+   */
+  static PepClient connect(
+      InetSocketAddress pdp, String pepId, int clientType, PepListener listener) throws Exception {
     PepClient pep =
         PepClient.builder()
             .pdp(pdp)
-            .pepId("wiki-gateway")
-            .clientType(AccessRequest.CLIENT_TYPE)
-            .listener(wiki)
+            .pepId(pepId)
+            .clientType(clientType)
+            .listener(listener)
             .requestTimeout(Duration.ofSeconds(5))
             .build();
     try {
