@@ -66,8 +66,10 @@ final class RequestDecisions {
   void request(Request r, Map<Handle, Installed> s) {
     long arrived = server.nanoTime();
     int type = r.clientType();
-    boolean pendingHandle = later.isPending(type, r.handle());
-    int held = s.size() + later.pending(type);
+    // Nothing being decided (always, with a synchronous engine): no look-ups on the hot path.
+    boolean deciding = later.inFlight() > 0;
+    boolean pendingHandle = deciding && later.isPending(type, r.handle());
+    int held = s.size() + (deciding ? later.pending(type) : 0);
     if (!s.containsKey(r.handle()) && !pendingHandle && held >= server.config().maxHandles()) {
       refuse(r, "handle limit", "PEP {}: request refused, {} handles open (limit)", held);
       return;
