@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.auth.SessionGrant;
-import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.PacketSink;
-import dev.portcullis.active.source.Source;
 import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
@@ -59,17 +57,7 @@ class RouterCryptoSwitchTest {
         PacketSink sink = new PacketSink(config.routers().get("ar-2").routes().get(0).nextHop());
         DatagramSocket udp = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
       assertTrue(cs.address().getPort() > 0 && as.address().getPort() > 0, "servers up");
-      Source alice = domain.source("alice");
-      long now = System.currentTimeMillis() / 1000;
-      SessionGrant g =
-          alice.request(
-              "forward",
-              "127.0.0.1",
-              "127.0.0.1",
-              now - 1,
-              now + 300,
-              MacAlgorithm.HMAC_SHA256_128,
-              false);
+      SessionGrant g = TestDomain.loopbackGrant(domain, "alice", "forward");
       PacketSealer sealer = g.sealer(domain.registry());
       String[][] orders = {
         {"SunJCE", "PortcullisNative"},

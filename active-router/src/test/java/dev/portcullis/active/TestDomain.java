@@ -1,7 +1,9 @@
 package dev.portcullis.active;
 
+import dev.portcullis.active.auth.SessionGrant;
 import dev.portcullis.active.auth.SessionRequest;
 import dev.portcullis.active.config.RosaConfig;
+import dev.portcullis.active.packet.MacAlgorithm;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -48,6 +50,25 @@ public final class TestDomain {
     try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
+  }
+
+  /**
+   * A session {@code user} is granted for {@code code} on loopback, from a second ago for five
+   * minutes, MACed with HMAC-SHA-256-128, payloads in the clear.
+   */
+  public static SessionGrant loopbackGrant(Domain domain, String user, String code)
+      throws Exception {
+    long now = System.currentTimeMillis() / 1000;
+    return domain
+        .source(user)
+        .request(
+            code,
+            "127.0.0.1",
+            "127.0.0.1",
+            now - 1,
+            now + 300,
+            MacAlgorithm.HMAC_SHA256_128,
+            false);
   }
 
   /** A session request of {@code user} for code "counter" on loopback, SST to SST + 60. */

@@ -9,7 +9,6 @@ import dev.portcullis.active.Domain;
 import dev.portcullis.active.TestDomain;
 import dev.portcullis.active.auth.SessionGrant;
 import dev.portcullis.active.config.RosaConfig;
-import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.verify.Outcome;
@@ -106,17 +105,7 @@ class ComponentMetricsTest {
                   d,
                   cs.httpStats()));
       assertTrue(cs.address().getPort() > 0, "the Code Server serves the router's codes");
-      long now = System.currentTimeMillis() / 1000;
-      SessionGrant g =
-          d.source("alice")
-              .request(
-                  "forward",
-                  "127.0.0.1",
-                  "127.0.0.1",
-                  now - 1,
-                  now + 300,
-                  MacAlgorithm.HMAC_SHA256_128,
-                  false);
+      SessionGrant g = TestDomain.loopbackGrant(d, "alice", "forward");
       PacketSealer sealer = g.sealer(d.registry());
       g.destroy();
       byte[] good = sealer.seal("one".getBytes(StandardCharsets.US_ASCII));
