@@ -91,29 +91,38 @@ public final class AsyncEngineLoad implements Callable<Integer> {
             return t;
           });
 
-  /** {@code engine="rules-async-now"}: found by the PDP with ServiceLoader. */
-  public static final class NowProvider implements PolicyEngineProvider {
+  /** Loads the rules engine and wraps it: found by the PDP with ServiceLoader, by name. */
+  private abstract static class WrappingProvider implements PolicyEngineProvider {
+    private final String name;
+    private final Executor completer;
+
+    WrappingProvider(String name, Executor completer) {
+      this.name = name;
+      this.completer = completer;
+    }
+
     @Override
     public String name() {
-      return "rules-async-now";
+      return name;
     }
 
     @Override
     public PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException {
-      return new Wrapped(RulesEngine.load(policyFile), null);
+      return new Wrapped(RulesEngine.load(policyFile), completer);
+    }
+  }
+
+  /** {@code engine="rules-async-now"}. */
+  public static final class NowProvider extends WrappingProvider {
+    public NowProvider() {
+      super("rules-async-now", null);
     }
   }
 
   /** {@code engine="rules-async-hop"}. */
-  public static final class HopProvider implements PolicyEngineProvider {
-    @Override
-    public String name() {
-      return "rules-async-hop";
-    }
-
-    @Override
-    public PolicyEngine load(Path policyFile, PolicyEngine previous) throws ConfigException {
-      return new Wrapped(RulesEngine.load(policyFile), HOP);
+  public static final class HopProvider extends WrappingProvider {
+    public HopProvider() {
+      super("rules-async-hop", HOP);
     }
   }
 
