@@ -32,6 +32,13 @@ public final class LogLines implements AutoCloseable {
     return new LogLines((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME));
   }
 
+  /** Every line so far, formatted, whatever its level. */
+  public List<String> lines() {
+    synchronized (lines) {
+      return lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    }
+  }
+
   /** The WARN lines so far, formatted. */
   public List<String> warnings() {
     synchronized (lines) { // the lock the appender appends under, on whichever thread logs

@@ -3,15 +3,13 @@ package dev.portcullis.active.verify;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.portcullis.active.Fixtures;
 import dev.portcullis.active.Fixtures.ManualClock;
 import dev.portcullis.active.packet.ActivePacket;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
+import dev.portcullis.support.LogLines;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * Packets that claim random epochs or codes: "one fetch per (Ci, epoch)" was defeated by varying
@@ -82,11 +79,7 @@ class MissStormTest {
 
   @Test
   void randomEpochsAndCodesCauseAlmostNoRequestsAndALegitimateFlowPasses() throws Exception {
-    Logger flowKeysLog = (Logger) LoggerFactory.getLogger(FlowKeys.class);
-    ListAppender<ILoggingEvent> lines = new ListAppender<>();
-    lines.start();
-    flowKeysLog.addAppender(lines);
-    try {
+    try (LogLines log = LogLines.of(FlowKeys.class)) {
       Flow flow =
           new Flow(
               7, T0 - 10, T0 + 100, Fixtures.ip("192.0.2.1"), Fixtures.ip("198.51.100.9"), CODE);
@@ -115,9 +108,7 @@ class MissStormTest {
       for (int i = 0; i < 10; i++) {
         assertEquals(Outcome.ACCEPTED, verify(sealer.seal(new byte[] {(byte) i})), "packet " + i);
       }
-      assertTrue(lines.list.size() <= 5, "log lines: " + lines.list.size());
-    } finally {
-      flowKeysLog.detachAppender(lines);
+      assertTrue(log.lines().size() <= 5, "log lines: " + log.lines());
     }
   }
 }
