@@ -12,6 +12,7 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepSecurity;
+import dev.portcullis.support.Scratch;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -13,6 +13,7 @@ import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
+import dev.portcullis.support.Scratch;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;

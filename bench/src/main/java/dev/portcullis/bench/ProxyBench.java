@@ -6,6 +6,7 @@ import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
+import dev.portcullis.support.Scratch;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;

@@ -5,13 +5,13 @@ import dev.portcullis.cops.tls.InMemoryTls;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.Scratch;
 import dev.portcullis.support.pki.DevCertificates;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
@@ -91,9 +91,7 @@ public class TlsHandshakeBenchmark {
   public void tearDown() throws Exception {
     server.close();
     client.close();
-    try (var files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    Scratch.delete(dir);
   }
 
   private int nextPort = 1;

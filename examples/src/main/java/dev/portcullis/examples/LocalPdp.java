@@ -3,14 +3,13 @@ package dev.portcullis.examples;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Scratch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * A PDP for an example to talk to: {@code pdp.xml} and policy files written to a fresh directory,
@@ -40,7 +39,11 @@ final class LocalPdp implements AutoCloseable {
       Path config = Files.writeString(dir.resolve("pdp.xml"), pdpXml);
       return new LocalPdp(dir, PdpServer.start(PdpConfig.load(config), 1));
     } catch (IOException | ConfigException | RuntimeException e) {
-      delete(dir);
+      try {
+        Scratch.delete(dir);
+      } catch (IOException x) {
+        e.addSuppressed(x);
+      }
       throw e;
     }
   }
@@ -63,17 +66,11 @@ final class LocalPdp implements AutoCloseable {
     try {
       server.close();
     } finally {
-      delete(dir);
-    }
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
+      try {
+        Scratch.delete(dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

@@ -1,12 +1,11 @@
 package dev.portcullis.bench.cost;
 
+import dev.portcullis.support.Scratch;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Writes a run's files so that readers never see them disagree: all are written into a fresh
@@ -29,7 +28,7 @@ final class Output {
     try {
       writer.write(fresh);
     } catch (IOException | RuntimeException e) {
-      delete(fresh);
+      Scratch.delete(fresh);
       throw e;
     }
     Path old = null;
@@ -40,7 +39,7 @@ final class Output {
     }
     move(fresh, abs);
     if (old != null) {
-      delete(old);
+      Scratch.delete(old);
     }
   }
 
@@ -49,14 +48,6 @@ final class Output {
       Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(from, to);
-    }
-  }
-
-  private static void delete(Path dir) throws IOException {
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
     }
   }
 }

@@ -1,11 +1,14 @@
-package dev.portcullis.bench;
+package dev.portcullis.support;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 
-/** The harnesses' temporary directories (configs, keys, policies), removed with all they hold. */
+/**
+ * Temporary directories (configs, keys, policies a harness, test or example writes), removed with
+ * all they hold.
+ */
 public final class Scratch {
   private Scratch() {}
 
