@@ -27,6 +27,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -238,6 +239,13 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
 
   // ---- decisions --------------------------------------------------------------------------------
 
+  /**
+   * A DEC: it answers the caller waiting on its handle, if any, and updates the installed state;
+   * every change of an installed decision then reaches the listener, however the DEC arrived:
+   * pushed by the PDP (unsolicited), or the answer to a request this PEP sent again with nobody
+   * waiting (after a reconnect, a fail-over to another PDP, or a synchronize request). A PDP that
+   * decided differently while this PEP was away is acted on like one that changed its mind.
+   */
   private void decision(Decision d) {
     String h = handle(d.handle());
     PepState.Pending p = d.solicited() ? state.pending.remove(h) : null;
@@ -245,26 +253,45 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
       p.timeout().cancel(false);
     }
     if (d.error() != null) {
-      state.installed.remove(h);
+      PepState.Installed was = state.installed.remove(h);
+      PepException e =
+          new PepException(
+              d.error().code(),
+              d.error().subCode(),
+              "PDP refused request "
+                  + h
+                  + ": error "
+                  + d.error().code()
+                  + (d.error().errorCode() == null
+                      ? ""
+                      : " (" + d.error().errorCode().description() + ")"));
       if (p != null) {
-        p.future()
-            .completeExceptionally(
-                new PepException(
-                    d.error().code(),
-                    d.error().subCode(),
-                    "PDP refused request "
-                        + h
-                        + ": error "
-                        + d.error().code()
-                        + (d.error().errorCode() == null
-                            ? ""
-                            : " (" + d.error().errorCode().description() + ")")));
+        p.future().completeExceptionally(e);
+      } else if (was != null && was.decision() != null && was.decision().granted()) {
+        // The PDP no longer holds a request this PEP had installed: nothing is granted under it.
+        log.info(
+            "PEP {}: installed request {} dropped by the PDP: {}", state.pepId, h, e.getMessage());
+        state.listener.decisionChanged(
+            h, new PepDecision(false, AccessDecision.EMPTY, d.solicited(), null));
       }
       return;
     }
+    PepDecision pd = decoded(h, d);
+    PepState.Installed i = state.installed.get(h);
+    if (i != null) {
+      state.installed.put(h, new PepState.Installed(i.context(), i.request(), pd));
+    }
+    if (p != null) {
+      p.future().complete(pd);
+    } else if (!d.solicited() || (i != null && changed(i.decision(), pd))) {
+      state.listener.decisionChanged(h, pd);
+    }
+  }
+
+  private PepDecision decoded(String h, Decision d) {
     DecisionSet set = d.decisions().get(0);
     boolean granted = set.flags().command() == DecisionCommand.INSTALL.code();
-    AccessDecision data = new AccessDecision(null, null, null, null, null, null);
+    AccessDecision data = AccessDecision.EMPTY;
     // Every client type but enrolment's carries the access format (0xC0A5 rules, 0xC0A6 MLS).
     if (set.clientSpecific() != null && state.clientType != Enrolment.CLIENT_TYPE) {
       try {
@@ -273,21 +300,18 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
         log.warn("PEP {}: decision data for {} unreadable: {}", state.pepId, h, e.getMessage());
       }
     }
-    PepDecision pd =
-        new PepDecision(
-            granted,
-            data,
-            d.solicited(),
-            set.clientSpecific() == null ? null : set.clientSpecific().data());
-    PepState.Installed i = state.installed.get(h);
-    if (i != null) {
-      state.installed.put(h, new PepState.Installed(i.context(), i.request(), pd));
-    }
-    if (p != null) {
-      p.future().complete(pd);
-    } else if (!d.solicited()) {
-      state.listener.decisionChanged(h, pd);
-    }
+    return new PepDecision(
+        granted,
+        data,
+        d.solicited(),
+        set.clientSpecific() == null ? null : set.clientSpecific().data());
+  }
+
+  /** Whether {@code now} says something else than {@code before}: the command or its data. */
+  private static boolean changed(PepDecision before, PepDecision now) {
+    return before == null
+        || before.granted() != now.granted()
+        || !Objects.equals(before.clientData(), now.clientData());
   }
 
   private void synchronize(ChannelHandlerContext ctx, SyncStateRequest s) {

@@ -30,6 +30,9 @@ public record AccessDecision(
     List<String> categories,
     Map<Integer, Bytes> extensions) {
 
+  /** Decision data with no attribute: a decision that says nothing beyond its command. */
+  public static final AccessDecision EMPTY = new AccessDecision(null, null, null, null, null, null);
+
   /** Attribute types of access decision data. */
   public interface Type {
     int RULE_ID = 1;

@@ -1,10 +1,12 @@
 package dev.portcullis.pep.proxy;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
@@ -66,11 +68,11 @@ public final class PepProxy implements AutoCloseable {
   private final ProxySessions sessions; // made once the PEP exists, before it opens
 
   /**
-   * Grants the PDP gave with a validity (its decision data's valid-for), by listener and subject:
-   * until they expire, a new connection of that subject to that listener is allowed while no PDP is
-   * reachable. Nothing else is ever allowed without a PDP.
+   * Grants the PDP gave with a validity (its decision data's valid-for), by subject and listener:
+   * until they expire or their subject is revoked, a new connection of that subject to that
+   * listener is allowed while no PDP is reachable. Nothing else is ever allowed without a PDP.
    */
-  private final Map<String, Long> validUntil = new ConcurrentHashMap<>();
+  private final Grants grants;
 
   /**
    * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
@@ -82,6 +84,14 @@ public final class PepProxy implements AutoCloseable {
    */
   public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit)
       throws InterruptedException {
+    this(config, pepBuilder, threads, audit, Ticker.systemTicker());
+  }
+
+  /** As above, with the time source grants expire by. */
+  public PepProxy(
+      ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Ticker ticker)
+      throws InterruptedException {
+    this.grants = new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE);
     this.loops = TRANSPORT.group(threads);
     this.listeners = new ProxyListeners(loops, TRANSPORT, counters, this::decide);
     this.pep =
@@ -91,9 +101,20 @@ public final class PepProxy implements AutoCloseable {
                 new PepListener() {
                   @Override
                   public void decisionChanged(String handle, PepDecision d) {
-                    if (!sessions.removed(handle, d) && !d.granted()) {
+                    if (d.granted()) {
+                      return;
+                    }
+                    String loggedOut = sessions.removed(handle, d);
+                    if (loggedOut != null) {
+                      revokeGrants(loggedOut, "logged out by the PDP");
+                    } else {
                       revoke(handle, d);
                     }
+                  }
+
+                  @Override
+                  public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
+                    askForCached();
                   }
 
                   @Override
@@ -144,8 +165,7 @@ public final class PepProxy implements AutoCloseable {
       return;
     }
     if (!pep.isOpen()) {
-      Long until = validUntil.get(l.name() + "\u0000" + subject);
-      if (until != null && System.nanoTime() - until < 0) {
+      if (grants.holds(subject, l.name())) {
         counters.allowedFromCache.incrementAndGet();
         log.info(
             "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
@@ -155,7 +175,7 @@ public final class PepProxy implements AutoCloseable {
             subject);
         ProxiedConnection cached =
             new ProxiedConnection(
-                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, false);
+                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, subject, false);
         audit.allowedWithoutPdp(l, cached.handle, subject, from);
         conns.put(cached.handle, cached);
         client.closeFuture().addListener(f -> ended(cached));
@@ -169,7 +189,7 @@ public final class PepProxy implements AutoCloseable {
       return;
     }
     String handle = l.name() + "-" + sequence.incrementAndGet();
-    ProxiedConnection conn = new ProxiedConnection(handle, l, client, true);
+    ProxiedConnection conn = new ProxiedConnection(handle, l, client, subject, true);
     conns.put(handle, conn);
     client.closeFuture().addListener(f -> ended(conn));
     if (l.session() == null) {
@@ -201,60 +221,98 @@ public final class PepProxy implements AutoCloseable {
     if (!client.isActive()) {
       return; // gone while its session was opened
     }
-    AccessRequest r =
-        new AccessRequest(
-            AccessOperation.ACCESS,
-            subject,
-            null,
-            null,
-            from.getAddress(),
-            from.getPort(),
-            to.getAddress(),
-            to.getPort(),
-            6,
-            l.service(),
-            l.access(),
-            null,
-            null);
     long asked = System.nanoTime();
-    pep.request(handle, context, r)
+    pep.request(handle, context, access(l, subject, from))
         .whenComplete(
-            (d, e) ->
-                client
-                    .eventLoop()
-                    .execute(
-                        () -> {
-                          Timer rtt = counters.decisionRoundTrip;
-                          if (rtt != null && e == null) {
-                            rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
-                          }
-                          if (e != null || !d.granted()) {
-                            denied(conn, subject, from, d, e);
-                            return;
-                          }
-                          counters.allowed.incrementAndGet();
-                          audit.decided(l, handle, subject, from, d, null);
-                          Long secs = d.data() == null ? null : d.data().validForSeconds();
-                          if (secs != null && secs > 0) {
-                            validUntil.put(
-                                l.name() + "\u0000" + subject,
-                                System.nanoTime() + TimeUnit.SECONDS.toNanos(secs));
-                          }
-                          log.debug(
-                              "proxy {}: {} from {} as {} allowed ({})",
-                              l.name(),
-                              handle,
-                              from,
-                              subject,
-                              reason(d));
-                          upstreams.connect(conn);
-                        }));
+            (d, e) -> {
+              // On the PEP's event loop, in the order of its DECs: a grant is remembered before
+              // a later Remove of the same subject can be seen, so that Remove ends it.
+              if (e == null && d.granted()) {
+                Long secs = d.data() == null ? null : d.data().validForSeconds();
+                if (secs != null && secs > 0) {
+                  grants.grant(subject, l.name(), Duration.ofSeconds(secs));
+                }
+              }
+              client
+                  .eventLoop()
+                  .execute(
+                      () -> {
+                        Timer rtt = counters.decisionRoundTrip;
+                        if (rtt != null && e == null) {
+                          rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+                        }
+                        if (e != null || !d.granted()) {
+                          denied(conn, subject, from, d, e);
+                          return;
+                        }
+                        counters.allowed.incrementAndGet();
+                        audit.decided(l, handle, subject, from, d, null);
+                        log.debug(
+                            "proxy {}: {} from {} as {} allowed ({})",
+                            l.name(),
+                            handle,
+                            from,
+                            subject,
+                            reason(d));
+                        upstreams.connect(conn);
+                      });
+            });
+  }
+
+  private static AccessRequest access(
+      ProxyConfig.Listener l, String subject, InetSocketAddress from) {
+    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
+    return new AccessRequest(
+        AccessOperation.ACCESS,
+        subject,
+        null,
+        null,
+        from.getAddress(),
+        from.getPort(),
+        to.getAddress(),
+        to.getPort(),
+        6,
+        l.service(),
+        l.access(),
+        null,
+        null);
+  }
+
+  /**
+   * A PDP accepted the PEP again: each connection admitted under a cached grant while there was
+   * none is asked for now, and cut unless it is granted. No open connection rests on a cached grant
+   * once a PDP can be asked.
+   */
+  private void askForCached() {
+    for (ProxiedConnection c : conns.values()) {
+      if (c.asked || !c.client.isActive()) {
+        continue;
+      }
+      c.asked = true; // its request state is deleted when it ends
+      pep.request(
+              c.handle,
+              context,
+              access(c.listener, c.subject, (InetSocketAddress) c.client.remoteAddress()))
+          .whenComplete(
+              (d, e) -> {
+                if (e != null) {
+                  cut(c, null); // no decision: not admitted on a grant a PDP could not confirm
+                } else if (!d.granted()) {
+                  revoke(c.handle, d);
+                }
+              });
+    }
   }
 
   /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
   private void denied(
       ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
     counters.denied.incrementAndGet();
+    if ((d != null || e instanceof ProxySessions.Refused)
+        && grants.revoke(subject, conn.listener.name())) {
+      // a later denial here ends the subject's earlier grant here
+      log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
+    }
     audit.decided(conn.listener, conn.handle, subject, from, d, e);
     log.debug(
         "proxy {}: {} from {} as {} denied: {}",
@@ -272,20 +330,51 @@ public final class PepProxy implements AutoCloseable {
         : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
   }
 
-  /** An unsolicited Remove (or a later deny) for a live connection: cut it. */
+  /**
+   * A Remove for {@code handle} (pushed by the PDP, or the answer to a request sent again after a
+   * reconnect or a fail-over), or no decision for a connection admitted on a cached grant: its
+   * connection is cut, and so is every grant of its subject, with the connections admitted on them.
+   */
   private void revoke(String handle, PepDecision d) {
     ProxiedConnection c = conns.get(handle);
     if (c == null) {
       return;
     }
+    cut(c, d);
+    revokeGrants(c.subject, "revoked");
+  }
+
+  private void cut(ProxiedConnection c, PepDecision d) {
+    if (conns.remove(c.handle) == null) {
+      return; // cut already
+    }
     long now = System.nanoTime();
     counters.firstRevocationAt.compareAndSet(0, now);
     counters.lastRevocationAt.set(now);
     counters.revoked.incrementAndGet();
-    log.info("proxy {}: {} revoked: {}", c.listener.name(), handle, reason(d));
-    audit.revoked(c.listener.name(), handle, d);
-    conns.remove(handle);
+    log.info(
+        "proxy {}: {} revoked: {}",
+        c.listener.name(),
+        c.handle,
+        d == null ? "no decision" : reason(d));
+    audit.revoked(c.listener.name(), c.handle, d);
     c.close();
+  }
+
+  /**
+   * Ends every cached grant of {@code subject}, and cuts its connections that were admitted on one
+   * and not decided since (a connection the PDP decided stands on its own request state).
+   */
+  void revokeGrants(String subject, String why) {
+    int n = grants.revoke(subject);
+    if (n > 0) {
+      log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);
+    }
+    for (ProxiedConnection c : conns.values()) {
+      if (!c.asked && c.subject.equals(subject)) {
+        cut(c, null);
+      }
+    }
   }
 
   private void ended(ProxiedConnection conn) {
@@ -301,8 +390,8 @@ public final class PepProxy implements AutoCloseable {
     if (conn.asked) {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
-    if (conn.session != null) {
-      sessions.leave(conn.session); // the subject's last connection ends its session
+    if (conn.session != null && sessions.leave(conn.session)) {
+      revokeGrants(conn.subject, "logged out"); // the last connection ended the session
     }
   }
 

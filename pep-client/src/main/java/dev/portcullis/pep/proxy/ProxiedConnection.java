@@ -7,15 +7,18 @@ final class ProxiedConnection {
   final String handle;
   final ProxyConfig.Listener listener;
   final Channel client;
-  final boolean asked; // a request state at the PDP (false: allowed under a cached grant)
+  final String subject;
+  volatile boolean asked; // a request state at the PDP (false: allowed under a cached grant)
   final long started = System.nanoTime();
   volatile Channel upstream;
   Relay toUpstream; // set and read on the client's event loop
   Relay toClient;
   ProxySessions.Session session; // the MLS session the proxy carries for it, or null
 
-  ProxiedConnection(String handle, ProxyConfig.Listener listener, Channel client, boolean asked) {
+  ProxiedConnection(
+      String handle, ProxyConfig.Listener listener, Channel client, String subject, boolean asked) {
     this.handle = handle;
+    this.subject = subject;
     this.listener = listener;
     this.client = client;
     this.asked = asked;

@@ -181,37 +181,42 @@ final class ProxySessions {
             });
   }
 
-  /** A connection that {@link #enter}ed {@code s} ended; the last one ends the session. */
-  void leave(Session s) {
+  /**
+   * A connection that {@link #enter}ed {@code s} ended; the last one ends the session (LOGOUT):
+   * returns true then.
+   */
+  boolean leave(Session s) {
     synchronized (this) {
       if (s.connections < 0 || bySubject.get(s.subject) != s || --s.connections > 0) {
-        return; // refused, ended already, or not the last
+        return false; // refused, ended already, or not the last
       }
       forget(s);
     }
     pep.delete(s.handle, ReasonCode.TEAR); // the PDP ends the session with its login's state
     audit.session(null, s.handle, "logout", s.subject, s.level, null, null);
     log.info("proxy: {}'s last connection ended: logged out", s.subject);
+    return true;
   }
 
-  /** True (and the session forgotten) if {@code handle} is a session's: the PDP removed it. */
-  boolean removed(String handle, PepDecision d) {
+  /**
+   * If {@code handle} is a session's and {@code d} removes it, the session is forgotten (the PDP
+   * ended it) and its subject returned; otherwise null.
+   */
+  String removed(String handle, PepDecision d) {
     Session s;
     synchronized (this) {
       s = byHandle.get(handle);
     }
-    if (s == null) {
-      return false;
+    if (s == null || d.granted()) {
+      return null;
     }
-    if (!d.granted()) {
-      forget(s); // its connections' access is removed by the PDP, and cut as each DEC comes
-      pep.delete(handle, ReasonCode.TEAR);
-      log.info(
-          "proxy: {}'s session removed by the PDP: {}",
-          s.subject,
-          d.data() == null ? "no reason given" : d.data().reason());
-    }
-    return true;
+    forget(s); // its connections' access is removed by the PDP, and cut as each DEC comes
+    pep.delete(handle, ReasonCode.TEAR);
+    log.info(
+        "proxy: {}'s session removed by the PDP: {}",
+        s.subject,
+        d.data() == null ? "no reason given" : d.data().reason());
+    return s.subject;
   }
 
   private synchronized void forget(Session s) {
