@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.support.LinkAttacks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -161,5 +162,11 @@ class AuditChainTest {
     AuditChain c = new AuditChain(AuditChain.GENESIS);
     String line = c.seal("{}");
     assertTrue(line.startsWith("{\"prev\":\"" + AuditChain.GENESIS + "\",\"hash\":\""), line);
+  }
+
+  /** docs/security.md, principle 9: no link is followed, no file of someone else's changed. */
+  @Test
+  void anAuditLogPathThatIsALinkIsRefused() throws Exception {
+    LinkAttacks.refused(dir, "audit.jsonl", f -> AuditLog.open(f).close());
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.state.StateStore.Lifetime;
+import dev.portcullis.support.LinkAttacks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -57,5 +58,11 @@ class EmbeddedStateStoreTest extends StateStoreContract {
     Files.write(f, "not a store at all".getBytes());
     e = assertThrows(StoreException.class, () -> EmbeddedStateStore.open(f));
     assertTrue(e.getMessage().contains("magic"), e.getMessage());
+  }
+
+  /** docs/security.md, principle 9: no link is followed, no file of someone else's changed. */
+  @Test
+  void aStorePathThatIsALinkIsRefused() throws Exception {
+    LinkAttacks.refused(dir, "state.bin", f -> EmbeddedStateStore.open(f).close());
   }
 }

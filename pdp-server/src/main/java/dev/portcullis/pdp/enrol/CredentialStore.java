@@ -7,9 +7,7 @@ import dev.portcullis.state.StateStore;
 import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -95,15 +93,7 @@ public final class CredentialStore {
                 ? new CredentialLedger.InFiles(valid, used)
                 : new CredentialLedger.InFleet(fleet));
     for (Path d : fleet == null ? new Path[] {home, valid, used} : new Path[] {home}) {
-      if (!Files.isDirectory(d)) {
-        if (OwnedFile.posix()) {
-          Files.createDirectories(
-              d,
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } else {
-          Files.createDirectories(d);
-        }
-      }
+      OwnedFile.privateDirectory(d, "credential store directory");
     }
     return s;
   }

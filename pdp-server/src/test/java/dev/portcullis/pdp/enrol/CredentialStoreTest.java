@@ -3,11 +3,13 @@ package dev.portcullis.pdp.enrol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.Digester;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -103,5 +105,17 @@ class CredentialStoreTest {
     assertEquals(CredentialStore.State.UNKNOWN, store.state("otc-0000000000000000"));
     assertFalse(store.consume("../valid/x"));
     assertNull(CredentialStore.parseToken("no-dot-here"));
+  }
+
+  /** docs/security.md, principle 9: a store directory that is a link is refused, left alone. */
+  @Test
+  void aStoreDirectoryThatIsALinkIsRefused() throws Exception {
+    Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+    Path link = Files.createSymbolicLink(dir.resolve("credentials"), elsewhere);
+    IOException e = assertThrows(IOException.class, () -> CredentialStore.open(link, SHA256));
+    assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+    try (var files = Files.list(elsewhere)) {
+      assertEquals(0, files.count(), "nothing made through the link");
+    }
   }
 }

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -30,7 +29,6 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -304,24 +302,7 @@ public final class DevCertificates {
   }
 
   private void privateDirectory() throws IOException {
-    boolean posix = OwnedFile.posix();
-    Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
-    if (Files.exists(dir) && !Files.isDirectory(dir)) {
-      // Checked before anything is changed: never chmod a file that happens to be there.
-      throw new IOException(
-          "development PKI directory " + dir.toAbsolutePath() + " is a file, not a directory");
-    }
-    if (!Files.exists(dir)) {
-      if (posix) {
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(owner));
-      } else {
-        Files.createDirectories(dir);
-      }
-    }
-    if (posix && !Files.getPosixFilePermissions(dir).equals(owner)) {
-      log.warn("{} was readable by others; restricting it to its owner", dir.toAbsolutePath());
-      Files.setPosixFilePermissions(dir, owner);
-    }
+    OwnedFile.privateDirectory(dir, "development PKI directory");
   }
 
   private void writePrivate(Path target, String content) throws IOException {

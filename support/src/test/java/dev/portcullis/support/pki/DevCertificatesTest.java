@@ -191,4 +191,20 @@ class DevCertificatesTest {
     }
     return p.exitValue();
   }
+
+  /** A PKI directory that is a link (to /etc, say) is refused before anything is changed. */
+  @Test
+  void aPkiDirectoryThatIsALinkIsRefusedAndItsTargetLeftAlone() throws Exception {
+    Path etc = Files.createDirectory(tmp.resolve("etc"));
+    Files.setPosixFilePermissions(etc, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path link = Files.createSymbolicLink(tmp.resolve("dev-pki"), etc);
+    IOException e =
+        assertThrows(
+            IOException.class, () -> DevCertificates.ensure(link, List.of("pdp"), List.of("gw-1")));
+    assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+    assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(etc)));
+    try (var files = Files.list(etc)) {
+      assertEquals(0, files.count(), "nothing written through the link");
+    }
+  }
 }
