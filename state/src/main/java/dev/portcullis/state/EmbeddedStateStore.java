@@ -7,7 +7,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +23,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store of a one-host deployment: the tree in this process's memory, its durable entries also
@@ -32,7 +37,18 @@ import java.util.zip.CRC32;
  * server (sessions, credentials, policy versions), not for per-packet records.
  */
 public final class EmbeddedStateStore implements StateStore {
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedStateStore.class);
   private static final int MAGIC = 0x50435354; // "PCST"
+  private static final int HEADER = 8; // magic, entry count
+  private static final int CHECKSUM = 8;
+  private static final int MIN_ENTRY = 2 + 4 + 4; // an empty path, version, an empty data length
+
+  /**
+   * The largest store file read: the embedded store is for one server's small state (sessions,
+   * credentials, policy versions); a larger file is not one of ours, and is refused before it is
+   * read into memory.
+   */
+  static final long MAX_FILE = 256L << 20;
 
   private final Path file;
   private final OwnedFile owned;
@@ -71,6 +87,7 @@ public final class EmbeddedStateStore implements StateStore {
    */
   public static EmbeddedStateStore open(Path file) throws StoreException {
     OwnedFile owned;
+    boolean existed = Files.exists(file, LinkOption.NOFOLLOW_LINKS);
     try {
       owned = OwnedFile.claim(file, "state store");
     } catch (IOException e) {
@@ -78,9 +95,22 @@ public final class EmbeddedStateStore implements StateStore {
     }
     EmbeddedStateStore s = new EmbeddedStateStore(file, owned);
     try {
+      long size = Files.size(file);
+      if (size > MAX_FILE) {
+        throw new IOException(
+            size + " bytes, more than an embedded store holds (" + MAX_FILE + "): not a store");
+      }
       byte[] b = Files.readAllBytes(file);
       if (b.length > 0) {
         s.load(b);
+      } else if (existed) {
+        // Never written by us (a store we wrote has at least its header), or emptied since.
+        log.warn(
+            "state store {} is empty (0 bytes): starting with no entries; if it held state, that"
+                + " state is gone",
+            file);
+      } else {
+        log.info("state store {} created", file);
       }
     } catch (IOException e) {
       closeQuietly(owned);
@@ -89,32 +119,117 @@ public final class EmbeddedStateStore implements StateStore {
     return s;
   }
 
+  /**
+   * Reads the file's entries: its checksum is checked first, then every count and length against
+   * the bytes that remain, so a damaged file is refused with the byte offset and the field, never
+   * read into an array its lengths ask for. Layout: magic "PCST" (4 bytes), entry count (4), per
+   * entry the path (2-byte length, modified UTF-8), version (4), data length (4) and data, then the
+   * CRC-32 of everything before it (8).
+   */
   private void load(byte[] b) throws IOException {
-    if (b.length < 16) {
-      throw new IOException("damaged: " + b.length + " bytes, shorter than a header");
+    if (b.length < HEADER + CHECKSUM) {
+      throw new IOException(
+          "damaged: "
+              + b.length
+              + " bytes, shorter than an empty store ("
+              + (HEADER + CHECKSUM)
+              + "): cut short");
     }
-    CRC32 crc = new CRC32();
-    crc.update(b, 0, b.length - 8);
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
-    if (in.readInt() != MAGIC) {
+    ByteBuffer in = ByteBuffer.wrap(b);
+    if (in.getInt(0) != MAGIC) {
       throw new IOException("not a Portcullis state store (byte 0: no PCST magic)");
     }
-    int n = in.readInt();
-    int at = 8;
+    int end = b.length - CHECKSUM; // where the entries end and the checksum begins
+    CRC32 crc = new CRC32();
+    crc.update(b, 0, end);
+    if (in.getLong(end) != crc.getValue()) {
+      throw new IOException(
+          "damaged: the checksum (bytes "
+              + end
+              + " to "
+              + (b.length - 1)
+              + ") does not match the "
+              + end
+              + " bytes before it: the file was cut short or changed");
+    }
+    in.position(4).limit(end);
+    int n = in.getInt();
+    if (n < 0 || n > in.remaining() / MIN_ENTRY) {
+      throw new IOException(
+          "damaged at byte 4: entry count " + n + " does not fit in " + in.remaining() + " bytes");
+    }
     for (int i = 0; i < n; i++) {
+      int at = in.position();
+      String path;
       try {
-        String path = StorePaths.check(in.readUTF());
-        int version = in.readInt();
-        byte[] data = new byte[in.readInt()];
-        in.readFully(data);
-        tree.put(path, new Entry(data, version, Lifetime.DURABLE));
-        at = b.length - in.available();
-      } catch (IOException | IllegalArgumentException | NegativeArraySizeException e) {
+        path = StorePaths.check(utf(in, at, i));
+      } catch (IllegalArgumentException e) {
         throw new IOException("damaged at byte " + at + " (entry " + i + "): " + e.getMessage());
       }
+      int version = int32(in, "version", i);
+      int length = int32(in, "data length", i);
+      if (length < 0 || length > in.remaining()) {
+        throw new IOException(
+            "damaged at byte "
+                + (in.position() - 4)
+                + " (entry "
+                + i
+                + "): data length "
+                + length
+                + ", "
+                + in.remaining()
+                + " bytes remain");
+      }
+      byte[] data = new byte[length];
+      in.get(data);
+      tree.put(path, new Entry(data, version, Lifetime.DURABLE));
     }
-    if (in.readLong() != crc.getValue()) {
-      throw new IOException("damaged: checksum mismatch at byte " + (b.length - 8));
+    if (in.hasRemaining()) {
+      throw new IOException(
+          "damaged at byte "
+              + in.position()
+              + ": "
+              + in.remaining()
+              + " bytes after the last of "
+              + n
+              + " entries");
+    }
+  }
+
+  private static int int32(ByteBuffer in, String field, int entry) throws IOException {
+    if (in.remaining() < 4) {
+      throw new IOException(
+          "damaged at byte " + in.position() + " (entry " + entry + "): ends inside its " + field);
+    }
+    return in.getInt();
+  }
+
+  /** A path as DataOutput.writeUTF wrote it (2-byte length, modified UTF-8), checked in bounds. */
+  private static String utf(ByteBuffer in, int at, int entry) throws IOException {
+    if (in.remaining() < 2) {
+      throw new IOException("damaged at byte " + at + " (entry " + entry + "): ends in its path");
+    }
+    int length = Short.toUnsignedInt(in.getShort(at));
+    if (length > in.remaining() - 2) {
+      throw new IOException(
+          "damaged at byte "
+              + at
+              + " (entry "
+              + entry
+              + "): path length "
+              + length
+              + ", "
+              + (in.remaining() - 2)
+              + " bytes remain");
+    }
+    try {
+      String s =
+          new DataInputStream(new ByteArrayInputStream(in.array(), at, 2 + length)).readUTF();
+      in.position(at + 2 + length);
+      return s;
+    } catch (UTFDataFormatException e) {
+      throw new IOException(
+          "damaged at byte " + (at + 2) + " (entry " + entry + "): path is not modified UTF-8");
     }
   }
 
