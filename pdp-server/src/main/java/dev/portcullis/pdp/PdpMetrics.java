@@ -57,7 +57,7 @@ final class PdpMetrics {
       m.readiness(
           "store",
           () ->
-              store.connection() == StateStore.Connection.CONNECTED
+              store.connection().up()
                   ? null
                   : "store " + store.connection().name().toLowerCase(Locale.ROOT));
     }
@@ -119,10 +119,7 @@ final class PdpMetrics {
         .register(r);
     CryptoMeters.bind(endpoint, pdp::cryptoRegistry);
     if (store != null) {
-      Gauge.builder(
-              "portcullis.pdp.store.connected",
-              store,
-              st -> st.connection() == StateStore.Connection.CONNECTED ? 1 : 0)
+      Gauge.builder("portcullis.pdp.store.connected", store, st -> st.connection().up() ? 1 : 0)
           .description("1 while the shared store is reachable")
           .register(r);
     }

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.support.DurableFiles;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,6 +118,40 @@ class PdpMetricsTest {
             + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
     try (PdpServer pdp = PdpServer.start(PdpConfig.load(xml), 1)) {
       assertNull(pdp.metricsAddress());
+    }
+  }
+
+  /**
+   * A fleet PDP whose ZooKeeper connection drops and comes back (Curator: SUSPENDED, then
+   * RECONNECTED) is ready again and reports its store connected. It used to answer 503 "store:
+   * store reconnected" for good: the check knew only CONNECTED.
+   */
+  @Test
+  void aFleetPdpIsReadyAgainOnceItsStoreReconnects() throws Exception {
+    try (TestingServer zk = new TestingServer(true)) {
+      DurableFiles.write(dir.resolve("zk.secret"), "portcullis:metrics-test\n".getBytes());
+      Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
+      Path xml = dir.resolve("pdp.xml");
+      Files.writeString(
+          xml,
+          "<pdp><state store=\"zookeeper\" connect=\""
+              + zk.getConnectString()
+              + "\" namespace=\"/portcullis/metrics\" session-timeout=\"PT20S\""
+              + " auth-file=\"zk.secret\"/>"
+              + "<listen address=\"127.0.0.1\" port=\"0\"/>"
+              + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
+              + "<metrics listen=\"127.0.0.1:0\"/></pdp>");
+      try (PdpServer pdp = PdpServer.start(PdpConfig.load(xml), 1)) {
+        assertEquals("ready\n", get(pdp, "/ready", 200));
+        zk.restart(); // the same server back on its port: the session survives, Curator reconnects
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(() -> get(pdp, "/ready", 200).equals("ready\n"));
+        assertTrue(
+            get(pdp, "/metrics", 200)
+                .contains("portcullis_pdp_store_connected{component=\"pdp\"} 1.0"));
+      }
     }
   }
 }

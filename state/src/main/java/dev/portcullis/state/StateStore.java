@@ -44,7 +44,17 @@ public interface StateStore extends AutoCloseable {
     /** The session ended: this server's leased entries are gone fleet-wide. */
     LOST,
     /** Back, with a new session if the old one was lost (leased entries must be created again). */
-    RECONNECTED
+    RECONNECTED;
+
+    /**
+     * True if reads and writes work: {@link #CONNECTED}, or {@link #RECONNECTED} (which a store
+     * stays in until its next loss). Every "is the store there" check asks this, never for one
+     * constant: a readiness check that knew only CONNECTED stayed not ready for good after the
+     * first reconnect.
+     */
+    public boolean up() {
+      return this == CONNECTED || this == RECONNECTED;
+    }
   }
 
   /** The entry at {@code path}, or empty. */

@@ -100,7 +100,7 @@ final class FleetSessions implements SessionTable {
   }
 
   private void connection(Connection c) {
-    boolean up = c == Connection.CONNECTED || c == Connection.RECONNECTED;
+    boolean up = c.up();
     if (up != connected) {
       connected = up;
       if (up) {
