@@ -493,6 +493,7 @@ public final class PepProxy implements AutoCloseable {
     }
     pep.close();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    listeners.flush();
     log.info("proxy stopped: {}", counters);
     stopped.complete(null);
   }

@@ -2,6 +2,7 @@ package dev.portcullis.pep.proxy;
 
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -11,6 +12,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +40,12 @@ final class ProxyListeners {
   private final Arrivals arrivals;
   private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
   private final Map<String, SslContext> upstreamTls = new ConcurrentHashMap<>();
+
+  /**
+   * TLS refusals an outsider causes at will: the first of a kind a minute logged, the rest counted.
+   */
+  private final LogSummary tlsRefusals =
+      new LogSummary(log, "TLS refusals", Duration.ofMinutes(1), Clock.systemUTC());
 
   ProxyListeners(
       EventLoopGroup loops, Transport transport, ProxyCounters counters, Arrivals arrivals) {
@@ -79,7 +88,7 @@ final class ProxyListeners {
                       arrivals.arrived(l, ch, l.subject(ch.remoteAddress().getAddress()));
                     } else {
                       ProxyTls.terminate(
-                          l, ch, tls, counters, log, cn -> arrivals.arrived(l, ch, cn));
+                          l, ch, tls, counters, tlsRefusals, cn -> arrivals.arrived(l, ch, cn));
                     }
                   }
                 });
@@ -123,5 +132,10 @@ final class ProxyListeners {
     }
     ch.closeFuture().addListener(f -> n.decrementAndGet());
     return true;
+  }
+
+  /** Logs what the refusal summaries held back (at stop). */
+  void flush() {
+    tlsRefusals.flush();
   }
 }

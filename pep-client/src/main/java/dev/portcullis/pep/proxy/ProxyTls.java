@@ -1,14 +1,18 @@
 package dev.portcullis.pep.proxy;
 
+import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.support.LogSummary;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -19,7 +23,6 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
-import org.slf4j.Logger;
 
 /** The proxy's TLS: termination with client certificates, and TLS to the upstream. */
 final class ProxyTls {
@@ -66,7 +69,7 @@ final class ProxyTls {
       SocketChannel ch,
       SslContext tls,
       ProxyCounters counters,
-      Logger log,
+      LogSummary refusals,
       Consumer<String> decide) {
     counters.accepted.incrementAndGet();
     SslHandler ssl = tls.newHandler(ch.alloc());
@@ -77,11 +80,13 @@ final class ProxyTls {
             f -> {
               if (!f.isSuccess()) {
                 counters.tlsRefused.incrementAndGet();
-                log.info(
+                String why = refusal(f.cause());
+                refusals.warn(
+                    l.name() + ": " + kind(f.cause(), why),
                     "proxy {}: TLS from {} refused: {}",
                     l.name(),
                     ch.remoteAddress(),
-                    f.cause().getMessage());
+                    why);
                 ch.close();
                 return;
               }
@@ -96,6 +101,30 @@ final class ProxyTls {
               }
               decide.accept(cn);
             });
+  }
+
+  /** Why a client's TLS failed, in words (never "General OpenSslEngine problem"). */
+  static String refusal(Throwable cause) {
+    for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof NotSslRecordException) {
+        return "not TLS (the client spoke something else)";
+      }
+      if (c instanceof ClosedChannelException) {
+        return "closed by the client during the handshake";
+      }
+    }
+    return CopsTls.failureReason(cause);
+  }
+
+  /** The kind a refusal is counted under in the summary: its reason up to the first detail. */
+  private static String kind(Throwable cause, String why) {
+    if (why.startsWith("certificate refused")) {
+      return "certificate refused";
+    }
+    int colon = why.indexOf(':');
+    int paren = why.indexOf(" (");
+    int end = colon < 0 ? paren : paren < 0 ? colon : Math.min(colon, paren);
+    return end < 0 ? why : why.substring(0, end);
   }
 
   static final String HELD = "held";
@@ -127,6 +156,16 @@ final class ProxyTls {
       held.clear();
       upstream.flush();
       ctx.pipeline().remove(this);
+    }
+
+    /**
+     * An error before the connection is handed on (bytes that are not TLS, a reset): the connection
+     * is closed, and the handshake's end says why, once per kind a minute. Nothing reaches the end
+     * of the pipeline, where Netty logs each one with its stack trace.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.portcullis.pep.proxy;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -801,6 +802,72 @@ class PepProxyTest {
     assertEquals(1, proxy.counters().allowed.get());
     assertEquals(1, proxy.counters().denied.get());
     assertTrue(proxy.counters().tlsRefused.get() >= 1);
+  }
+
+  /**
+   * Clients an outsider can make at will — plain text on the TLS listener, a certificate from
+   * another CA — are refused and summarised: the first of each kind logged, the rest counted in one
+   * line. Each plain-text connection used to write Netty's "reached the tail of the pipeline" WARN
+   * with a 33-line stack trace (300 connections: 0.94 MB), each bad certificate a line with
+   * "General OpenSslEngine problem".
+   */
+  @Test
+  void refusedTlsClientsAreSummarisedNotLoggedOneByOne() throws Exception {
+    proxy.close();
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice"));
+    DevCertificates.Pki stranger =
+        DevCertificates.ensure(dir.resolve("stranger-pki"), List.of("x"), List.of("mallory"));
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
+            + echo.address().getPort()
+            + "\" service=\"echo\"><tls certificate=\""
+            + pki.pdp().certificateChain()
+            + "\" key=\""
+            + pki.pdp().privateKey()
+            + "\" trust=\""
+            + pki.caCertificate()
+            + "\"/></listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    try (LogLines log = LogLines.all()) {
+      proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+      InetSocketAddress tls = proxy.addresses().get(0);
+      int plain = 150;
+      for (int i = 0; i < plain; i++) {
+        try (Socket s = connect(tls)) {
+          s.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          assertTrue(closed(s), "no TLS: refused");
+        }
+      }
+      SSLContext mallory = client(stranger, "mallory");
+      for (int i = 0; i < 10; i++) {
+        try (SSLSocket s =
+            (SSLSocket) mallory.getSocketFactory().createSocket(tls.getAddress(), tls.getPort())) {
+          s.setSoTimeout(5_000);
+          s.startHandshake();
+          s.getOutputStream().write('x');
+          assertTrue(closed(s), "a certificate of another CA: refused");
+        } catch (IOException e) {
+          // refused during the handshake (TLS 1.2) or right after it (TLS 1.3)
+        }
+      }
+      await() // the proxy's event loop counts each refusal after its client is gone
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> proxy.counters().tlsRefused.get() >= plain + 10);
+      proxy.close();
+      List<String> lines = log.lines();
+      assertTrue(
+          lines.stream().noneMatch(l -> l.contains("reached the tail") || l.contains("OpenSsl")),
+          String.join("\n", lines));
+      List<String> refusals =
+          lines.stream().filter(l -> l.contains("TLS from") || l.contains("TLS refusals")).toList();
+      assertTrue(refusals.size() <= 3, "two kinds and one summary: " + refusals);
+      assertTrue(refusals.stream().anyMatch(l -> l.contains("not TLS")), "says why: " + refusals);
+      assertTrue(
+          refusals.stream().anyMatch(l -> l.contains("more TLS refusals") && l.contains("149")),
+          "and counts the rest: " + refusals);
+    }
   }
 
   /** A TLS echo server with the development PKI's server certificate (it names 127.0.0.1). */
