@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.XmlConfigReader;
@@ -175,10 +176,21 @@ public record PdpConfig(
     Map<Integer, ClientTypeConfig> types = new LinkedHashMap<>();
     for (Element ct : children(root, "client-type")) {
       int code = XmlConfigReader.integer(ct, "code", 0, 1, 0xFFFF);
+      String engine = attr(ct, "engine", "");
+      if (PolicyEngineProvider.named(engine) == null) {
+        throw error(
+            ct,
+            "engine",
+            "unknown engine '"
+                + engine
+                + "' (expected: one of "
+                + PolicyEngineProvider.names()
+                + ")");
+      }
       ClientTypeConfig c =
           new ClientTypeConfig(
               code,
-              attr(ct, "engine", ""),
+              engine,
               XmlConfigReader.existingFile(ct, "policy", dir),
               XmlConfigReader.bool(ct, "watch", false),
               attr(ct, "consistency", "cached").equals("linearizable"),
@@ -230,7 +242,7 @@ public record PdpConfig(
         maxPending,
         types,
         redirects,
-        audit == null ? null : dir.resolve(attr(audit, "file", "")),
+        XmlConfigReader.writableFile(audit, "file", dir),
         statsEvery,
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
         XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),

@@ -167,14 +167,40 @@ class PdpConfigTest {
         null, load("<pdp><client-type code=\"1\" engine=\"rules\" policy=\"r\"/></pdp>").crypto());
   }
 
+  /** An unknown engine is refused at load, at its line (it used to name the file only). */
   @Test
-  void anUnknownEngineIsRefusedAtStart() throws Exception {
-    Files.writeString(dir.resolve("r.xml"), "<rules><default decision=\"remove\"/></rules>");
-    PdpConfig c =
-        load(
-            "<pdp><listen port=\"0\"/><client-type code=\"1\" engine=\"oracle\" policy=\"r.xml\"/></pdp>");
-    ConfigException e = assertThrows(ConfigException.class, () -> PdpServer.start(c, 1));
-    assertTrue(e.getMessage().contains("engine oracle (expected: one of"), e.getMessage());
+  void anUnknownEngineIsRefusedAtItsLine() {
+    ConfigException e =
+        reject(
+            "<pdp><listen port=\"0\"/>\n<client-type code=\"1\" engine=\"oracle\" policy=\"r.xml\"/></pdp>");
+    assertEquals(2, e.line());
+    assertEquals("engine", e.attribute());
+    assertTrue(
+        e.getMessage().contains("unknown engine 'oracle' (expected: one of [")
+            && e.getMessage().contains("rules"),
+        e.getMessage());
+  }
+
+  /**
+   * An audit log whose directory cannot be made is a configuration error at its line, found before
+   * anything is created (it was a raw FileSystemException at start, exit 1).
+   */
+  @Test
+  void anAuditLogWhoseDirectoryCannotBeMadeIsRefusedAtItsLine() throws Exception {
+    Files.writeString(dir.resolve("a-file"), "x");
+    ConfigException e = reject("<pdp>" + CT + "\n<audit file=\"a-file/logs/audit.jsonl\"/></pdp>");
+    assertEquals(2, e.line());
+    assertEquals("file", e.attribute());
+    assertTrue(e.getMessage().contains("cannot be created"), e.getMessage());
+    assertTrue(e.getMessage().contains("is a file, not a directory"), e.getMessage());
+    assertTrue(Files.isRegularFile(dir.resolve("a-file")), "nothing changed");
+    e = reject("<pdp>" + CT + "<audit file=\".\"/></pdp>");
+    assertTrue(e.getMessage().contains("is a directory, not a file"), e.getMessage());
+    assertEquals(
+        dir.resolve("new/dir/audit.jsonl"),
+        load("<pdp>" + CT + "<audit file=\"new/dir/audit.jsonl\"/></pdp>").audit(),
+        "a directory that can be made is made at start");
+    assertTrue(Files.notExists(dir.resolve("new")), "not by the check");
   }
 
   @Test

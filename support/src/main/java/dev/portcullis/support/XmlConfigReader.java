@@ -229,6 +229,58 @@ public final class XmlConfigReader {
   }
 
   /**
+   * A file a server will create or append to (an audit log), resolved against {@code dir}: checked
+   * at the attribute that names it without creating anything, so that a directory that cannot be
+   * made is a configuration error (file:line), not an I/O failure at start. Its directory must be a
+   * directory, or be creatable: its nearest existing ancestor a writable directory. Null if the
+   * element (an optional one) is absent.
+   */
+  public static Path writableFile(Element e, String name, Path dir) throws ConfigException {
+    if (e == null) {
+      return null;
+    }
+    String v = attr(e, name, "");
+    if (v.isBlank()) {
+      throw error(e, name, name + ": empty (expected: a file path)");
+    }
+    Path p = dir.resolve(v.trim()).toAbsolutePath().normalize();
+    if (Files.isDirectory(p)) {
+      throw error(e, name, name + ": " + p + " is a directory, not a file");
+    }
+    Path parent = p.getParent();
+    Path existing = parent;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing == null || !Files.isDirectory(existing)) {
+      throw error(
+          e,
+          name,
+          name
+              + ": its directory "
+              + parent
+              + " cannot be created: "
+              + existing
+              + " is a file, not a directory");
+    }
+    if (!Files.isWritable(existing)) {
+      throw error(
+          e,
+          name,
+          name
+              + ": "
+              + (existing.equals(parent)
+                  ? "its directory " + parent + " is not writable by this user"
+                  : "its directory "
+                      + parent
+                      + " cannot be created: "
+                      + existing
+                      + " is not writable by this user"));
+    }
+    return p;
+  }
+
+  /**
    * As {@link #existingFile}, for a PEM file (certificates, keys): it must hold a {@code
    * -----BEGIN} block.
    */

@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Numbers;
@@ -152,7 +153,7 @@ public record RosaConfig(
       for (Element s : children(c, "setting")) {
         settings.put(attr(s, "name", null), attr(s, "value", null));
       }
-      codes.put(name, new Code(id, name, attr(c, "class", null), Map.copyOf(settings)));
+      codes.put(name, new Code(id, name, serviceClass(c), Map.copyOf(settings)));
     }
 
     Map<String, User> users = new LinkedHashMap<>();
@@ -332,4 +333,26 @@ public record RosaConfig(
 
   /** The client-certificate name the Authorization Server presents to the Code Server. */
   public static final String AUTH_SERVER_IDENTITY = "auth-server";
+
+  /**
+   * A code's {@code class}, checked at load: it must be on the class path and implement {@link
+   * ActiveService} (a class that is not there used to be accepted, and the router ran without it).
+   */
+  private static String serviceClass(Element c) throws ConfigException {
+    String name = attr(c, "class", null);
+    if (name == null) {
+      return null;
+    }
+    Class<?> k;
+    try {
+      k = Class.forName(name, false, RosaConfig.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw error(c, "class", "class " + name + " is not on the class path");
+    }
+    if (!ActiveService.class.isAssignableFrom(k)) {
+      throw error(
+          c, "class", "class " + name + " does not implement " + ActiveService.class.getName());
+    }
+    return name;
+  }
 }

@@ -77,6 +77,22 @@ class RosaConfigTest {
 
     e = broken("listen=\"127.0.0.1:", "listen=\"127.0.0.1-");
     assertTrue(e.getMessage().contains("rosa.xml:"), e.getMessage());
+
+    // a code whose class is not there, or is not a service, is refused at load, at its line
+    e =
+        broken(
+            "class=\"dev.portcullis.active.service.builtin.PayloadTagger\"",
+            "class=\"dev.portcullis.active.service.builtin.PayloadTaggr\"");
+    assertTrue(
+        e.getMessage().contains("class dev.portcullis.active.service.builtin.PayloadTaggr is not"),
+        e.getMessage());
+    assertEquals("class", e.attribute());
+    assertTrue(e.line() > 0);
+    e =
+        broken(
+            "class=\"dev.portcullis.active.service.builtin.PayloadTagger\"",
+            "class=\"java.lang.String\"");
+    assertTrue(e.getMessage().contains("does not implement"), e.getMessage());
   }
 
   /** A PKI directory that is a file is a configuration mistake, found before anything changes. */

@@ -2,6 +2,9 @@ package dev.portcullis.pdp.policy;
 
 import dev.portcullis.support.ConfigException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.ServiceLoader;
 
 /**
@@ -21,6 +24,18 @@ public interface PolicyEngineProvider {
       }
     }
     return null;
+  }
+
+  /** The names of the providers on the class path, sorted. */
+  static List<String> names() {
+    List<String> names = new ArrayList<>();
+    for (PolicyEngineProvider p :
+        ServiceLoader.load(
+            PolicyEngineProvider.class, PolicyEngineProvider.class.getClassLoader())) {
+      names.add(p.name());
+    }
+    Collections.sort(names);
+    return names;
   }
 
   /** The name {@code pdp.xml} uses, e.g. {@code rules} or {@code mls}. */

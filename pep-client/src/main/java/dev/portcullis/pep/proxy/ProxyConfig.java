@@ -164,7 +164,7 @@ public record ProxyConfig(
     return new ProxyConfig(
         file.toString(),
         pep,
-        audit == null ? null : dir.resolve(attr(audit, "file", "")),
+        XmlConfigReader.writableFile(audit, "file", dir),
         List.copyOf(listeners),
         XmlConfigReader.child(root, "metrics") == null
             ? null
