@@ -136,6 +136,9 @@ final class FleetMember implements AutoCloseable {
         && context.cutOff()
         && !stopped.getAsBoolean()) {
       log.info("fleet store back with a new session: this PDP serves again");
+      if (m != null) {
+        m.republish(context.connections().size(), context.draining());
+      }
       context.cutOff(false);
     }
   }

@@ -1,17 +1,14 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.state.StateStore;
-import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StoreEvent;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.StorePaths;
-import dev.portcullis.state.Versioned;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +66,15 @@ final class FleetMembers implements AutoCloseable {
     }
   }
 
+  /**
+   * Says it all again: the store has a new session, and the entry of the lost one is gone (or
+   * going).
+   */
+  void republish(int connections, boolean draining) {
+    published = null;
+    publish(connections, draining);
+  }
+
   /** Says how loaded this member is, if that changed since it last said. */
   void publish(int connections, boolean draining) {
     String v =
@@ -86,12 +92,8 @@ final class FleetMembers implements AutoCloseable {
     byte[] b = v.getBytes(StandardCharsets.US_ASCII);
     String path = ROOT + "/" + self;
     try {
-      Optional<Versioned> now = store.read(path);
-      boolean ok =
-          now.isEmpty()
-              ? store.create(path, b, Lifetime.LEASED)
-              : store.replace(path, b, now.get().version());
-      if (ok) {
+      // held by this member's live session: never written into an entry of its lost one
+      if (store.putLeased(path, b)) {
         published = v;
       }
     } catch (StoreException e) {

@@ -12,10 +12,12 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.state.Ensembles;
+import dev.portcullis.state.StateStore;
 import dev.portcullis.state.ZooKeeperStateStore;
 import dev.portcullis.support.DurableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -209,6 +211,88 @@ class FleetMlsTest {
       ClientClose cc = atA.clientClose(10_000);
       assertEquals(ErrorCode.REDIRECT_TO_PREFERRED_SERVER.code(), cc.error().code());
       assertEquals(b.address().getPort(), cc.redirect().port(), "sent to the other member");
+    }
+  }
+
+  /**
+   * The whole ensemble down for longer than the session timeout: both PDPs give their sessions up,
+   * and the ensemble, once back, keeps the old ones for one more timeout. Nobody decides from what
+   * an old session held (alice, logged in through A before, has no session at B), a LOGIN through A
+   * is answered once held by A's new session and outlives the old ones (bob), and each PDP is a
+   * member again under its new session: membership entries used to be written into the old
+   * sessions' entries, and the fleet lost both members for good when those ended.
+   */
+  @Test
+  void afterAnOutageLongerThanTheSessionTimeoutNothingRestsOnTheOldSessions() throws Exception {
+    try (TestingCluster own = Ensembles.started()) {
+      String ns = FleetEnsemble.namespace();
+      try (PdpServer a = pdp(own.getConnectString(), ns, "cached");
+          PdpServer b = pdp(own.getConnectString(), ns, "cached");
+          BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+          BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b")) {
+        assertTrue(terminal.ask("login", login("alice", 2)), "alice's session, held by A");
+        assertTrue(terminal.ask("login-bob", login("bob", 2)), "bob's too");
+        assertTrue(awaitInstalled(atB, read("alice", "intel-db")));
+        List<InstanceSpec> specs = new ArrayList<>(own.getInstances());
+        for (InstanceSpec spec : specs) {
+          own.killServer(spec);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while ((a.stateStore().connection() != StateStore.Connection.LOST
+                || b.stateStore().connection() != StateStore.Connection.LOST)
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50); // both give their sessions up after the 6 s session timeout
+        }
+        assertEquals(StateStore.Connection.LOST, a.stateStore().connection());
+        assertEquals(StateStore.Connection.LOST, b.stateStore().connection());
+        for (InstanceSpec spec : specs) {
+          own.restartServer(spec);
+        }
+        long restarted = System.nanoTime();
+        // each PDP sent its PEPs away when it was cut off: they come back once it serves again
+        try (BlockingPep probe = accepted(b, "proxy-b-2");
+            BlockingPep terminal2 = accepted(a, "tpe-1")) {
+          boolean in = false;
+          for (int i = 0; i < 50 && !in; i++) {
+            in = terminal2.ask("login-bob-2", login("bob", 2)); // refused while A settles
+            if (!in) {
+              Thread.sleep(100);
+            }
+          }
+          assertTrue(in, "a LOGIN through A works");
+          // for longer than the ensemble keeps the old sessions: alice has no session at B
+          int asked = 0;
+          while (System.nanoTime() - restarted < TimeUnit.SECONDS.toNanos(12)) {
+            assertFalse(
+                probe.ask("probe-" + asked++, read("alice", "intel-db")),
+                "B granted ACCESS from what A's lost session held (probe " + asked + ")");
+            Thread.sleep(100);
+          }
+          probe.forgetPushed();
+          assertTrue(awaitInstalled(probe, read("bob", "intel-db")), "bob's new LOGIN lasts");
+          try (ZooKeeperStateStore peer =
+              ZooKeeperStateStore.connect(
+                  new ZooKeeperStateStore.Settings(
+                      own.getConnectString(), ns, Duration.ofSeconds(6), FleetEnsemble.IDENTITY))) {
+            assertEquals(2, peer.children(FleetMembers.ROOT).size(), "both are members again");
+          }
+        }
+      }
+    }
+  }
+
+  /** A PEP accepted by {@code pdp}, which redirects new PEPs while it is cut off (up to 30 s). */
+  static BlockingPep accepted(PdpServer pdp, String pepId) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        return new BlockingPep(pdp.address(), MLS, pepId);
+      } catch (Exception | AssertionError e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
     }
   }
 }

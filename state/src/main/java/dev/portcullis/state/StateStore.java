@@ -93,6 +93,34 @@ public interface StateStore extends AutoCloseable {
   /** The store's current connection. */
   Connection connection();
 
+  /**
+   * Whether a leased entry's owner is a session known to be alive (docs/security.md, principle 8: a
+   * decision never rests on state whose owner is gone). Durable entries and this store's own
+   * session are; another member's session is once it has shown itself alive since this store's own
+   * session was last renewed. An entry whose owner is not live is to be treated as absent: decided
+   * from by nobody, written into by nobody.
+   */
+  default boolean live(long owner) {
+    return true;
+  }
+
+  /**
+   * Creates or overwrites the leased entry at {@code path} so that it is held by a live session:
+   * overwritten in place when it exists and its owner is {@link #live} (the lease stays with that
+   * owner, and watchers see one change), otherwise (absent, or held by a session that is gone or
+   * being replaced) created under this store's own session. False if it changed meanwhile.
+   */
+  default boolean putLeased(String path, byte[] data) throws StoreException {
+    Optional<Versioned> now = read(path);
+    if (now.isEmpty()) {
+      return create(path, data, Lifetime.LEASED);
+    }
+    if (live(now.get().owner())) {
+      return replace(path, data, now.get().version());
+    }
+    return delete(path, now.get().version()) && create(path, data, Lifetime.LEASED);
+  }
+
   /** One line for logs: the kind, where, the namespace. Never a secret. */
   String describe();
 

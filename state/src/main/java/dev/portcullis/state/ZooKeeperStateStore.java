@@ -5,8 +5,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -35,6 +39,17 @@ import org.slf4j.LoggerFactory;
  * namespace ({@code /portcullis/NAME}) and carry the ACL {@code creator:all} of the digest identity
  * read from the auth file: members sharing that identity read and write, nobody else does
  * (docs/fleet.md, "Securing the store").
+ *
+ * <p><b>Live sessions</b> (docs/security.md, principle 8). A leased entry lives with the session
+ * that created it, and ZooKeeper keeps a session whose client has given it up (it heard its session
+ * was lost and made a new one) until the ensemble's own timer ends it: after a quorum outage longer
+ * than the session timeout, every member's old session lives on for one more timeout, holding
+ * entries nobody stands behind any more. So each store says it is alive: a leased entry {@code
+ * /_live/SESSION} that it touches every third of the session timeout; a store counts another
+ * session {@link #live} once it has seen that entry written since its own session was last renewed,
+ * and forgets it when the entry goes. When this store's session is lost and a new one made, it
+ * deletes the leased entries its old session created, before it tells its listeners it is back: the
+ * fleet sees them go at once, not a timeout later.
  */
 public final class ZooKeeperStateStore implements StateStore {
   private static final Logger log = LoggerFactory.getLogger(ZooKeeperStateStore.class);
@@ -44,6 +59,26 @@ public final class ZooKeeperStateStore implements StateStore {
   private final List<Consumer<Connection>> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<Connection> connection =
       new AtomicReference<>(Connection.SUSPENDED);
+
+  static final String LIVE = "/_live";
+
+  /** This store's current session (0 until connected). */
+  private volatile long session;
+
+  /** The leased entries this store created, with the session that holds each. */
+  private final Map<String, Long> leases = new ConcurrentHashMap<>();
+
+  /** Other sessions seen alive since this store's session was last renewed, by their entry. */
+  private final Map<String, Long> confirmed = new ConcurrentHashMap<>();
+
+  private final ScheduledExecutorService heartbeat =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "zookeeper-store-live");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile Subscription liveWatch;
 
   /**
    * How to reach the ensemble.
@@ -117,7 +152,107 @@ public final class ZooKeeperStateStore implements StateStore {
       throw new StoreException(s + ": interrupted while connecting", e);
     }
     store.connection.set(Connection.CONNECTED);
+    try {
+      store.startLiveness(Math.max(1_000, sessionMs / 3));
+    } catch (StoreException e) {
+      store.close();
+      throw e;
+    }
     return store;
+  }
+
+  private long currentSession() {
+    try {
+      return client.getZookeeperClient().getZooKeeper().getSessionId();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  private static String liveEntry(long session) {
+    return LIVE + "/" + Long.toHexString(session);
+  }
+
+  /** Says this session is alive now and every {@code everyMs}; follows the others' saying so. */
+  private void startLiveness(long everyMs) throws StoreException {
+    session = currentSession();
+    sayAlive();
+    liveWatch =
+        watch(
+            LIVE,
+            e -> {
+              if (e.kind() == StoreEvent.Kind.PUT && e.value().owner() != Versioned.DURABLE) {
+                confirmed.put(e.path(), e.value().owner());
+              } else if (e.kind() == StoreEvent.Kind.REMOVED) {
+                confirmed.remove(e.path());
+              }
+            });
+    heartbeat.scheduleWithFixedDelay(
+        () -> {
+          try {
+            sayAlive();
+          } catch (StoreException | RuntimeException e) {
+            log.debug("{}: liveness not written: {}", where, e.getMessage());
+          }
+        },
+        everyMs,
+        everyMs,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void sayAlive() throws StoreException {
+    long s = session;
+    if (s == 0) {
+      return;
+    }
+    String path = liveEntry(s);
+    Optional<Versioned> now = read(path);
+    if (now.isEmpty()) {
+      create(path, new byte[0], Lifetime.LEASED);
+    } else if (now.get().owner() == s) {
+      replace(path, new byte[0], now.get().version()); // a write the others see: alive
+    }
+  }
+
+  @Override
+  public boolean live(long owner) {
+    return owner == Versioned.DURABLE || owner == session || confirmed.containsValue(owner);
+  }
+
+  /**
+   * The session was lost and a new one made: the leased entries the old one created are deleted
+   * (where it still holds them), so that nobody decides from them while the ensemble's timer runs;
+   * then this store says it is alive under the new one.
+   */
+  private void renewed(long old, long now) {
+    session = now;
+    int n = 0;
+    for (Map.Entry<String, Long> l : leases.entrySet()) {
+      if (l.getValue() != old) {
+        continue;
+      }
+      String path = l.getKey();
+      try {
+        Optional<Versioned> v = read(path);
+        if (v.isPresent() && v.get().owner() == old && delete(path, v.get().version())) {
+          n++;
+        }
+      } catch (StoreException e) {
+        log.warn("{}: entry {} of the lost session not deleted: {}", where, path, e.getMessage());
+      }
+      leases.remove(path, old);
+    }
+    log.info(
+        "{}: new session {}; {} leased entries of the lost session {} deleted",
+        where,
+        Long.toHexString(now),
+        n,
+        Long.toHexString(old));
+    try {
+      sayAlive();
+    } catch (StoreException e) {
+      log.warn("{}: liveness not written: {}", where, e.getMessage());
+    }
   }
 
   private void changed(ConnectionState state) {
@@ -128,6 +263,15 @@ public final class ZooKeeperStateStore implements StateStore {
           case SUSPENDED -> Connection.SUSPENDED;
           case LOST -> Connection.LOST;
         };
+    if (now == Connection.LOST) {
+      confirmed.clear(); // who is alive is to be seen again, once this store is back
+    } else if (now == Connection.CONNECTED || now == Connection.RECONNECTED) {
+      long old = session;
+      long renewed = currentSession();
+      if (old != 0 && renewed != 0 && renewed != old) {
+        renewed(old, renewed); // before anyone hears the store is back
+      }
+    }
     Connection before = connection.getAndSet(now);
     if (before != now) {
       if (now == Connection.LOST || now == Connection.SUSPENDED) {
@@ -159,7 +303,9 @@ public final class ZooKeeperStateStore implements StateStore {
     try {
       Stat stat = new Stat();
       byte[] data = client.getData().storingStatIn(stat).forPath(path);
-      return Optional.of(new Versioned(data == null ? new byte[0] : data, stat.getVersion()));
+      return Optional.of(
+          new Versioned(
+              data == null ? new byte[0] : data, stat.getVersion(), stat.getEphemeralOwner()));
     } catch (KeeperException.NoNodeException e) {
       return Optional.empty();
     } catch (Exception e) {
@@ -186,7 +332,9 @@ public final class ZooKeeperStateStore implements StateStore {
       zk.sync(full, (rc, p, ctx) -> {}, null);
       Stat stat = new Stat();
       byte[] data = zk.getData(full, false, stat);
-      return Optional.of(new Versioned(data == null ? new byte[0] : data, stat.getVersion()));
+      return Optional.of(
+          new Versioned(
+              data == null ? new byte[0] : data, stat.getVersion(), stat.getEphemeralOwner()));
     } catch (KeeperException.NoNodeException e) {
       return Optional.empty();
     } catch (Exception e) {
@@ -203,6 +351,9 @@ public final class ZooKeeperStateStore implements StateStore {
           .creatingParentContainersIfNeeded()
           .withMode(lifetime == Lifetime.LEASED ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT)
           .forPath(path, data);
+      if (lifetime == Lifetime.LEASED) {
+        leases.put(path, session);
+      }
       return true;
     } catch (KeeperException.NodeExistsException e) {
       return false;
@@ -229,6 +380,7 @@ public final class ZooKeeperStateStore implements StateStore {
     StorePaths.check(path);
     try {
       client.delete().withVersion(version).forPath(path);
+      leases.remove(path);
       return true;
     } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
       return false;
@@ -284,7 +436,9 @@ public final class ZooKeeperStateStore implements StateStore {
     if (n.getPath().startsWith(below)) {
       byte[] d = n.getData() == null ? new byte[0] : n.getData();
       int v = n.getStat() == null ? 0 : n.getStat().getVersion();
-      listener.changed(new StoreEvent(StoreEvent.Kind.PUT, n.getPath(), new Versioned(d, v)));
+      long owner = n.getStat() == null ? Versioned.DURABLE : n.getStat().getEphemeralOwner();
+      listener.changed(
+          new StoreEvent(StoreEvent.Kind.PUT, n.getPath(), new Versioned(d, v, owner)));
     }
   }
 
@@ -324,6 +478,11 @@ public final class ZooKeeperStateStore implements StateStore {
   /** Closes the session: this member's leased entries end at once, fleet-wide. */
   @Override
   public void close() {
+    heartbeat.shutdownNow();
+    Subscription w = liveWatch;
+    if (w != null) {
+      w.close();
+    }
     client.close();
   }
 }

@@ -2,6 +2,7 @@ package dev.portcullis.state;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,9 +17,16 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingZooKeeperServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,16 +71,12 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
   void anotherIdentityCannotReadOrWriteTheNamespace() throws Exception {
     try (StateStore s = store()) {
       s.create("/sessions/alice", b("secret"), Lifetime.DURABLE);
-      try (StateStore intruder = connect(namespace, "intruder:guess")) {
-        StoreException e =
-            assertThrows(StoreException.class, () -> intruder.read("/sessions/alice"));
-        assertTrue(e.getMessage().contains("ACL"), e.getMessage());
-        assertThrows(StoreException.class, () -> intruder.replace("/sessions/alice", b("x"), 0));
-        assertThrows(
-            StoreException.class,
-            () -> intruder.create("/sessions/mallory", b("x"), Lifetime.DURABLE));
-        assertTrue(!e.getMessage().contains("guess"), "no secret in the message");
-      }
+      // refused at connect: a store says it is alive in its namespace before it serves
+      StoreException e =
+          assertThrows(StoreException.class, () -> connect(namespace, "intruder:guess"));
+      assertTrue(e.getMessage().contains("ACL"), e.getMessage());
+      assertTrue(!e.getMessage().contains("guess"), "no secret in the message");
+      assertEquals("secret", new String(s.read("/sessions/alice").orElseThrow().data()));
     }
   }
 
@@ -167,6 +171,96 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         assertTrue(writer.replace("/v", b(Integer.toString(i)), i - 1));
         Versioned seen = reader.readLatest("/v").orElseThrow();
         assertEquals(i, seen.version(), "read " + i + " saw an older write");
+      }
+    }
+  }
+
+  /**
+   * docs/security.md, principle 8. A member's session is lost and a new one made: its old session
+   * lives on in the ensemble until the ensemble's timer ends it (20 s here), and with it the
+   * entries it leased. The member deletes them as it comes back, so the fleet sees them go at once
+   * (they used to stay the whole timeout, and others decided from them); the old session is not
+   * live for anyone; and an entry held by a session that has not shown itself alive is never
+   * written into: it is made anew under the writer's session.
+   */
+  @Test
+  void aRenewedSessionDeletesWhatItsLostOneLeasedAndNobodyTrustsTheLostOne() throws Exception {
+    String ns = "/portcullis/test" + (namespaces++);
+    Duration timeout = Duration.ofSeconds(20);
+    try (ZooKeeperStateStore owner =
+            ZooKeeperStateStore.connect(
+                new ZooKeeperStateStore.Settings(
+                    cluster.getConnectString(), ns, timeout, "fleet:s3cret"));
+        ZooKeeperStateStore watcher =
+            ZooKeeperStateStore.connect(
+                new ZooKeeperStateStore.Settings(
+                    cluster.getConnectString(), ns, timeout, "fleet:s3cret"))) {
+      BlockingQueue<StoreEvent> q = new LinkedBlockingQueue<>();
+      watcher.watch("/sessions", q::add);
+      assertEquals(StoreEvent.Kind.READY, next(q).kind());
+      owner.create("/sessions/alice", b("SECRET"), Lifetime.LEASED);
+      StoreEvent put = next(q);
+      long lost = put.value().owner();
+      assertTrue(lost != Versioned.DURABLE, "a leased entry names its holder");
+      assertTrue(watcher.live(lost), "the owner's session is alive");
+      assertTrue(owner.live(lost));
+
+      BlockingQueue<Connection> states = new LinkedBlockingQueue<>();
+      owner.onConnectionChange(states::add);
+      long t0 = System.nanoTime();
+      owner.expireSession(); // the client gives the session up; the ensemble keeps it 20 s
+      assertEquals(Connection.LOST, states.poll(10, TimeUnit.SECONDS));
+      assertEquals(Connection.RECONNECTED, states.poll(10, TimeUnit.SECONDS));
+      StoreEvent gone = next(q);
+      assertEquals(StoreEvent.Kind.REMOVED, gone.kind());
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(ms < 10_000, "deleted as the owner came back, not by the timer: " + ms + " ms");
+      assertFalse(owner.live(lost), "the lost session is not the owner's any more");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (watcher.live(lost) && System.nanoTime() < deadline) {
+        Thread.sleep(20); // its /_live entry is deleted with the rest
+      }
+      assertFalse(watcher.live(lost), "nor anyone's");
+
+      // a session that never said it is alive (a client of another kind): not written into
+      try (CuratorFramework raw =
+          CuratorFrameworkFactory.builder()
+              .connectString(cluster.getConnectString())
+              .namespace(ns.substring(1))
+              .retryPolicy(new RetryOneTime(100))
+              .authorization("digest", "fleet:s3cret".getBytes(StandardCharsets.UTF_8))
+              .aclProvider(
+                  new ACLProvider() {
+                    @Override
+                    public List<ACL> getDefaultAcl() {
+                      return ZooDefs.Ids.CREATOR_ALL_ACL;
+                    }
+
+                    @Override
+                    public List<ACL> getAclForPath(String path) {
+                      return ZooDefs.Ids.CREATOR_ALL_ACL;
+                    }
+                  })
+              .build()) {
+        raw.start();
+        raw.blockUntilConnected(10, TimeUnit.SECONDS);
+        raw.create().withMode(CreateMode.EPHEMERAL).forPath("/sessions/bob", b("UNCLASSIFIED"));
+        long stranger = watcher.read("/sessions/bob").orElseThrow().owner();
+        assertFalse(watcher.live(stranger), "never seen alive");
+        assertTrue(watcher.putLeased("/sessions/bob", b("SECRET")));
+        Versioned now = watcher.read("/sessions/bob").orElseThrow();
+        assertArrayEquals(b("SECRET"), now.data());
+        assertTrue(now.owner() != stranger, "made anew under the writer's own session");
+        assertTrue(watcher.live(now.owner()));
+        // and one held by a live session is written in place, its lease staying where it is
+        owner.create("/sessions/carol", b("U"), Lifetime.LEASED);
+        long carols = owner.read("/sessions/carol").orElseThrow().owner();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!watcher.live(carols) && System.nanoTime() < deadline) {
+          Thread.sleep(20); // the owner's new session says it is alive
+        }
+        assertTrue(watcher.putLeased("/sessions/carol", b("S")));
+        assertEquals(carols, watcher.read("/sessions/carol").orElseThrow().owner());
       }
     }
   }

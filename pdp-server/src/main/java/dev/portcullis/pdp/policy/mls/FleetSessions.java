@@ -3,7 +3,6 @@ package dev.portcullis.pdp.policy.mls;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StateStore.Connection;
-import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StoreEvent;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.StorePaths;
@@ -41,6 +40,13 @@ import org.slf4j.LoggerFactory;
  *
  * While the store is cut off, every lookup fails closed ({@link Unavailable}): decisions that need
  * a session are denied, installed ones are removed when re-evaluated.
+ *
+ * <p>A session entry counts only while the store session holding its lease is {@link
+ * StateStore#live} (docs/security.md, principle 8): after a quorum outage longer than the session
+ * timeout, a PDP's old ZooKeeper session lives on in the ensemble for one more timeout, and its
+ * entries with it; nobody decides from them (the subject has no session), and a LOGIN never writes
+ * into one (it is created anew under the writer's live session), so a LOGIN answered Install is
+ * durable.
  */
 final class FleetSessions implements SessionTable {
   private static final Logger log = LoggerFactory.getLogger(FleetSessions.class);
@@ -49,7 +55,11 @@ final class FleetSessions implements SessionTable {
   private final StateStore store;
   private final boolean linearizable;
   private final Consumer<Predicate<PolicyRequest>> changed;
-  private final Map<String, Label> view = new ConcurrentHashMap<>();
+
+  /** A session as the view holds it: its label and the store session holding its lease. */
+  private record Held(Label label, long owner) {}
+
+  private final Map<String, Held> view = new ConcurrentHashMap<>();
   private final StateStore.Subscription watch;
   private volatile boolean ready;
   private volatile boolean connected = true;
@@ -77,8 +87,9 @@ final class FleetSessions implements SessionTable {
                   log.warn("fleet session {}: unreadable entry ignored", e.path());
                   return;
                 }
-                if (l.equals(view.put(key, l))) {
-                  return; // our own write, already in the view
+                Held was = view.put(key, new Held(l, e.value().owner()));
+                if (was != null && l.equals(was.label())) {
+                  return; // our own write, already in the view (or its lease moved)
                 }
               } else if (view.remove(key) == null) {
                 return;
@@ -146,11 +157,12 @@ final class FleetSessions implements SessionTable {
       throw new Unavailable("fleet session store unreachable: failing closed");
     }
     if (!(fresh && linearizable)) {
-      return view.get(key);
+      Held h = view.get(key);
+      return h == null || !store.live(h.owner()) ? null : h.label();
     }
     try {
       Optional<Versioned> v = store.readLatest(path(key));
-      return v.map(x -> decode(x.data())).orElse(null);
+      return v.filter(x -> store.live(x.owner())).map(x -> decode(x.data())).orElse(null);
     } catch (StoreException e) {
       throw new Unavailable("fleet session store: " + e.getMessage());
     }
@@ -162,21 +174,22 @@ final class FleetSessions implements SessionTable {
       throw new Unavailable("fleet session store unreachable: no session can be opened");
     }
     try {
-      Optional<Versioned> now = store.read(path(key));
-      boolean written =
-          now.isPresent()
-              // a session open elsewhere moves in place, its lease staying with the PDP that
-              // opened it: deleting and creating would show every watcher a logout first
-              ? store.replace(path(key), encode(label), now.get().version())
-              : store.create(path(key), encode(label), Lifetime.LEASED);
-      if (!written) {
+      // In place where a live session holds it (a session opened elsewhere moves, its lease
+      // staying with the PDP that opened it: deleting and creating would show every watcher a
+      // logout first); created anew under this PDP's session where the holder is gone.
+      if (!store.putLeased(path(key), encode(label))) {
         throw new Unavailable("fleet session of " + key + " changed meanwhile: try again");
+      }
+      Optional<Versioned> written = store.read(path(key));
+      if (written.isEmpty() || !store.live(written.get().owner())) {
+        throw new Unavailable("fleet session of " + key + " not held by a live session: try again");
+      }
+      Held was = view.put(key, new Held(label, written.get().owner()));
+      if (was == null || !label.equals(was.label())) {
+        changed.accept(decidedBy(key)); // this PDP's own decisions for the subject, too
       }
     } catch (StoreException e) {
       throw new Unavailable("fleet session store: " + e.getMessage());
-    }
-    if (!label.equals(view.put(key, label))) {
-      changed.accept(decidedBy(key)); // this PDP's own decisions for the subject, too
     }
   }
 
