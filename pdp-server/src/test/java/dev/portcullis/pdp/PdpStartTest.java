@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.cli.PdpMain;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -81,10 +82,17 @@ class PdpStartTest {
 
   @Test
   void anAuditLogThatCannotBeWrittenStopsTheStart() throws Exception {
+    // its directory cannot be made: a mistake in the config, named at its line before any start
     Files.writeString(dir.resolve("afile"), "not a directory");
-    IOException e =
+    ConfigException c =
         assertThrows(
-            IOException.class, () -> PdpServer.start(config("a.xml", 0, "afile/a.jsonl"), 1));
+            ConfigException.class, () -> PdpServer.start(config("a.xml", 0, "afile/a.jsonl"), 1));
+    assertTrue(c.getMessage().contains("cannot be created"), c.getMessage());
+    assertTrue(c.line() > 0, c.getMessage());
+    // a file the PDP may not take (a link): the start stops with the audit log named
+    Files.createSymbolicLink(dir.resolve("link.jsonl"), dir.resolve("afile"));
+    IOException e =
+        assertThrows(IOException.class, () -> PdpServer.start(config("a.xml", 0, "link.jsonl"), 1));
     assertTrue(e.getMessage().contains("audit log"), e.getMessage());
   }
 
