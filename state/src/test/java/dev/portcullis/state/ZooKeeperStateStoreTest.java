@@ -245,7 +245,8 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         raw.start();
         raw.blockUntilConnected(10, TimeUnit.SECONDS);
         raw.create().withMode(CreateMode.EPHEMERAL).forPath("/sessions/bob", b("UNCLASSIFIED"));
-        long stranger = watcher.read("/sessions/bob").orElseThrow().owner();
+        // another client's write: the watcher's server catches up first (sync, then read)
+        long stranger = watcher.readLatest("/sessions/bob").orElseThrow().owner();
         assertFalse(watcher.live(stranger), "never seen alive");
         assertTrue(watcher.putLeased("/sessions/bob", b("SECRET")));
         Versioned now = watcher.read("/sessions/bob").orElseThrow();
@@ -259,6 +260,7 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         while (!watcher.live(carols) && System.nanoTime() < deadline) {
           Thread.sleep(20); // the owner's new session says it is alive
         }
+        watcher.readLatest("/sessions/carol"); // caught up with the owner's write
         assertTrue(watcher.putLeased("/sessions/carol", b("S")));
         assertEquals(carols, watcher.read("/sessions/carol").orElseThrow().owner());
       }
