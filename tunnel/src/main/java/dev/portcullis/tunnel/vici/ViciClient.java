@@ -241,6 +241,15 @@ public final class ViciClient implements AutoCloseable {
         return f;
       }
       waiting.add(new Pending(what, f)); // in the order written: charon answers in that order
+      // scheduled under the lock: end() cannot have stopped the timers while closed is null
+      var timer =
+          timers.schedule(
+              () ->
+                  f.completeExceptionally(
+                      new TimeoutException("charon did not answer " + what + " within " + timeout)),
+              timeout.toMillis(),
+              TimeUnit.MILLISECONDS);
+      f.whenComplete((x, e) -> timer.cancel(false));
       try {
         ByteBuffer b = ByteBuffer.wrap(frame);
         while (b.hasRemaining()) {
@@ -251,12 +260,6 @@ public final class ViciClient implements AutoCloseable {
         return f;
       }
     }
-    timers.schedule(
-        () ->
-            f.completeExceptionally(
-                new TimeoutException("charon did not answer " + what + " within " + timeout)),
-        timeout.toMillis(),
-        TimeUnit.MILLISECONDS);
     return f;
   }
 
