@@ -421,11 +421,11 @@ public final class ViciClient implements AutoCloseable {
     timers.shutdownNow();
     IOException e =
         why instanceof IOException io ? io : new IOException("VICI " + socket + ": " + why, why);
+    for (Consumer<Throwable> l : closeListeners) {
+      l.accept(why); // first: whoever waits on a command learns of the end after its owner did
+    }
     for (Pending p : failed) {
       p.answer().completeExceptionally(e);
-    }
-    for (Consumer<Throwable> l : closeListeners) {
-      l.accept(why);
     }
   }
 

@@ -137,7 +137,7 @@ class ViciClientTest {
   void bytesThatAreNotViciEndTheConnectionAndFailWhatWaits() throws Exception {
     try (FakeCharon d = new FakeCharon(dir, p -> List.of(new byte[] {0, 0, 0, 2, 1, 9}));
         ViciClient c = ViciClient.connect(d.socket, Duration.ofSeconds(5))) {
-      List<Throwable> closed = new ArrayList<>();
+      List<Throwable> closed = new java.util.concurrent.CopyOnWriteArrayList<>();
       c.onClose(closed::add);
       ViciProtocolException e =
           assertThrows(ViciProtocolException.class, () -> c.await(c.version()));
@@ -152,7 +152,7 @@ class ViciClientTest {
   void aDaemonThatGoesAwayFailsTheCommandAndIsHeard() throws Exception {
     try (FakeCharon d = new FakeCharon(dir, p -> java.util.Collections.singletonList(null));
         ViciClient c = ViciClient.connect(d.socket, Duration.ofSeconds(5))) {
-      List<Throwable> closed = new ArrayList<>();
+      List<Throwable> closed = new java.util.concurrent.CopyOnWriteArrayList<>();
       c.onClose(closed::add);
       IOException e = assertThrows(IOException.class, () -> c.await(c.version()));
       assertTrue(e.getMessage().contains("charon closed the VICI connection"), e.getMessage());
