@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.portcullis.tunnel.lab.CharonProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,13 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class ViciCharonTest {
   @TempDir static Path dir;
-  static Charon charon;
+  static CharonProcess charon;
 
   @BeforeAll
   static void start() throws Exception {
-    String why = Charon.unavailable();
+    String why = CharonProcess.unavailable();
     assumeTrue(why == null, why);
-    charon = new Charon(dir);
+    charon = CharonProcess.start(dir, List.of(), false);
   }
 
   @AfterAll
@@ -62,7 +63,7 @@ class ViciCharonTest {
 
   @Test
   void charonAnswersLoadsRefusesAndStreams() throws Exception {
-    try (ViciClient c = ViciClient.connect(charon.socket, Duration.ofSeconds(10))) {
+    try (ViciClient c = ViciClient.connect(charon.socket(), Duration.ofSeconds(10))) {
       ViciMessage v = c.await(c.version());
       assertEquals("charon", v.text("daemon"));
       assertTrue(v.text("version").startsWith("5."), v.toString());
