@@ -742,17 +742,21 @@ class PepProxyTest {
     return kmf;
   }
 
-  /** A client TLS context presenting {@code who}'s development certificate, trusting the CA. */
-  static SSLContext client(DevCertificates.Pki pki, String who) throws Exception {
-    KeyManagerFactory kmf = keys(pki.peps().get(who));
+  /** Trust in {@code pki}'s CA alone. */
+  static TrustManagerFactory trusting(DevCertificates.Pki pki) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("ca", DevCertificates.certificateFile(pki.caCertificate()));
     TrustManagerFactory tmf =
         TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
+    return tmf;
+  }
+
+  /** A client TLS context presenting {@code who}'s development certificate, trusting the CA. */
+  static SSLContext client(DevCertificates.Pki pki, String who) throws Exception {
     SSLContext c = SSLContext.getInstance("TLS");
-    c.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+    c.init(keys(pki.peps().get(who)).getKeyManagers(), trusting(pki).getTrustManagers(), null);
     return c;
   }
 
@@ -840,7 +844,12 @@ class PepProxyTest {
           assertTrue(closed(s), "no TLS: refused");
         }
       }
-      SSLContext mallory = client(stranger, "mallory");
+      // mallory trusts the proxy's CA, but her certificate is another CA's (self-made)
+      SSLContext mallory = SSLContext.getInstance("TLS");
+      mallory.init(
+          keys(stranger.peps().get("mallory")).getKeyManagers(),
+          trusting(pki).getTrustManagers(),
+          null);
       for (int i = 0; i < 10; i++) {
         try (SSLSocket s =
             (SSLSocket) mallory.getSocketFactory().createSocket(tls.getAddress(), tls.getPort())) {
