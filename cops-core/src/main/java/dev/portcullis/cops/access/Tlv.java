@@ -197,6 +197,38 @@ final class Tlv {
     }
   }
 
+  /**
+   * An address prefix: the address (4 or 16 bytes) then the prefix length (1 byte, at most 32 or
+   * 128); the bits past the prefix must be zero.
+   */
+  static TrafficSelector prefix(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 5, 17);
+    int bits = a.u8(a.length() - 1);
+    int max = (a.length() - 1) * 8;
+    if (bits > max) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT,
+          0,
+          a.offset() + 4 + a.length() - 1,
+          name + " prefix length",
+          bits,
+          "0 to " + max);
+    }
+    byte[] addr = Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length() - 1);
+    try {
+      return new TrafficSelector(
+          addr.length == 4
+              ? InetAddress.getByAddress(addr)
+              : Inet6Address.getByAddress(null, addr, -1),
+          bits);
+    } catch (UnknownHostException e) {
+      throw new AssertionError(e);
+    } catch (IllegalArgumentException e) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, "host bits set", "zero past the prefix");
+    }
+  }
+
   /** Builds the attribute block in one growing array, preamble included. */
   static final class Writer {
     private byte[] buf = new byte[64];
@@ -236,6 +268,17 @@ final class Tlv {
 
     Writer u32(int type, long v) {
       return put(type, new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v});
+    }
+
+    Writer address(int type, InetAddress a) {
+      return put(type, a.getAddress());
+    }
+
+    Writer prefix(int type, TrafficSelector ts) {
+      byte[] a = ts.address().getAddress();
+      byte[] v = Arrays.copyOf(a, a.length + 1);
+      v[a.length] = (byte) ts.prefixLength();
+      return put(type, v);
     }
 
     Writer utf8(int type, String s) {

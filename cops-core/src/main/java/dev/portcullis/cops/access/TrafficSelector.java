@@ -1,0 +1,54 @@
+package dev.portcullis.cops.access;
+
+import java.net.InetAddress;
+import java.util.Objects;
+
+/**
+ * An address prefix a tunnel carries traffic for ({@code 10.1.0.0/16}): the address and the prefix
+ * length, the bits past the prefix zero.
+ */
+public record TrafficSelector(InetAddress address, int prefixLength) {
+  public TrafficSelector {
+    Objects.requireNonNull(address, "address");
+    int max = address.getAddress().length * 8;
+    if (prefixLength < 0 || prefixLength > max) {
+      throw new IllegalArgumentException(
+          "prefix length: " + prefixLength + " (expected: 0 to " + max + ")");
+    }
+    byte[] a = address.getAddress();
+    for (int bit = prefixLength; bit < max; bit++) {
+      if ((a[bit / 8] & (0x80 >>> (bit % 8))) != 0) {
+        throw new IllegalArgumentException(
+            "traffic selector "
+                + address.getHostAddress()
+                + "/"
+                + prefixLength
+                + ": host bits set (expected: zero past the prefix)");
+      }
+    }
+  }
+
+  /** Parses {@code ADDRESS/LENGTH} (a literal address, never a name). */
+  public static TrafficSelector parse(String s) {
+    int slash = s.indexOf('/');
+    if (slash < 0) {
+      throw new IllegalArgumentException("traffic selector: " + s + " (expected: ADDRESS/LENGTH)");
+    }
+    String host = s.substring(0, slash);
+    if (!host.matches("[0-9a-fA-F:.]+")) {
+      throw new IllegalArgumentException(
+          "traffic selector: " + s + " (expected: a literal address)");
+    }
+    try {
+      return new TrafficSelector(
+          InetAddress.getByName(host), Integer.parseInt(s.substring(slash + 1)));
+    } catch (java.net.UnknownHostException | NumberFormatException e) {
+      throw new IllegalArgumentException("traffic selector: " + s + " (expected: ADDRESS/LENGTH)");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return address.getHostAddress() + "/" + prefixLength;
+  }
+}

@@ -1,0 +1,285 @@
+package dev.portcullis.cops.access;
+
+import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
+
+import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.DecisionData;
+import dev.portcullis.cops.DecisionDataKind;
+import java.net.InetAddress;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One tunnel as the PDP grants it to an agent (decision data of the tunnel client type, {@code
+ * 0xC0A8}; docs/cops-wire.md, "The tunnel client type"), seen from the receiving agent: an Install
+ * carries all of it, a Remove only the tunnel's id (and a reason). A DEC may carry several, one per
+ * Decision (a gateway's standing request). The pre-shared key travels only over TLS and is never
+ * shown by {@link #toString}; {@link #zero} clears this copy once charon has it.
+ *
+ * @param tunnelId the tunnel's name at both agents and both charons
+ * @param localAddress the receiving agent's outer address
+ * @param remoteAddress the peer's outer address
+ * @param localId the receiving agent's IKE identity
+ * @param remoteId the peer's
+ * @param localTs what the receiving side sends into the tunnel
+ * @param remoteTs what it reaches through it
+ * @param objective what the tunnel protects
+ * @param psk the tunnel's pre-shared key (16 to 64 bytes)
+ * @param lifetimeSeconds how long the tunnel may live
+ * @param reason why (a Remove's reason), or null
+ */
+public record TunnelGrant(
+    String tunnelId,
+    InetAddress localAddress,
+    InetAddress remoteAddress,
+    String localId,
+    String remoteId,
+    TrafficSelector localTs,
+    TrafficSelector remoteTs,
+    TunnelRequest.Objective objective,
+    byte[] psk,
+    Long lifetimeSeconds,
+    String reason,
+    Map<Integer, Bytes> extensions) {
+
+  /** Attribute types. */
+  public interface Type {
+    int TUNNEL_ID = 1;
+    int LOCAL_ADDRESS = 2;
+    int REMOTE_ADDRESS = 3;
+    int LOCAL_ID = 4;
+    int REMOTE_ID = 5;
+    int LOCAL_TS = 6;
+    int REMOTE_TS = 7;
+    int OBJECTIVE = 8;
+    int PSK = 9;
+    int LIFETIME = 10;
+    int REASON = 11;
+  }
+
+  public TunnelGrant {
+    Objects.requireNonNull(tunnelId, "tunnel id");
+    if (psk != null && (psk.length < 16 || psk.length > 64)) {
+      throw new IllegalArgumentException(
+          "pre-shared key: " + psk.length + " bytes (expected: 16 to 64)");
+    }
+    if (lifetimeSeconds != null && (lifetimeSeconds < 1 || lifetimeSeconds > 0xFFFF_FFFFL)) {
+      throw new IllegalArgumentException(
+          "lifetime: " + lifetimeSeconds + " (expected: 1 to 4294967295 seconds)");
+    }
+    psk = psk == null ? null : psk.clone();
+    extensions = Tlv.extensions(extensions);
+  }
+
+  /** A Remove's data: the tunnel and why. */
+  public static TunnelGrant removal(String tunnelId, String reason) {
+    return new TunnelGrant(
+        tunnelId, null, null, null, null, null, null, null, null, null, reason, null);
+  }
+
+  /** Whether it carries all an agent needs to install the tunnel. */
+  public boolean complete() {
+    return localAddress != null
+        && remoteAddress != null
+        && localId != null
+        && remoteId != null
+        && localTs != null
+        && remoteTs != null
+        && objective != null
+        && psk != null
+        && lifetimeSeconds != null;
+  }
+
+  /** A copy of the key (the caller zeroes it), or null. */
+  @Override
+  public byte[] psk() {
+    return psk == null ? null : psk.clone();
+  }
+
+  /** Clears this object's copy of the key. */
+  public void zero() {
+    if (psk != null) {
+      Arrays.fill(psk, (byte) 0);
+    }
+  }
+
+  /** The other agent's view of the same tunnel (same key, reason dropped). */
+  public TunnelGrant mirrored() {
+    return new TunnelGrant(
+        tunnelId,
+        remoteAddress,
+        localAddress,
+        remoteId,
+        localId,
+        remoteTs,
+        localTs,
+        objective,
+        psk,
+        lifetimeSeconds,
+        null,
+        extensions);
+  }
+
+  /** The Client Specific Decision Data object carrying this. */
+  public DecisionData toDecisionData() {
+    return new DecisionData(false, DecisionDataKind.CLIENT_SPECIFIC, encode());
+  }
+
+  public Bytes encode() {
+    Tlv.Writer w = new Tlv.Writer();
+    w.utf8(Type.TUNNEL_ID, tunnelId);
+    if (localAddress != null) {
+      w.address(Type.LOCAL_ADDRESS, localAddress);
+    }
+    if (remoteAddress != null) {
+      w.address(Type.REMOTE_ADDRESS, remoteAddress);
+    }
+    if (localId != null) {
+      w.utf8(Type.LOCAL_ID, localId);
+    }
+    if (remoteId != null) {
+      w.utf8(Type.REMOTE_ID, remoteId);
+    }
+    if (localTs != null) {
+      w.prefix(Type.LOCAL_TS, localTs);
+    }
+    if (remoteTs != null) {
+      w.prefix(Type.REMOTE_TS, remoteTs);
+    }
+    if (objective != null) {
+      w.u8(Type.OBJECTIVE, objective.code);
+    }
+    if (psk != null) {
+      w.put(Type.PSK, psk);
+    }
+    if (lifetimeSeconds != null) {
+      w.u32(Type.LIFETIME, lifetimeSeconds);
+    }
+    if (reason != null) {
+      w.utf8(Type.REASON, reason);
+    }
+    extensions.forEach((t, v) -> w.put(t, v.toArray()));
+    return w.toBytes();
+  }
+
+  /** Reads a grant; offsets in errors are from the start of the object's contents. */
+  public static TunnelGrant decode(Bytes data) throws CopsCodecException {
+    String id = null;
+    InetAddress local = null;
+    InetAddress remote = null;
+    String localId = null;
+    String remoteId = null;
+    TrafficSelector localTs = null;
+    TrafficSelector remoteTs = null;
+    TunnelRequest.Objective objective = null;
+    byte[] psk = null;
+    Long lifetime = null;
+    String reason = null;
+    Map<Integer, Bytes> ext = new TreeMap<>();
+    boolean[] seen = new boolean[12];
+    for (Tlv.Attribute a : Tlv.read(data)) {
+      int t = a.type();
+      if (t >= Tlv.EXTENSION_BASE) {
+        if (ext.put(t, a.value()) != null) {
+          throw AccessRequest.duplicate(a);
+        }
+        continue;
+      }
+      if (t < 1 || t > 11) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute type", t, "1 to 11, or 0x8000 and up");
+      }
+      if (seen[t]) {
+        throw AccessRequest.duplicate(a);
+      }
+      seen[t] = true;
+      switch (t) {
+        case Type.TUNNEL_ID -> id = Tlv.utf8(a, "tunnel id");
+        case Type.LOCAL_ADDRESS -> local = Tlv.address(a, "local address");
+        case Type.REMOTE_ADDRESS -> remote = Tlv.address(a, "remote address");
+        case Type.LOCAL_ID -> localId = Tlv.utf8(a, "local IKE identity");
+        case Type.REMOTE_ID -> remoteId = Tlv.utf8(a, "remote IKE identity");
+        case Type.LOCAL_TS -> localTs = Tlv.prefix(a, "local traffic selector");
+        case Type.REMOTE_TS -> remoteTs = Tlv.prefix(a, "remote traffic selector");
+        case Type.OBJECTIVE -> {
+          int o = Tlv.u8(a, "protection objective");
+          objective = TunnelRequest.Objective.of(o);
+          if (objective == null) {
+            throw CopsCodecException.at(
+                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "protection objective", o, "0 to 3");
+          }
+        }
+        case Type.PSK -> {
+          if (a.length() < 16 || a.length() > 64) {
+            throw CopsCodecException.at(
+                BAD_MESSAGE_FORMAT,
+                0,
+                a.offset() + 2,
+                "pre-shared key length",
+                a.length(),
+                "16 to 64");
+          }
+          psk = Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
+        }
+        case Type.LIFETIME -> {
+          lifetime = Tlv.u32(a, "lifetime");
+          if (lifetime == 0) {
+            throw CopsCodecException.at(
+                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "lifetime", 0, "1 to 4294967295 seconds");
+          }
+        }
+        default -> reason = Tlv.utf8(a, "reason");
+      }
+    }
+    TunnelRequest.missing(id, "tunnel id", Type.TUNNEL_ID);
+    TunnelGrant g =
+        new TunnelGrant(
+            id, local, remote, localId, remoteId, localTs, remoteTs, objective, psk, lifetime,
+            reason, ext);
+    if (psk != null) {
+      Arrays.fill(psk, (byte) 0); // the grant holds its own copy
+    }
+    return g;
+  }
+
+  /** Everything but the key. */
+  @Override
+  public String toString() {
+    return "TunnelGrant["
+        + tunnelId
+        + " "
+        + localAddress
+        + " "
+        + localId
+        + " "
+        + localTs
+        + " <-> "
+        + remoteAddress
+        + " "
+        + remoteId
+        + " "
+        + remoteTs
+        + ", "
+        + objective
+        + ", "
+        + (psk == null ? "no key" : "key (hidden)")
+        + ", lifetime "
+        + lifetimeSeconds
+        + " s"
+        + (reason == null ? "" : ", " + reason)
+        + "]";
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TunnelGrant g && encode().equals(g.encode());
+  }
+
+  @Override
+  public int hashCode() {
+    return tunnelId.hashCode();
+  }
+}
