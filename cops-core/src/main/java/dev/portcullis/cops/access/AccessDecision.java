@@ -1,7 +1,5 @@
 package dev.portcullis.cops.access;
 
-import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
-
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.DecisionData;
@@ -83,47 +81,29 @@ public record AccessDecision(
 
   /** Reads decision data; offsets in errors are from the start of the object's contents. */
   public static AccessDecision decode(Bytes data) throws CopsCodecException {
-    String rule = null;
-    String reason = null;
-    Integer level = null;
-    Long valid = null;
-    List<String> cats = List.of();
+    var f =
+        new Object() {
+          String rule;
+          String reason;
+          Integer level;
+          Long valid;
+          List<String> cats = List.of();
+        };
     Map<Integer, Bytes> ext = new TreeMap<>();
-    boolean[] seen = new boolean[6];
-    for (Tlv.Attribute a : Tlv.read(data)) {
-      int t = a.type();
-      if (t >= Tlv.EXTENSION_BASE) {
-        if (ext.put(t, a.value()) != null) {
-          throw AccessRequest.duplicate(a);
-        }
-        continue;
-      }
-      if (t < 1 || t > 5) {
-        throw CopsCodecException.at(
-            BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute type", t, "1 to 5, or 0x8000 and up");
-      }
-      if (t != Type.CATEGORY && seen[t]) {
-        throw AccessRequest.duplicate(a);
-      }
-      seen[t] = true;
-      switch (t) {
-        case Type.RULE_ID:
-          rule = Tlv.utf8(a, "rule id");
-          break;
-        case Type.REASON:
-          reason = Tlv.utf8(a, "reason");
-          break;
-        case Type.GRANTED_LEVEL:
-          level = Tlv.u16(a, "granted level");
-          break;
-        case Type.VALID_FOR:
-          valid = Tlv.u32(a, "valid for");
-          break;
-        default:
-          cats = Tlv.append(cats, Tlv.utf8(a, "category"));
-          break;
-      }
-    }
-    return new AccessDecision(rule, reason, level, valid, cats, ext);
+    Tlv.each(
+        data,
+        5,
+        Type.CATEGORY,
+        ext,
+        a -> {
+          switch (a.type()) {
+            case Type.RULE_ID -> f.rule = Tlv.utf8(a, "rule id");
+            case Type.REASON -> f.reason = Tlv.utf8(a, "reason");
+            case Type.GRANTED_LEVEL -> f.level = Tlv.u16(a, "granted level");
+            case Type.VALID_FOR -> f.valid = Tlv.u32(a, "valid for");
+            default -> f.cats = Tlv.append(f.cats, Tlv.utf8(a, "category"));
+          }
+        });
+    return new AccessDecision(f.rule, f.reason, f.level, f.valid, f.cats, ext);
   }
 }

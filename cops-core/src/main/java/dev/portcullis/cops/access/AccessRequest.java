@@ -289,7 +289,6 @@ public record AccessRequest(
   }
 
   static CopsCodecException duplicate(Tlv.Attribute a) {
-    return CopsCodecException.at(
-        BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute " + a.type(), "repeated", "at most once");
+    return Tlv.repeated(a);
   }
 }

@@ -76,6 +76,51 @@ final class Tlv {
     }
   }
 
+  /** What a format does with each of its own attributes. */
+  @FunctionalInterface
+  interface Known {
+    void accept(Attribute a) throws CopsCodecException;
+  }
+
+  /**
+   * Reads a block of a format whose own types are 1 to {@code maxType}: extensions (0x8000 and up)
+   * go to {@code extensions}, each own attribute to {@code known}; another type below 0x8000, or an
+   * attribute repeated (but {@code repeatable}, or -1 for none), is error 3 at its offset.
+   */
+  static void each(
+      Bytes data, int maxType, int repeatable, Map<Integer, Bytes> extensions, Known known)
+      throws CopsCodecException {
+    boolean[] seen = new boolean[maxType + 1];
+    for (Attribute a : read(data)) {
+      int t = a.type();
+      if (t >= EXTENSION_BASE) {
+        if (extensions.put(t, a.value()) != null) {
+          throw repeated(a);
+        }
+        continue;
+      }
+      if (t < 1 || t > maxType) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT,
+            0,
+            a.offset(),
+            "attribute type",
+            t,
+            "1 to " + maxType + ", or 0x8000 and up");
+      }
+      if (t != repeatable && seen[t]) {
+        throw repeated(a);
+      }
+      seen[t] = true;
+      known.accept(a);
+    }
+  }
+
+  static CopsCodecException repeated(Attribute a) {
+    return CopsCodecException.at(
+        BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute " + a.type(), "repeated", "at most once");
+  }
+
   static List<Attribute> read(Bytes data) throws CopsCodecException {
     // One copy of the block; attributes are views into it, so decoding copies each value once,
     // into the String or address it becomes.

@@ -167,80 +167,81 @@ public record TunnelGrant(
 
   /** Reads a grant; offsets in errors are from the start of the object's contents. */
   public static TunnelGrant decode(Bytes data) throws CopsCodecException {
-    String id = null;
-    InetAddress local = null;
-    InetAddress remote = null;
-    String localId = null;
-    String remoteId = null;
-    TrafficSelector localTs = null;
-    TrafficSelector remoteTs = null;
-    TunnelRequest.Objective objective = null;
-    byte[] psk = null;
-    Long lifetime = null;
-    String reason = null;
+    var f =
+        new Object() {
+          String id;
+          InetAddress local;
+          InetAddress remote;
+          String localId;
+          String remoteId;
+          TrafficSelector localTs;
+          TrafficSelector remoteTs;
+          TunnelRequest.Objective objective;
+          Long lifetime;
+          byte[] psk;
+          String reason;
+        };
     Map<Integer, Bytes> ext = new TreeMap<>();
-    boolean[] seen = new boolean[12];
-    for (Tlv.Attribute a : Tlv.read(data)) {
-      int t = a.type();
-      if (t >= Tlv.EXTENSION_BASE) {
-        if (ext.put(t, a.value()) != null) {
-          throw AccessRequest.duplicate(a);
-        }
-        continue;
-      }
-      if (t < 1 || t > 11) {
-        throw CopsCodecException.at(
-            BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute type", t, "1 to 11, or 0x8000 and up");
-      }
-      if (seen[t]) {
-        throw AccessRequest.duplicate(a);
-      }
-      seen[t] = true;
-      switch (t) {
-        case Type.TUNNEL_ID -> id = Tlv.utf8(a, "tunnel id");
-        case Type.LOCAL_ADDRESS -> local = Tlv.address(a, "local address");
-        case Type.REMOTE_ADDRESS -> remote = Tlv.address(a, "remote address");
-        case Type.LOCAL_ID -> localId = Tlv.utf8(a, "local IKE identity");
-        case Type.REMOTE_ID -> remoteId = Tlv.utf8(a, "remote IKE identity");
-        case Type.LOCAL_TS -> localTs = Tlv.prefix(a, "local traffic selector");
-        case Type.REMOTE_TS -> remoteTs = Tlv.prefix(a, "remote traffic selector");
-        case Type.OBJECTIVE -> {
-          int o = Tlv.u8(a, "protection objective");
-          objective = TunnelRequest.Objective.of(o);
-          if (objective == null) {
-            throw CopsCodecException.at(
-                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "protection objective", o, "0 to 3");
+    Tlv.each(
+        data,
+        11,
+        -1,
+        ext,
+        a -> {
+          int t = a.type();
+          switch (t) {
+            case Type.TUNNEL_ID -> f.id = Tlv.utf8(a, "tunnel id");
+            case Type.LOCAL_ADDRESS -> f.local = Tlv.address(a, "local address");
+            case Type.REMOTE_ADDRESS -> f.remote = Tlv.address(a, "remote address");
+            case Type.LOCAL_ID -> f.localId = Tlv.utf8(a, "local IKE identity");
+            case Type.REMOTE_ID -> f.remoteId = Tlv.utf8(a, "remote IKE identity");
+            case Type.LOCAL_TS -> f.localTs = Tlv.prefix(a, "local traffic selector");
+            case Type.REMOTE_TS -> f.remoteTs = Tlv.prefix(a, "remote traffic selector");
+            case Type.OBJECTIVE -> f.objective = TunnelRequest.Objective.read(a);
+            case Type.PSK -> {
+              if (a.length() < 16 || a.length() > 64) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT,
+                    0,
+                    a.offset() + 2,
+                    "pre-shared key length",
+                    a.length(),
+                    "16 to 64");
+              }
+              f.psk = Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
+            }
+            case Type.LIFETIME -> {
+              f.lifetime = Tlv.u32(a, "lifetime");
+              if (f.lifetime == 0) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT,
+                    0,
+                    a.offset() + 4,
+                    "lifetime",
+                    0,
+                    "1 to 4294967295 seconds");
+              }
+            }
+            default -> f.reason = Tlv.utf8(a, "reason");
           }
-        }
-        case Type.PSK -> {
-          if (a.length() < 16 || a.length() > 64) {
-            throw CopsCodecException.at(
-                BAD_MESSAGE_FORMAT,
-                0,
-                a.offset() + 2,
-                "pre-shared key length",
-                a.length(),
-                "16 to 64");
-          }
-          psk = Arrays.copyOfRange(a.block(), a.valueOffset(), a.valueOffset() + a.length());
-        }
-        case Type.LIFETIME -> {
-          lifetime = Tlv.u32(a, "lifetime");
-          if (lifetime == 0) {
-            throw CopsCodecException.at(
-                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "lifetime", 0, "1 to 4294967295 seconds");
-          }
-        }
-        default -> reason = Tlv.utf8(a, "reason");
-      }
-    }
-    TunnelRequest.missing(id, "tunnel id", Type.TUNNEL_ID);
+        });
+    TunnelRequest.missing(f.id, "tunnel id", Type.TUNNEL_ID);
     TunnelGrant g =
         new TunnelGrant(
-            id, local, remote, localId, remoteId, localTs, remoteTs, objective, psk, lifetime,
-            reason, ext);
-    if (psk != null) {
-      Arrays.fill(psk, (byte) 0); // the grant holds its own copy
+            f.id,
+            f.local,
+            f.remote,
+            f.localId,
+            f.remoteId,
+            f.localTs,
+            f.remoteTs,
+            f.objective,
+            f.psk,
+            f.lifetime,
+            f.reason,
+            ext);
+    if (f.psk != null) {
+      Arrays.fill(f.psk, (byte) 0); // the grant holds its own copy
     }
     return g;
   }

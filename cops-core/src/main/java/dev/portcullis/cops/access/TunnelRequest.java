@@ -82,6 +82,17 @@ public record TunnelRequest(
     static Objective of(int code) {
       return code >= 0 && code < values().length ? values()[code] : null;
     }
+
+    /** The objective an OBJECTIVE attribute names; error 3 at its offset for another value. */
+    static Objective read(Tlv.Attribute a) throws CopsCodecException {
+      int o = Tlv.u8(a, "protection objective");
+      Objective objective = of(o);
+      if (objective == null) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "protection objective", o, "0 to 3");
+      }
+      return objective;
+    }
   }
 
   public TunnelRequest {
@@ -144,68 +155,54 @@ public record TunnelRequest(
 
   /** Reads a request; offsets in errors are from the start of the object's contents. */
   public static TunnelRequest decode(Bytes data) throws CopsCodecException {
-    Role role = null;
-    String subject = null;
-    String gateway = null;
-    InetAddress outer = null;
-    TrafficSelector inner = null;
-    Objective objective = null;
-    String ikeId = null;
-    String credential = null;
+    var f =
+        new Object() {
+          Role role;
+          String subject;
+          String gateway;
+          InetAddress outer;
+          TrafficSelector inner;
+          Objective objective;
+          String ikeId;
+          String credential;
+        };
     Map<Integer, Bytes> ext = new TreeMap<>();
-    boolean[] seen = new boolean[9];
-    for (Tlv.Attribute a : Tlv.read(data)) {
-      int t = a.type();
-      if (t >= Tlv.EXTENSION_BASE) {
-        if (ext.put(t, a.value()) != null) {
-          throw AccessRequest.duplicate(a);
-        }
-        continue;
-      }
-      if (t < 1 || t > 8) {
-        throw CopsCodecException.at(
-            BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute type", t, "1 to 8, or 0x8000 and up");
-      }
-      if (seen[t]) {
-        throw AccessRequest.duplicate(a);
-      }
-      seen[t] = true;
-      switch (t) {
-        case Type.ROLE -> {
-          int r = Tlv.u8(a, "role");
-          if (r != 1 && r != 2) {
-            throw CopsCodecException.at(
-                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "role", r, "1 (client) or 2 (gateway)");
+    Tlv.each(
+        data,
+        8,
+        -1,
+        ext,
+        a -> {
+          int t = a.type();
+          switch (t) {
+            case Type.ROLE -> {
+              int r = Tlv.u8(a, "role");
+              if (r != 1 && r != 2) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "role", r, "1 (client) or 2 (gateway)");
+              }
+              f.role = r == 1 ? Role.CLIENT : Role.GATEWAY;
+            }
+            case Type.SUBJECT -> f.subject = Tlv.utf8(a, "subject");
+            case Type.GATEWAY -> f.gateway = Tlv.utf8(a, "gateway");
+            case Type.OUTER_ADDRESS -> f.outer = Tlv.address(a, "outer address");
+            case Type.INNER_PREFIX -> f.inner = Tlv.prefix(a, "inner prefix");
+            case Type.OBJECTIVE -> f.objective = Objective.read(a);
+            case Type.IKE_ID -> f.ikeId = Tlv.utf8(a, "IKE identity");
+            default -> f.credential = Tlv.utf8(a, "credential id");
           }
-          role = r == 1 ? Role.CLIENT : Role.GATEWAY;
-        }
-        case Type.SUBJECT -> subject = Tlv.utf8(a, "subject");
-        case Type.GATEWAY -> gateway = Tlv.utf8(a, "gateway");
-        case Type.OUTER_ADDRESS -> outer = Tlv.address(a, "outer address");
-        case Type.INNER_PREFIX -> inner = Tlv.prefix(a, "inner prefix");
-        case Type.OBJECTIVE -> {
-          int o = Tlv.u8(a, "protection objective");
-          objective = Objective.of(o);
-          if (objective == null) {
-            throw CopsCodecException.at(
-                BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "protection objective", o, "0 to 3");
-          }
-        }
-        case Type.IKE_ID -> ikeId = Tlv.utf8(a, "IKE identity");
-        default -> credential = Tlv.utf8(a, "credential id");
-      }
-    }
-    missing(role, "role", Type.ROLE);
-    missing(gateway, "gateway", Type.GATEWAY);
-    missing(outer, "outer address", Type.OUTER_ADDRESS);
-    missing(ikeId, "IKE identity", Type.IKE_ID);
-    if (role == Role.CLIENT) {
-      missing(subject, "subject", Type.SUBJECT);
-      missing(inner, "inner prefix", Type.INNER_PREFIX);
-      missing(objective, "protection objective", Type.OBJECTIVE);
+        });
+    missing(f.role, "role", Type.ROLE);
+    missing(f.gateway, "gateway", Type.GATEWAY);
+    missing(f.outer, "outer address", Type.OUTER_ADDRESS);
+    missing(f.ikeId, "IKE identity", Type.IKE_ID);
+    if (f.role == Role.CLIENT) {
+      missing(f.subject, "subject", Type.SUBJECT);
+      missing(f.inner, "inner prefix", Type.INNER_PREFIX);
+      missing(f.objective, "protection objective", Type.OBJECTIVE);
     }
     return new TunnelRequest(
-        role, subject, gateway, outer, inner, objective, ikeId, credential, ext);
+        f.role, f.subject, f.gateway, f.outer, f.inner, f.objective, f.ikeId, f.credential, ext);
   }
 
   static void missing(Object v, String name, int type) throws CopsCodecException {
