@@ -82,7 +82,7 @@ final class ProxyTls {
                 counters.tlsRefused.incrementAndGet();
                 String why = refusal(f.cause());
                 refusals.warn(
-                    l.name() + ": " + kind(f.cause(), why),
+                    l.name() + ": " + kind(why),
                     "proxy {}: TLS from {} refused: {}",
                     l.name(),
                     ch.remoteAddress(),
@@ -117,7 +117,7 @@ final class ProxyTls {
   }
 
   /** The kind a refusal is counted under in the summary: its reason up to the first detail. */
-  private static String kind(Throwable cause, String why) {
+  private static String kind(String why) {
     if (why.startsWith("certificate refused")) {
       return "certificate refused";
     }
