@@ -188,6 +188,25 @@ public final class NetworkLab implements AutoCloseable {
     return run(c.toArray(new String[0]));
   }
 
+  /**
+   * Adds {@code addresses} (each {@code ADDRESS/LENGTH}) to {@code s}'s loopback in one {@code ip
+   * -batch} run: the inner ends of many tunnels.
+   */
+  public void addInnerAddresses(Side s, List<String> addresses)
+      throws IOException, InterruptedException {
+    Path batch = Files.createTempFile(s.dir, "addresses-", ".ip");
+    try {
+      StringBuilder b = new StringBuilder();
+      for (String a : addresses) {
+        b.append("addr add ").append(a).append(" dev lo\n");
+      }
+      Files.writeString(batch, b.toString());
+      run("ip", "-n", s.namespace, "-batch", batch.toString());
+    } finally {
+      Files.deleteIfExists(batch);
+    }
+  }
+
   /** Runs {@code command} in {@code s}'s namespace in the background (a capture, a server). */
   public Process spawn(Side s, Path output, String... command) throws IOException {
     List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", s.namespace));

@@ -1,0 +1,213 @@
+package dev.portcullis.bench.tunnel;
+
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.Programs;
+import dev.portcullis.support.Quantiles;
+import dev.portcullis.support.Scratch;
+import dev.portcullis.tunnel.ProtectionObjective;
+import dev.portcullis.tunnel.TunnelConnection;
+import dev.portcullis.tunnel.lab.NetworkLab;
+import dev.portcullis.tunnel.vici.ViciClient;
+import dev.portcullis.tunnel.vici.ViciMessage;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The baseline of tunnel set-up and revocation, with no PDP in the way: in the network lab (two
+ * namespaces, a charon in each), {@code --tunnels} tunnels between distinct inner addresses, each
+ * loaded at both ends over VICI (a fresh PSK, the connection), then initiated one after another:
+ * the time from {@code initiate} sent until charon answers that the CHILD_SA is up (charon answers
+ * {@code initiate} once it is). Then, with all of them up, each terminated in turn: the time from
+ * {@code terminate} sent until the responder reports the IKE_SA down ({@code ike-updown}). Set-up
+ * time is also given per block of tunnels, to see whether it stays flat as the count grows. The
+ * numbers a PDP-driven tunnel is measured against (docs/tunnels.md).
+ */
+@Command(
+    name = "tunnel-setup-bench",
+    mixinStandardHelpOptions = true,
+    description =
+        "Time bare VICI tunnel set-up and revocation between two charons in network namespaces.")
+public final class TunnelSetupBench implements Callable<Integer> {
+  @Option(
+      names = "--tunnels",
+      defaultValue = "100",
+      description = "Tunnels set up, then revoked (default: ${DEFAULT-VALUE}; at most 2000).")
+  int tunnels;
+
+  @Option(
+      names = "--objective",
+      defaultValue = "confidentiality",
+      description = "integrity or confidentiality (default: ${DEFAULT-VALUE}).")
+  String objective;
+
+  @Option(
+      names = "--block",
+      defaultValue = "50",
+      description = "Tunnels per line of the growth table (default: ${DEFAULT-VALUE}).")
+  int block;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    Programs.start(null);
+    System.exit(Cli.of("tunnel-setup-bench", new TunnelSetupBench()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (tunnels < 1 || tunnels > 2000 || block < 1) {
+      err.println("error: --tunnels must be 1 to 2000 and --block at least 1");
+      return 2;
+    }
+    ProtectionObjective po = ProtectionObjective.of(objective);
+    if (!po.needsTunnel()) {
+      err.println("error: --objective " + objective + ": " + po.refusal());
+      return 2;
+    }
+    String why = NetworkLab.unavailable();
+    if (why != null) {
+      err.println("tunnel-setup-bench: the network lab cannot run here: " + why);
+      return 1;
+    }
+    Path dir = Files.createTempDirectory("portcullis-tunnel-bench");
+    try (NetworkLab lab = NetworkLab.create(dir)) {
+      List<String> innerA = new ArrayList<>();
+      List<String> innerB = new ArrayList<>();
+      for (int i = 0; i < tunnels; i++) {
+        innerA.add(
+            "10.1." + (i / 250 + 1) + "." + (i % 250 + 1) + "/32"); // 10.1.0.1: the lab's own
+        innerB.add("10.2." + (i / 250 + 1) + "." + (i % 250 + 1) + "/32");
+      }
+      lab.addInnerAddresses(lab.a(), innerA);
+      lab.addInnerAddresses(lab.b(), innerB);
+      try (ViciClient a = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(30));
+          ViciClient b = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(30))) {
+        List<TunnelConnection> all = new ArrayList<>();
+        SecureRandom random = new SecureRandom();
+        for (int i = 0; i < tunnels; i++) {
+          TunnelConnection t =
+              new TunnelConnection(
+                  "b-" + i,
+                  lab.a().outer(),
+                  lab.b().outer(),
+                  "b-" + i + "@a.lab",
+                  "b-" + i + "@b.lab",
+                  innerA.get(i),
+                  innerB.get(i),
+                  po,
+                  Duration.ofHours(1));
+          byte[] psk = new byte[32];
+          random.nextBytes(psk);
+          try {
+            List<String> owners = List.of(t.localId(), t.remoteId());
+            a.await(a.loadShared(t.name(), "IKE", psk, owners));
+            b.await(b.loadShared(t.name(), "IKE", psk, owners));
+          } finally {
+            Arrays.fill(psk, (byte) 0);
+          }
+          a.await(a.loadConn(t.name(), t.toVici()));
+          b.await(b.loadConn(t.name(), t.mirrored().toVici()));
+          all.add(t);
+        }
+        long[] setup = new long[tunnels];
+        int failed = 0;
+        for (int i = 0; i < tunnels; i++) {
+          long t0 = System.nanoTime();
+          ViciMessage up =
+              a.await(
+                  a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
+          setup[i] = System.nanoTime() - t0;
+          failed += "yes".equals(up.text("success")) ? 0 : 1;
+        }
+        int installed = a.listSas(null).size();
+        Map<String, Long> down = new ConcurrentHashMap<>();
+        AutoCloseable sub =
+            b.await(
+                b.subscribe(
+                    "ike-updown",
+                    m -> {
+                      if (m.text("up") == null) { // "up" is present only when it came up
+                        long now = System.nanoTime();
+                        m.keys().forEach(k -> down.putIfAbsent(k, now));
+                      }
+                    }));
+        long[] revoke = new long[tunnels];
+        for (int i = 0; i < tunnels; i++) {
+          String name = all.get(i).name();
+          long t0 = System.nanoTime();
+          a.await(a.terminateIke(name, Duration.ofSeconds(5)));
+          long deadline = t0 + TimeUnit.SECONDS.toNanos(5);
+          while (!down.containsKey(name) && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // the responder's event comes a round trip after the terminate
+          }
+          Long gone = down.get(name);
+          revoke[i] = gone == null ? -1 : gone - t0;
+        }
+        sub.close();
+        int left = a.listSas(null).size() + b.listSas(null).size();
+        report(out, po, setup, revoke, failed, installed, left);
+        return failed == 0 && installed == tunnels && left == 0 ? 0 : 1;
+      }
+    } finally {
+      Scratch.delete(dir);
+    }
+  }
+
+  private void report(
+      PrintWriter out,
+      ProtectionObjective po,
+      long[] setup,
+      long[] revoke,
+      int failed,
+      int installed,
+      int left) {
+    out.printf(
+        "tunnel set-up and revocation, bare VICI, %d tunnels, %s (%s), PSK, userspace ESP%n",
+        setup.length, po.configName(), String.join(" ", po.espProposals()));
+    out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
+    row(out, "initiate -> CHILD_SA up", setup);
+    long[] gone = Arrays.stream(revoke).filter(v -> v >= 0).toArray();
+    row(out, "terminate -> down at responder", gone);
+    out.printf("  set-up by block of %d tunnels (does it stay flat?):%n", block);
+    for (int from = 0; from < setup.length; from += block) {
+      int to = Math.min(setup.length, from + block);
+      long[] part = Arrays.copyOfRange(setup, from, to);
+      out.printf("    tunnels %4d-%-4d  p50 %.2f ms%n", from + 1, to, ms(Quantiles.at(part, 0.5)));
+    }
+    out.printf(
+        "  failed %d, up after set-up %d of %d, revocations unseen %d, SAs left %d%n",
+        failed, installed, setup.length, revoke.length - gone.length, left);
+  }
+
+  private static void row(PrintWriter out, String what, long[] nanos) {
+    if (nanos.length == 0) {
+      out.printf("  %-34s %10s%n", what, "none");
+      return;
+    }
+    out.printf(
+        "  %-34s %10.2f %10.2f %10.2f%n",
+        what,
+        ms(Quantiles.at(nanos, 0.5)),
+        ms(Quantiles.at(nanos, 0.99)),
+        ms(Arrays.stream(nanos).max().orElse(0)));
+  }
+
+  private static double ms(long nanos) {
+    return nanos / 1e6;
+  }
+}

@@ -1,0 +1,2 @@
+/** Tunnel benchmarks in the network lab (docs/tunnels.md). */
+package dev.portcullis.bench.tunnel;

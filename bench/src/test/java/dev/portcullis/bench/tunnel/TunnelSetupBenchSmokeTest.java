@@ -1,0 +1,37 @@
+package dev.portcullis.bench.tunnel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.portcullis.tunnel.lab.NetworkLab;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** The tunnel baseline in a tiny configuration: it runs, and leaves no SA behind. */
+class TunnelSetupBenchSmokeTest {
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void threeTunnelsUpAndDownWithNoneLeft() {
+    String why = NetworkLab.unavailable();
+    assumeTrue(why == null, why);
+    StringWriter out = new StringWriter();
+    CommandLine cl = new CommandLine(new TunnelSetupBench());
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(out));
+    cl.setExecutionExceptionHandler(
+        (e, c, p) -> {
+          e.printStackTrace(new PrintWriter(out));
+          return 1;
+        });
+    int rc = cl.execute("--tunnels", "3", "--block", "2");
+    assertEquals(0, rc, out.toString());
+    assertTrue(out.toString().contains("initiate -> CHILD_SA up"), out.toString());
+    assertTrue(out.toString().contains("failed 0, up after set-up 3 of 3"), out.toString());
+    assertTrue(out.toString().contains("SAs left 0"), out.toString());
+  }
+}
