@@ -422,7 +422,11 @@ public final class ViciClient implements AutoCloseable {
     IOException e =
         why instanceof IOException io ? io : new IOException("VICI " + socket + ": " + why, why);
     for (Consumer<Throwable> l : closeListeners) {
-      l.accept(why); // first: whoever waits on a command learns of the end after its owner did
+      try {
+        l.accept(why); // first: whoever waits on a command learns of the end after its owner did
+      } catch (RuntimeException x) {
+        log.warn("VICI {}: a close listener failed: {}", socket, x.toString());
+      }
     }
     for (Pending p : failed) {
       p.answer().completeExceptionally(e);

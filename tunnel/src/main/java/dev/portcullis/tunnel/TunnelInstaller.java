@@ -1,0 +1,259 @@
+package dev.portcullis.tunnel;
+
+import dev.portcullis.tunnel.vici.ViciClient;
+import dev.portcullis.tunnel.vici.ViciCommandException;
+import dev.portcullis.tunnel.vici.ViciMessage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A tunnel agent's hands on its charon: it keeps the tunnels it was told to have (connection, key,
+ * whether this side initiates) and makes charon hold them. {@link #install} loads the key and the
+ * connection and, on the initiating side, brings the tunnel up; {@link #remove} reads the tunnel's
+ * accounting, takes it down and unloads it, and zeroes the key. When charon goes away (its socket
+ * closes: a crash, a restart), the tunnels are down and the listener hears so at once (fail closed:
+ * nothing is reported up that charon does not hold); the installer reconnects with back-off and,
+ * once charon answers again, installs every tunnel it still has and initiates its own. Keys stay in
+ * this object's memory only as long as their tunnel is wanted. Thread-safe.
+ */
+public final class TunnelInstaller implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TunnelInstaller.class);
+
+  /** What the agent reports on: on the installer's thread, or the caller's for {@link #install}. */
+  public interface Listener {
+    /** charon holds tunnel {@code id} (installed, and up where this side initiates). */
+    default void installed(String id) {}
+
+    /** charon's control socket closed: every tunnel is down until it is back. */
+    default void charonGone(String why) {}
+
+    /**
+     * charon answers again, and holds every tunnel wanted ({@code failed} of them could not be).
+     */
+    default void charonBack(int reinstalled, int failed) {}
+  }
+
+  /** What a removed tunnel carried, from charon's counters just before it went. */
+  public record Accounting(
+      long bytesIn, long bytesOut, long packetsIn, long packetsOut, long installedSeconds) {
+    static final Accounting NONE = new Accounting(0, 0, 0, 0, 0);
+  }
+
+  private record Wanted(TunnelConnection connection, byte[] psk, boolean initiate) {}
+
+  private final Path socket;
+  private final Duration timeout;
+  private final Listener listener;
+  private final Map<String, Wanted> wanted = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService thread =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "tunnel-installer");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile ViciClient charon;
+  private volatile boolean closed;
+  private long backoffMillis = 100;
+
+  private TunnelInstaller(Path socket, Duration timeout, Listener listener) {
+    this.socket = socket;
+    this.timeout = timeout;
+    this.listener = listener;
+  }
+
+  /** Connects to charon's VICI socket (failing if charon is not there now). */
+  public static TunnelInstaller connect(Path socket, Duration timeout, Listener listener)
+      throws IOException {
+    TunnelInstaller i = new TunnelInstaller(socket, timeout, listener);
+    i.attach(ViciClient.connect(socket, timeout));
+    return i;
+  }
+
+  private void attach(ViciClient c) {
+    charon = c;
+    c.onClose(
+        why -> {
+          if (!closed) { // closing the installer closes its client: nothing to report then
+            try {
+              thread.execute(() -> lost(c, why));
+            } catch (RejectedExecutionException e) {
+              // closed meanwhile
+            }
+          }
+        });
+  }
+
+  /** True while charon answers. */
+  public boolean charonUp() {
+    ViciClient c = charon;
+    return c != null && c.isOpen();
+  }
+
+  /**
+   * Has charon hold {@code connection} with {@code psk} (copied: the caller zeroes its own), and
+   * bring it up when {@code initiate}. Waits for charon; throws its refusal as it gave it.
+   */
+  public void install(TunnelConnection connection, byte[] psk, boolean initiate)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    Wanted w = new Wanted(connection, psk.clone(), initiate);
+    Wanted before = wanted.put(connection.name(), w);
+    if (before != null) {
+      Arrays.fill(before.psk(), (byte) 0);
+    }
+    load(require(), w);
+    listener.installed(connection.name());
+  }
+
+  private void load(ViciClient c, Wanted w)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    TunnelConnection t = w.connection();
+    c.await(c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId())));
+    c.await(c.loadConn(t.name(), t.toVici()));
+    if (w.initiate()) {
+      c.await(c.initiate(TunnelConnection.CHILD, t.name(), timeout));
+    }
+  }
+
+  /**
+   * Takes tunnel {@code id} down at this end and forgets it: its accounting first (what charon
+   * counted on its CHILD_SA; none if it was not up), then terminate, unload, and the key zeroed.
+   * With charon gone, the tunnel is only forgotten (charon holds nothing of it).
+   */
+  public Accounting remove(String id)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    Wanted w = wanted.remove(id);
+    if (w == null) {
+      return Accounting.NONE;
+    }
+    try {
+      ViciClient c = charon;
+      if (c == null || !c.isOpen()) {
+        return Accounting.NONE;
+      }
+      Accounting a = accounting(c, id);
+      if (a != Accounting.NONE) {
+        c.await(c.terminateIke(id, timeout));
+      }
+      c.await(c.unloadConn(id));
+      c.await(c.unloadShared(id));
+      return a;
+    } finally {
+      Arrays.fill(w.psk(), (byte) 0);
+    }
+  }
+
+  private static Accounting accounting(ViciClient c, String id)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    for (ViciMessage sa : c.listSas(id)) {
+      ViciMessage ike = sa.section(id);
+      ViciMessage children = ike == null ? null : ike.section("child-sas");
+      if (children == null || children.isEmpty()) {
+        continue;
+      }
+      ViciMessage child = children.section(children.keys().get(0));
+      return new Accounting(
+          number(child, "bytes-in"),
+          number(child, "bytes-out"),
+          number(child, "packets-in"),
+          number(child, "packets-out"),
+          number(child, "install-time"));
+    }
+    return Accounting.NONE;
+  }
+
+  private static long number(ViciMessage m, String key) {
+    String v = m.text(key);
+    try {
+      return v == null ? 0 : Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** Tunnels wanted now. */
+  public List<String> tunnels() {
+    return List.copyOf(wanted.keySet());
+  }
+
+  private ViciClient require() throws IOException {
+    ViciClient c = charon;
+    if (c == null || !c.isOpen()) {
+      throw new IOException("charon at " + socket + " is not there: the tunnel is not installed");
+    }
+    return c;
+  }
+
+  // ---- charon gone and back ---------------------------------------------------------------------
+
+  private void lost(ViciClient c, Throwable why) {
+    if (closed || c != charon) {
+      return;
+    }
+    log.warn("charon at {} gone ({}): {} tunnels down", socket, why.getMessage(), wanted.size());
+    listener.charonGone(why.getMessage());
+    backoffMillis = 100;
+    thread.schedule(this::reconnect, backoffMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void reconnect() {
+    if (closed) {
+      return;
+    }
+    ViciClient c;
+    try {
+      c = ViciClient.connect(socket, timeout);
+    } catch (IOException e) {
+      backoffMillis = Math.min(backoffMillis * 2, 5_000);
+      thread.schedule(this::reconnect, backoffMillis, TimeUnit.MILLISECONDS);
+      return;
+    }
+    attach(c);
+    int ok = 0;
+    int failed = 0;
+    for (Wanted w : wanted.values()) {
+      try {
+        load(c, w);
+        ok++;
+      } catch (ViciCommandException | IOException | TimeoutException e) {
+        failed++;
+        log.warn(
+            "tunnel {} not re-installed after charon came back: {}",
+            w.connection().name(),
+            e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    log.info("charon at {} back: {} tunnels re-installed, {} failed", socket, ok, failed);
+    listener.charonBack(ok, failed);
+  }
+
+  /** Stops watching charon; the tunnels stay as charon holds them, the keys are zeroed here. */
+  @Override
+  public void close() {
+    closed = true;
+    ViciClient c = charon;
+    if (c != null) {
+      c.close();
+    }
+    thread.shutdownNow();
+    for (Wanted w : wanted.values()) {
+      Arrays.fill(w.psk(), (byte) 0);
+    }
+    wanted.clear();
+  }
+}

@@ -1,0 +1,168 @@
+package dev.portcullis.tunnel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.portcullis.tunnel.lab.NetworkLab;
+import dev.portcullis.tunnel.vici.ViciClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent's hands on charon, in the network lab: a tunnel installed at both ends carries traffic,
+ * its removal reports what it carried and leaves nothing behind; a charon killed under the
+ * initiating side is reported at once, and when it is back the installer puts the tunnel back and
+ * brings it up again. Skips with one line where the lab cannot run.
+ */
+@Timeout(120)
+class TunnelInstallerTest {
+  @TempDir static Path dir;
+  static NetworkLab lab;
+
+  @BeforeAll
+  static void up() throws Exception {
+    String why = NetworkLab.unavailable();
+    assumeTrue(why == null, why);
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/ping")), "/usr/bin/ping is not installed");
+    lab = NetworkLab.create(dir);
+    lab.startCharon(lab.a());
+    lab.startCharon(lab.b());
+  }
+
+  @AfterAll
+  static void down() {
+    if (lab != null) {
+      lab.close();
+    }
+  }
+
+  /** What an installer reported, in order. */
+  static final class Heard implements TunnelInstaller.Listener {
+    final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+    @Override
+    public void installed(String id) {
+      events.add("installed " + id);
+    }
+
+    @Override
+    public void charonGone(String why) {
+      events.add("gone");
+    }
+
+    @Override
+    public void charonBack(int reinstalled, int failed) {
+      events.add("back " + reinstalled + " " + failed);
+    }
+
+    String next() throws InterruptedException {
+      String e = events.poll(20, TimeUnit.SECONDS);
+      assertTrue(e != null, "an event within 20 s");
+      return e;
+    }
+  }
+
+  static TunnelConnection tunnel(String name) {
+    return new TunnelConnection(
+        name,
+        lab.a().outer(),
+        lab.b().outer(),
+        name + "@a.lab",
+        name + "@b.lab",
+        lab.a().inner() + "/32",
+        lab.b().inner() + "/32",
+        ProtectionObjective.CONFIDENTIALITY,
+        Duration.ofHours(1));
+  }
+
+  static void ping() throws Exception {
+    lab.exec(
+        lab.a(), "ping", "-c", "3", "-i", "0.2", "-W", "2", "-I", lab.a().inner(), lab.b().inner());
+  }
+
+  /** Installs {@code t} at the gateway (b) and the client (a, initiating) with one fresh key. */
+  static void both(TunnelInstaller client, TunnelInstaller gateway, TunnelConnection t)
+      throws Exception {
+    byte[] psk = new byte[32];
+    new SecureRandom().nextBytes(psk);
+    try {
+      gateway.install(t.mirrored(), psk, false);
+      client.install(t, psk, true);
+    } finally {
+      Arrays.fill(psk, (byte) 0);
+    }
+  }
+
+  static int sas(NetworkLab.Side s) throws Exception {
+    try (ViciClient c = ViciClient.connect(s.vici(), Duration.ofSeconds(10))) {
+      return c.listSas(null).size();
+    }
+  }
+
+  @Test
+  void aRemovedTunnelReportsWhatItCarriedAndLeavesNothing() throws Exception {
+    Heard heard = new Heard();
+    try (TunnelInstaller gateway =
+            TunnelInstaller.connect(lab.b().vici(), Duration.ofSeconds(15), heard);
+        TunnelInstaller client =
+            TunnelInstaller.connect(lab.a().vici(), Duration.ofSeconds(15), heard)) {
+      TunnelConnection t = tunnel("inst-1");
+      both(client, gateway, t);
+      assertEquals("installed inst-1", heard.next());
+      assertEquals("installed inst-1", heard.next());
+      ping();
+      TunnelInstaller.Accounting a = client.remove("inst-1");
+      assertTrue(a.packetsOut() >= 3 && a.packetsIn() >= 3, "the pings, counted: " + a);
+      assertTrue(a.bytesOut() >= 3 * 84, "their bytes: " + a);
+      gateway.remove("inst-1");
+      assertEquals(List.of(), client.tunnels());
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (sas(lab.b()) > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20); // the gateway hears the delete a round trip later
+      }
+      assertEquals(0, sas(lab.a()));
+      assertEquals(0, sas(lab.b()));
+      assertThrows(IOException.class, TunnelInstallerTest::ping, "nothing crosses");
+    }
+  }
+
+  @Test
+  void aCharonKilledUnderTheClientIsReportedAndItsTunnelComesBack() throws Exception {
+    Heard atClient = new Heard();
+    try (TunnelInstaller gateway =
+            TunnelInstaller.connect(
+                lab.b().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {});
+        TunnelInstaller client =
+            TunnelInstaller.connect(lab.a().vici(), Duration.ofSeconds(15), atClient)) {
+      TunnelConnection t = tunnel("inst-2");
+      both(client, gateway, t);
+      assertEquals("installed inst-2", atClient.next());
+      ping();
+      lab.killCharon(lab.a());
+      assertEquals("gone", atClient.next(), "reported at once");
+      assertFalse(client.charonUp());
+      assertThrows(IOException.class, TunnelInstallerTest::ping, "fails closed: nothing crosses");
+      lab.startCharon(lab.a());
+      assertEquals("back 1 0", atClient.next(), "re-installed and up again");
+      ping();
+      client.remove("inst-2");
+      gateway.remove("inst-2");
+    }
+  }
+}
