@@ -36,7 +36,33 @@ public final class CharonProcess implements AutoCloseable {
     if (!Files.isExecutable(BINARY)) {
       return "strongSwan's charon is not installed (" + BINARY + "; see README, Requirements)";
     }
-    return null;
+    return probe("unshare", "-m", "true");
+  }
+
+  /**
+   * Runs {@code command} (a harmless probe) and says why it failed, in one line, or null: a
+   * container may be root without the capabilities namespaces need.
+   */
+  static String probe(String... command) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes()).strip();
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return String.join(" ", command) + " did not end";
+      }
+      return p.exitValue() == 0
+          ? null
+          : String.join(" ", command)
+              + " fails here ("
+              + out.lines().findFirst().orElse("exit " + p.exitValue())
+              + ")";
+    } catch (IOException e) {
+      return String.join(" ", command) + " cannot run: " + e.getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
   }
 
   /**

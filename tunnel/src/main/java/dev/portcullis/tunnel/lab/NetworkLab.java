@@ -88,7 +88,8 @@ public final class NetworkLab implements AutoCloseable {
     if (!Files.isExecutable(Path.of("/usr/sbin/ip")) && !Files.isExecutable(Path.of("/sbin/ip"))) {
       return "no ip(8) (iproute2)";
     }
-    return CharonProcess.unavailable();
+    String charon = CharonProcess.unavailable();
+    return charon != null ? charon : CharonProcess.probe("unshare", "-n", "true");
   }
 
   /** Makes the two namespaces and their veth pair; their charons' files go under {@code dir}. */
