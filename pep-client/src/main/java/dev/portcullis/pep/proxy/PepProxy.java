@@ -365,7 +365,7 @@ public final class PepProxy implements AutoCloseable {
    * Ends every cached grant of {@code subject}, and cuts its connections that were admitted on one
    * and not decided since (a connection the PDP decided stands on its own request state).
    */
-  void revokeGrants(String subject, String why) {
+  private void revokeGrants(String subject, String why) {
     int n = grants.revoke(subject);
     if (n > 0) {
       log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);
