@@ -1,0 +1,167 @@
+package dev.portcullis.pdp.tunnel;
+
+import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.cops.access.TunnelRequest.Objective;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The PDP's decisions on tunnels (the dynamic VPN tunnels paper's authorization and key steps): a
+ * client agent's request is decided by the {@link TunnelPolicy}; a granted tunnel gets a fresh id
+ * and a fresh 256-bit pre-shared key from {@link SecureRandom}, and two grants, one for each end
+ * (the client's, and the gateway's mirror). The key lives only in those two grants: the caller
+ * sends each to its agent (over TLS) and zeroes it. The authority remembers which tunnels it
+ * granted — to whom, to which gateway, until when — but no key, so that a revocation (the
+ * subject's, the gateway's, the lifetime's end) can name what to remove. Thread-safe.
+ */
+public final class TunnelAuthority {
+  /** A decision: granted, with both ends' grants, or refused with the reason. */
+  public record Outcome(String rule, String reason, TunnelGrant client, TunnelGrant gateway) {
+    public boolean granted() {
+      return client != null;
+    }
+  }
+
+  /** A tunnel this authority granted (no key). */
+  public record Granted(
+      String id, String subject, String gateway, Objective objective, String rule, Instant until) {}
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  private volatile TunnelPolicy policy;
+  private final Clock clock;
+  private final SecureRandom random;
+  private final Map<String, Granted> granted = new ConcurrentHashMap<>();
+
+  public TunnelAuthority(TunnelPolicy policy, Clock clock, SecureRandom random) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.random = Objects.requireNonNull(random, "random");
+  }
+
+  /** Decides a client agent's request. */
+  public Outcome decide(TunnelRequest r) {
+    if (r.role() != TunnelRequest.Role.CLIENT) {
+      return refused(null, "a gateway's standing request asks for no tunnel of its own");
+    }
+    TunnelPolicy p = policy;
+    TunnelPolicy.Gateway gw = p.gateway(r.gateway());
+    if (gw == null) {
+      return refused(null, "no gateway " + r.gateway());
+    }
+    if (r.objective() == Objective.NONE) {
+      return refused(null, "protection objective none: no tunnel is made");
+    }
+    if (r.objective() == Objective.AH_AND_ESP) {
+      return refused(
+          null,
+          "protection objective ah+esp: strongSwan negotiates one IPsec protocol per CHILD_SA;"
+              + " ask for confidentiality");
+    }
+    TunnelPolicy.Allow rule = p.rule(r.subject(), gw.name());
+    if (rule == null) {
+      return refused(null, "no rule allows " + r.subject() + " a tunnel to " + gw.name());
+    }
+    if (!rule.objectives().contains(r.objective())) {
+      return refused(
+          rule.id(),
+          "rule " + rule.id() + " allows " + rule.objectives() + ", not " + r.objective());
+    }
+    byte[] id = new byte[8];
+    byte[] psk = new byte[32];
+    random.nextBytes(id);
+    random.nextBytes(psk);
+    String tunnel = "t-" + HEX.formatHex(id);
+    try {
+      TunnelGrant client =
+          new TunnelGrant(
+              tunnel,
+              r.outerAddress(),
+              gw.address(),
+              r.ikeId(),
+              gw.ikeId(),
+              r.innerPrefix(),
+              gw.network(),
+              r.objective(),
+              psk,
+              rule.lifetime().toSeconds(),
+              null,
+              null);
+      granted.put(
+          tunnel,
+          new Granted(
+              tunnel,
+              r.subject(),
+              gw.name(),
+              r.objective(),
+              rule.id(),
+              clock.instant().plus(rule.lifetime())));
+      return new Outcome(rule.id(), null, client, client.mirrored());
+    } finally {
+      java.util.Arrays.fill(psk, (byte) 0); // the grants hold their own copies
+    }
+  }
+
+  private static Outcome refused(String rule, String reason) {
+    return new Outcome(rule, reason, null, null);
+  }
+
+  /** A tunnel ended (its client let it go, or it was removed): forgotten. */
+  public void ended(String id) {
+    granted.remove(id);
+  }
+
+  /** The tunnels of {@code subject} (its LOGOUT, its revocation), forgotten and returned. */
+  public List<Granted> revokeSubject(String subject) {
+    return take(g -> g.subject().equals(subject));
+  }
+
+  /** The tunnels whose lifetime is over, forgotten and returned. */
+  public List<Granted> expired() {
+    Instant now = clock.instant();
+    return take(g -> !g.until().isAfter(now));
+  }
+
+  /**
+   * A new policy: tunnels it would no longer grant (the gateway gone, no rule, or not at their
+   * objective) are forgotten and returned, to be removed at both ends.
+   */
+  public List<Granted> reload(TunnelPolicy next) {
+    policy = next;
+    return take(
+        g -> {
+          TunnelPolicy.Allow rule = next.rule(g.subject(), g.gateway());
+          return next.gateway(g.gateway()) == null
+              || rule == null
+              || !rule.objectives().contains(g.objective());
+        });
+  }
+
+  private List<Granted> take(java.util.function.Predicate<Granted> which) {
+    List<Granted> out = new ArrayList<>();
+    for (Granted g : List.copyOf(granted.values())) {
+      if (which.test(g) && granted.remove(g.id(), g)) {
+        out.add(g);
+      }
+    }
+    return out;
+  }
+
+  /** The tunnels granted and not ended. */
+  public List<Granted> granted() {
+    return List.copyOf(granted.values());
+  }
+
+  /** For logs (no key is ever kept here). */
+  public String describe() {
+    return granted.size() + " tunnels granted under " + policy.describe();
+  }
+}

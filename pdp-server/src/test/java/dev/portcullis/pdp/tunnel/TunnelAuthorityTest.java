@@ -1,0 +1,171 @@
+package dev.portcullis.pdp.tunnel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.access.TrafficSelector;
+import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.cops.access.TunnelRequest.Objective;
+import dev.portcullis.support.ConfigException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The tunnel policy read with its mistakes named, and the authority's decisions on it. */
+class TunnelAuthorityTest {
+  static final String POLICY =
+      """
+      <tunnels>
+        <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
+        <allow id="ops" subject="alice bob-*" gateway="gw-1" objectives="confidentiality"
+               lifetime="1h"/>
+        <allow id="sensors" subject="sensor-?" gateway="gw-1" objectives="integrity confidentiality"
+               lifetime="10m"/>
+      </tunnels>
+      """;
+
+  @TempDir Path dir;
+
+  TunnelPolicy policy(String text) throws Exception {
+    Path f = dir.resolve("tunnels.xml");
+    Files.writeString(f, text);
+    return TunnelPolicy.load(f);
+  }
+
+  static TunnelRequest ask(String subject, Objective o) throws Exception {
+    return TunnelRequest.client(
+        subject,
+        "gw-1",
+        InetAddress.getByName("192.0.2.1"),
+        TrafficSelector.parse("10.1.0.1/32"),
+        o,
+        subject + "@vpn.lab",
+        null);
+  }
+
+  @Test
+  void aGrantedTunnelHasAFreshIdAndKeyAndMirroredEnds() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-25T10:00:00Z"));
+    TunnelAuthority a = new TunnelAuthority(policy(POLICY), clock(now), new SecureRandom());
+    TunnelAuthority.Outcome o = a.decide(ask("alice", Objective.CONFIDENTIALITY));
+    assertTrue(o.granted(), o.reason());
+    TunnelGrant c = o.client();
+    TunnelGrant g = o.gateway();
+    assertTrue(c.complete() && g.complete());
+    assertTrue(c.tunnelId().matches("t-[0-9a-f]{16}"), c.tunnelId());
+    assertEquals("192.0.2.2", c.remoteAddress().getHostAddress());
+    assertEquals("gw-1.lab", c.remoteId());
+    assertEquals("10.2.0.0/16", c.remoteTs().toString());
+    assertEquals(3600L, c.lifetimeSeconds());
+    assertEquals("alice@vpn.lab", g.remoteId(), "the gateway's view is the mirror");
+    assertArrayEquals(c.psk(), g.psk(), "one key for both ends");
+    assertEquals(32, c.psk().length);
+    TunnelAuthority.Outcome again = a.decide(ask("alice", Objective.CONFIDENTIALITY));
+    assertNotEquals(c.tunnelId(), again.client().tunnelId());
+    assertFalse(java.util.Arrays.equals(c.psk(), again.client().psk()), "a key per tunnel");
+    assertFalse(a.describe().contains(java.util.HexFormat.of().formatHex(c.psk())));
+    assertEquals(2, a.granted().size());
+  }
+
+  @Test
+  void refusalsSayWhy() throws Exception {
+    TunnelAuthority a = new TunnelAuthority(policy(POLICY), Clock.systemUTC(), new SecureRandom());
+    assertEquals(
+        "no rule allows mallory a tunnel to gw-1",
+        a.decide(ask("mallory", Objective.CONFIDENTIALITY)).reason());
+    assertTrue(
+        a.decide(ask("alice", Objective.INTEGRITY)).reason().contains("rule ops allows"),
+        "alice's rule is for confidentiality only");
+    assertTrue(a.decide(ask("sensor-7", Objective.INTEGRITY)).granted());
+    assertTrue(
+        a.decide(ask("alice", Objective.AH_AND_ESP)).reason().contains("one IPsec protocol"));
+    assertTrue(a.decide(ask("alice", Objective.NONE)).reason().contains("no tunnel"));
+    TunnelRequest elsewhere =
+        TunnelRequest.client(
+            "alice",
+            "gw-9",
+            InetAddress.getByName("192.0.2.1"),
+            TrafficSelector.parse("10.1.0.1/32"),
+            Objective.CONFIDENTIALITY,
+            "a",
+            null);
+    assertEquals("no gateway gw-9", a.decide(elsewhere).reason());
+  }
+
+  @Test
+  void revocationsNameTheTunnelsToRemove() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-25T10:00:00Z"));
+    TunnelAuthority a = new TunnelAuthority(policy(POLICY), clock(now), new SecureRandom());
+    String alice = a.decide(ask("alice", Objective.CONFIDENTIALITY)).client().tunnelId();
+    String bob = a.decide(ask("bob-2", Objective.CONFIDENTIALITY)).client().tunnelId();
+    String sensor = a.decide(ask("sensor-1", Objective.INTEGRITY)).client().tunnelId();
+    now.set(now.get().plus(Duration.ofMinutes(11)));
+    assertEquals(List.of(sensor), a.expired().stream().map(TunnelAuthority.Granted::id).toList());
+    assertEquals(List.of(alice), a.revokeSubject("alice").stream().map(g -> g.id()).toList());
+    // bob's rule goes: his tunnel with it
+    List<TunnelAuthority.Granted> gone = a.reload(policy(POLICY.replace("alice bob-*", "alice")));
+    assertEquals(List.of(bob), gone.stream().map(g -> g.id()).toList());
+    assertEquals(List.of(), a.granted());
+  }
+
+  @Test
+  void mistakesNameTheirLine() {
+    String[][] cases = {
+      {
+        POLICY.replace(
+            "gateway=\"gw-1\" objectives=\"confidentiality\"",
+            "gateway=\"gw-2\" objectives=\"confidentiality\""),
+        "no gateway gw-2 is defined"
+      },
+      {
+        POLICY.replace("objectives=\"confidentiality\"", "objectives=\"ah+esp\""),
+        "objective ah+esp"
+      },
+      {POLICY.replace("lifetime=\"1h\"", "lifetime=\"48h\""), "at most 24h"},
+      {
+        POLICY.replace("address=\"192.0.2.2\"", "address=\"gw.example\""),
+        "a literal IPv4 or IPv6 address"
+      },
+      {POLICY.replace("network=\"10.2.0.0/16\"", "network=\"10.2.0.1/16\""), "host bits set"},
+      {POLICY.replace("id=\"sensors\"", "id=\"ops\""), "rule id ops used twice"},
+    };
+    for (String[] c : cases) {
+      ConfigException e = assertThrows(ConfigException.class, () -> policy(c[0]), c[1]);
+      assertTrue(e.getMessage().contains(c[1]), e.getMessage());
+      assertTrue(e.line() > 1, e.getMessage());
+    }
+  }
+
+  static Clock clock(AtomicReference<Instant> now) {
+    return new Clock() {
+      @Override
+      public ZoneOffset getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+    };
+  }
+}
