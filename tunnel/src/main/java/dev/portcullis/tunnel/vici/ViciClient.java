@@ -168,15 +168,16 @@ public final class ViciClient implements AutoCloseable {
     synchronized (streaming) {
       List<ViciMessage> got = new CopyOnWriteArrayList<>();
       Consumer<ViciMessage> collect = got::add;
-      AutoCloseable sub = await(subscribe(event, collect));
+      await(register(event));
+      subscribers.computeIfAbsent(event, e -> new CopyOnWriteArrayList<>()).add(collect);
       try {
         await(command(command, arguments));
         return new ArrayList<>(got);
       } finally {
-        try {
-          sub.close();
-        } catch (Exception e) {
-          log.debug("VICI {}: unsubscribing {}: {}", socket, event, e.toString());
+        subscribers.get(event).remove(collect);
+        if (isOpen()) {
+          // waited for: the connection is as it was when the next call begins
+          await(unregister(event));
         }
       }
     }
@@ -214,8 +215,8 @@ public final class ViciClient implements AutoCloseable {
             });
   }
 
-  private void unregister(String event) {
-    send(new ViciPacket(ViciPacket.Type.EVENT_UNREGISTER, event, ViciMessage.EMPTY), event);
+  private CompletableFuture<ViciPacket> unregister(String event) {
+    return send(new ViciPacket(ViciPacket.Type.EVENT_UNREGISTER, event, ViciMessage.EMPTY), event);
   }
 
   private CompletableFuture<ViciPacket> send(ViciPacket p, String what) {
