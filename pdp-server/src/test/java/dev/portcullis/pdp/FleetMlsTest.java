@@ -176,8 +176,8 @@ class FleetMlsTest {
         assertFalse(BlockingPep.installs(removed), "installed access removed while cut off");
         assertFalse(proxy.ask("access-2", read("alice", "intel-db")), "new access denied");
         assertFalse(terminal.ask("login-2", login("bob", 2)), "no session opened while cut off");
-        own.restartServer(specs.get(0));
-        own.restartServer(specs.get(1));
+        Ensembles.restart(own, specs.get(0));
+        Ensembles.restart(own, specs.get(1));
         // back: decisions follow the store again (alice's session survived if the outage was
         // shorter than the session timeout; a new LOGIN works either way)
         boolean back = false;
@@ -246,7 +246,7 @@ class FleetMlsTest {
         assertEquals(StateStore.Connection.LOST, a.stateStore().connection());
         assertEquals(StateStore.Connection.LOST, b.stateStore().connection());
         for (InstanceSpec spec : specs) {
-          own.restartServer(spec);
+          Ensembles.restart(own, spec);
         }
         long restarted = System.nanoTime();
         // each PDP sent its PEPs away when it was cut off: they come back once it serves again

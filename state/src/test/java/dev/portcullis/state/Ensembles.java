@@ -37,6 +37,7 @@ public final class Ensembles {
         // one (IllegalArgumentException: "Multiple entries with same key"), seen in a full build.
         c = new TestingCluster(3);
         c.start();
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY); // start set it back to exit
         if (allServe(c)) {
           return c;
         }
@@ -49,6 +50,20 @@ public final class Ensembles {
     }
     throw new IllegalStateException(
         "no 3-node ZooKeeper ensemble served in " + ATTEMPTS + " attempts", last);
+  }
+
+  /**
+   * Restarts a killed member. Each (re)start of a member resets ZooKeeper's exit procedure to
+   * exiting the JVM (its embedded server sets it on start), and a member that cannot bind a port it
+   * had (its killed predecessor still holding it) asks the JVM to exit with status 14, which ended
+   * a whole test fork (seen under .ci/run): the procedure is made log-only again here.
+   */
+  public static void restart(TestingCluster c, InstanceSpec member) throws Exception {
+    try {
+      c.restartServer(member);
+    } finally {
+      ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
+    }
   }
 
   private static boolean allServe(TestingCluster c) throws InterruptedException {

@@ -148,7 +148,7 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         assertTrue(written, "a write after losing the server " + role);
         version++;
         assertArrayEquals(b(role), s.readLatest("/policy/v").orElseThrow().data());
-        cluster.restartServer(victim);
+        Ensembles.restart(cluster, victim);
       }
       assertEquals(2, s.read("/policy/v").orElseThrow().version(), "nothing lost");
     }
