@@ -2,17 +2,12 @@ package dev.portcullis.state;
 
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.OwnedFile;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UTFDataFormatException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,18 +32,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedStateStore implements StateStore {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedStateStore.class);
-  private static final int MAGIC = 0x50435354; // "PCST"
-  private static final int HEADER = 8; // magic, entry count
-  private static final int CHECKSUM = 8;
-  private static final int MIN_ENTRY = 2 + 4 + 4; // an empty path, version, an empty data length
-
-  /**
-   * The largest store file read: the embedded store is for one server's small state (sessions,
-   * credentials, policy versions); a larger file is not one of ours, and is refused before it is
-   * read into memory.
-   */
-  static final long MAX_FILE = 256L << 20;
-
   private final Path file;
   private final OwnedFile owned;
   private final TreeMap<String, Entry> tree = new TreeMap<>();
@@ -96,13 +78,17 @@ public final class EmbeddedStateStore implements StateStore {
     EmbeddedStateStore s = new EmbeddedStateStore(file, owned);
     try {
       long size = Files.size(file);
-      if (size > MAX_FILE) {
+      if (size > StoreFile.MAX_FILE) {
         throw new IOException(
-            size + " bytes, more than an embedded store holds (" + MAX_FILE + "): not a store");
+            size
+                + " bytes, more than an embedded store holds ("
+                + StoreFile.MAX_FILE
+                + "): not a store");
       }
       byte[] b = Files.readAllBytes(file);
       if (b.length > 0) {
-        s.load(b);
+        StoreFile.decode(b)
+            .forEach((p, v) -> s.tree.put(p, new Entry(v.data(), v.version(), Lifetime.DURABLE)));
       } else if (existed) {
         // Never written by us (a store we wrote has at least its header), or emptied since.
         log.warn(
@@ -119,145 +105,18 @@ public final class EmbeddedStateStore implements StateStore {
     return s;
   }
 
-  /**
-   * Reads the file's entries: its checksum is checked first, then every count and length against
-   * the bytes that remain, so a damaged file is refused with the byte offset and the field, never
-   * read into an array its lengths ask for. Layout: magic "PCST" (4 bytes), entry count (4), per
-   * entry the path (2-byte length, modified UTF-8), version (4), data length (4) and data, then the
-   * CRC-32 of everything before it (8).
-   */
-  private void load(byte[] b) throws IOException {
-    if (b.length < HEADER + CHECKSUM) {
-      throw new IOException(
-          "damaged: "
-              + b.length
-              + " bytes, shorter than an empty store ("
-              + (HEADER + CHECKSUM)
-              + "): cut short");
-    }
-    ByteBuffer in = ByteBuffer.wrap(b);
-    if (in.getInt(0) != MAGIC) {
-      throw new IOException("not a Portcullis state store (byte 0: no PCST magic)");
-    }
-    int end = b.length - CHECKSUM; // where the entries end and the checksum begins
-    CRC32 crc = new CRC32();
-    crc.update(b, 0, end);
-    if (in.getLong(end) != crc.getValue()) {
-      throw new IOException(
-          "damaged: the checksum (bytes "
-              + end
-              + " to "
-              + (b.length - 1)
-              + ") does not match the "
-              + end
-              + " bytes before it: the file was cut short or changed");
-    }
-    in.position(4).limit(end);
-    int n = in.getInt();
-    if (n < 0 || n > in.remaining() / MIN_ENTRY) {
-      throw new IOException(
-          "damaged at byte 4: entry count " + n + " does not fit in " + in.remaining() + " bytes");
-    }
-    for (int i = 0; i < n; i++) {
-      int at = in.position();
-      String path;
-      try {
-        path = StorePaths.check(utf(in, at, i));
-      } catch (IllegalArgumentException e) {
-        throw new IOException("damaged at byte " + at + " (entry " + i + "): " + e.getMessage());
-      }
-      int version = int32(in, "version", i);
-      int length = int32(in, "data length", i);
-      if (length < 0 || length > in.remaining()) {
-        throw new IOException(
-            "damaged at byte "
-                + (in.position() - 4)
-                + " (entry "
-                + i
-                + "): data length "
-                + length
-                + ", "
-                + in.remaining()
-                + " bytes remain");
-      }
-      byte[] data = new byte[length];
-      in.get(data);
-      tree.put(path, new Entry(data, version, Lifetime.DURABLE));
-    }
-    if (in.hasRemaining()) {
-      throw new IOException(
-          "damaged at byte "
-              + in.position()
-              + ": "
-              + in.remaining()
-              + " bytes after the last of "
-              + n
-              + " entries");
-    }
-  }
-
-  private static int int32(ByteBuffer in, String field, int entry) throws IOException {
-    if (in.remaining() < 4) {
-      throw new IOException(
-          "damaged at byte " + in.position() + " (entry " + entry + "): ends inside its " + field);
-    }
-    return in.getInt();
-  }
-
-  /** A path as DataOutput.writeUTF wrote it (2-byte length, modified UTF-8), checked in bounds. */
-  private static String utf(ByteBuffer in, int at, int entry) throws IOException {
-    if (in.remaining() < 2) {
-      throw new IOException("damaged at byte " + at + " (entry " + entry + "): ends in its path");
-    }
-    int length = Short.toUnsignedInt(in.getShort(at));
-    if (length > in.remaining() - 2) {
-      throw new IOException(
-          "damaged at byte "
-              + at
-              + " (entry "
-              + entry
-              + "): path length "
-              + length
-              + ", "
-              + (in.remaining() - 2)
-              + " bytes remain");
-    }
-    try {
-      String s =
-          new DataInputStream(new ByteArrayInputStream(in.array(), at, 2 + length)).readUTF();
-      in.position(at + 2 + length);
-      return s;
-    } catch (UTFDataFormatException e) {
-      throw new IOException(
-          "damaged at byte " + (at + 2) + " (entry " + entry + "): path is not modified UTF-8");
-    }
-  }
-
   private void persist() throws StoreException {
     if (file == null) {
       return;
     }
+    Map<String, Versioned> durable = new LinkedHashMap<>();
+    for (Map.Entry<String, Entry> e : tree.entrySet()) {
+      if (e.getValue().lifetime() == Lifetime.DURABLE) {
+        durable.put(e.getKey(), new Versioned(e.getValue().data(), e.getValue().version()));
+      }
+    }
     try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      List<Map.Entry<String, Entry>> durable = new ArrayList<>();
-      for (Map.Entry<String, Entry> e : tree.entrySet()) {
-        if (e.getValue().lifetime() == Lifetime.DURABLE) {
-          durable.add(e);
-        }
-      }
-      out.writeInt(MAGIC);
-      out.writeInt(durable.size());
-      for (Map.Entry<String, Entry> e : durable) {
-        out.writeUTF(e.getKey());
-        out.writeInt(e.getValue().version());
-        out.writeInt(e.getValue().data().length);
-        out.write(e.getValue().data());
-      }
-      CRC32 crc = new CRC32();
-      crc.update(bytes.toByteArray());
-      out.writeLong(crc.getValue());
-      DurableFiles.write(file, bytes.toByteArray());
+      DurableFiles.write(file, StoreFile.encode(durable));
     } catch (IOException e) {
       throw new StoreException("state store " + file + ": write failed: " + e.getMessage(), e);
     }

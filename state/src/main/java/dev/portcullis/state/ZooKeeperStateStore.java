@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -60,25 +58,11 @@ public final class ZooKeeperStateStore implements StateStore {
   private final AtomicReference<Connection> connection =
       new AtomicReference<>(Connection.SUSPENDED);
 
-  static final String LIVE = "/_live";
-
-  /** This store's current session (0 until connected). */
-  private volatile long session;
+  /** This store's liveness and the other sessions' (principle 8). */
+  private final SessionLiveness liveness;
 
   /** The leased entries this store created, with the session that holds each. */
   private final Map<String, Long> leases = new ConcurrentHashMap<>();
-
-  /** Other sessions seen alive since this store's session was last renewed, by their entry. */
-  private final Map<String, Long> confirmed = new ConcurrentHashMap<>();
-
-  private final ScheduledExecutorService heartbeat =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "zookeeper-store-live");
-            t.setDaemon(true);
-            return t;
-          });
-  private volatile Subscription liveWatch;
 
   /**
    * How to reach the ensemble.
@@ -98,6 +82,7 @@ public final class ZooKeeperStateStore implements StateStore {
   private ZooKeeperStateStore(CuratorFramework client, String where) {
     this.client = client;
     this.where = where;
+    this.liveness = new SessionLiveness(this, where);
   }
 
   /**
@@ -153,7 +138,7 @@ public final class ZooKeeperStateStore implements StateStore {
     }
     store.connection.set(Connection.CONNECTED);
     try {
-      store.startLiveness(Math.max(1_000, sessionMs / 3));
+      store.liveness.start(store.currentSession(), Math.max(1_000, sessionMs / 3));
     } catch (StoreException e) {
       store.close();
       throw e;
@@ -169,54 +154,9 @@ public final class ZooKeeperStateStore implements StateStore {
     }
   }
 
-  private static String liveEntry(long session) {
-    return LIVE + "/" + Long.toHexString(session);
-  }
-
-  /** Says this session is alive now and every {@code everyMs}; follows the others' saying so. */
-  private void startLiveness(long everyMs) throws StoreException {
-    session = currentSession();
-    sayAlive();
-    liveWatch =
-        watch(
-            LIVE,
-            e -> {
-              if (e.kind() == StoreEvent.Kind.PUT && e.value().owner() != Versioned.DURABLE) {
-                confirmed.put(e.path(), e.value().owner());
-              } else if (e.kind() == StoreEvent.Kind.REMOVED) {
-                confirmed.remove(e.path());
-              }
-            });
-    heartbeat.scheduleWithFixedDelay(
-        () -> {
-          try {
-            sayAlive();
-          } catch (StoreException | RuntimeException e) {
-            log.debug("{}: liveness not written: {}", where, e.getMessage());
-          }
-        },
-        everyMs,
-        everyMs,
-        TimeUnit.MILLISECONDS);
-  }
-
-  private void sayAlive() throws StoreException {
-    long s = session;
-    if (s == 0) {
-      return;
-    }
-    String path = liveEntry(s);
-    Optional<Versioned> now = read(path);
-    if (now.isEmpty()) {
-      create(path, new byte[0], Lifetime.LEASED);
-    } else if (now.get().owner() == s) {
-      replace(path, new byte[0], now.get().version()); // a write the others see: alive
-    }
-  }
-
   @Override
   public boolean live(long owner) {
-    return owner == Versioned.DURABLE || owner == session || confirmed.containsValue(owner);
+    return liveness.live(owner);
   }
 
   /**
@@ -225,7 +165,6 @@ public final class ZooKeeperStateStore implements StateStore {
    * then this store says it is alive under the new one.
    */
   private void renewed(long old, long now) {
-    session = now;
     int n = 0;
     for (Map.Entry<String, Long> l : leases.entrySet()) {
       if (l.getValue() != old) {
@@ -248,11 +187,7 @@ public final class ZooKeeperStateStore implements StateStore {
         Long.toHexString(now),
         n,
         Long.toHexString(old));
-    try {
-      sayAlive();
-    } catch (StoreException e) {
-      log.warn("{}: liveness not written: {}", where, e.getMessage());
-    }
+    liveness.renewed(now);
   }
 
   private void changed(ConnectionState state) {
@@ -264,9 +199,9 @@ public final class ZooKeeperStateStore implements StateStore {
           case LOST -> Connection.LOST;
         };
     if (now == Connection.LOST) {
-      confirmed.clear(); // who is alive is to be seen again, once this store is back
+      liveness.lost();
     } else if (now == Connection.CONNECTED || now == Connection.RECONNECTED) {
-      long old = session;
+      long old = liveness.session();
       long renewed = currentSession();
       if (old != 0 && renewed != 0 && renewed != old) {
         renewed(old, renewed); // before anyone hears the store is back
@@ -352,7 +287,7 @@ public final class ZooKeeperStateStore implements StateStore {
           .withMode(lifetime == Lifetime.LEASED ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT)
           .forPath(path, data);
       if (lifetime == Lifetime.LEASED) {
-        leases.put(path, session);
+        leases.put(path, liveness.session());
       }
       return true;
     } catch (KeeperException.NodeExistsException e) {
@@ -478,11 +413,7 @@ public final class ZooKeeperStateStore implements StateStore {
   /** Closes the session: this member's leased entries end at once, fleet-wide. */
   @Override
   public void close() {
-    heartbeat.shutdownNow();
-    Subscription w = liveWatch;
-    if (w != null) {
-      w.close();
-    }
+    liveness.close();
     client.close();
   }
 }
