@@ -4,8 +4,6 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.ReasonCode;
-import dev.portcullis.cops.access.AccessOperation;
-import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
@@ -67,12 +65,8 @@ public final class PepProxy implements AutoCloseable {
   private final ProxyAudit audit;
   private final ProxySessions sessions; // made once the PEP exists, before it opens
 
-  /**
-   * Grants the PDP gave with a validity (its decision data's valid-for), by subject and listener:
-   * until they expire or their subject is revoked, a new connection of that subject to that
-   * listener is allowed while no PDP is reachable. Nothing else is ever allowed without a PDP.
-   */
-  private final Grants grants;
+  /** Revocations and the cached grants they end; made once the PEP exists, before it opens. */
+  private final ProxyRevocations revocations;
 
   /**
    * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
@@ -91,7 +85,6 @@ public final class PepProxy implements AutoCloseable {
   public PepProxy(
       ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Ticker ticker)
       throws InterruptedException {
-    this.grants = new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE);
     this.loops = TRANSPORT.group(threads);
     this.listeners = new ProxyListeners(loops, TRANSPORT, counters, this::decide);
     this.pep =
@@ -106,15 +99,15 @@ public final class PepProxy implements AutoCloseable {
                     }
                     String loggedOut = sessions.removed(handle, d);
                     if (loggedOut != null) {
-                      revokeGrants(loggedOut, "logged out by the PDP");
+                      revocations.ofSubject(loggedOut, "logged out by the PDP");
                     } else {
-                      revoke(handle, d);
+                      revocations.revoke(handle, d);
                     }
                   }
 
                   @Override
                   public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
-                    askForCached();
+                    revocations.askForCached();
                   }
 
                   @Override
@@ -125,6 +118,14 @@ public final class PepProxy implements AutoCloseable {
             .build();
     this.audit = new ProxyAudit(audit, pep.pepId());
     this.sessions = new ProxySessions(pep, this.audit);
+    this.revocations =
+        new ProxyRevocations(
+            conns,
+            new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE),
+            counters,
+            this.audit,
+            pep,
+            context);
     this.upstreams =
         new UpstreamConnector(TRANSPORT, listeners, counters, this.audit, conns::containsKey);
     audit.onFailure(
@@ -165,7 +166,7 @@ public final class PepProxy implements AutoCloseable {
       return;
     }
     if (!pep.isOpen()) {
-      if (grants.holds(subject, l.name())) {
+      if (revocations.grants().holds(subject, l.name())) {
         counters.allowedFromCache.incrementAndGet();
         log.info(
             "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
@@ -222,7 +223,7 @@ public final class PepProxy implements AutoCloseable {
       return; // gone while its session was opened
     }
     long asked = System.nanoTime();
-    pep.request(handle, context, access(l, subject, from))
+    pep.request(handle, context, ProxyRevocations.access(l, subject, from))
         .whenComplete(
             (d, e) -> {
               // On the PEP's event loop, in the order of its DECs: a grant is remembered before
@@ -230,7 +231,7 @@ public final class PepProxy implements AutoCloseable {
               if (e == null && d.granted()) {
                 Long secs = d.data() == null ? null : d.data().validForSeconds();
                 if (secs != null && secs > 0) {
-                  grants.grant(subject, l.name(), Duration.ofSeconds(secs));
+                  revocations.grants().grant(subject, l.name(), Duration.ofSeconds(secs));
                 }
               }
               client
@@ -253,55 +254,10 @@ public final class PepProxy implements AutoCloseable {
                             handle,
                             from,
                             subject,
-                            reason(d));
+                            ProxyRevocations.reason(d));
                         upstreams.connect(conn);
                       });
             });
-  }
-
-  private static AccessRequest access(
-      ProxyConfig.Listener l, String subject, InetSocketAddress from) {
-    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
-    return new AccessRequest(
-        AccessOperation.ACCESS,
-        subject,
-        null,
-        null,
-        from.getAddress(),
-        from.getPort(),
-        to.getAddress(),
-        to.getPort(),
-        6,
-        l.service(),
-        l.access(),
-        null,
-        null);
-  }
-
-  /**
-   * A PDP accepted the PEP again: each connection admitted under a cached grant while there was
-   * none is asked for now, and cut unless it is granted. No open connection rests on a cached grant
-   * once a PDP can be asked.
-   */
-  private void askForCached() {
-    for (ProxiedConnection c : conns.values()) {
-      if (c.asked || !c.client.isActive()) {
-        continue;
-      }
-      c.asked = true; // its request state is deleted when it ends
-      pep.request(
-              c.handle,
-              context,
-              access(c.listener, c.subject, (InetSocketAddress) c.client.remoteAddress()))
-          .whenComplete(
-              (d, e) -> {
-                if (e != null) {
-                  cut(c, null); // no decision: not admitted on a grant a PDP could not confirm
-                } else if (!d.granted()) {
-                  revoke(c.handle, d);
-                }
-              });
-    }
   }
 
   /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
@@ -309,7 +265,7 @@ public final class PepProxy implements AutoCloseable {
       ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
     counters.denied.incrementAndGet();
     if ((d != null || e instanceof ProxySessions.Refused)
-        && grants.revoke(subject, conn.listener.name())) {
+        && revocations.grants().revoke(subject, conn.listener.name())) {
       // a later denial here ends the subject's earlier grant here
       log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
     }
@@ -320,61 +276,8 @@ public final class PepProxy implements AutoCloseable {
         conn.handle,
         from,
         subject,
-        e != null ? e.getMessage() : reason(d));
+        e != null ? e.getMessage() : ProxyRevocations.reason(d));
     conn.client.close();
-  }
-
-  private static String reason(PepDecision d) {
-    return d.data() == null
-        ? "no reason given"
-        : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
-  }
-
-  /**
-   * A Remove for {@code handle} (pushed by the PDP, or the answer to a request sent again after a
-   * reconnect or a fail-over), or no decision for a connection admitted on a cached grant: its
-   * connection is cut, and so is every grant of its subject, with the connections admitted on them.
-   */
-  private void revoke(String handle, PepDecision d) {
-    ProxiedConnection c = conns.get(handle);
-    if (c == null) {
-      return;
-    }
-    cut(c, d);
-    revokeGrants(c.subject, "revoked");
-  }
-
-  private void cut(ProxiedConnection c, PepDecision d) {
-    if (conns.remove(c.handle) == null) {
-      return; // cut already
-    }
-    long now = System.nanoTime();
-    counters.firstRevocationAt.compareAndSet(0, now);
-    counters.lastRevocationAt.set(now);
-    counters.revoked.incrementAndGet();
-    log.info(
-        "proxy {}: {} revoked: {}",
-        c.listener.name(),
-        c.handle,
-        d == null ? "no decision" : reason(d));
-    audit.revoked(c.listener.name(), c.handle, d);
-    c.close();
-  }
-
-  /**
-   * Ends every cached grant of {@code subject}, and cuts its connections that were admitted on one
-   * and not decided since (a connection the PDP decided stands on its own request state).
-   */
-  private void revokeGrants(String subject, String why) {
-    int n = grants.revoke(subject);
-    if (n > 0) {
-      log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);
-    }
-    for (ProxiedConnection c : conns.values()) {
-      if (!c.asked && c.subject.equals(subject)) {
-        cut(c, null);
-      }
-    }
   }
 
   private void ended(ProxiedConnection conn) {
@@ -391,7 +294,7 @@ public final class PepProxy implements AutoCloseable {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
     if (conn.session != null && sessions.leave(conn.session)) {
-      revokeGrants(conn.subject, "logged out"); // the last connection ended the session
+      revocations.ofSubject(conn.subject, "logged out"); // the last connection ended the session
     }
   }
 

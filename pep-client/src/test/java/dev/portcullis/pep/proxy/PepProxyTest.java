@@ -742,6 +742,23 @@ class PepProxyTest {
     return kmf;
   }
 
+  /** One TLS listener "echo" in front of the echo server, with {@code pki}'s server credential. */
+  ProxyConfig tlsListener(DevCertificates.Pki pki) throws Exception {
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
+            + echo.address().getPort()
+            + "\" service=\"echo\"><tls certificate=\""
+            + pki.pdp().certificateChain()
+            + "\" key=\""
+            + pki.pdp().privateKey()
+            + "\" trust=\""
+            + pki.caCertificate()
+            + "\"/></listener></pep-proxy>");
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    return cfg;
+  }
+
   /** Trust in {@code pki}'s CA alone. */
   static TrustManagerFactory trusting(DevCertificates.Pki pki) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
@@ -766,18 +783,7 @@ class PepProxyTest {
     DevCertificates.Pki pki =
         DevCertificates.ensure(
             dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice", "mallory"));
-    Files.writeString(
-        dir.resolve("pep-proxy.xml"),
-        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
-            + echo.address().getPort()
-            + "\" service=\"echo\"><tls certificate=\""
-            + pki.pdp().certificateChain()
-            + "\" key=\""
-            + pki.pdp().privateKey()
-            + "\" trust=\""
-            + pki.caCertificate()
-            + "\"/></listener></pep-proxy>");
-    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    ProxyConfig cfg = tlsListener(pki);
     proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
     for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
       Thread.sleep(10);
@@ -822,18 +828,7 @@ class PepProxyTest {
         DevCertificates.ensure(dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice"));
     DevCertificates.Pki stranger =
         DevCertificates.ensure(dir.resolve("stranger-pki"), List.of("x"), List.of("mallory"));
-    Files.writeString(
-        dir.resolve("pep-proxy.xml"),
-        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\"127.0.0.1:"
-            + echo.address().getPort()
-            + "\" service=\"echo\"><tls certificate=\""
-            + pki.pdp().certificateChain()
-            + "\" key=\""
-            + pki.pdp().privateKey()
-            + "\" trust=\""
-            + pki.caCertificate()
-            + "\"/></listener></pep-proxy>");
-    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    ProxyConfig cfg = tlsListener(pki);
     try (LogLines log = LogLines.all()) {
       proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
       InetSocketAddress tls = proxy.addresses().get(0);

@@ -1,0 +1,151 @@
+package dev.portcullis.pep.proxy;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pep.Grants;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the proxy ends access (docs/security.md, principle 7): a Remove cuts its connection and ends
+ * every cached grant of its subject, with the connections admitted on them; a LOGOUT ends the
+ * subject's grants; connections admitted on a grant while no PDP was there are asked for once one
+ * accepts, and cut unless granted. Holds the grants a PDP gave with a validity.
+ */
+final class ProxyRevocations {
+  private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
+
+  private final Map<String, ProxiedConnection> conns;
+  private final Grants grants;
+  private final ProxyCounters counters;
+  private final ProxyAudit audit;
+  private final PepClient pep;
+  private final Context context;
+
+  ProxyRevocations(
+      Map<String, ProxiedConnection> conns,
+      Grants grants,
+      ProxyCounters counters,
+      ProxyAudit audit,
+      PepClient pep,
+      Context context) {
+    this.conns = conns;
+    this.grants = grants;
+    this.counters = counters;
+    this.audit = audit;
+    this.pep = pep;
+    this.context = context;
+  }
+
+  /**
+   * The grants the PDP gave with a validity (its decision data's valid-for), by subject and
+   * listener: until they expire or their subject is revoked, a new connection of that subject to
+   * that listener is allowed while no PDP is reachable. Nothing else is ever allowed without a PDP.
+   */
+  Grants grants() {
+    return grants;
+  }
+
+  /** The ACCESS request for {@code subject}'s connection from {@code from} to {@code l}. */
+  static AccessRequest access(ProxyConfig.Listener l, String subject, InetSocketAddress from) {
+    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
+    return new AccessRequest(
+        AccessOperation.ACCESS,
+        subject,
+        null,
+        null,
+        from.getAddress(),
+        from.getPort(),
+        to.getAddress(),
+        to.getPort(),
+        6,
+        l.service(),
+        l.access(),
+        null,
+        null);
+  }
+
+  /**
+   * A PDP accepted the PEP again: each connection admitted under a cached grant while there was
+   * none is asked for now, and cut unless it is granted. No open connection rests on a cached grant
+   * once a PDP can be asked.
+   */
+  void askForCached() {
+    for (ProxiedConnection c : conns.values()) {
+      if (c.asked || !c.client.isActive()) {
+        continue;
+      }
+      c.asked = true; // its request state is deleted when it ends
+      pep.request(
+              c.handle,
+              context,
+              access(c.listener, c.subject, (InetSocketAddress) c.client.remoteAddress()))
+          .whenComplete(
+              (d, e) -> {
+                if (e != null) {
+                  cut(c, null); // no decision: not admitted on a grant a PDP could not confirm
+                } else if (!d.granted()) {
+                  revoke(c.handle, d);
+                }
+              });
+    }
+  }
+
+  static String reason(PepDecision d) {
+    return d.data() == null
+        ? "no reason given"
+        : "rule " + d.data().ruleId() + (d.data().reason() == null ? "" : ": " + d.data().reason());
+  }
+
+  /**
+   * A Remove for {@code handle} (pushed by the PDP, or the answer to a request sent again after a
+   * reconnect or a fail-over), or no decision for a connection admitted on a cached grant: its
+   * connection is cut, and so is every grant of its subject, with the connections admitted on them.
+   */
+  void revoke(String handle, PepDecision d) {
+    ProxiedConnection c = conns.get(handle);
+    if (c == null) {
+      return;
+    }
+    cut(c, d);
+    ofSubject(c.subject, "revoked");
+  }
+
+  private void cut(ProxiedConnection c, PepDecision d) {
+    if (conns.remove(c.handle) == null) {
+      return; // cut already
+    }
+    long now = System.nanoTime();
+    counters.firstRevocationAt.compareAndSet(0, now);
+    counters.lastRevocationAt.set(now);
+    counters.revoked.incrementAndGet();
+    log.info(
+        "proxy {}: {} revoked: {}",
+        c.listener.name(),
+        c.handle,
+        d == null ? "no decision" : reason(d));
+    audit.revoked(c.listener.name(), c.handle, d);
+    c.close();
+  }
+
+  /**
+   * Ends every cached grant of {@code subject}, and cuts its connections that were admitted on one
+   * and not decided since (a connection the PDP decided stands on its own request state).
+   */
+  void ofSubject(String subject, String why) {
+    int n = grants.revoke(subject);
+    if (n > 0) {
+      log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);
+    }
+    for (ProxiedConnection c : conns.values()) {
+      if (!c.asked && c.subject.equals(subject)) {
+        cut(c, null);
+      }
+    }
+  }
+}
