@@ -9,6 +9,7 @@ import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -191,7 +192,7 @@ public record PdpConfig(
           new ClientTypeConfig(
               code,
               engine,
-              XmlConfigReader.existingFile(ct, "policy", dir),
+              ConfigFiles.existingFile(ct, "policy", dir),
               XmlConfigReader.bool(ct, "watch", false),
               attr(ct, "consistency", "cached").equals("linearizable"),
               between(
@@ -242,10 +243,10 @@ public record PdpConfig(
         maxPending,
         types,
         redirects,
-        XmlConfigReader.writableFile(audit, "file", dir),
+        ConfigFiles.writableFile(audit, "file", dir),
         statsEvery,
         PdpSecurity.parse(child(root, "security"), dir, file.toString()),
-        XmlConfigReader.existingFile(child(root, "crypto"), "config", dir),
+        ConfigFiles.existingFile(child(root, "crypto"), "config", dir),
         StateConfig.parse(child(root, "state"), dir),
         fleet(child(root, "fleet"), drain),
         metrics(child(root, "metrics")),

@@ -9,6 +9,7 @@ import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.XmlConfigReader;
 import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Path;
@@ -188,8 +189,8 @@ public record PdpSecurity(
             "enrolment needs client-auth=\"optional\" on <tls>: an enrolling PEP has no"
                 + " certificate yet (only enrolment is open to PEPs without one)");
       }
-      Path ca = XmlConfigReader.pemFile(e, "ca-certificate", dir);
-      Path caKey = XmlConfigReader.pemFile(e, "ca-key", dir);
+      Path ca = ConfigFiles.pemFile(e, "ca-certificate", dir);
+      Path caKey = ConfigFiles.pemFile(e, "ca-key", dir);
       if ((ca == null) != (caKey == null)) {
         throw error(
             e,

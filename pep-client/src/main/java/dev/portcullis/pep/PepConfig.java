@@ -12,6 +12,7 @@ import dev.portcullis.cops.integrity.KeyRing;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.XmlConfigReader;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
@@ -125,7 +126,7 @@ public final class PepConfig implements AutoCloseable {
       pdps.add(new InetSocketAddress("127.0.0.1", 3288));
     }
     // Checked where it is named, whether or not anything here uses it.
-    Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
+    Path crypto = ConfigFiles.existingFile(child(root, "crypto"), "config", dir);
     Element sec = child(root, "security");
     if (sec == null) {
       return new PepConfig(id, clientType, pdps, null, null);

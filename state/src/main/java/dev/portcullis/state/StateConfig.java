@@ -4,6 +4,7 @@ import static dev.portcullis.support.XmlConfigReader.attr;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.OwnedFile;
 import dev.portcullis.support.XmlConfigReader;
 import java.io.IOException;
@@ -81,12 +82,12 @@ public record StateConfig(
         || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
       throw error(e, "session-timeout", "session-timeout " + timeout + " (expected: PT2S to PT5M)");
     }
-    Path auth = XmlConfigReader.existingFile(e, "auth-file", dir);
+    Path auth = ConfigFiles.existingFile(e, "auth-file", dir);
     return new StateConfig(true, null, connect, ns, timeout, auth, kek(e, dir), at);
   }
 
   private static Path kek(Element e, Path dir) throws ConfigException {
-    return e.hasAttribute("kek-file") ? XmlConfigReader.existingFile(e, "kek-file", dir) : null;
+    return e.hasAttribute("kek-file") ? ConfigFiles.existingFile(e, "kek-file", dir) : null;
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.Numbers;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
@@ -114,7 +115,7 @@ public record RosaConfig(
     if (Files.exists(pki) && !Files.isDirectory(pki)) {
       throw error(child(root, "pki"), "directory", "directory " + pki + " is a file");
     }
-    Path crypto = XmlConfigReader.existingFile(child(root, "crypto"), "config", dir);
+    Path crypto = ConfigFiles.existingFile(child(root, "crypto"), "config", dir);
 
     Element as = child(root, "auth-server");
     Duration rotation = XmlConfigReader.duration(as, "rotation", Duration.ofHours(1));

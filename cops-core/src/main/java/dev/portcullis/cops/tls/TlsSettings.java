@@ -4,6 +4,7 @@ import static dev.portcullis.support.XmlConfigReader.attr;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.XmlConfigReader;
 import dev.portcullis.support.pki.DevCertificates;
 import java.nio.file.Files;
@@ -132,7 +133,7 @@ public record TlsSettings(
     }
     Path cert = own(tls, "certificate", dir, ownMadeLater);
     Path key = own(tls, "key", dir, ownMadeLater);
-    Path trust = XmlConfigReader.pemFile(tls, "trust", dir);
+    Path trust = ConfigFiles.pemFile(tls, "trust", dir);
     Path pki = path(tls, "dev-pki", dir);
     return new TlsSettings(
         engine, protocols, cert, key, trust, pki == null ? DEFAULT_DEV_PKI : pki);
@@ -140,7 +141,7 @@ public record TlsSettings(
 
   private static Path own(Element e, String a, Path dir, boolean madeLater) throws ConfigException {
     Path p = path(e, a, dir);
-    return madeLater && p != null && !Files.exists(p) ? p : XmlConfigReader.pemFile(e, a, dir);
+    return madeLater && p != null && !Files.exists(p) ? p : ConfigFiles.pemFile(e, a, dir);
   }
 
   private static Path path(Element e, String a, Path dir) {

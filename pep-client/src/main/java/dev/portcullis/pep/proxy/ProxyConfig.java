@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
@@ -97,7 +98,7 @@ public record ProxyConfig(
   public static ProxyConfig load(Path file) throws ConfigException {
     Element root = READER.read(file);
     Path dir = file.toAbsolutePath().getParent();
-    Path pep = XmlConfigReader.existingFile(root, "pep", dir);
+    Path pep = ConfigFiles.existingFile(root, "pep", dir);
     List<Listener> listeners = new ArrayList<>();
     Set<String> names = new HashSet<>();
     Set<InetSocketAddress> bound = new HashSet<>();
@@ -147,7 +148,7 @@ public record ProxyConfig(
               List.copyOf(subjects),
               tls(tls, dir),
               l.hasAttribute("upstream-trust")
-                  ? XmlConfigReader.existingFile(l, "upstream-trust", dir)
+                  ? ConfigFiles.existingFile(l, "upstream-trust", dir)
                   : null,
               XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000),
               session == null
@@ -164,7 +165,7 @@ public record ProxyConfig(
     return new ProxyConfig(
         file.toString(),
         pep,
-        XmlConfigReader.writableFile(audit, "file", dir),
+        ConfigFiles.writableFile(audit, "file", dir),
         List.copyOf(listeners),
         XmlConfigReader.child(root, "metrics") == null
             ? null
@@ -193,9 +194,9 @@ public record ProxyConfig(
       return null;
     }
     return new Tls(
-        XmlConfigReader.existingFile(t, "certificate", dir),
-        XmlConfigReader.existingFile(t, "key", dir),
-        XmlConfigReader.existingFile(t, "trust", dir));
+        ConfigFiles.existingFile(t, "certificate", dir),
+        ConfigFiles.existingFile(t, "key", dir),
+        ConfigFiles.existingFile(t, "trust", dir));
   }
 
   /** {@code host:port} with a literal address (no name lookup at load), IPv6 in brackets. */
