@@ -1,5 +1,6 @@
 package dev.portcullis.tunnel;
 
+import dev.portcullis.support.Backoff;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciCommandException;
 import dev.portcullis.tunnel.vici.ViciMessage;
@@ -66,7 +67,7 @@ public final class TunnelInstaller implements AutoCloseable {
           });
   private volatile ViciClient charon;
   private volatile boolean closed;
-  private long backoffMillis = 100;
+  private final Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5));
 
   private TunnelInstaller(Path socket, Duration timeout, Listener listener) {
     this.socket = socket;
@@ -204,8 +205,8 @@ public final class TunnelInstaller implements AutoCloseable {
     }
     log.warn("charon at {} gone ({}): {} tunnels down", socket, why.getMessage(), wanted.size());
     listener.charonGone(why.getMessage());
-    backoffMillis = 100;
-    thread.schedule(this::reconnect, backoffMillis, TimeUnit.MILLISECONDS);
+    backoff.reset();
+    thread.schedule(this::reconnect, backoff.nextDelayMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void reconnect() {
@@ -216,8 +217,7 @@ public final class TunnelInstaller implements AutoCloseable {
     try {
       c = ViciClient.connect(socket, timeout);
     } catch (IOException e) {
-      backoffMillis = Math.min(backoffMillis * 2, 5_000);
-      thread.schedule(this::reconnect, backoffMillis, TimeUnit.MILLISECONDS);
+      thread.schedule(this::reconnect, backoff.nextDelayMillis(), TimeUnit.MILLISECONDS);
       return;
     }
     attach(c);
