@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
 import java.net.InetAddress;
 import java.util.HexFormat;
@@ -74,6 +75,31 @@ class TunnelFormatTest {
     assertFalse(removal.complete());
     assertEquals(removal, TunnelGrant.decode(removal.encode()));
     assertNull(TunnelGrant.decode(removal.encode()).psk());
+  }
+
+  @Test
+  void theReportOfTheDocsIsAnEndedTunnelsAccounting() throws Exception {
+    Report r = (Report) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel RPT"));
+    assertEquals(ReportType.ACCOUNTING, r.reportType().reportType());
+    TunnelReport t = TunnelReport.decode(r.clientSI().data());
+    assertEquals(TunnelReport.down("t-7f3a", 1 << 20, 1 << 19, 1024, 512, 600, "revoked"), t);
+    assertEquals(TunnelReport.State.DOWN.reportType(), r.reportType().reportType());
+    assertEquals(r.clientSI().data(), t.encode(), "re-encoded byte for byte");
+    TunnelReport up = TunnelReport.up("t-1");
+    assertEquals(up, TunnelReport.decode(up.encode()));
+    CopsCodecException big =
+        assertThrows(
+            CopsCodecException.class,
+            () ->
+                TunnelReport.decode(
+                    block(
+                        "0001000274310000" + "0002000101000000" + "00030008ff00000000000000", 3)));
+    assertTrue(big.getMessage().contains("bytes in"), big.getMessage());
+    CopsCodecException state =
+        assertThrows(
+            CopsCodecException.class,
+            () -> TunnelReport.decode(block("0001000274310000" + "0002000107000000", 2)));
+    assertTrue(state.getMessage().contains("tunnel state: 7"), state.getMessage());
   }
 
   static Bytes block(String attributes, int count) {

@@ -198,6 +198,20 @@ final class Tlv {
     return ((long) u16(a.block(), a.valueOffset()) << 16) | u16(a.block(), a.valueOffset() + 2);
   }
 
+  /** An unsigned 64-bit counter; one with the top bit set is refused (a Java long holds 63). */
+  static long u64(Attribute a, String name) throws CopsCodecException {
+    expectLength(a, name, 8);
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = v << 8 | a.u8(i);
+    }
+    if (v < 0) {
+      throw CopsCodecException.at(
+          BAD_MESSAGE_FORMAT, 0, a.offset() + 4, name, Long.toUnsignedString(v), "below 2^63");
+    }
+    return v;
+  }
+
   // A strict decoder per thread: making one per attribute costs more than the decoding.
   private static final ThreadLocal<CharsetDecoder> UTF8 =
       ThreadLocal.withInitial(
@@ -313,6 +327,15 @@ final class Tlv {
 
     Writer u32(int type, long v) {
       return put(type, new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v});
+    }
+
+    Writer u64(int type, long v) {
+      byte[] b = new byte[8];
+      for (int i = 7; i >= 0; i--) {
+        b[i] = (byte) v;
+        v >>>= 8;
+      }
+      return put(type, b);
     }
 
     Writer address(int type, InetAddress a) {
