@@ -75,6 +75,10 @@ class TunnelFormatTest {
     assertFalse(removal.complete());
     assertEquals(removal, TunnelGrant.decode(removal.encode()));
     assertNull(TunnelGrant.decode(removal.encode()).psk());
+    TunnelGrant refusal = TunnelGrant.refusal("no rule allows mallory a tunnel to gw-1");
+    assertEquals(refusal, TunnelGrant.decode(refusal.encode()));
+    assertNull(TunnelGrant.decode(refusal.encode()).tunnelId());
+    assertFalse(refusal.complete());
   }
 
   @Test

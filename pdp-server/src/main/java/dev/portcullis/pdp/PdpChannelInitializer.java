@@ -53,6 +53,9 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
     if (server.enrols()) {
       p.addLast("enrolment", new EnrolmentHandler(state));
     }
+    if (server.tunnels() != null) {
+      p.addLast("tunnels", new TunnelHandler(state, server.tunnels()));
+    }
     p.addLast("pdp", new PdpStateMachine(state));
   }
 }

@@ -32,6 +32,9 @@ interface PdpContext {
   /** Checks an enrolment attempt off the event loops; completes with the outcome. */
   CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r);
 
+  /** The tunnel desk (client type 0xC0A8), or null when this PDP grants no tunnels. */
+  TunnelDesk tunnels();
+
   /** The redirect that applies to this PEP and client type, or null. */
   PdpConfig.Redirect redirectFor(String pepId, int clientType);
 

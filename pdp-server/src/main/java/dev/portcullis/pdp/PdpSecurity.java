@@ -37,6 +37,8 @@ import org.w3c.dom.Element;
  * @param keys Integrity keys (empty: the PDP does not speak Integrity)
  * @param protection first matching rule gives a PEP's level; none matching: {@code none}
  * @param enrolment one-time credential enrolment, or null when not offered
+ * @param tunnels the tunnel policy file (client type 0xC0A8, docs/tunnels.md), or null when this
+ *     PDP grants no tunnels
  */
 public record PdpSecurity(
     TlsSettings tls,
@@ -48,7 +50,8 @@ public record PdpSecurity(
     Map<String, String> identityMap,
     List<IntegrityKeys.Spec> keys,
     List<Protection> protection,
-    Enrolment enrolment) {
+    Enrolment enrolment,
+    Path tunnels) {
 
   /**
    * Enrolment with one-time credentials: where they are kept, the CA that signs the certificates
@@ -212,7 +215,16 @@ public record PdpSecurity(
       }
       enrolment = new Enrolment(dir.resolve(attr(e, "store", "")), ca, caKey, lifetime);
     }
+    Path tunnels = null;
+    Element t = child(security, "tunnels");
+    if (t != null) {
+      if (tls == null) {
+        throw error(
+            t, "policy", "tunnels carry their keys over TLS only, and <security> has no <tls>");
+      }
+      tunnels = ConfigFiles.existingFile(t, "policy", dir);
+    }
     return new PdpSecurity(
-        tls, auth, initiate, timeout, cache, from, map, keys, protection, enrolment);
+        tls, auth, initiate, timeout, cache, from, map, keys, protection, enrolment, tunnels);
   }
 }

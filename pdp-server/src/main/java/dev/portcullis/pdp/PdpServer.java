@@ -22,6 +22,8 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -140,6 +142,20 @@ public final class PdpServer implements AutoCloseable {
     }
     PdpServer s = new PdpServer(config, policies, audit, security, threads, store);
     changes.target = s::stateChanged;
+    Path tunnelPolicy = config.security() == null ? null : config.security().tunnels();
+    if (tunnelPolicy != null) {
+      try {
+        s.context.tunnels(
+            TunnelDesk.open(
+                tunnelPolicy,
+                security.enroller == null ? null : security.enroller.store(),
+                audit,
+                Clock.systemUTC()));
+      } catch (ConfigException | RuntimeException e) {
+        s.close();
+        throw e;
+      }
+    }
     try {
       s.bind();
       if (store != null && config.state().zookeeper()) {
@@ -201,6 +217,67 @@ public final class PdpServer implements AutoCloseable {
         () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
     housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(context::flushSummaries, 1, 1, TimeUnit.MINUTES);
+    TunnelDesk desk = context.tunnels();
+    if (desk != null) {
+      housekeeping.scheduleWithFixedDelay(desk::expire, 1, 1, TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(desk::watchPolicy, 2, 2, TimeUnit.SECONDS);
+    }
+  }
+
+  // ---- tunnels ----------------------------------------------------------------------------------
+
+  /**
+   * The tunnels this PDP granted and not ended, with where each end stands ({@code granted}, {@code
+   * keyed}, {@code up}, {@code failed}, {@code down}); empty when it grants no tunnels.
+   */
+  public List<String> tunnels() {
+    TunnelDesk d = context.tunnels();
+    return d == null
+        ? List.of()
+        : d.view().stream()
+            .map(
+                v ->
+                    v.id()
+                        + " "
+                        + v.subject()
+                        + " -> "
+                        + v.gateway()
+                        + " "
+                        + v.objective().name().toLowerCase(java.util.Locale.ROOT)
+                        + " client="
+                        + v.clientState()
+                        + " gateway="
+                        + v.gatewayState())
+            .toList();
+  }
+
+  /** The gateways whose tunnel agents stand by now. */
+  public List<String> tunnelGateways() {
+    TunnelDesk d = context.tunnels();
+    return d == null ? List.of() : d.gateways();
+  }
+
+  /**
+   * Revokes every tunnel of {@code subject} (a user revoked, logged out): removed at both ends.
+   *
+   * @return how many tunnels ended
+   */
+  public int revokeTunnels(String subject, String reason) {
+    TunnelDesk d = context.tunnels();
+    return d == null ? 0 : d.revokeSubject(subject, reason);
+  }
+
+  /**
+   * Reads the tunnel policy again now (it is also reloaded within 2 s of its file changing);
+   * tunnels it no longer grants are removed at both ends.
+   *
+   * @throws ConfigException if the file is refused: the running policy stays in force
+   */
+  public void reloadTunnels() throws ConfigException {
+    TunnelDesk d = context.tunnels();
+    if (d != null) {
+      d.reload();
+    }
   }
 
   /** The fleet's store, or null (tests inject faults through it). */

@@ -18,6 +18,7 @@ import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.Enrolment;
+import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.pdp.ConnectionState.Installed;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
@@ -192,7 +193,18 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
       return;
     }
     boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
-    if (!enrolment && server.engine(type) == null) {
+    boolean tunnels = type == TunnelRequest.CLIENT_TYPE && server.tunnels() != null;
+    if (tunnels && state.tls != ConnectionState.Tls.ESTABLISHED) {
+      // its decisions carry keys: never over plain COPS, whatever the PEP's level says
+      state.refuse(
+          id,
+          type,
+          ErrorCode.AUTHENTICATION_REQUIRED,
+          ErrorCode.SUB_CODE_TLS_REQUIRED,
+          "the tunnel client type carries keys and is open over TLS only");
+      return;
+    }
+    if (!enrolment && !tunnels && server.engine(type) == null) {
       server
           .refusals()
           .warn(

@@ -52,6 +52,7 @@ final class ServerContext implements PdpContext {
   private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
   private final ExecutorService enrolments;
   private volatile FleetMembers members; // a fleet member: the others and their load
+  private volatile TunnelDesk tunnels;
   private volatile boolean draining;
   private volatile boolean cutOff; // the fleet store's session was lost
   private volatile PdpTimings timings;
@@ -124,6 +125,15 @@ final class ServerContext implements PdpContext {
   public CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
     return CompletableFuture.supplyAsync(
         () -> material.enroller.enrol(pepId, r, Instant.now()), enrolments);
+  }
+
+  @Override
+  public TunnelDesk tunnels() {
+    return tunnels;
+  }
+
+  void tunnels(TunnelDesk desk) {
+    tunnels = desk;
   }
 
   @Override
@@ -297,6 +307,9 @@ final class ServerContext implements PdpContext {
   void release() {
     if (enrolments != null) {
       enrolments.shutdown();
+    }
+    if (tunnels != null) {
+      tunnels.close();
     }
     material.close();
   }

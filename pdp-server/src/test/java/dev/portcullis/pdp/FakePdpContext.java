@@ -99,6 +99,11 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
+  public TunnelDesk tunnels() {
+    return null;
+  }
+
+  @Override
   public PdpConfig.Redirect redirectFor(String pepId, int clientType) {
     return config.redirects().stream()
         .filter(r -> r.applies(pepId, clientType))

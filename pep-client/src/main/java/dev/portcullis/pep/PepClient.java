@@ -159,6 +159,16 @@ public final class PepClient implements AutoCloseable {
 
   /** Reports the outcome of applying a decision (or an accounting update). */
   public void report(String handle, ReportType type) {
+    report(handle, type, null);
+  }
+
+  /**
+   * Reports the outcome of applying a decision (or an accounting update) with {@code si} as the
+   * report's data (null for none); dropped when the client type is not open.
+   */
+  public void report(String handle, ReportType type, ClientSI si) {
+    Objects.requireNonNull(handle, "handle");
+    Objects.requireNonNull(type, "type");
     loop.execute(
         () -> {
           if (state.accepted) {
@@ -168,7 +178,7 @@ public final class PepClient implements AutoCloseable {
                     type != ReportType.ACCOUNTING,
                     handle(handle),
                     new ReportTypeObject(type),
-                    null,
+                    si,
                     null));
           }
         });

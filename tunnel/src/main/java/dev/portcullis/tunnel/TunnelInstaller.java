@@ -40,8 +40,12 @@ public final class TunnelInstaller implements AutoCloseable {
     /** charon's control socket closed: every tunnel is down until it is back. */
     default void charonGone(String why) {}
 
+    /** charon came back and refused to hold tunnel {@code id} again: it stays down. */
+    default void reinstallFailed(String id, String why) {}
+
     /**
-     * charon answers again, and holds every tunnel wanted ({@code failed} of them could not be).
+     * charon answers again, and holds every tunnel wanted ({@code failed} of them could not be);
+     * heard after {@link #installed} or {@link #reinstallFailed} for each of them.
      */
     default void charonBack(int reinstalled, int failed) {}
   }
@@ -49,7 +53,8 @@ public final class TunnelInstaller implements AutoCloseable {
   /** What a removed tunnel carried, from charon's counters just before it went. */
   public record Accounting(
       long bytesIn, long bytesOut, long packetsIn, long packetsOut, long installedSeconds) {
-    static final Accounting NONE = new Accounting(0, 0, 0, 0, 0);
+    /** Nothing counted: the tunnel was not up. */
+    public static final Accounting NONE = new Accounting(0, 0, 0, 0, 0);
   }
 
   private record Wanted(TunnelConnection connection, byte[] psk, boolean initiate) {}
@@ -124,7 +129,7 @@ public final class TunnelInstaller implements AutoCloseable {
     c.await(c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId())));
     c.await(c.loadConn(t.name(), t.toVici()));
     if (w.initiate()) {
-      c.await(c.initiate(TunnelConnection.CHILD, t.name(), timeout));
+      c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout);
     }
   }
 
@@ -224,15 +229,15 @@ public final class TunnelInstaller implements AutoCloseable {
     int ok = 0;
     int failed = 0;
     for (Wanted w : wanted.values()) {
+      String id = w.connection().name();
       try {
         load(c, w);
         ok++;
+        listener.installed(id);
       } catch (ViciCommandException | IOException | TimeoutException e) {
         failed++;
-        log.warn(
-            "tunnel {} not re-installed after charon came back: {}",
-            w.connection().name(),
-            e.getMessage());
+        log.warn("tunnel {} not re-installed after charon came back: {}", id, e.getMessage());
+        listener.reinstallFailed(id, e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
+import dev.portcullis.tunnel.vici.ViciCommandException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -37,9 +37,8 @@ class TunnelInstallerTest {
 
   @BeforeAll
   static void up() throws Exception {
-    String why = NetworkLab.unavailable();
+    String why = NetworkLab.unavailable("ping");
     assumeTrue(why == null, why);
-    assumeTrue(Files.isExecutable(Path.of("/usr/bin/ping")), "/usr/bin/ping is not installed");
     lab = NetworkLab.create(dir);
     lab.startCharon(lab.a());
     lab.startCharon(lab.b());
@@ -159,10 +158,35 @@ class TunnelInstallerTest {
       assertFalse(client.charonUp());
       assertThrows(IOException.class, TunnelInstallerTest::ping, "fails closed: nothing crosses");
       lab.startCharon(lab.a());
-      assertEquals("back 1 0", atClient.next(), "re-installed and up again");
+      assertEquals("installed inst-2", atClient.next(), "re-installed and up again");
+      assertEquals("back 1 0", atClient.next());
       ping();
       client.remove("inst-2");
       gateway.remove("inst-2");
+    }
+  }
+
+  @Test
+  void aWrongKeyFailsWithCharonsReasonAndInstallsNothing() throws Exception {
+    try (TunnelInstaller gateway =
+            TunnelInstaller.connect(
+                lab.b().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {});
+        TunnelInstaller client =
+            TunnelInstaller.connect(
+                lab.a().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {})) {
+      TunnelConnection t = tunnel("inst-3");
+      byte[] one = new byte[32];
+      byte[] other = new byte[32];
+      new SecureRandom().nextBytes(one);
+      new SecureRandom().nextBytes(other);
+      gateway.install(t.mirrored(), one, false);
+      ViciCommandException e =
+          assertThrows(ViciCommandException.class, () -> client.install(t, other, true));
+      assertTrue(e.getMessage().contains("inst-3"), e.getMessage());
+      assertTrue(e.getMessage().contains("AUTHENTICATION_FAILED"), "the reason: " + e.getMessage());
+      client.remove("inst-3");
+      gateway.remove("inst-3");
+      assertEquals(0, sas(lab.a()));
     }
   }
 }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.portcullis.tunnel.lab.LabCapture;
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -42,12 +42,8 @@ class TunnelLabTest {
 
   @BeforeAll
   static void up() throws Exception {
-    String why = NetworkLab.unavailable();
+    String why = NetworkLab.unavailable("tcpdump", "ping");
     assumeTrue(why == null, why);
-    for (String tool : List.of("/usr/bin/tcpdump", "/usr/bin/ping")) {
-      assumeTrue(
-          Files.isExecutable(Path.of(tool)), tool + " is not installed (README, Requirements)");
-    }
     lab = NetworkLab.create(dir);
     atA = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(15));
     atB = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(15));
@@ -104,55 +100,9 @@ class TunnelLabTest {
     }
   }
 
-  /** The hex bytes of each captured packet (tcpdump -X), one string per packet. */
-  static List<String> packets(String capture) {
-    List<String> out = new java.util.ArrayList<>();
-    StringBuilder cur = null;
-    for (String line : capture.split("\n")) {
-      if (line.matches("^\\d\\d:\\d\\d:\\d\\d.*")) {
-        if (cur != null) {
-          out.add(cur.toString());
-        }
-        cur = new StringBuilder(line).append(" | ");
-      } else if (cur != null && line.matches("^\\s+0x[0-9a-f]{4}:.*")) {
-        String hex = line.replaceFirst("^\\s+0x[0-9a-f]{4}:\\s+", "");
-        hex = hex.length() > 40 ? hex.substring(0, 40) : hex; // the hex columns, not the ASCII
-        cur.append(hex.replace(" ", ""));
-      }
-    }
-    if (cur != null) {
-      out.add(cur.toString());
-    }
-    return out;
-  }
-
   /** Pings b's inner address from a's, 3 times, capturing what crosses the veth at b. */
-  static List<String> pingAndCapture() throws Exception {
-    Path cap = dir.resolve("capture-" + System.nanoTime() + ".txt");
-    Process tcpdump =
-        lab.spawn(
-            lab.b(), cap, "tcpdump", "-i", lab.b().link(), "-nn", "-X", "-l", "-c", "6", "ip");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!Files.readString(cap).contains("listening on") && System.nanoTime() < deadline) {
-      Thread.sleep(20); // tcpdump says it listens before the first packet is sent
-    }
-    lab.exec(
-        lab.a(),
-        "ping",
-        "-c",
-        "3",
-        "-i",
-        "0.2",
-        "-W",
-        "2",
-        "-p",
-        PATTERN,
-        "-I",
-        lab.a().inner(),
-        lab.b().inner());
-    assertTrue(
-        tcpdump.waitFor(10, TimeUnit.SECONDS), "6 packets captured: " + Files.readString(cap));
-    return packets(Files.readString(cap));
+  static LabCapture pingAndCapture() throws Exception {
+    return LabCapture.pingAcross(lab, dir, lab.a().inner(), lab.b().inner(), PATTERN);
   }
 
   static void installedAtBothEnds(TunnelConnection t) throws Exception {
@@ -182,19 +132,10 @@ class TunnelLabTest {
    * What crossed the veth: ESP in UDP, and IKE (its informational exchanges share port 4500); never
    * the pings themselves.
    */
-  static List<String> espOnly(List<String> packets) {
-    List<String> esp = new java.util.ArrayList<>();
-    for (String p : packets) {
-      assertFalse(p.contains("ICMP"), "nothing crosses in clear: " + p);
-      assertTrue(
-          p.contains("UDP-encap: ESP") || p.contains("NONESP-encap: isakmp"),
-          "only ESP and IKE cross: " + p);
-      if (p.contains("UDP-encap: ESP")) {
-        esp.add(p);
-      }
-    }
-    assertTrue(esp.size() >= 2, "the pings crossed as ESP: " + packets);
-    return esp;
+  static List<String> espOnly(LabCapture c) {
+    assertEquals(List.of(), c.other(), "only ESP and IKE cross, nothing in clear");
+    assertTrue(c.esp().size() >= 2, "the pings crossed as ESP: " + c);
+    return c.esp();
   }
 
   /** Up, used, checked by {@code check}, and unloaded at both ends whatever happened. */

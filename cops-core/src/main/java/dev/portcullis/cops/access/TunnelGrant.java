@@ -15,9 +15,10 @@ import java.util.TreeMap;
 /**
  * One tunnel as the PDP grants it to an agent (decision data of the tunnel client type, {@code
  * 0xC0A8}; docs/cops-wire.md, "The tunnel client type"), seen from the receiving agent: an Install
- * carries all of it, a Remove only the tunnel's id (and a reason). A DEC may carry several, one per
- * Decision (a gateway's standing request). The pre-shared key travels only over TLS and is never
- * shown by {@link #toString}; {@link #zero} clears this copy once charon has it.
+ * carries all of it, a Remove only the tunnel's id (and a reason), a refused request only the
+ * reason. A DEC may carry several, one per Decision (a gateway's standing request). The pre-shared
+ * key travels only over TLS and is never shown by {@link #toString}; {@link #zero} clears this copy
+ * once charon has it.
  *
  * @param tunnelId the tunnel's name at both agents and both charons
  * @param localAddress the receiving agent's outer address
@@ -61,7 +62,9 @@ public record TunnelGrant(
   }
 
   public TunnelGrant {
-    Objects.requireNonNull(tunnelId, "tunnel id");
+    if (tunnelId == null && reason == null) {
+      throw new NullPointerException("tunnel id (only a refusal, with its reason, has none)");
+    }
     if (psk != null && (psk.length < 16 || psk.length > 64)) {
       throw new IllegalArgumentException(
           "pre-shared key: " + psk.length + " bytes (expected: 16 to 64)");
@@ -80,9 +83,27 @@ public record TunnelGrant(
         tunnelId, null, null, null, null, null, null, null, null, null, reason, null);
   }
 
+  /** A refused request's data: no tunnel, only why. */
+  public static TunnelGrant refusal(String reason) {
+    return new TunnelGrant(
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        Objects.requireNonNull(reason, "reason"),
+        null);
+  }
+
   /** Whether it carries all an agent needs to install the tunnel. */
   public boolean complete() {
-    return localAddress != null
+    return tunnelId != null
+        && localAddress != null
         && remoteAddress != null
         && localId != null
         && remoteId != null
@@ -130,7 +151,9 @@ public record TunnelGrant(
 
   public Bytes encode() {
     Tlv.Writer w = new Tlv.Writer();
-    w.utf8(Type.TUNNEL_ID, tunnelId);
+    if (tunnelId != null) {
+      w.utf8(Type.TUNNEL_ID, tunnelId);
+    }
     if (localAddress != null) {
       w.address(Type.LOCAL_ADDRESS, localAddress);
     }
@@ -225,7 +248,9 @@ public record TunnelGrant(
             default -> f.reason = Tlv.utf8(a, "reason");
           }
         });
-    TunnelRequest.missing(f.id, "tunnel id", Type.TUNNEL_ID);
+    if (f.reason == null) { // a refusal carries only its reason
+      TunnelRequest.missing(f.id, "tunnel id", Type.TUNNEL_ID);
+    }
     TunnelGrant g =
         new TunnelGrant(
             f.id,
@@ -281,6 +306,6 @@ public record TunnelGrant(
 
   @Override
   public int hashCode() {
-    return tunnelId.hashCode();
+    return Objects.hashCode(tunnelId);
   }
 }

@@ -114,6 +114,16 @@ public final class TunnelAuthority {
     return new Outcome(rule, reason, null, null);
   }
 
+  /** The tunnel granted as {@code id} and not ended, or null. */
+  public Granted find(String id) {
+    return granted.get(id);
+  }
+
+  /** The policy deciding now. */
+  public TunnelPolicy policy() {
+    return policy;
+  }
+
   /** A tunnel ended (its client let it go, or it was removed): forgotten. */
   public void ended(String id) {
     granted.remove(id);

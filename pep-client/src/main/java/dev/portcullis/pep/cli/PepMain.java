@@ -42,12 +42,14 @@ import picocli.CommandLine.Option;
     name = "pep-client",
     mixinStandardHelpOptions = true,
     version = "pep-client 0.1.0",
-    description = "A COPS PEP: one decision, the session simulator, or the enforcing proxy.",
+    description =
+        "A COPS PEP: one decision, the session simulator, the enforcing proxy, or a tunnel agent.",
     subcommands = {
       PepMain.RequestCommand.class,
       PepMain.SimulateCommand.class,
       PepMain.EnrolCommand.class,
       ProxyCommand.class,
+      TunnelAgentCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class PepMain implements Callable<Integer> {

@@ -92,6 +92,24 @@ public final class NetworkLab implements AutoCloseable {
     return charon != null ? charon : CharonProcess.probe("unshare", "-n", "true");
   }
 
+  /**
+   * As {@link #unavailable()}, and the tools a test drives the lab with ({@code tcpdump}, {@code
+   * ping}: looked for in /usr/bin and /usr/sbin).
+   */
+  public static String unavailable(String... tools) {
+    String why = unavailable();
+    if (why != null) {
+      return why;
+    }
+    for (String t : tools) {
+      if (!Files.isExecutable(Path.of("/usr/bin", t))
+          && !Files.isExecutable(Path.of("/usr/sbin", t))) {
+        return t + " is not installed (README, Requirements)";
+      }
+    }
+    return null;
+  }
+
   /** Makes the two namespaces and their veth pair; their charons' files go under {@code dir}. */
   public static NetworkLab create(Path dir) throws IOException, InterruptedException {
     String id = Long.toHexString(ProcessHandle.current().pid()) + "x" + LABS.incrementAndGet();

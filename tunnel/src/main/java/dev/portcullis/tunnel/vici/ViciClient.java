@@ -329,6 +329,69 @@ public final class ViciClient implements AutoCloseable {
             .build());
   }
 
+  /**
+   * {@code initiate}, waiting, as {@link #initiate}; when charon refuses, the exception's reason
+   * carries what charon logged for connection {@code ike} while it tried ({@code control-log} at
+   * level 1: the peer's {@code AUTHENTICATION_FAILED}, no proposal chosen, retransmits given up),
+   * not only its bare {@code errmsg}. Runs as a streamed command (one at a time per connection).
+   */
+  public ViciMessage initiateExplained(String child, String ike, Duration within)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    synchronized (streaming) {
+      List<String> logged = new CopyOnWriteArrayList<>();
+      Consumer<ViciMessage> collect =
+          m -> {
+            String msg = m.text("msg");
+            if (msg != null && ike.equals(m.text("ikesa-name")) && logged.size() < 256) {
+              logged.add(msg);
+            }
+          };
+      await(register(CONTROL_LOG));
+      subscribers.computeIfAbsent(CONTROL_LOG, e -> new CopyOnWriteArrayList<>()).add(collect);
+      try {
+        return await(
+            command(
+                "initiate",
+                ViciMessage.builder()
+                    .put("child", child)
+                    .put("ike", ike)
+                    .put("timeout", Long.toString(within.toMillis()))
+                    .put("loglevel", "1")
+                    .build()));
+      } catch (ViciCommandException e) {
+        String why = explanation(logged);
+        throw why.isEmpty() ? e : new ViciCommandException(e.command(), e.reason() + ": " + why);
+      } finally {
+        subscribers.get(CONTROL_LOG).remove(collect);
+        if (isOpen()) {
+          await(unregister(CONTROL_LOG));
+        }
+      }
+    }
+  }
+
+  private static final String CONTROL_LOG = "control-log";
+
+  /** What in charon's log of a failed attempt says why: up to 3 lines, the generic one left out. */
+  static String explanation(List<String> logged) {
+    java.util.LinkedHashSet<String> why = new java.util.LinkedHashSet<>();
+    for (String line : logged) {
+      String l = line.toLowerCase(java.util.Locale.ROOT);
+      boolean telling =
+          l.contains("error")
+              || l.contains("authentication")
+              || l.contains("no proposal")
+              || l.contains("giving up")
+              || l.contains("not found")
+              || l.contains("unacceptable")
+              || l.contains("no matching");
+      if (telling && !l.startsWith("establishing child_sa")) {
+        why.add(line.strip());
+      }
+    }
+    return String.join("; ", why.stream().limit(3).toList());
+  }
+
   /** {@code terminate}: the IKE_SA of connection {@code ike}, with its CHILD_SAs. */
   public CompletableFuture<ViciMessage> terminateIke(String ike, Duration within) {
     return command(

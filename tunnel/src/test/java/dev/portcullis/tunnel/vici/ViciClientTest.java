@@ -68,6 +68,18 @@ class ViciClientTest {
   }
 
   @Test
+  void aFailedInitiateIsExplainedByWhatCharonLoggedNotItsGenericLine() {
+    assertEquals(
+        "received AUTHENTICATION_FAILED notify error",
+        ViciClient.explanation(
+            List.of(
+                "initiating IKE_SA t-1[3] to 192.0.2.2",
+                "received AUTHENTICATION_FAILED notify error",
+                "establishing CHILD_SA 'net' failed")));
+    assertEquals("", ViciClient.explanation(List.of("sending packet: from 192.0.2.1[4500]")));
+  }
+
+  @Test
   void commandsAreAnsweredAndRefusalsCarryCharonsReason() throws Exception {
     try (FakeCharon d = new FakeCharon(dir, ViciClientTest::charon);
         ViciClient c = ViciClient.connect(d.socket, Duration.ofSeconds(5))) {

@@ -1,0 +1,626 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.DecisionFlags;
+import dev.portcullis.cops.DecisionSet;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelReport;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.pdp.tunnel.TunnelAuthority;
+import dev.portcullis.pdp.tunnel.TunnelPolicy;
+import dev.portcullis.support.ConfigException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PDP's tunnel desk (client type 0xC0A8, docs/tunnels.md): the gateway agents standing by, the
+ * tunnels granted and where each end stands, and the AAA steps of the dynamic VPN tunnels paper
+ * (its table 4), each one an audit record.
+ *
+ * <p>A client agent's request is authenticated (its subject is the identity its TLS certificate
+ * proved; a one-time credential it names enrolled that identity and carried no tunnel before),
+ * authorized ({@link TunnelAuthority}: the tunnel policy, a fresh id and 256-bit key), then keyed
+ * at the gateway first — the mirrored grant pushed on the gateway agent's standing request — and
+ * only once the gateway reports its charon holds the tunnel is the client answered, so its IKE
+ * never races the gateway's configuration. A tunnel ends at both ends when its client lets it go,
+ * when either agent's connection ends, when its lifetime is over, when a new policy no longer
+ * grants it, or when its subject is revoked; every end is pushed as a Remove and audited, and the
+ * agents' accounting reports close the record.
+ *
+ * <p>All state lives on one thread of its own (the event loops hand work over), so it needs no
+ * locks; DECs are written from there (Netty hands them to the connection's loop). No key is kept:
+ * each grant is zeroed once written.
+ */
+final class TunnelDesk implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class);
+
+  static final int TYPE = TunnelRequest.CLIENT_TYPE;
+
+  /** How long a gateway agent has to report its charon holds a new tunnel. */
+  static final Duration GATEWAY_WAIT = Duration.ofSeconds(10);
+
+  /** One end of a tunnel: the agent's connection and the handle the tunnel travels on. */
+  record End(ConnectionState conn, Handle handle, Context context) {
+    String pep() {
+      return conn.pepId;
+    }
+  }
+
+  /** A tunnel as the PDP sees it now (no key). */
+  record View(
+      String id,
+      String subject,
+      String gateway,
+      TunnelRequest.Objective objective,
+      String clientState,
+      String gatewayState,
+      Instant until) {}
+
+  /** A granted tunnel, on the desk's thread. */
+  private static final class Live {
+    final TunnelAuthority.Granted granted;
+    final End client;
+    final End gateway;
+    TunnelGrant clientGrant; // holds the key until the client has it, then zeroed
+    ScheduledFuture<?> waiting;
+    String clientState = "granted";
+    String gatewayState = "keyed";
+
+    Live(TunnelAuthority.Granted granted, End client, End gateway, TunnelGrant clientGrant) {
+      this.granted = granted;
+      this.client = client;
+      this.gateway = gateway;
+      this.clientGrant = clientGrant;
+    }
+
+    String id() {
+      return granted.id();
+    }
+  }
+
+  private final TunnelAuthority authority;
+  private final Path policyFile;
+  private final CredentialStore credentials; // null: the PDP enrols nobody
+  private final AuditLog audit;
+  private final ScheduledExecutorService thread =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "portcullis-pdp-tunnels");
+            t.setDaemon(true);
+            return t;
+          });
+  private final Map<String, End> gateways = new HashMap<>();
+  private final Map<String, Live> tunnels = new HashMap<>();
+  private final Set<String> spentCredentials = new HashSet<>();
+  private FileTime policyModified;
+
+  private TunnelDesk(
+      TunnelAuthority authority, Path policyFile, CredentialStore credentials, AuditLog audit) {
+    this.authority = authority;
+    this.policyFile = policyFile;
+    this.credentials = credentials;
+    this.audit = audit;
+  }
+
+  /** Loads the tunnel policy; a desk of its own thread. */
+  static TunnelDesk open(Path policyFile, CredentialStore credentials, AuditLog audit, Clock clock)
+      throws ConfigException {
+    FileTime modified = modified(policyFile);
+    TunnelPolicy p = TunnelPolicy.load(policyFile);
+    TunnelDesk d =
+        new TunnelDesk(
+            new TunnelAuthority(p, clock, new SecureRandom()), policyFile, credentials, audit);
+    d.policyModified = modified;
+    log.info("tunnels: {} from {}", p.describe(), policyFile);
+    return d;
+  }
+
+  private static FileTime modified(Path f) {
+    try {
+      return Files.getLastModifiedTime(f);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private void run(Runnable r) {
+    try {
+      thread.execute(
+          () -> {
+            try {
+              r.run();
+            } catch (RuntimeException e) {
+              log.error("tunnel desk: {}", e.toString(), e);
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  // ---- requests
+  // -----------------------------------------------------------------------------------
+
+  /** A request of the tunnel client type, decoded (from the connection's loop). */
+  void request(ConnectionState c, Handle handle, Context context, TunnelRequest r) {
+    run(
+        () -> {
+          End e = new End(c, handle, context);
+          if (r.role() == TunnelRequest.Role.GATEWAY) {
+            standBy(e, r);
+          } else {
+            grant(e, r);
+          }
+        });
+  }
+
+  private void standBy(End e, TunnelRequest r) {
+    TunnelPolicy.Gateway gw = authority.policy().gateway(r.gateway());
+    String why = null;
+    if (gw == null) {
+      why = "no gateway " + r.gateway() + " in the tunnel policy";
+    } else if (!r.gateway().equals(e.pep())) {
+      why =
+          "PEP "
+              + e.pep()
+              + " cannot stand for gateway "
+              + r.gateway()
+              + ": a gateway agent's certificate names its gateway";
+    } else if (!gw.address().equals(r.outerAddress())) {
+      why =
+          "gateway "
+              + r.gateway()
+              + " is at "
+              + gw.address().getHostAddress()
+              + " in the tunnel policy, not "
+              + r.outerAddress().getHostAddress();
+    } else if (!gw.ikeId().equals(r.ikeId())) {
+      why = "gateway " + r.gateway() + "'s IKE identity is " + gw.ikeId() + ", not " + r.ikeId();
+    }
+    if (why != null) {
+      e.conn().audit("tunnel-gateway-refused", e.pep(), "gateway", r.gateway(), "reason", why);
+      log.warn("tunnels: {}", why);
+      decide(e, true, false, TunnelGrant.refusal(why));
+      return;
+    }
+    End before = gateways.put(r.gateway(), e);
+    if (before != null && before.conn() != e.conn()) {
+      log.info("tunnels: gateway {} stands by on a new connection", r.gateway());
+    }
+    e.conn().audit("tunnel-gateway-ready", e.pep(), "gateway", r.gateway());
+    log.info("tunnels: gateway {} ({}) stands by", r.gateway(), e.conn().peer);
+    decide(e, true, true, null);
+  }
+
+  private void grant(End e, TunnelRequest r) {
+    String id = e.pep();
+    e.conn()
+        .audit(
+            "tunnel-requested",
+            id,
+            "subject",
+            r.subject(),
+            "gateway",
+            r.gateway(),
+            "objective",
+            r.objective().name(),
+            "credential",
+            r.credentialId());
+    // Authentication (table 4, steps 2 and 4): the subject is who the certificate proved.
+    String why = authenticate(id, r);
+    if (why != null) {
+      refuse(e, r, null, why);
+      return;
+    }
+    e.conn()
+        .audit(
+            "tunnel-authenticated",
+            id,
+            "subject",
+            r.subject(),
+            "credential",
+            r.credentialId(),
+            "certificate",
+            e.conn().handshake == null || e.conn().handshake.peer() == null
+                ? null
+                : e.conn().handshake.peer().getSerialNumber().toString(16));
+    // Authorization (steps 2 and 4): the policy, then a fresh key for this tunnel.
+    TunnelAuthority.Outcome o = authority.decide(r);
+    if (!o.granted()) {
+      refuse(e, r, o.rule(), o.reason());
+      return;
+    }
+    TunnelAuthority.Granted g = authority.find(o.client().tunnelId());
+    End gw = gateways.get(g.gateway());
+    if (gw == null || !gw.conn().channel.isActive()) {
+      authority.ended(g.id());
+      o.client().zero();
+      o.gateway().zero();
+      refuse(e, r, o.rule(), "gateway " + g.gateway() + "'s tunnel agent is not connected");
+      return;
+    }
+    if (r.credentialId() != null) {
+      spentCredentials.add(r.credentialId()); // accounting, step 2: the key pair's use is spent
+      e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
+    }
+    Live t = new Live(g, e, gw, o.client());
+    tunnels.put(g.id(), t);
+    e.conn()
+        .audit(
+            "tunnel-authorized",
+            id,
+            "tunnel",
+            g.id(),
+            "subject",
+            g.subject(),
+            "gateway",
+            g.gateway(),
+            "objective",
+            g.objective().name(),
+            "rule",
+            g.rule(),
+            "until",
+            g.until().toString());
+    // The gateway first: the client initiates once the gateway's charon holds the tunnel.
+    decide(gw, false, true, o.gateway());
+    o.gateway().zero();
+    gw.conn().audit("tunnel-key-issued", gw.pep(), "tunnel", g.id(), "end", "gateway");
+    t.waiting =
+        thread.schedule(() -> gatewayLate(g.id()), GATEWAY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    log.info(
+        "tunnels: {} granted to {} at {} ({}, rule {}), keyed at the gateway",
+        g.id(),
+        g.subject(),
+        g.gateway(),
+        g.objective(),
+        g.rule());
+  }
+
+  /** Null if {@code r}'s subject is the PEP's proven identity with a usable credential. */
+  private String authenticate(String pepId, TunnelRequest r) {
+    if (!r.subject().equals(pepId)) {
+      return "subject "
+          + r.subject()
+          + " is not the identity this agent's certificate proves ("
+          + pepId
+          + ")";
+    }
+    String cred = r.credentialId();
+    if (cred == null) {
+      return null;
+    }
+    if (credentials == null) {
+      return "credential " + cred + ": this PDP issues no one-time credentials";
+    }
+    if (spentCredentials.contains(cred)) {
+      return "credential " + cred + " carried a tunnel already: one tunnel per one-time credential";
+    }
+    try {
+      CredentialStore.Credential c = credentials.lookup(cred);
+      if (c == null) {
+        return "unknown credential " + cred;
+      }
+      if (!c.pepId().equals(pepId)) {
+        return "credential " + cred + " is bound to another identity, not " + pepId;
+      }
+      if (credentials.state(cred) != CredentialStore.State.USED) {
+        return "credential " + cred + " has not enrolled " + pepId + ": enrol with it first";
+      }
+    } catch (IOException e) {
+      return "credential " + cred + " could not be checked: " + e.getClass().getSimpleName();
+    }
+    return null;
+  }
+
+  private void refuse(End e, TunnelRequest r, String rule, String why) {
+    e.conn().server.stats().securityRefusal();
+    e.conn().server.refusals().warn("tunnel refusals", "tunnels: PEP {} refused: {}", e.pep(), why);
+    e.conn()
+        .audit(
+            "tunnel-refused",
+            e.pep(),
+            "subject",
+            r.subject(),
+            "gateway",
+            r.gateway(),
+            "rule",
+            rule,
+            "reason",
+            why);
+    decide(e, true, false, TunnelGrant.refusal(why));
+  }
+
+  /** The gateway did not report in time: the tunnel is refused to its client and taken back. */
+  private void gatewayLate(String id) {
+    Live t = tunnels.get(id);
+    if (t != null && t.clientGrant != null) {
+      end(t, "gateway " + t.granted.gateway() + " did not install the tunnel in time");
+    }
+  }
+
+  // ---- reports
+  // ------------------------------------------------------------------------------------
+
+  /** An agent's report on a tunnel (from the connection's loop). */
+  void report(ConnectionState c, Handle handle, TunnelReport r) {
+    run(() -> reported(c, handle, r));
+  }
+
+  private void reported(ConnectionState c, Handle handle, TunnelReport r) {
+    Live t = tunnels.get(r.tunnelId());
+    boolean atGateway = t != null && t.gateway.conn() == c && t.gateway.handle().equals(handle);
+    boolean atClient = t != null && t.client.conn() == c && t.client.handle().equals(handle);
+    Object[] counters =
+        r.state() == TunnelReport.State.DOWN
+            ? new Object[] {
+              "bytesIn", r.bytesIn(),
+              "bytesOut", r.bytesOut(),
+              "packetsIn", r.packetsIn(),
+              "packetsOut", r.packetsOut(),
+              "seconds", r.durationSeconds()
+            }
+            : new Object[0];
+    List<Object> kv = new ArrayList<>(List.of("tunnel", r.tunnelId()));
+    kv.add("end");
+    kv.add(atGateway ? "gateway" : atClient ? "client" : "unknown");
+    kv.add("reason");
+    kv.add(r.reason());
+    kv.addAll(List.of(counters));
+    c.audit("tunnel-" + r.state().name().toLowerCase(java.util.Locale.ROOT), c.pepId, kv.toArray());
+    if (!atGateway && !atClient) {
+      return; // an ended tunnel's last accounting, or a tunnel this PEP does not hold
+    }
+    String state = r.state().name().toLowerCase(java.util.Locale.ROOT);
+    if (atGateway) {
+      t.gatewayState = state;
+    } else {
+      t.clientState = state;
+    }
+    if (atGateway && r.state() == TunnelReport.State.UP && t.clientGrant != null) {
+      deliver(t);
+    } else if (r.state() == TunnelReport.State.FAILED && t.clientGrant != null) {
+      end(t, "gateway " + t.granted.gateway() + " could not install the tunnel: " + r.reason());
+    }
+  }
+
+  /** The gateway holds the tunnel: the client gets its grant (Install) and initiates. */
+  private void deliver(Live t) {
+    if (t.waiting != null) {
+      t.waiting.cancel(false);
+    }
+    decide(t.client, true, true, t.clientGrant);
+    t.clientGrant.zero();
+    t.clientGrant = null;
+    t.client.conn().audit("tunnel-key-issued", t.client.pep(), "tunnel", t.id(), "end", "client");
+  }
+
+  // ---- ends -------------------------------------------------------------------------------------
+
+  /** A client deleted its tunnel's request state (DRQ): the tunnel ends at the gateway too. */
+  void released(ConnectionState c, Handle handle) {
+    run(
+        () -> {
+          for (Live t : List.copyOf(tunnels.values())) {
+            if (t.client.conn() == c && t.client.handle().equals(handle)) {
+              end(t, "released by " + t.client.pep());
+            }
+          }
+        });
+  }
+
+  /** A connection ended (or closed the tunnel client type): its tunnels end at the other end. */
+  void gone(ConnectionState c) {
+    run(
+        () -> {
+          gateways.values().removeIf(e -> e.conn() == c);
+          for (Live t : List.copyOf(tunnels.values())) {
+            if (t.client.conn() == c) {
+              end(t, "client agent " + t.client.pep() + " disconnected");
+            } else if (t.gateway.conn() == c) {
+              end(t, "gateway agent " + t.gateway.pep() + " disconnected");
+            }
+          }
+        });
+  }
+
+  /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */
+  void expire() {
+    run(() -> ended(authority.expired(), "lifetime over"));
+  }
+
+  /** Ends every tunnel of {@code subject} (its revocation); returns how many. */
+  int revokeSubject(String subject, String reason) {
+    return call(
+        () -> {
+          List<TunnelAuthority.Granted> g = authority.revokeSubject(subject);
+          ended(g, reason);
+          return g.size();
+        });
+  }
+
+  /** Reloads the policy when its file changed (housekeeping, every 2 s). */
+  void watchPolicy() {
+    run(
+        () -> {
+          FileTime now = modified(policyFile);
+          if (now != null && !now.equals(policyModified)) {
+            policyModified = now;
+            try {
+              reloaded();
+            } catch (ConfigException e) {
+              // logged and audited; the running policy stays in force
+            }
+          }
+        });
+  }
+
+  /** Reads the policy again; tunnels it no longer grants end at both ends. */
+  void reload() throws ConfigException {
+    ConfigException failed =
+        call(
+            () -> {
+              policyModified = modified(policyFile);
+              try {
+                reloaded();
+                return null;
+              } catch (ConfigException e) {
+                return e;
+              }
+            });
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  private void reloaded() throws ConfigException {
+    TunnelPolicy next;
+    try {
+      next = TunnelPolicy.load(policyFile);
+    } catch (ConfigException e) {
+      log.warn("tunnel policy rejected, the previous one stays in force: {}", e.getMessage());
+      audit.record("policy-rejected", "clientType", TYPE, "detail", e.getMessage());
+      throw e;
+    }
+    List<TunnelAuthority.Granted> gone = authority.reload(next);
+    log.info(
+        "tunnel policy reloaded: {}; {} tunnels no longer granted", next.describe(), gone.size());
+    audit.record("policy-reloaded", "clientType", TYPE, "policy", next.describe());
+    ended(gone, "the tunnel policy no longer grants it");
+  }
+
+  private void ended(List<TunnelAuthority.Granted> granted, String reason) {
+    for (TunnelAuthority.Granted g : granted) {
+      Live t = tunnels.get(g.id());
+      if (t != null) {
+        end(t, reason);
+      }
+    }
+  }
+
+  /** Ends a tunnel: a Remove to each end still connected, forgotten, audited. */
+  private void end(Live t, String reason) {
+    tunnels.remove(t.id());
+    authority.ended(t.id());
+    if (t.waiting != null) {
+      t.waiting.cancel(false);
+    }
+    TunnelGrant removal = TunnelGrant.removal(t.id(), reason);
+    if (t.clientGrant != null) {
+      // never delivered: the client's request is answered with the refusal
+      t.clientGrant.zero();
+      t.clientGrant = null;
+      decide(t.client, true, false, TunnelGrant.refusal(reason));
+    } else {
+      decide(t.client, false, false, removal);
+    }
+    decide(t.gateway, false, false, removal);
+    t.client
+        .conn()
+        .audit(
+            "tunnel-revoked",
+            t.client.pep(),
+            "tunnel",
+            t.id(),
+            "subject",
+            t.granted.subject(),
+            "gateway",
+            t.granted.gateway(),
+            "reason",
+            reason);
+    log.info(
+        "tunnels: {} ({} to {}) removed: {}",
+        t.id(),
+        t.granted.subject(),
+        t.granted.gateway(),
+        reason);
+  }
+
+  // ---- the wire and the view --------------------------------------------------------------------
+
+  /** A DEC on {@code e}'s handle; {@code data} null for none. Dropped if the connection is gone. */
+  private static void decide(End e, boolean solicited, boolean install, TunnelGrant data) {
+    if (!e.conn().channel.isActive()) {
+      return;
+    }
+    e.conn()
+        .channel
+        .writeAndFlush(
+            Decision.of(
+                TYPE,
+                solicited,
+                e.handle(),
+                new DecisionSet(
+                    e.context(),
+                    new DecisionFlags(
+                        false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
+                    null,
+                    null,
+                    data == null ? null : data.toDecisionData(),
+                    null)));
+  }
+
+  /** The tunnels granted now, with where each end stands. */
+  List<View> view() {
+    return call(
+        () ->
+            tunnels.values().stream()
+                .map(
+                    t ->
+                        new View(
+                            t.id(),
+                            t.granted.subject(),
+                            t.granted.gateway(),
+                            t.granted.objective(),
+                            t.clientState,
+                            t.gatewayState,
+                            t.granted.until()))
+                .sorted(java.util.Comparator.comparing(View::id))
+                .toList());
+  }
+
+  /** The gateways whose agents stand by. */
+  List<String> gateways() {
+    return call(() -> gateways.keySet().stream().sorted().toList());
+  }
+
+  private <T> T call(java.util.concurrent.Callable<T> c) {
+    try {
+      return thread.submit(c).get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("tunnel desk: " + e, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}

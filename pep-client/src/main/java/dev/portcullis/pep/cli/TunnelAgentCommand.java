@@ -1,0 +1,128 @@
+package dev.portcullis.pep.cli;
+
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pep.tunnel.TunnelAgent;
+import dev.portcullis.pep.tunnel.TunnelAgentConfig;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.tunnel.TunnelInstaller.Accounting;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pep-client tunnel-agent}: IPsec tunnels on the local charon, as the PDP grants them. */
+@Command(
+    name = "tunnel-agent",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run a tunnel agent (docs/tunnels.md): hold on the local strongSwan charon exactly the",
+      "IPsec tunnels the PDP grants; a gateway's agent stands by for them, a user's agent asks",
+      "for those its configuration names. Runs until SIGTERM, then takes its tunnels down."
+    })
+final class TunnelAgentCommand implements Callable<Integer> {
+  @Option(
+      names = {"-c", "--config"},
+      defaultValue = "config/tunnel-agent.xml",
+      description =
+          "The agent's configuration, a pep.xml with <tunnels> (default: ${DEFAULT-VALUE}).")
+  Path config;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    TunnelAgentConfig cfg;
+    try {
+      cfg = TunnelAgentConfig.load(config);
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return Cli.USAGE;
+    }
+    TunnelAgent agent;
+    try {
+      agent =
+          TunnelAgent.start(cfg.pep().clientBuilder(), cfg.vici(), cfg.timeout(), new Printed(out));
+    } catch (IOException e) {
+      cfg.pep().close();
+      err.println(
+          "error: charon's VICI socket "
+              + cfg.vici()
+              + " does not answer ("
+              + e.getMessage()
+              + "): is strongSwan's charon running with the vici plugin?");
+      return Cli.FAILED;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  agent.close(); // its tunnels come down: they are no longer the PDP's
+                  cfg.pep().close();
+                  stopped.countDown();
+                },
+                "tunnel-agent-shutdown"));
+    try {
+      agent.open().get(30, TimeUnit.SECONDS);
+      if (cfg.gateway() != null) {
+        agent.serveGateway(cfg.gateway()).get(30, TimeUnit.SECONDS);
+        out.printf(
+            "tunnel agent %s: gateway %s stands by for its tunnels%n",
+            cfg.pep().pepId(), cfg.gateway().gateway());
+      }
+      int i = 0;
+      for (TunnelRequest r : cfg.tunnels()) {
+        String id = agent.request("tunnel-" + i++, r).get(60, TimeUnit.SECONDS);
+        out.printf(
+            "tunnel %s up: %s -> %s %s (%s)%n",
+            id,
+            r.innerPrefix(),
+            r.gateway(),
+            r.outerAddress().getHostAddress(),
+            r.objective().name().toLowerCase(java.util.Locale.ROOT));
+      }
+      out.flush();
+    } catch (ExecutionException e) {
+      err.println("error: " + e.getCause().getMessage());
+      return Cli.FAILED;
+    } catch (TimeoutException e) {
+      err.println("error: no answer from the PDP at " + cfg.pep().pdp() + " in time");
+      return Cli.FAILED;
+    }
+    stopped.await(); // until SIGTERM
+    return Cli.OK;
+  }
+
+  /** What the operator reads of the tunnels' lives. */
+  private record Printed(PrintWriter out) implements TunnelAgent.Listener {
+    @Override
+    public void up(String id) {
+      out.printf("tunnel %s held by charon%n", id);
+      out.flush();
+    }
+
+    @Override
+    public void removed(String id, String reason, Accounting a) {
+      out.printf(
+          "tunnel %s removed (%s): %d bytes in, %d out, up %d s%n",
+          id, reason, a.bytesIn(), a.bytesOut(), a.installedSeconds());
+      out.flush();
+    }
+
+    @Override
+    public void failed(String id, String why) {
+      out.printf("tunnel %s down: %s%n", id, why);
+      out.flush();
+    }
+  }
+}

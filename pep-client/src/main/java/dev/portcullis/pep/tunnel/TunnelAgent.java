@@ -1,0 +1,430 @@
+package dev.portcullis.pep.tunnel;
+
+import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelReport;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepException;
+import dev.portcullis.pep.PepListener;
+import dev.portcullis.tunnel.ProtectionObjective;
+import dev.portcullis.tunnel.TunnelConnection;
+import dev.portcullis.tunnel.TunnelInstaller;
+import dev.portcullis.tunnel.TunnelInstaller.Accounting;
+import dev.portcullis.tunnel.vici.ViciCommandException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A tunnel agent (the dynamic VPN tunnels paper's, on strongSwan): a PEP of the tunnel client type
+ * ({@code 0xC0A8}, docs/cops-wire.md) that makes its charon hold the tunnels its PDP grants and no
+ * others. A <b>client</b> agent asks for its user's tunnel ({@link #request}); on Install it loads
+ * the connection and key into charon and initiates; a <b>gateway</b> agent keeps one standing
+ * request ({@link #serveGateway}) on which the PDP installs and removes the tunnels that end at it.
+ * Each end reports to the PDP: up (Success), failed (Failure: not installed, or charon gone), ended
+ * with charon's counters (Accounting).
+ *
+ * <p>A tunnel lives as long as the PDP holds it: a Remove takes it down and unloads it; so does the
+ * loss of the PDP connection (the PDP drops the request state of a PEP it loses, RFC 2748 section
+ * 2.5, and a tunnel is that state — fail closed), and so does {@link #close}. A charon that
+ * restarts gets every tunnel back ({@link TunnelInstaller}); while it is gone each tunnel is
+ * reported failed. Keys are handed to charon and zeroed here.
+ *
+ * <p>Blocking work (charon's commands, an IKE negotiation) runs on the agent's own thread, never on
+ * the PEP's event loop.
+ */
+public final class TunnelAgent implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TunnelAgent.class);
+
+  /** The handle of a gateway agent's standing request. */
+  public static final String STANDING = "gateway";
+
+  /** A client request: incoming, admission control (R-Type 0x1, as the access client type). */
+  private static final Context CONTEXT = new Context(Context.R_INCOMING, 0);
+
+  /** What an embedder hears (on the agent's thread). */
+  public interface Listener {
+    /** charon holds tunnel {@code id} (and, on the client side, it is up). */
+    default void up(String id) {}
+
+    /** Tunnel {@code id} is down and gone from charon. */
+    default void removed(String id, String reason, Accounting accounting) {}
+
+    /** Tunnel {@code id} is down and could not be held (charon gone, or refused it). */
+    default void failed(String id, String why) {}
+  }
+
+  /** A refused tunnel request: the PDP's reason. */
+  public static final class RefusedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public RefusedException(String reason) {
+      super(reason);
+    }
+  }
+
+  /** A tunnel held: on which handle it came, and since when. */
+  private record Held(String id, String handle, long since) {}
+
+  private final PepClient pep;
+  private final TunnelInstaller installer;
+  private final Listener listener;
+  private final Map<String, Held> held = new ConcurrentHashMap<>();
+  private final ExecutorService work =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "tunnel-agent");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile TunnelRequest standing;
+  private volatile boolean closed;
+
+  private TunnelAgent(PepClient.Builder pep, Path vici, Duration viciTimeout, Listener listener)
+      throws IOException {
+    this.listener = listener;
+    this.installer = TunnelInstaller.connect(vici, viciTimeout, new Charon());
+    this.pep = pep.clientType(TunnelRequest.CLIENT_TYPE).listener(new Pdp()).build();
+  }
+
+  /**
+   * An agent over {@code pep} (its PDP, id and TLS; the client type and listener are the agent's)
+   * and the charon at {@code vici}. Fails if charon does not answer now.
+   */
+  public static TunnelAgent start(
+      PepClient.Builder pep, Path vici, Duration viciTimeout, Listener listener)
+      throws IOException {
+    return new TunnelAgent(pep, vici, viciTimeout, listener);
+  }
+
+  /** Connects to the PDP; completes when it accepts the tunnel client type. */
+  public CompletableFuture<Void> open() {
+    return pep.open();
+  }
+
+  /** The PEP under this agent. */
+  public PepClient pep() {
+    return pep;
+  }
+
+  /**
+   * Serves gateway {@code r.gateway()}: the standing request on which the PDP installs the tunnels
+   * that end here; sent again whenever the PDP accepts this agent anew. Completes when the PDP
+   * accepts it; fails with {@link RefusedException} when it does not.
+   */
+  public CompletableFuture<Void> serveGateway(TunnelRequest r) {
+    if (r.role() != TunnelRequest.Role.GATEWAY) {
+      throw new IllegalArgumentException("serveGateway: a gateway's request");
+    }
+    standing = r;
+    return sendStanding();
+  }
+
+  private CompletableFuture<Void> sendStanding() {
+    TunnelRequest r = standing;
+    return pep.exchange(STANDING, CONTEXT, r.toClientSI())
+        .thenAccept(
+            d -> {
+              if (!d.granted()) {
+                throw new CompletionException(new RefusedException(reason(d)));
+              }
+              log.info("gateway {}: the PDP installs its tunnels here", r.gateway());
+            });
+  }
+
+  /**
+   * Asks for a tunnel (client side) on {@code handle}; completes with the tunnel's id once charon
+   * has it up, or fails with {@link RefusedException} (the PDP's reason) or charon's refusal.
+   */
+  public CompletableFuture<String> request(String handle, TunnelRequest r) {
+    if (r.role() != TunnelRequest.Role.CLIENT) {
+      throw new IllegalArgumentException("request: a client's request");
+    }
+    return pep.exchange(handle, CONTEXT, r.toClientSI())
+        .thenApplyAsync(
+            d -> {
+              if (!d.granted()) {
+                throw new CompletionException(new RefusedException(reason(d)));
+              }
+              TunnelGrant g = grant(d);
+              if (g == null || !g.complete()) {
+                pep.delete(handle, ReasonCode.MALFORMED_DECISION);
+                throw new CompletionException(
+                    new RefusedException("the PDP's Install carries no complete tunnel"));
+              }
+              try {
+                install(handle, g, true);
+              } catch (IOException e) {
+                throw new CompletionException(e);
+              }
+              return g.tunnelId();
+            },
+            work);
+  }
+
+  /**
+   * Lets the tunnel on {@code handle} go (the user's end, client side): taken down here, its
+   * accounting reported, the request deleted. Completes with the accounting.
+   */
+  public CompletableFuture<Accounting> release(String handle) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          Accounting a = Accounting.NONE;
+          for (Held h : List.copyOf(held.values())) {
+            if (h.handle().equals(handle)) {
+              a = takeDown(h, "released by the user");
+            }
+          }
+          pep.delete(handle, ReasonCode.MANAGEMENT);
+          return a;
+        },
+        work);
+  }
+
+  /** The tunnels held now. */
+  public List<String> tunnels() {
+    return List.copyOf(held.keySet());
+  }
+
+  /** Whether charon answers. */
+  public boolean charonUp() {
+    return installer.charonUp();
+  }
+
+  /** Takes every tunnel down (they are no longer the PDP's), closes the PEP, lets go of charon. */
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      work.submit(() -> removeAll("agent stopped")).get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("tunnels not all removed at close: {}", e.toString());
+    }
+    work.shutdown();
+    pep.close();
+    installer.close();
+  }
+
+  // ---- installing and removing (the agent's thread) ---------------------------------------------
+
+  private void install(String handle, TunnelGrant g, boolean initiate) throws IOException {
+    TunnelConnection c =
+        new TunnelConnection(
+            g.tunnelId(),
+            g.localAddress().getHostAddress(),
+            g.remoteAddress().getHostAddress(),
+            g.localId(),
+            g.remoteId(),
+            g.localTs().toString(),
+            g.remoteTs().toString(),
+            ProtectionObjective.valueOf(g.objective().name()),
+            Duration.ofSeconds(g.lifetimeSeconds()));
+    byte[] psk = g.psk();
+    held.put(g.tunnelId(), new Held(g.tunnelId(), handle, System.nanoTime()));
+    try {
+      installer.install(c, psk, initiate); // reports up through Charon.installed
+    } catch (ViciCommandException | IOException | TimeoutException e) {
+      held.remove(g.tunnelId());
+      forget(g.tunnelId());
+      String why = "charon did not take tunnel " + g.tunnelId() + ": " + e.getMessage();
+      log.warn("{}", why);
+      report(handle, TunnelReport.failed(g.tunnelId(), why));
+      listener.failed(g.tunnelId(), why);
+      throw new IOException(why, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      held.remove(g.tunnelId());
+      forget(g.tunnelId());
+      throw new IOException("interrupted installing tunnel " + g.tunnelId(), e);
+    } finally {
+      java.util.Arrays.fill(psk, (byte) 0);
+      g.zero();
+    }
+  }
+
+  /** Drops what charon may hold of a tunnel that failed to install. */
+  private void forget(String id) {
+    try {
+      installer.remove(id);
+    } catch (Exception e) {
+      log.debug("tunnel {}: clean-up after a failed install: {}", id, e.toString());
+    }
+  }
+
+  private Accounting takeDown(Held h, String reason) {
+    if (held.remove(h.id()) == null) {
+      return Accounting.NONE;
+    }
+    Accounting a;
+    try {
+      a = installer.remove(h.id());
+    } catch (ViciCommandException | IOException | TimeoutException e) {
+      log.warn("tunnel {}: charon did not remove it cleanly: {}", h.id(), e.getMessage());
+      a = Accounting.NONE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      a = Accounting.NONE;
+    }
+    log.info(
+        "tunnel {} removed ({}): {} bytes in, {} out, up {} s",
+        h.id(),
+        reason,
+        a.bytesIn(),
+        a.bytesOut(),
+        a.installedSeconds());
+    report(
+        h.handle(),
+        TunnelReport.down(
+            h.id(),
+            a.bytesIn(),
+            a.bytesOut(),
+            a.packetsIn(),
+            a.packetsOut(),
+            a.installedSeconds(),
+            reason));
+    listener.removed(h.id(), reason, a);
+    return a;
+  }
+
+  private void removeAll(String reason) {
+    for (Held h : List.copyOf(held.values())) {
+      takeDown(h, reason);
+    }
+  }
+
+  private void report(String handle, TunnelReport r) {
+    pep.report(handle, r.state().reportType(), r.toClientSI());
+  }
+
+  private static TunnelGrant grant(PepDecision d) {
+    Bytes data = d.clientData();
+    if (data == null) {
+      return null;
+    }
+    try {
+      return TunnelGrant.decode(data);
+    } catch (CopsCodecException e) {
+      log.warn("tunnel decision unreadable: {}", e.getMessage());
+      return null;
+    }
+  }
+
+  private static String reason(PepDecision d) {
+    TunnelGrant g = grant(d);
+    return g == null || g.reason() == null ? "refused by the PDP (no reason given)" : g.reason();
+  }
+
+  /** A decision the PDP pushed (agent's thread). */
+  private void decided(String handle, PepDecision d) {
+    TunnelGrant g = grant(d);
+    if (handle.equals(STANDING)) {
+      if (g == null || g.tunnelId() == null) {
+        return; // the standing request itself
+      }
+      if (d.granted() && g.complete()) {
+        try {
+          install(STANDING, g, false);
+        } catch (IOException e) {
+          // reported to the PDP as failed already
+        }
+      } else if (!d.granted()) {
+        Held h = held.get(g.tunnelId());
+        if (h != null) {
+          takeDown(h, g.reason() == null ? "removed by the PDP" : g.reason());
+        }
+      }
+      return;
+    }
+    if (!d.granted()) { // the PDP took a client's tunnel back
+      String reason = g == null || g.reason() == null ? "removed by the PDP" : g.reason();
+      for (Held h : List.copyOf(held.values())) {
+        if (h.handle().equals(handle)) {
+          takeDown(h, reason);
+        }
+      }
+      pep.delete(handle, ReasonCode.PDP_DIRECTIVE);
+    }
+  }
+
+  private void onWork(Runnable r) {
+    if (!closed) {
+      work.execute(r);
+    }
+  }
+
+  /** The PDP's side of things (called on the PEP's event loop: hand over, do not block). */
+  private final class Pdp implements PepListener {
+    @Override
+    public void decisionChanged(String handle, PepDecision decision) {
+      onWork(() -> decided(handle, decision));
+    }
+
+    @Override
+    public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
+      if (standing != null) {
+        onWork(
+            () ->
+                sendStanding()
+                    .whenComplete(
+                        (v, e) -> {
+                          if (e != null) {
+                            log.warn("standing request refused by {}: {}", pdp, e.getMessage());
+                          }
+                        }));
+      }
+    }
+
+    @Override
+    public void disconnected(PepException reason) {
+      // The PDP dropped this PEP's request state, and with it every tunnel: fail closed.
+      onWork(() -> removeAll("PDP connection lost: " + reason.getMessage()));
+    }
+  }
+
+  /** charon's side of things (the installer's thread, or the agent's during install). */
+  private final class Charon implements TunnelInstaller.Listener {
+    @Override
+    public void installed(String id) {
+      Held h = held.get(id);
+      if (h != null) {
+        report(h.handle(), TunnelReport.up(id));
+        listener.up(id);
+      }
+    }
+
+    @Override
+    public void charonGone(String why) {
+      for (Held h : held.values()) {
+        String reason = "charon gone: " + why;
+        report(h.handle(), TunnelReport.failed(h.id(), reason));
+        listener.failed(h.id(), reason);
+      }
+    }
+
+    @Override
+    public void reinstallFailed(String id, String why) {
+      Held h = held.get(id);
+      if (h != null) {
+        report(h.handle(), TunnelReport.failed(id, "not re-installed: " + why));
+        listener.failed(id, why);
+      }
+    }
+  }
+}

@@ -1,0 +1,429 @@
+package dev.portcullis.pep;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.portcullis.audit.AuditChain;
+import dev.portcullis.cops.access.TrafficSelector;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.cops.access.TunnelRequest.Objective;
+import dev.portcullis.cops.integrity.IntegrityKeys;
+import dev.portcullis.cops.tls.TlsEngine;
+import dev.portcullis.cops.tls.TlsSettings;
+import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.pep.tunnel.TunnelAgent;
+import dev.portcullis.support.pki.DevCertificates;
+import dev.portcullis.tunnel.lab.LabCapture;
+import dev.portcullis.tunnel.lab.NetworkLab;
+import dev.portcullis.tunnel.vici.ViciClient;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tunnels granted by the PDP and brought up by tunnel agents on strongSwan, end to end in the
+ * network lab: a gateway agent on side b stands by; users' agents on side a enrol with one-time
+ * credentials, ask, and get their tunnel at both charons; pings cross as ESP only; revocation, a
+ * new policy, the user's release and a charon crash take effect at both ends; 100 tunnels come and
+ * go with nothing left behind. Skips with one line where the lab cannot run.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class TunnelAgentTest {
+  /** What the pings carry, to be looked for in the capture: "portcu". */
+  static final String PATTERN = "706f72746375";
+
+  static final String POLICY =
+      """
+      <tunnels>
+        <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
+        <allow id="ops" subject="alice bob carol dave erin" gateway="gw-1"
+               objectives="confidentiality integrity" lifetime="1h"/>
+      </tunnels>
+      """;
+
+  static final String SECURITY =
+      "<security><tls engine=\"openssl\" dev-pki=\"pki\" client-auth=\"optional\"/>"
+          + "<protection pep=\"*\" level=\"confidentiality\"/>"
+          + "<enrolment store=\"credentials\" certificate-lifetime=\"P1D\"/>"
+          + "<tunnels policy=\"tunnels.xml\"/></security>";
+
+  @TempDir static Path dir;
+  static NetworkLab lab;
+  static PdpServer pdp;
+  static TunnelAgent gateway;
+  static ViciClient atA;
+  static ViciClient atB;
+
+  @BeforeAll
+  static void up() throws Exception {
+    String why = NetworkLab.unavailable("tcpdump", "ping");
+    assumeTrue(why == null, why);
+    lab = NetworkLab.create(dir.resolve("lab"));
+    lab.startCharon(lab.a());
+    lab.startCharon(lab.b());
+    atA = ViciClient.connect(lab.a().vici(), Duration.ofSeconds(10));
+    atB = ViciClient.connect(lab.b().vici(), Duration.ofSeconds(10));
+    Files.writeString(dir.resolve("tunnels.xml"), POLICY);
+    pdp = Pdps.start(dir, SECURITY);
+    gateway = agent("gw-1", lab.b().vici(), null);
+    gateway
+        .serveGateway(
+            TunnelRequest.gateway("gw-1", InetAddress.getByName(lab.b().outer()), "gw-1.lab"))
+        .get(10, TimeUnit.SECONDS);
+    assertEquals(List.of("gw-1"), pdp.tunnelGateways());
+  }
+
+  @AfterAll
+  static void down() {
+    for (AutoCloseable c : new AutoCloseable[] {gateway, pdp, atA, atB, lab}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        // the next one still closes
+      }
+    }
+  }
+
+  /** A credential issued for {@code id}, used to enrol it: its id. */
+  static String enrol(String id) throws Exception {
+    CredentialStore store =
+        CredentialStore.open(
+            dir.resolve("credentials"),
+            IntegrityKeys.registry(List.of()).digester(Algorithm.SHA_256));
+    CredentialStore.Issued otc = store.issue(id, Duration.ofHours(1));
+    PepEnrolment.enrol(
+        pdp.address(),
+        id,
+        TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
+        ca(),
+        List.of(),
+        otc.token(),
+        dir.resolve(id + ".crt"),
+        dir.resolve(id + ".key"));
+    return otc.id();
+  }
+
+  static Path ca() throws Exception {
+    return DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of()).caCertificate();
+  }
+
+  /** An agent for {@code id} (enrolled now if it has no certificate), connected to the PDP. */
+  static TunnelAgent agent(String id, Path vici, TunnelAgent.Listener l) throws Exception {
+    if (!Files.exists(dir.resolve(id + ".crt"))) {
+      enrol(id);
+    }
+    PepSecurity own =
+        new PepSecurity(
+            TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
+            true,
+            dir.resolve(id + ".crt"),
+            dir.resolve(id + ".key"),
+            ca(),
+            List.of(),
+            PepSecurity.SessionReuse.DEFAULT,
+            null);
+    TunnelAgent a =
+        TunnelAgent.start(
+            PepClient.builder()
+                .pdp(pdp.address())
+                .pepId(id)
+                .security(own)
+                .requestTimeout(Duration.ofSeconds(30))
+                .reconnect(Duration.ofMillis(50), Duration.ofMillis(500)),
+            vici,
+            Duration.ofSeconds(15),
+            l == null ? new TunnelAgent.Listener() {} : l);
+    a.open().get(10, TimeUnit.SECONDS);
+    return a;
+  }
+
+  static TunnelRequest ask(String subject, String inner, Objective o, String ikeId, String cred)
+      throws Exception {
+    return TunnelRequest.client(
+        subject,
+        "gw-1",
+        InetAddress.getByName(lab.a().outer()),
+        TrafficSelector.parse(inner),
+        o,
+        ikeId,
+        cred);
+  }
+
+  static String refusal(CompletableFuture<?> f) throws Exception {
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> f.get(30, TimeUnit.SECONDS));
+    assertInstanceOf(TunnelAgent.RefusedException.class, e.getCause(), e.toString());
+    return e.getCause().getMessage();
+  }
+
+  /** The pings cross as ESP and nothing else crosses. */
+  static LabCapture pingThrough(String from) throws Exception {
+    LabCapture c = LabCapture.pingAcross(lab, dir, from, lab.b().inner(), PATTERN);
+    assertEquals(List.of(), c.other(), "nothing crosses in clear");
+    assertTrue(c.esp().size() >= 2, "the pings crossed as ESP: " + c);
+    return c;
+  }
+
+  static void goneAtBothEnds(String tunnel) {
+    await("tunnel " + tunnel + " gone from both charons")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> atA.listSas(tunnel).isEmpty() && atB.listSas(tunnel).isEmpty());
+  }
+
+  static List<String> events() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (JsonNode r : SecureCopsTest.audit(dir.resolve("audit.jsonl"))) {
+      out.add(r.path("event").asText());
+    }
+    return out;
+  }
+
+  @Test
+  void aUsersTunnelIsGrantedUsedAsEspOnlyAndRevokedAtBothEndsWithEveryAaaStepAudited()
+      throws Exception {
+    String otc = enrol("alice");
+    String id;
+    try (TunnelAgent alice = agent("alice", lab.a().vici(), null)) {
+      id =
+          alice
+              .request(
+                  "t1",
+                  ask(
+                      "alice",
+                      lab.a().inner() + "/32",
+                      Objective.CONFIDENTIALITY,
+                      "alice@vpn.lab",
+                      otc))
+              .get(30, TimeUnit.SECONDS);
+      await("both ends report up")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  pdp.tunnels()
+                      .equals(List.of(id + " alice -> gw-1 confidentiality client=up gateway=up")));
+      LabCapture c = pingThrough(lab.a().inner());
+      for (String p : c.esp()) {
+        assertFalse(p.contains(PATTERN), "AES-GCM: the payload does not show: " + p);
+      }
+      // The one-time credential carried its tunnel: never another.
+      String again =
+          refusal(
+              alice.request(
+                  "t2",
+                  ask(
+                      "alice",
+                      lab.a().inner() + "/32",
+                      Objective.CONFIDENTIALITY,
+                      "alice@vpn.lab",
+                      otc)));
+      assertTrue(again.contains("carried a tunnel already"), again);
+
+      assertEquals(1, pdp.revokeTunnels("alice", "revoked by the operator"));
+      goneAtBothEnds(id);
+      await().atMost(Duration.ofSeconds(10)).until(() -> alice.tunnels().isEmpty());
+      assertEquals(List.of(), gateway.tunnels());
+      assertEquals(List.of(), pdp.tunnels());
+      IOException stopped =
+          assertThrows(
+              IOException.class,
+              () -> LabCapture.pingAcross(lab, dir, lab.a().inner(), lab.b().inner(), PATTERN));
+      assertTrue(stopped.getMessage().contains("ping"), stopped.getMessage());
+    }
+    // Table 4 of the dynamic VPN tunnels paper, step by step, in the hash-chained log.
+    await("the accounting of both ends is audited")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                SecureCopsTest.audit(dir.resolve("audit.jsonl")).stream()
+                        .filter(r -> r.path("event").asText().equals("tunnel-down"))
+                        .filter(r -> r.path("tunnel").asText().equals(id))
+                        .count()
+                    >= 2);
+    List<String> events = events();
+    for (String step :
+        List.of(
+            "enrolled",
+            "tunnel-gateway-ready",
+            "tunnel-requested",
+            "tunnel-authenticated",
+            "credential-spent",
+            "tunnel-authorized",
+            "tunnel-key-issued",
+            "tunnel-up",
+            "tunnel-refused",
+            "tunnel-revoked",
+            "tunnel-down")) {
+      assertTrue(events.contains(step), step + " in " + events);
+    }
+    int keyed = 0;
+    boolean counted = false;
+    for (JsonNode r : SecureCopsTest.audit(dir.resolve("audit.jsonl"))) {
+      if (!r.path("tunnel").asText().equals(id)) {
+        continue; // the other tests' tunnels
+      }
+      if (r.path("event").asText().equals("tunnel-key-issued")) {
+        keyed++;
+      }
+      if (r.path("event").asText().equals("tunnel-down") && r.path("bytesIn").asLong() > 0) {
+        counted = true;
+      }
+      assertFalse(r.toString().toLowerCase().contains("psk"), "no key in the audit: " + r);
+    }
+    assertEquals(2, keyed, "a key issued to each end, once");
+    assertTrue(counted, "the pings' bytes are accounted");
+    assertTrue(AuditChain.verify(dir.resolve("audit.jsonl")).intact());
+  }
+
+  @Test
+  void refusalsSayWhy() throws Exception {
+    try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
+      String inner = lab.a().inner() + "/32";
+      assertTrue(
+          refusal(bob.request("r1", ask("bob", inner, Objective.AH_AND_ESP, "bob@vpn.lab", null)))
+              .contains("ah+esp"));
+      String other =
+          refusal(bob.request("r2", ask("alice", inner, Objective.INTEGRITY, "bob@vpn.lab", null)));
+      assertTrue(other.contains("not the identity this agent's certificate proves"), other);
+      String cred =
+          refusal(
+              bob.request(
+                  "r3", ask("bob", inner, Objective.INTEGRITY, "bob@vpn.lab", "otc-unknown")));
+      assertTrue(cred.contains("unknown credential"), cred);
+      assertEquals(List.of(), bob.tunnels());
+    }
+  }
+
+  @Test
+  void aPolicyThatNoLongerGrantsTheTunnelRemovesItAtBothEnds() throws Exception {
+    try (TunnelAgent carol = agent("carol", lab.a().vici(), null)) {
+      String id =
+          carol
+              .request(
+                  "p1",
+                  ask("carol", lab.a().inner() + "/32", Objective.INTEGRITY, "carol@vpn.lab", null))
+              .get(30, TimeUnit.SECONDS);
+      LabCapture c = pingThrough(lab.a().inner());
+      assertTrue(
+          c.esp().stream().anyMatch(p -> p.contains(PATTERN)),
+          "ESP-NULL protects integrity only: the payload shows");
+      Files.writeString(dir.resolve("tunnels.xml"), POLICY.replace(" carol", ""));
+      try {
+        pdp.reloadTunnels();
+        goneAtBothEnds(id);
+        await().atMost(Duration.ofSeconds(10)).until(() -> carol.tunnels().isEmpty());
+      } finally {
+        Files.writeString(dir.resolve("tunnels.xml"), POLICY);
+        pdp.reloadTunnels();
+      }
+    }
+  }
+
+  @Test
+  void aCharonKilledUnderTheClientIsReportedAndItsTunnelComesBack() throws Exception {
+    try (TunnelAgent dave = agent("dave", lab.a().vici(), null)) {
+      String id =
+          dave.request(
+                  "k1",
+                  ask(
+                      "dave",
+                      lab.a().inner() + "/32",
+                      Objective.CONFIDENTIALITY,
+                      "dave@vpn.lab",
+                      null))
+              .get(30, TimeUnit.SECONDS);
+      atA.close();
+      lab.killCharon(lab.a());
+      await("the PDP hears the client's tunnel failed")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  pdp.tunnels()
+                      .toString()
+                      .contains(id + " dave -> gw-1 confidentiality client=failed"));
+      lab.startCharon(lab.a());
+      atA = ViciClient.connect(lab.a().vici(), Duration.ofSeconds(10));
+      await("re-installed and reported up")
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  pdp.tunnels()
+                      .toString()
+                      .contains(id + " dave -> gw-1 confidentiality client=up"));
+      pingThrough(lab.a().inner());
+      dave.release("k1").get(30, TimeUnit.SECONDS);
+      goneAtBothEnds(id);
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+    }
+  }
+
+  @Test
+  void aHundredTunnelsComeAndGoConcurrentlyWithNothingLeftBehind() throws Exception {
+    int n = 100;
+    List<String> inner = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      inner.add("10.1.1." + i + "/32");
+    }
+    lab.addInnerAddresses(lab.a(), inner);
+    try (TunnelAgent erin = agent("erin", lab.a().vici(), null)) {
+      List<CompletableFuture<String>> asked = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        asked.add(
+            erin.request(
+                "m" + i,
+                ask(
+                    "erin",
+                    inner.get(i),
+                    Objective.CONFIDENTIALITY,
+                    "erin-" + i + "@vpn.lab",
+                    null)));
+      }
+      List<String> ids = new ArrayList<>();
+      for (CompletableFuture<String> f : asked) {
+        ids.add(f.get(120, TimeUnit.SECONDS));
+      }
+      await("all up at both ends, as the PDP sees it")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  pdp.tunnels().stream().filter(t -> t.endsWith("client=up gateway=up")).count()
+                      == n);
+      assertEquals(n, atA.listSas(null).size());
+      List<CompletableFuture<?>> released = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        released.add(erin.release("m" + i));
+      }
+      for (CompletableFuture<?> f : released) {
+        f.get(120, TimeUnit.SECONDS);
+      }
+      await("nothing left in list-sas at either end")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> atA.listSas(null).isEmpty() && atB.listSas(null).isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+      assertEquals(List.of(), gateway.tunnels());
+      assertEquals(List.of(), erin.tunnels());
+      assertEquals(n, ids.stream().distinct().count());
+    }
+  }
+}
