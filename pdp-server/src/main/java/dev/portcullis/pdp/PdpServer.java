@@ -10,6 +10,7 @@ import dev.portcullis.crypto.RegistryStatus;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.ConfigException;
@@ -149,6 +150,7 @@ public final class PdpServer implements AutoCloseable {
             TunnelDesk.open(
                 tunnelPolicy,
                 security.enroller == null ? null : security.enroller.store(),
+                () -> s.mlsEngine(),
                 audit,
                 Clock.systemUTC()));
       } catch (ConfigException | RuntimeException e) {
@@ -249,6 +251,16 @@ public final class PdpServer implements AutoCloseable {
                         + " gateway="
                         + v.gatewayState())
             .toList();
+  }
+
+  /** The engine of the first client type decided by multilevel security, or null. */
+  private MlsEngine mlsEngine() {
+    for (ClientTypePolicy p : context.policies().values()) {
+      if (p.engine() instanceof MlsEngine m) {
+        return m;
+      }
+    }
+    return null;
   }
 
   /** The gateways whose tunnel agents stand by now. */
@@ -434,6 +446,10 @@ public final class PdpServer implements AutoCloseable {
   private void stateChanged(int clientType, Predicate<PolicyRequest> affected) {
     if (closed.get()) {
       return;
+    }
+    TunnelDesk desk = context.tunnels();
+    if (desk != null) {
+      desk.sessionsChanged(); // a tunnel may rest on a multilevel session
     }
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, context.engine(clientType), affected));

@@ -11,6 +11,7 @@ import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelAuthority;
 import dev.portcullis.pdp.tunnel.TunnelPolicy;
 import dev.portcullis.support.ConfigException;
@@ -106,6 +107,7 @@ final class TunnelDesk implements AutoCloseable {
   private final TunnelAuthority authority;
   private final Path policyFile;
   private final CredentialStore credentials; // null: the PDP enrols nobody
+  private final java.util.function.Supplier<MlsEngine> mls; // gives null: no MLS client type
   private final AuditLog audit;
   private final ScheduledExecutorService thread =
       Executors.newSingleThreadScheduledExecutor(
@@ -120,21 +122,43 @@ final class TunnelDesk implements AutoCloseable {
   private FileTime policyModified;
 
   private TunnelDesk(
-      TunnelAuthority authority, Path policyFile, CredentialStore credentials, AuditLog audit) {
+      TunnelAuthority authority,
+      Path policyFile,
+      CredentialStore credentials,
+      java.util.function.Supplier<MlsEngine> mls,
+      AuditLog audit) {
     this.authority = authority;
     this.policyFile = policyFile;
     this.credentials = credentials;
+    this.mls = mls;
     this.audit = audit;
   }
 
-  /** Loads the tunnel policy; a desk of its own thread. */
-  static TunnelDesk open(Path policyFile, CredentialStore credentials, AuditLog audit, Clock clock)
+  /**
+   * Loads the tunnel policy; a desk of its own thread.
+   *
+   * @param mls the engine of the PDP's MLS client type now (it changes on reload), giving null when
+   *     the PDP serves none
+   */
+  static TunnelDesk open(
+      Path policyFile,
+      CredentialStore credentials,
+      java.util.function.Supplier<MlsEngine> mls,
+      AuditLog audit,
+      Clock clock)
       throws ConfigException {
     FileTime modified = modified(policyFile);
     TunnelPolicy p = TunnelPolicy.load(policyFile);
+    if (p.needsSessions() && mls.get() == null) {
+      throw new ConfigException(
+          policyFile.toString(),
+          "a rule requires multilevel sessions (mls-session=\"true\"), and this PDP serves no"
+              + " client type with engine=\"mls\"",
+          null);
+    }
     TunnelDesk d =
         new TunnelDesk(
-            new TunnelAuthority(p, clock, new SecureRandom()), policyFile, credentials, audit);
+            new TunnelAuthority(p, clock, new SecureRandom()), policyFile, credentials, mls, audit);
     d.policyModified = modified;
     log.info("tunnels: {} from {}", p.describe(), policyFile);
     return d;
@@ -250,7 +274,7 @@ final class TunnelDesk implements AutoCloseable {
                 ? null
                 : e.conn().handshake.peer().getSerialNumber().toString(16));
     // Authorization (steps 2 and 4): the policy, then a fresh key for this tunnel.
-    TunnelAuthority.Outcome o = authority.decide(r);
+    TunnelAuthority.Outcome o = authority.decide(r, sessions());
     if (!o.granted()) {
       refuse(e, r, o.rule(), o.reason());
       return;
@@ -446,6 +470,32 @@ final class TunnelDesk implements AutoCloseable {
             }
           }
         });
+  }
+
+  /** The MLS engine's sessions, or null when the PDP serves no MLS client type. */
+  private TunnelAuthority.Sessions sessions() {
+    MlsEngine e = mls.get();
+    return e == null
+        ? null
+        : new TunnelAuthority.Sessions() {
+          @Override
+          public Integer rank(String subject) {
+            return e.sessionRank(subject);
+          }
+
+          @Override
+          public Integer levelRank(String name) {
+            return e.rank(name);
+          }
+        };
+  }
+
+  /**
+   * Multilevel sessions changed (a LOGIN, a change of level, a LOGOUT, here or at another member):
+   * tunnels whose rule's session requirements no longer hold end at both ends.
+   */
+  void sessionsChanged() {
+    run(() -> ended(authority.review(sessions()), "the subject's multilevel session ended"));
   }
 
   /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */

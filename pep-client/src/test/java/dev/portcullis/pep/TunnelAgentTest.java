@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.audit.AuditChain;
+import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
@@ -134,22 +136,12 @@ class TunnelAgentTest {
     if (!Files.exists(dir.resolve(id + ".crt"))) {
       enrol(id);
     }
-    PepSecurity own =
-        new PepSecurity(
-            TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
-            true,
-            dir.resolve(id + ".crt"),
-            dir.resolve(id + ".key"),
-            ca(),
-            List.of(),
-            PepSecurity.SessionReuse.DEFAULT,
-            null);
     TunnelAgent a =
         TunnelAgent.start(
             PepClient.builder()
                 .pdp(pdp.address())
                 .pepId(id)
-                .security(own)
+                .security(security(id))
                 .requestTimeout(Duration.ofSeconds(30))
                 .reconnect(Duration.ofMillis(50), Duration.ofMillis(500)),
             vici,
@@ -157,6 +149,50 @@ class TunnelAgentTest {
             l == null ? new TunnelAgent.Listener() {} : l);
     a.open().get(10, TimeUnit.SECONDS);
     return a;
+  }
+
+  /** TLS with {@code id}'s enrolled certificate. */
+  static PepSecurity security(String id) throws Exception {
+    return new PepSecurity(
+        TlsSettings.development(TlsEngine.OPENSSL, dir.resolve("pki")),
+        true,
+        dir.resolve(id + ".crt"),
+        dir.resolve(id + ".key"),
+        ca(),
+        List.of(),
+        PepSecurity.SessionReuse.DEFAULT,
+        null);
+  }
+
+  /** Runs {@code body} under the sample policy with {@code rule} first, restored after. */
+  static void withRule(String rule, Runnable body) throws Exception {
+    Files.writeString(
+        dir.resolve("tunnels.xml"),
+        POLICY.replace("<allow id=\"ops\"", rule + "\n<allow id=\"ops\""));
+    pdp.reloadTunnels();
+    try {
+      body.run();
+    } finally {
+      Files.writeString(dir.resolve("tunnels.xml"), POLICY);
+      pdp.reloadTunnels();
+    }
+  }
+
+  /** A body that may throw. */
+  interface Body {
+    void run() throws Exception;
+  }
+
+  static Runnable unchecked(Body b) {
+    return () -> {
+      try {
+        b.run();
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    };
   }
 
   static TunnelRequest ask(String subject, String inner, Objective o, String ikeId, String cred)
@@ -187,8 +223,12 @@ class TunnelAgentTest {
   }
 
   static void goneAtBothEnds(String tunnel) {
+    goneAtBothEnds(tunnel, Duration.ofSeconds(10));
+  }
+
+  static void goneAtBothEnds(String tunnel, Duration within) {
     await("tunnel " + tunnel + " gone from both charons")
-        .atMost(Duration.ofSeconds(10))
+        .atMost(within)
         .until(() -> atA.listSas(tunnel).isEmpty() && atB.listSas(tunnel).isEmpty());
   }
 
@@ -425,5 +465,88 @@ class TunnelAgentTest {
       assertEquals(List.of(), erin.tunnels());
       assertEquals(n, ids.stream().distinct().count());
     }
+  }
+
+  @Test
+  void aTunnelOnAMultilevelSessionNeedsItsLoginAndEndsWithItsLogout() throws Exception {
+    String inner = lab.a().inner() + "/32";
+    withRule(
+        "<allow id=\"mls\" subject=\"alice\" gateway=\"gw-1\" objectives=\"integrity"
+            + " confidentiality\" lifetime=\"1h\" mls-session=\"true\" confidential-from=\"S\"/>",
+        unchecked(
+            () -> {
+              try (TunnelAgent alice = agent("alice", lab.a().vici(), null);
+                  PepClient login =
+                      PepClient.builder()
+                          .pdp(pdp.address())
+                          .pepId("alice")
+                          .clientType(0xC0A6)
+                          .security(security("alice"))
+                          .requestTimeout(Duration.ofSeconds(10))
+                          .build()) {
+                String none =
+                    refusal(
+                        alice.request(
+                            "s1", ask("alice", inner, Objective.INTEGRITY, "alice@vpn.lab", null)));
+                assertTrue(none.contains("requires a multilevel session"), none);
+                login.open().get(10, TimeUnit.SECONDS);
+                assertTrue(
+                    login
+                        .request(
+                            "login",
+                            PdpPepIntegrationTest.CTX,
+                            AccessRequest.login("alice", 2, List.of()))
+                        .get(10, TimeUnit.SECONDS)
+                        .granted(),
+                    "alice logged in at S");
+                String secret =
+                    refusal(
+                        alice.request(
+                            "s2", ask("alice", inner, Objective.INTEGRITY, "alice@vpn.lab", null)));
+                assertTrue(secret.contains("grants confidentiality only"), secret);
+                String id =
+                    alice
+                        .request(
+                            "s3",
+                            ask("alice", inner, Objective.CONFIDENTIALITY, "alice@vpn.lab", null))
+                        .get(30, TimeUnit.SECONDS);
+                login.delete("login", ReasonCode.MANAGEMENT); // LOGOUT: the session ends
+                goneAtBothEnds(id);
+                await().atMost(Duration.ofSeconds(10)).until(() -> alice.tunnels().isEmpty());
+              }
+            }));
+  }
+
+  @Test
+  void aTunnelEndsAtBothEndsWhenItsLifetimeIsOver() throws Exception {
+    withRule(
+        "<allow id=\"short\" subject=\"bob\" gateway=\"gw-1\" objectives=\"integrity\""
+            + " lifetime=\"2s\"/>",
+        unchecked(
+            () -> {
+              try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
+                String id =
+                    bob.request(
+                            "l1",
+                            ask(
+                                "bob",
+                                lab.a().inner() + "/32",
+                                Objective.INTEGRITY,
+                                "bob@vpn.lab",
+                                null))
+                        .get(30, TimeUnit.SECONDS);
+                // a real wait: the PDP's clock and charon's lifetime are what is under test
+                goneAtBothEnds(id, Duration.ofSeconds(10));
+                await().atMost(Duration.ofSeconds(10)).until(() -> bob.tunnels().isEmpty());
+                assertEquals(List.of(), pdp.tunnels());
+              }
+            }));
+    boolean expired = false;
+    for (JsonNode r : SecureCopsTest.audit(dir.resolve("audit.jsonl"))) {
+      expired |=
+          r.path("event").asText().equals("tunnel-revoked")
+              && r.path("reason").asText().equals("lifetime over");
+    }
+    assertTrue(expired, "the PDP ended it: lifetime over");
   }
 }

@@ -34,6 +34,18 @@ public final class TunnelAuthority {
   public record Granted(
       String id, String subject, String gateway, Objective objective, String rule, Instant until) {}
 
+  /**
+   * The multilevel sessions a rule may require ({@code mls-session}, {@code confidential-from}):
+   * the PDP's MLS engine.
+   */
+  public interface Sessions {
+    /** The rank of {@code subject}'s session level, or null when it holds none (or unknown). */
+    Integer rank(String subject);
+
+    /** The rank of level {@code name}, or null if the MLS policy has no such level. */
+    Integer levelRank(String name);
+  }
+
   private static final HexFormat HEX = HexFormat.of();
 
   private volatile TunnelPolicy policy;
@@ -47,8 +59,16 @@ public final class TunnelAuthority {
     this.random = Objects.requireNonNull(random, "random");
   }
 
-  /** Decides a client agent's request. */
+  /** Decides a client agent's request, with no multilevel sessions to consult. */
   public Outcome decide(TunnelRequest r) {
+    return decide(r, null);
+  }
+
+  /**
+   * Decides a client agent's request; {@code sessions} (null: none) for the rules that require a
+   * multilevel session.
+   */
+  public Outcome decide(TunnelRequest r, Sessions sessions) {
     if (r.role() != TunnelRequest.Role.CLIENT) {
       return refused(null, "a gateway's standing request asks for no tunnel of its own");
     }
@@ -74,6 +94,10 @@ public final class TunnelAuthority {
       return refused(
           rule.id(),
           "rule " + rule.id() + " allows " + rule.objectives() + ", not " + r.objective());
+    }
+    String session = sessionRefusal(rule, r.subject(), r.objective(), sessions);
+    if (session != null) {
+      return refused(rule.id(), session);
     }
     byte[] id = new byte[8];
     byte[] psk = new byte[32];
@@ -108,6 +132,50 @@ public final class TunnelAuthority {
     } finally {
       java.util.Arrays.fill(psk, (byte) 0); // the grants hold their own copies
     }
+  }
+
+  /** Null if {@code rule}'s session requirements hold for {@code subject} at {@code o}. */
+  private static String sessionRefusal(
+      TunnelPolicy.Allow rule, String subject, Objective o, Sessions sessions) {
+    if (!rule.mlsSession()) {
+      return null;
+    }
+    if (sessions == null) {
+      return "rule " + rule.id() + " requires a multilevel session, and this PDP serves no MLS";
+    }
+    Integer rank = sessions.rank(subject);
+    if (rank == null) {
+      return "rule " + rule.id() + " requires a multilevel session: " + subject + " has none";
+    }
+    String from = rule.confidentialFrom();
+    if (from == null || o == Objective.CONFIDENTIALITY) {
+      return null;
+    }
+    Integer bar = sessions.levelRank(from);
+    if (bar == null) {
+      return "rule " + rule.id() + ": level " + from + " is not in the MLS policy";
+    }
+    return rank >= bar
+        ? subject
+            + "'s session is at or above "
+            + from
+            + ": rule "
+            + rule.id()
+            + " grants confidentiality only"
+        : null;
+  }
+
+  /**
+   * Sessions changed (a LOGIN, a change of level, a LOGOUT): the tunnels whose rule's session
+   * requirements no longer hold are forgotten and returned, to be removed at both ends.
+   */
+  public List<Granted> review(Sessions sessions) {
+    TunnelPolicy p = policy;
+    return take(
+        g -> {
+          TunnelPolicy.Allow rule = p.rule(g.subject(), g.gateway());
+          return rule != null && sessionRefusal(rule, g.subject(), g.objective(), sessions) != null;
+        });
   }
 
   private static Outcome refused(String rule, String reason) {

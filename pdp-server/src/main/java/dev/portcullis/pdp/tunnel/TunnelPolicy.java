@@ -45,7 +45,9 @@ public final class TunnelPolicy {
       List<Pattern> subjects,
       String gateway,
       Set<Objective> objectives,
-      Duration lifetime) {
+      Duration lifetime,
+      boolean mlsSession,
+      String confidentialFrom) {
     boolean matches(String subject, String gw) {
       if (!gateway.equals(gw)) {
         return false;
@@ -125,7 +127,16 @@ public final class TunnelPolicy {
       for (String s : attr(a, "subject", "").trim().split("\\s+")) {
         subjects.add(PdpConfig.glob(s));
       }
-      rules.add(new Allow(id, subjects, gw, objectives, lifetime));
+      boolean mls = XmlConfigReader.bool(a, "mls-session", false);
+      String confidentialFrom =
+          a.hasAttribute("confidential-from") ? attr(a, "confidential-from", "") : null;
+      if (confidentialFrom != null && !mls) {
+        throw error(
+            a,
+            "confidential-from",
+            "confidential-from names a session level: it needs mls-session=\"true\"");
+      }
+      rules.add(new Allow(id, subjects, gw, objectives, lifetime, mls, confidentialFrom));
     }
     return new TunnelPolicy(Map.copyOf(gateways), List.copyOf(rules), file.toString());
   }
@@ -145,6 +156,11 @@ public final class TunnelPolicy {
   /** The gateway named {@code name}, or null. */
   public Gateway gateway(String name) {
     return gateways.get(name);
+  }
+
+  /** Whether a rule asks for multilevel sessions (the PDP must serve an MLS client type). */
+  public boolean needsSessions() {
+    return rules.stream().anyMatch(Allow::mlsSession);
   }
 
   /** The first rule allowing {@code subject} a tunnel to {@code gateway}, or null. */

@@ -168,4 +168,62 @@ class TunnelAuthorityTest {
       }
     };
   }
+
+  /** Sessions as a map of subject to rank, over the levels U 0, C 1, S 2. */
+  static TunnelAuthority.Sessions sessions(java.util.Map<String, Integer> ranks) {
+    return new TunnelAuthority.Sessions() {
+      @Override
+      public Integer rank(String subject) {
+        return ranks.get(subject);
+      }
+
+      @Override
+      public Integer levelRank(String name) {
+        return java.util.Map.of("U", 0, "C", 1, "S", 2).get(name);
+      }
+    };
+  }
+
+  @Test
+  void aRuleMayRequireAMultilevelSessionAndConfidentialityFromALevel() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-25T10:00:00Z"));
+    TunnelAuthority a =
+        new TunnelAuthority(
+            policy(
+                POLICY.replace(
+                    "<allow id=\"ops\"",
+                    "<allow id=\"mls\" subject=\"carol\" gateway=\"gw-1\""
+                        + " objectives=\"integrity confidentiality\" lifetime=\"1h\""
+                        + " mls-session=\"true\" confidential-from=\"S\"/>\n<allow id=\"ops\"")),
+            clock(now),
+            new SecureRandom());
+    java.util.Map<String, Integer> ranks = new java.util.HashMap<>();
+    assertTrue(
+        a.decide(ask("carol", Objective.INTEGRITY), sessions(ranks)).reason().contains("has none"));
+    assertTrue(a.decide(ask("carol", Objective.INTEGRITY)).reason().contains("serves no MLS"));
+    ranks.put("carol", 1); // logged in at C: integrity will do
+    TunnelAuthority.Outcome atC = a.decide(ask("carol", Objective.INTEGRITY), sessions(ranks));
+    assertTrue(atC.granted(), atC.reason());
+    ranks.put("carol", 2); // at S: confidentiality only
+    assertTrue(
+        a.decide(ask("carol", Objective.INTEGRITY), sessions(ranks))
+            .reason()
+            .contains("grants confidentiality only"));
+    assertTrue(a.decide(ask("carol", Objective.CONFIDENTIALITY), sessions(ranks)).granted());
+    // The session moved to S: the integrity tunnel goes, the confidential one stays.
+    List<TunnelAuthority.Granted> gone = a.review(sessions(ranks));
+    assertEquals(
+        List.of(atC.client().tunnelId()), gone.stream().map(TunnelAuthority.Granted::id).toList());
+    ranks.remove("carol"); // LOGOUT: every tunnel resting on the session goes
+    assertEquals(1, a.review(sessions(ranks)).size());
+    assertEquals(List.of(), a.granted());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                policy(
+                    POLICY.replace(
+                        "lifetime=\"10m\"", "lifetime=\"10m\" confidential-from=\"S\"")));
+    assertTrue(e.getMessage().contains("needs mls-session"), e.getMessage());
+  }
 }

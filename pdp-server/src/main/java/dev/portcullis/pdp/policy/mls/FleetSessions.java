@@ -169,6 +169,11 @@ final class FleetSessions implements SessionTable {
   }
 
   @Override
+  public Label ofSubject(String subject) throws Unavailable {
+    return get(key(null, subject), false);
+  }
+
+  @Override
   public void put(String key, Label label) throws Unavailable {
     if (!connected) {
       throw new Unavailable("fleet session store unreachable: no session can be opened");

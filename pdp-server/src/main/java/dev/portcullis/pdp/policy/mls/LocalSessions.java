@@ -38,6 +38,18 @@ final class LocalSessions implements SessionTable {
   }
 
   @Override
+  public Label ofSubject(String subject) {
+    Label best = null;
+    String suffix = '\u0000' + subject;
+    for (Map.Entry<String, Label> e : sessions.entrySet()) {
+      if (e.getKey().endsWith(suffix) && (best == null || e.getValue().rank() > best.rank())) {
+        best = e.getValue();
+      }
+    }
+    return best;
+  }
+
+  @Override
   public void put(String key, Label label) {
     if (!label.equals(sessions.put(key, label))) {
       changed.accept(decidedBy(key));

@@ -352,6 +352,25 @@ public final class MlsEngine implements PolicyEngine {
     return PolicyDecision.deny("mls", why);
   }
 
+  /**
+   * The rank of {@code subject}'s session level through any PEP (a tunnel's rule may require one,
+   * docs/tunnels.md), or null when it holds no session or the sessions cannot be read now (fail
+   * closed).
+   */
+  public Integer sessionRank(String subject) {
+    try {
+      Label l = sessions.ofSubject(subject);
+      return l == null ? null : l.rank();
+    } catch (SessionTable.Unavailable e) {
+      return null;
+    }
+  }
+
+  /** The rank of level {@code name}, or null if this policy has no such level. */
+  public Integer rank(String name) {
+    return levels.get(name);
+  }
+
   /** Open sessions, for status and tests. */
   public int sessionCount() {
     return sessions.size();
