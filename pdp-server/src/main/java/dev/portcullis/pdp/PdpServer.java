@@ -280,6 +280,16 @@ public final class PdpServer implements AutoCloseable {
   }
 
   /**
+   * Revokes tunnel {@code id} (as {@link #tunnels} names it): removed at both ends.
+   *
+   * @return false if this PDP granted no such tunnel (or it ended already)
+   */
+  public boolean revokeTunnel(String id, String reason) {
+    TunnelDesk d = context.tunnels();
+    return d != null && d.revoke(id, reason);
+  }
+
+  /**
    * Reads the tunnel policy again now (it is also reloaded within 2 s of its file changing);
    * tunnels it no longer grants are removed at both ends.
    *

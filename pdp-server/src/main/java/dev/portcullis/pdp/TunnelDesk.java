@@ -513,6 +513,19 @@ final class TunnelDesk implements AutoCloseable {
         });
   }
 
+  /** Ends tunnel {@code id} at both ends; false if no such tunnel is granted. */
+  boolean revoke(String id, String reason) {
+    return call(
+        () -> {
+          Live t = tunnels.get(id);
+          if (t == null) {
+            return false;
+          }
+          end(t, reason);
+          return true;
+        });
+  }
+
   /** Reloads the policy when its file changed (housekeeping, every 2 s). */
   void watchPolicy() {
     run(

@@ -151,7 +151,15 @@ public final class TunnelInstaller implements AutoCloseable {
       }
       Accounting a = accounting(c, id);
       if (a != Accounting.NONE) {
-        c.await(c.terminateIke(id, timeout));
+        try {
+          c.await(c.terminateIke(id, timeout));
+        } catch (ViciCommandException e) {
+          // the peer's delete may come between the accounting and the terminate (both ends
+          // remove a revoked tunnel at once): what matters is that it is gone
+          if (!c.listSas(id).isEmpty()) {
+            throw e;
+          }
+        }
       }
       c.await(c.unloadConn(id));
       c.await(c.unloadShared(id));

@@ -26,20 +26,23 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The baseline of tunnel set-up and revocation, with no PDP in the way: in the network lab (two
- * namespaces, a charon in each), {@code --tunnels} tunnels between distinct inner addresses, each
- * loaded at both ends over VICI (a fresh PSK, the connection), then initiated one after another:
- * the time from {@code initiate} sent until charon answers that the CHILD_SA is up (charon answers
- * {@code initiate} once it is). Then, with all of them up, each terminated in turn: the time from
- * {@code terminate} sent until the responder reports the IKE_SA down ({@code ike-updown}). Set-up
- * time is also given per block of tunnels, to see whether it stays flat as the count grows. The
- * numbers a PDP-driven tunnel is measured against (docs/tunnels.md).
+ * Tunnel set-up and revocation with the PDP and without, side by side in one run. The baseline,
+ * with no PDP in the way: in the network lab (two namespaces, a charon in each), {@code --tunnels}
+ * tunnels between distinct inner addresses, each loaded at both ends over VICI (a fresh PSK, the
+ * connection), then initiated one after another: the time from {@code initiate} sent until charon
+ * answers that the CHILD_SA is up (charon answers {@code initiate} once it is). Then, with all of
+ * them up, each terminated in turn: the time from {@code terminate} sent until the responder
+ * reports the IKE_SA down ({@code ike-updown}). Set-up time is also given per block of tunnels, to
+ * see whether it stays flat as the count grows. Then the same count through the PDP ({@link
+ * PdpTunnels}): request to CHILD_SA up, and revocation to the IKE_SA down at both ends
+ * (docs/tunnels.md).
  */
 @Command(
     name = "tunnel-setup-bench",
     mixinStandardHelpOptions = true,
     description =
-        "Time bare VICI tunnel set-up and revocation between two charons in network namespaces.")
+        "Time tunnel set-up and revocation between two charons in network namespaces: bare VICI,"
+            + " then granted by the PDP to tunnel agents.")
 public final class TunnelSetupBench implements Callable<Integer> {
   @Option(
       names = "--tunnels",
@@ -58,6 +61,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
       defaultValue = "50",
       description = "Tunnels per line of the growth table (default: ${DEFAULT-VALUE}).")
   int block;
+
+  @Option(
+      names = "--bare-only",
+      description = "Measure bare VICI only, without the PDP-driven half.")
+  boolean bareOnly;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -99,7 +107,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
           ViciClient b = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(30))) {
         List<TunnelConnection> all = new ArrayList<>();
         SecureRandom random = new SecureRandom();
+        long[] load = new long[tunnels];
         for (int i = 0; i < tunnels; i++) {
+          long l0 = System.nanoTime();
           TunnelConnection t =
               new TunnelConnection(
                   "b-" + i,
@@ -122,6 +132,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
           }
           a.await(a.loadConn(t.name(), t.toVici()));
           b.await(b.loadConn(t.name(), t.mirrored().toVici()));
+          load[i] = System.nanoTime() - l0;
           all.add(t);
         }
         long[] setup = new long[tunnels];
@@ -160,8 +171,20 @@ public final class TunnelSetupBench implements Callable<Integer> {
         }
         sub.close();
         int left = a.listSas(null).size() + b.listSas(null).size();
-        report(out, po, setup, revoke, failed, installed, left);
-        return failed == 0 && installed == tunnels && left == 0 ? 0 : 1;
+        for (TunnelConnection t : all) {
+          for (ViciClient c : List.of(a, b)) {
+            c.await(c.unloadConn(t.name()));
+            c.await(c.unloadShared(t.name()));
+          }
+        }
+        report(out, po, load, setup, revoke, failed, installed, left);
+        boolean ok = failed == 0 && installed == tunnels && left == 0;
+        if (!bareOnly) {
+          PdpTunnels.Times pdp = PdpTunnels.run(lab, dir.resolve("pdp"), innerA, po);
+          reportPdp(out, setup, pdp);
+          ok &= pdp.failed() == 0 && pdp.left() == 0;
+        }
+        return ok ? 0 : 1;
       }
     } finally {
       Scratch.delete(dir);
@@ -171,6 +194,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
   private void report(
       PrintWriter out,
       ProtectionObjective po,
+      long[] load,
       long[] setup,
       long[] revoke,
       int failed,
@@ -180,6 +204,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
         "tunnel set-up and revocation, bare VICI, %d tunnels, %s (%s), PSK, userspace ESP%n",
         setup.length, po.configName(), String.join(" ", po.espProposals()));
     out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
+    row(out, "load key + conn at both ends", load);
     row(out, "initiate -> CHILD_SA up", setup);
     long[] gone = Arrays.stream(revoke).filter(v -> v >= 0).toArray();
     row(out, "terminate -> down at responder", gone);
@@ -192,6 +217,38 @@ public final class TunnelSetupBench implements Callable<Integer> {
     out.printf(
         "  failed %d, up after set-up %d of %d, revocations unseen %d, SAs left %d%n",
         failed, installed, setup.length, revoke.length - gone.length, left);
+  }
+
+  private void reportPdp(PrintWriter out, long[] bare, PdpTunnels.Times pdp) {
+    long[] setup = Arrays.stream(pdp.setup()).filter(v -> v >= 0).toArray();
+    long[] gone = Arrays.stream(pdp.revoke()).filter(v -> v >= 0).toArray();
+    out.printf("granted by the PDP to tunnel agents (TLS, audit on), same tunnels, same lab%n");
+    out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
+    row(out, "request -> CHILD_SA up", setup);
+    row(out, "revoke -> down at both ends", gone);
+    if (setup.length > 0) {
+      out.printf(
+          "  set-up p50, PDP / bare initiate: %.2f (aim: at most 2)%n",
+          (double) Quantiles.at(setup, 0.5) / Quantiles.at(bare, 0.5));
+    }
+    if (gone.length > 0) {
+      out.printf(
+          "  revocation p99 with %d tunnels up: %.2f ms (aim: at most 100 ms)%n",
+          pdp.revoke().length, ms(Quantiles.at(gone, 0.99)));
+    }
+    out.printf("  set-up by block of %d tunnels, PDP-driven:%n", block);
+    for (int from = 0; from < pdp.setup().length; from += block) {
+      int to = Math.min(pdp.setup().length, from + block);
+      long[] part =
+          Arrays.stream(Arrays.copyOfRange(pdp.setup(), from, to)).filter(v -> v >= 0).toArray();
+      if (part.length > 0) {
+        out.printf(
+            "    tunnels %4d-%-4d  p50 %.2f ms%n", from + 1, to, ms(Quantiles.at(part, 0.5)));
+      }
+    }
+    out.printf(
+        "  failed %d, revocations unseen %d, SAs left %d%n",
+        pdp.failed(), pdp.revoke().length - gone.length - pdp.failed(), pdp.left());
   }
 
   private static void row(PrintWriter out, String what, long[] nanos) {

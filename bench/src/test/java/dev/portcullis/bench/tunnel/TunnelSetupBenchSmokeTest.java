@@ -12,7 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
-/** The tunnel baseline in a tiny configuration: it runs, and leaves no SA behind. */
+/**
+ * The tunnel benchmark in a tiny configuration, bare and through the PDP: it runs, and leaves no SA
+ * behind.
+ */
 class TunnelSetupBenchSmokeTest {
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -33,5 +36,8 @@ class TunnelSetupBenchSmokeTest {
     assertTrue(out.toString().contains("initiate -> CHILD_SA up"), out.toString());
     assertTrue(out.toString().contains("failed 0, up after set-up 3 of 3"), out.toString());
     assertTrue(out.toString().contains("SAs left 0"), out.toString());
+    assertTrue(out.toString().contains("request -> CHILD_SA up"), out.toString());
+    assertTrue(
+        out.toString().contains("failed 0, revocations unseen 0, SAs left 0"), out.toString());
   }
 }
