@@ -123,13 +123,21 @@ public final class TunnelInstaller implements AutoCloseable {
     listener.installed(connection.name());
   }
 
+  /**
+   * The key, the connection and (initiating) the initiate, sent at once: charon handles one
+   * connection's requests in strict order (vici_socket.c, process_queue), so the initiate finds
+   * both loaded, and two round trips are saved. The first refusal is the one thrown.
+   */
   private void load(ViciClient c, Wanted w)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     TunnelConnection t = w.connection();
-    c.await(c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId())));
-    c.await(c.loadConn(t.name(), t.toVici()));
-    if (w.initiate()) {
-      c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout);
+    var shared = c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId()));
+    var conn = c.loadConn(t.name(), t.toVici());
+    var up = w.initiate() ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
+    c.await(shared);
+    c.await(conn);
+    if (up != null) {
+      c.await(up);
     }
   }
 
