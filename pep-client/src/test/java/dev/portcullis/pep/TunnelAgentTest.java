@@ -549,4 +549,62 @@ class TunnelAgentTest {
     }
     assertTrue(expired, "the PDP ended it: lifetime over");
   }
+
+  @Test
+  void theCommandLineAgentBringsItsTunnelUpAndTakesItDownOnSigterm() throws Exception {
+    String otc = enrol("erin");
+    Path config = dir.resolve("erin-agent.xml");
+    Files.writeString(
+        config,
+        """
+        <pep id="erin" client-type="0xC0A8">
+          <pdp address="127.0.0.1" port="%PORT%"/>
+          <security level="confidentiality">
+            <tls engine="openssl" certificate="erin.crt" key="erin.key" trust="%CA%"/>
+          </security>
+          <tunnels vici="%VICI%" timeout="15s">
+            <tunnel subject="erin" gateway="gw-1" address="%OUTER%" inner="%INNER%/32"
+                    objective="confidentiality" ike-id="erin@vpn.lab" credential="%OTC%"/>
+          </tunnels>
+        </pep>
+        """
+            .replace("%PORT%", String.valueOf(pdp.address().getPort()))
+            .replace("%CA%", ca().toString())
+            .replace("%VICI%", lab.a().vici().toString())
+            .replace("%OUTER%", lab.a().outer())
+            .replace("%INNER%", lab.a().inner())
+            .replace("%OTC%", otc));
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                dev.portcullis.pep.cli.PepMain.class.getName(),
+                "tunnel-agent",
+                "--config",
+                config.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("erin-agent.out").toFile())
+            .start();
+    try {
+      await("the agent says its tunnel is up")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(dir.resolve("erin-agent.out")).contains(" up: "));
+      String out = Files.readString(dir.resolve("erin-agent.out"));
+      String id = out.replaceFirst("(?s).*tunnel (t-[0-9a-f]+) up: .*", "$1");
+      assertTrue(id.startsWith("t-"), out);
+      pingThrough(lab.a().inner());
+      p.destroy(); // SIGTERM
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS), "ends on SIGTERM");
+      assertEquals(
+          143, p.exitValue(), "128 + SIGTERM: " + Files.readString(dir.resolve("erin-agent.out")));
+      goneAtBothEnds(id);
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+      String said = Files.readString(dir.resolve("erin-agent.out"));
+      assertTrue(said.contains("tunnel " + id + " removed (agent stopped)"), said);
+      assertFalse(said.contains("Exception"), said);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
 }

@@ -84,11 +84,10 @@ final class TunnelAgentCommand implements Callable<Integer> {
       for (TunnelRequest r : cfg.tunnels()) {
         String id = agent.request("tunnel-" + i++, r).get(60, TimeUnit.SECONDS);
         out.printf(
-            "tunnel %s up: %s -> %s %s (%s)%n",
+            "tunnel %s up: %s through gateway %s (%s)%n",
             id,
             r.innerPrefix(),
             r.gateway(),
-            r.outerAddress().getHostAddress(),
             r.objective().name().toLowerCase(java.util.Locale.ROOT));
       }
       out.flush();
