@@ -7,6 +7,7 @@ import dev.portcullis.support.Scratch;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.lab.NetworkLab;
+import dev.portcullis.tunnel.lab.StreamProbe;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.PrintWriter;
@@ -61,6 +62,14 @@ public final class TunnelSetupBench implements Callable<Integer> {
       defaultValue = "50",
       description = "Tunnels per line of the growth table (default: ${DEFAULT-VALUE}).")
   int block;
+
+  @Option(
+      names = "--stream",
+      defaultValue = "3",
+      description =
+          "Seconds of TCP stream across the veth, then through a tunnel (0: none; default:"
+              + " ${DEFAULT-VALUE}).")
+  int streamSeconds;
 
   @Option(
       names = "--bare-only",
@@ -146,6 +155,13 @@ public final class TunnelSetupBench implements Callable<Integer> {
           failed += "yes".equals(up.text("success")) ? 0 : 1;
         }
         int installed = a.listSas(null).size();
+        StreamProbe.Result plain = null;
+        StreamProbe.Result tunneled = null;
+        if (streamSeconds > 0 && installed > 0) {
+          Duration d = Duration.ofSeconds(streamSeconds);
+          plain = StreamProbe.run(lab, dir, lab.a().outer(), lab.b().outer(), d);
+          tunneled = StreamProbe.run(lab, dir, host(innerA.get(0)), host(innerB.get(0)), d);
+        }
         Map<String, Long> down = new ConcurrentHashMap<>();
         AutoCloseable sub =
             b.await(
@@ -178,6 +194,14 @@ public final class TunnelSetupBench implements Callable<Integer> {
           }
         }
         report(out, po, load, setup, revoke, failed, installed, left);
+        if (plain != null) {
+          out.printf(
+              "TCP stream, %d s each (the dynamic VPN tunnels paper, table 5, 2003: native 92.6"
+                  + " Mbit/s at 14.5 cycles/B, ESP 3DES-MD5 53.9 Mbit/s at 232 cycles/B)%n",
+              streamSeconds);
+          stream(out, "veth, no tunnel", plain);
+          stream(out, "through the tunnel, " + po.configName(), tunneled);
+        }
         boolean ok = failed == 0 && installed == tunnels && left == 0;
         if (!bareOnly) {
           PdpTunnels.Times pdp = PdpTunnels.run(lab, dir.resolve("pdp"), innerA, po);
@@ -249,6 +273,15 @@ public final class TunnelSetupBench implements Callable<Integer> {
     out.printf(
         "  failed %d, revocations unseen %d, SAs left %d%n",
         pdp.failed(), pdp.revoke().length - gone.length - pdp.failed(), pdp.left());
+  }
+
+  private static void stream(PrintWriter out, String what, StreamProbe.Result r) {
+    out.printf(
+        "  %-34s %10.1f Mbit/s %8.1f cycles/B%n", what, r.megabitsPerSecond(), r.cyclesPerByte());
+  }
+
+  private static String host(String prefix) {
+    return prefix.substring(0, prefix.indexOf('/'));
   }
 
   private static void row(PrintWriter out, String what, long[] nanos) {

@@ -31,12 +31,13 @@ class TunnelSetupBenchSmokeTest {
           e.printStackTrace(new PrintWriter(out));
           return 1;
         });
-    int rc = cl.execute("--tunnels", "3", "--block", "2");
+    int rc = cl.execute("--tunnels", "3", "--block", "2", "--stream", "1");
     assertEquals(0, rc, out.toString());
     assertTrue(out.toString().contains("initiate -> CHILD_SA up"), out.toString());
     assertTrue(out.toString().contains("failed 0, up after set-up 3 of 3"), out.toString());
     assertTrue(out.toString().contains("SAs left 0"), out.toString());
     assertTrue(out.toString().contains("request -> CHILD_SA up"), out.toString());
+    assertTrue(out.toString().contains("through the tunnel, confidentiality"), out.toString());
     assertTrue(
         out.toString().contains("failed 0, revocations unseen 0, SAs left 0"), out.toString());
   }
