@@ -59,7 +59,7 @@ class TunnelAgentTest {
       <tunnels>
         <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
         <allow id="ops" subject="alice bob carol dave erin" gateway="gw-1"
-               objectives="confidentiality integrity" lifetime="1h"/>
+               objectives="confidentiality integrity" lifetime="1h" max-tunnels="100"/>
       </tunnels>
       """;
 

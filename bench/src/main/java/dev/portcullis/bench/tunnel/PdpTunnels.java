@@ -47,7 +47,9 @@ final class PdpTunnels {
             + lab.b().outer()
             + "\" ike-id=\"gw-1.lab\" network=\"10.2.0.0/16\"/>"
             + "<allow id=\"bench\" subject=\"user\" gateway=\"gw-1\""
-            + " objectives=\"integrity confidentiality\" lifetime=\"1h\"/></tunnels>");
+            + " objectives=\"integrity confidentiality\" lifetime=\"1h\" max-tunnels=\""
+            + n
+            + "\"/></tunnels>");
     Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
     Files.writeString(
         dir.resolve("pdp.xml"),

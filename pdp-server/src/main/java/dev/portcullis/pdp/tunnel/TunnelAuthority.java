@@ -95,6 +95,19 @@ public final class TunnelAuthority {
           rule.id(),
           "rule " + rule.id() + " allows " + rule.objectives() + ", not " + r.objective());
     }
+    long held = granted.values().stream().filter(g -> g.subject().equals(r.subject())).count();
+    if (held >= rule.maxTunnels()) {
+      return refused(
+          rule.id(),
+          r.subject()
+              + " holds "
+              + held
+              + " tunnels: rule "
+              + rule.id()
+              + " allows at most "
+              + rule.maxTunnels()
+              + " at once (max-tunnels)");
+    }
     String session = sessionRefusal(rule, r.subject(), r.objective(), sessions);
     if (session != null) {
       return refused(rule.id(), session);

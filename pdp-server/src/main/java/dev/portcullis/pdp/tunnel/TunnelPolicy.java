@@ -46,6 +46,7 @@ public final class TunnelPolicy {
       String gateway,
       Set<Objective> objectives,
       Duration lifetime,
+      int maxTunnels,
       boolean mlsSession,
       String confidentialFrom) {
     boolean matches(String subject, String gw) {
@@ -136,7 +137,8 @@ public final class TunnelPolicy {
             "confidential-from",
             "confidential-from names a session level: it needs mls-session=\"true\"");
       }
-      rules.add(new Allow(id, subjects, gw, objectives, lifetime, mls, confidentialFrom));
+      int max = XmlConfigReader.integer(a, "max-tunnels", 64, 1, 100_000);
+      rules.add(new Allow(id, subjects, gw, objectives, lifetime, max, mls, confidentialFrom));
     }
     return new TunnelPolicy(Map.copyOf(gateways), List.copyOf(rules), file.toString());
   }

@@ -226,4 +226,21 @@ class TunnelAuthorityTest {
                         "lifetime=\"10m\"", "lifetime=\"10m\" confidential-from=\"S\"")));
     assertTrue(e.getMessage().contains("needs mls-session"), e.getMessage());
   }
+
+  @Test
+  void aSubjectHoldsAtMostTheRulesMaxTunnelsAtOnce() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-25T10:00:00Z"));
+    TunnelAuthority a =
+        new TunnelAuthority(
+            policy(POLICY.replace("lifetime=\"1h\"", "lifetime=\"1h\" max-tunnels=\"2\"")),
+            clock(now),
+            new SecureRandom());
+    String first = a.decide(ask("alice", Objective.CONFIDENTIALITY)).client().tunnelId();
+    assertTrue(a.decide(ask("alice", Objective.CONFIDENTIALITY)).granted());
+    String third = a.decide(ask("alice", Objective.CONFIDENTIALITY)).reason();
+    assertTrue(third.contains("at most 2 at once"), third);
+    assertTrue(a.decide(ask("bob-1", Objective.CONFIDENTIALITY)).granted(), "per subject");
+    a.ended(first);
+    assertTrue(a.decide(ask("alice", Objective.CONFIDENTIALITY)).granted(), "one ended: room");
+  }
 }
