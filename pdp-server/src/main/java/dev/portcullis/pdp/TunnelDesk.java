@@ -25,10 +25,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -118,7 +116,6 @@ final class TunnelDesk implements AutoCloseable {
           });
   private final Map<String, End> gateways = new HashMap<>();
   private final Map<String, Live> tunnels = new HashMap<>();
-  private final Set<String> spentCredentials = new HashSet<>();
   private FileTime policyModified;
 
   private TunnelDesk(
@@ -289,7 +286,23 @@ final class TunnelDesk implements AutoCloseable {
       return;
     }
     if (r.credentialId() != null) {
-      spentCredentials.add(r.credentialId()); // accounting, step 2: the key pair's use is spent
+      // accounting, step 2: the one-time key pair's use is spent, durably, before any key leaves
+      String spent;
+      try {
+        spent =
+            credentials.spendOnTunnel(r.credentialId(), g.id())
+                ? null
+                : "credential " + r.credentialId() + " carried a tunnel already";
+      } catch (IOException x) {
+        spent = "credential " + r.credentialId() + " could not be marked spent: the tunnel waits";
+      }
+      if (spent != null) {
+        authority.ended(g.id());
+        o.client().zero();
+        o.gateway().zero();
+        refuse(e, r, o.rule(), spent + ": one tunnel per one-time credential");
+        return;
+      }
       e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
     }
     Live t = new Live(g, e, gw, o.client());
@@ -340,9 +353,6 @@ final class TunnelDesk implements AutoCloseable {
     }
     if (credentials == null) {
       return "credential " + cred + ": this PDP issues no one-time credentials";
-    }
-    if (spentCredentials.contains(cred)) {
-      return "credential " + cred + " carried a tunnel already: one tunnel per one-time credential";
     }
     try {
       CredentialStore.Credential c = credentials.lookup(cred);

@@ -96,4 +96,18 @@ class FleetCredentialsTest {
       assertFalse(onB.consume("otc-0000000000000000"), "never issued");
     }
   }
+
+  @Test
+  void aCredentialCarriesOneTunnelFleetWide() throws Exception {
+    String ns = FleetEnsemble.namespace();
+    try (StateStore a = FleetEnsemble.member(ns);
+        StateStore b = FleetEnsemble.member(ns)) {
+      CredentialStore onA = CredentialStore.open(dir.resolve("a"), SHA256, a);
+      CredentialStore onB = CredentialStore.open(dir.resolve("b"), SHA256, b);
+      String id = onA.issue("alice", Duration.ofHours(1)).id();
+      assertTrue(onA.consume(id));
+      assertTrue(onA.spendOnTunnel(id, "t-1"));
+      assertFalse(onB.spendOnTunnel(id, "t-2"), "spent at A: spent for B");
+    }
+  }
 }

@@ -6,6 +6,7 @@ import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.Versioned;
 import dev.portcullis.support.DurableFiles;
+import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -24,8 +25,35 @@ interface CredentialLedger {
   /** Valid to used, once; durable when true. */
   boolean consume(String id) throws IOException;
 
-  /** Files: {@code valid/ID.json}, renamed atomically to {@code used/ID.json}. */
+  /**
+   * Marks a used credential as having carried its one tunnel (the dynamic VPN tunnels paper's
+   * one-time key pair spent): true if this call marked it (durably), false if it was marked before.
+   */
+  boolean spendOnTunnel(String id, String tunnel) throws IOException;
+
+  /**
+   * Files: {@code valid/ID.json}, renamed atomically to {@code used/ID.json}; a credential that
+   * carried a tunnel gets {@code tunnels/ID} (created exclusively, holding the tunnel's id).
+   */
   record InFiles(Path valid, Path used) implements CredentialLedger {
+    @Override
+    public boolean spendOnTunnel(String id, String tunnel) throws IOException {
+      Path dir = used.resolveSibling("tunnels");
+      OwnedFile.privateDirectory(dir, "credential store directory");
+      try {
+        Files.write(
+            dir.resolve(id),
+            tunnel.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            java.nio.file.StandardOpenOption.CREATE_NEW,
+            java.nio.file.StandardOpenOption.WRITE,
+            java.nio.file.StandardOpenOption.SYNC);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        return false;
+      }
+      DurableFiles.forceDirectory(dir);
+      return true;
+    }
+
     @Override
     public void write(String id, byte[] record) throws IOException {
       DurableFiles.write(valid.resolve(id + ".json"), record);
@@ -80,6 +108,18 @@ interface CredentialLedger {
 
     private static String used(String id) {
       return "/enrolment/used/" + id;
+    }
+
+    @Override
+    public boolean spendOnTunnel(String id, String tunnel) throws IOException {
+      try {
+        return store.create(
+            "/enrolment/tunnel/" + id,
+            tunnel.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            Lifetime.DURABLE);
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
     }
 
     @Override

@@ -170,6 +170,18 @@ public final class CredentialStore {
     return ledger.consume(id);
   }
 
+  /**
+   * Marks the (used) credential as having carried tunnel {@code tunnel}: true if this call did, on
+   * disk or on the fleet's quorum; false if it carried one before (here, at another member, or
+   * before a restart).
+   */
+  public boolean spendOnTunnel(String id, String tunnel) throws IOException {
+    if (!ID.matcher(id).matches()) {
+      return false;
+    }
+    return ledger.spendOnTunnel(id, tunnel);
+  }
+
   /** True if {@code secret} is the credential's, compared in constant time. */
   public boolean secretMatches(Credential c, byte[] secret) {
     return MessageDigest.isEqual(sha256(secret), c.secretHash());

@@ -80,6 +80,18 @@ class CredentialStoreTest {
   }
 
   @Test
+  void aCredentialCarriesOneTunnelAcrossRestarts() throws Exception {
+    CredentialStore before = CredentialStore.open(dir, SHA256);
+    CredentialStore.Issued i = before.issue("alice", Duration.ofHours(1));
+    assertTrue(before.consume(i.id()));
+    assertTrue(before.spendOnTunnel(i.id(), "t-1"));
+    assertFalse(before.spendOnTunnel(i.id(), "t-2"), "one tunnel per credential");
+    CredentialStore after = CredentialStore.open(dir, SHA256); // a PDP restarted
+    assertFalse(after.spendOnTunnel(i.id(), "t-3"), "still spent after a restart");
+    assertFalse(after.spendOnTunnel("../valid/x", "t-4"), "only credential ids are names");
+  }
+
+  @Test
   void theStoreHoldsNoSecretAndOnlyItsOwnerReadsIt() throws Exception {
     CredentialStore store = CredentialStore.open(dir, SHA256);
     CredentialStore.Issued i = store.issue("gw-1", Duration.ofHours(1));
