@@ -6,8 +6,14 @@
  * function happens inside a critical region. Only the Java_* entry points are exported
  * (-fvisibility=hidden). No exception message carries key material.
  */
+#define _GNU_SOURCE /* setns */
+#include <errno.h>
+#include <fcntl.h>
 #include <jni.h>
+#include <sched.h>
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 
@@ -17,7 +23,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* Must equal NativeCrypto.ABI_VERSION: a jar and a library of different builds refuse each other. */
-#define PORTCULLIS_NATIVE_ABI 2
+#define PORTCULLIS_NATIVE_ABI 3
 
 static void throw_new(JNIEnv *env, const char *cls, const char *msg) {
   jclass c = (*env)->FindClass(env, cls);
@@ -487,4 +493,28 @@ EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_gcmS
                            (size_t)tagLen)
              : pn_gcm_open(cipher(ctx), v, v + 128, (size_t)aadLen, text, (size_t)len,
                            text + len, (size_t)tagLen, text);
+}
+
+/*
+ * The one entry point that is not crypto: moves the calling thread into the network namespace
+ * whose file is nsPath (/run/netns/NAME), for the benchmarks' network lab; sockets the thread
+ * creates afterwards live there. Returns 0, or errno.
+ */
+EXPORT JNIEXPORT jint JNICALL Java_dev_portcullis_nativecrypto_NativeCrypto_enterNetworkNamespace(
+    JNIEnv *env, jclass cls, jstring nsPath) {
+  (void)cls;
+  const char *path = (*env)->GetStringUTFChars(env, nsPath, NULL);
+  if (path == NULL) {
+    return ENOMEM; /* OutOfMemoryError pending */
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int err = fd < 0 ? errno : 0;
+  (*env)->ReleaseStringUTFChars(env, nsPath, path);
+  if (fd < 0) {
+    return err;
+  }
+  int r = setns(fd, CLONE_NEWNET);
+  err = r < 0 ? errno : 0;
+  close(fd);
+  return err;
 }

@@ -42,9 +42,17 @@ public final class CopsLayers implements AutoCloseable {
    *     policy-mls.xml}), or null for the trivial rules policy only
    */
   public CopsLayers(Path samples) throws IOException {
+    this(samples, List.of());
+  }
+
+  /**
+   * As {@link #CopsLayers(Path)}, the development PDP certificate naming {@code pdpAddresses} too
+   * (the addresses PEPs reach the PDP at besides loopback).
+   */
+  public CopsLayers(Path samples, List<String> pdpAddresses) throws IOException {
     dir = Files.createTempDirectory("portcullis-layers");
     pki = dir.resolve("pki");
-    DevCertificates.ensure(pki, List.of(), List.of("bench"));
+    DevCertificates.ensure(pki, pdpAddresses, List.of("bench"));
     Files.writeString(
         dir.resolve("rules.xml"),
         "<rules><rule id=\"ssh\" decision=\"install\"><match service=\"ssh\"/></rule>"
@@ -63,10 +71,17 @@ public final class CopsLayers implements AutoCloseable {
 
   /** A PDP on 127.0.0.1, port 0, with these client types and security elements. */
   public PdpServer pdp(String clientTypes, String security) throws Exception {
+    return pdp("127.0.0.1", clientTypes, security);
+  }
+
+  /** As {@link #pdp(String, String)}, listening on {@code address}. */
+  public PdpServer pdp(String address, String clientTypes, String security) throws Exception {
     Path cfg = dir.resolve("pdp.xml");
     Files.writeString(
         cfg,
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+        "<pdp><listen address=\""
+            + address
+            + "\" port=\"0\"/>"
             + "<limits max-messages-per-second=\"100000000\" max-connections=\"4096\"/>"
             + clientTypes
             + security

@@ -25,7 +25,7 @@ import java.util.Locale;
  */
 final class NativeCrypto {
   /** Must equal PORTCULLIS_NATIVE_ABI in portcullis_native.c. */
-  static final int ABI_VERSION = 2;
+  static final int ABI_VERSION = 3;
 
   private static final String LIBRARY = "portcullis_native";
   private static final Throwable UNAVAILABILITY_CAUSE = load();
@@ -166,6 +166,9 @@ final class NativeCrypto {
   // ---- entry points (portcullis_native.c); callers check every index and length first ---------
 
   static native int abiVersion();
+
+  /** setns(2) of the calling thread into the network namespace at {@code path}: 0 or errno. */
+  static native int enterNetworkNamespace(String path);
 
   /** The OpenSSL version the library runs with. */
   public static native String openSslVersion();

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 /** A COPS layer's trials: a PDP with the layer's security and PEPs opened against it. */
 final class CopsRunner extends LayerRunner {
   final CopsLayers cl;
+  final NetworkPaths paths; // null: loopback
   PdpServer pdp;
   PepClient pep; // RR and STREAM on its open connection
   PepClient connecting; // CC and CRR: full handshakes, no requests left installed but CRR's one
@@ -21,13 +22,17 @@ final class CopsRunner extends LayerRunner {
   final Context ctx = new Context(Context.R_INCOMING, 0);
   long n;
 
-  CopsRunner(Layer layer, CopsLayers cl, Batches b) {
+  CopsRunner(Layer layer, CopsLayers cl, Batches b, NetworkPaths paths) {
     super(layer, b);
     this.cl = cl;
+    this.paths = paths;
   }
 
   @Override
   List<Metric> metrics() {
+    if (layer.path() == NetworkPaths.Route.ESP_IKE) {
+      return List.of(Metric.CC_IKE); // the rest is the steady-state ESP layer's
+    }
     List<Metric> m = new ArrayList<>(List.of(Metric.CC));
     if (layer.resumed() != null) {
       m.add(Metric.CC_RESUMED);
@@ -54,7 +59,14 @@ final class CopsRunner extends LayerRunner {
 
   @Override
   void open() throws Exception {
-    pdp = cl.pdp(layer.clientTypes(), layer.security());
+    NetworkPaths.Route p = layer.path();
+    pdp =
+        p == null
+            ? cl.pdp(layer.clientTypes(), layer.security())
+            : paths.inB(() -> cl.pdp(p.server, layer.clientTypes(), layer.security()));
+    if (p == NetworkPaths.Route.ESP_IKE) {
+      paths.negotiate(); // up for the opening; each trial negotiates its own
+    }
     pep = client(layer.full());
     pep.open().get(30, TimeUnit.SECONDS);
     // Its own client: a reconnect tears down the requests installed on the old connection, and
@@ -92,6 +104,14 @@ final class CopsRunner extends LayerRunner {
     switch (m) {
       case CC:
         connecting.reconnect().get(30, TimeUnit.SECONDS);
+        return sinceMicros(t);
+      case CC_IKE:
+        connecting.close(); // no connection over the old SA, then no SA
+        paths.down();
+        t = System.nanoTime();
+        paths.negotiate();
+        connecting = client(layer.full());
+        connecting.open().get(30, TimeUnit.SECONDS);
         return sinceMicros(t);
       case CC_RESUMED:
         resuming.reconnect().get(30, TimeUnit.SECONDS);

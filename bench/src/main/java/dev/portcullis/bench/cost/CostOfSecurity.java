@@ -117,6 +117,15 @@ public final class CostOfSecurity implements Callable<Integer> {
       description = "A JMH JSON result (-rf json) whose provider benchmarks the report charts.")
   Path jmh;
 
+  @Option(
+      names = "--network",
+      defaultValue = "loopback",
+      description =
+          "loopback (default), or lab: the PDPs in one network namespace and the PEPs in another,"
+              + " across a veth, with IPsec layers through strongSwan (root and strongSwan"
+              + " needed; docs/benchmarks.md).")
+  String network;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
@@ -163,6 +172,9 @@ public final class CostOfSecurity implements Callable<Integer> {
         }
       }
     }
+    if (!network.equals("loopback") && !network.equals("lab")) {
+      p.add("--network " + network + ": loopback or lab");
+    }
     if (Files.exists(out) && !Files.isDirectory(out)) {
       p.add("--out " + out + ": a file, not a directory");
     }
@@ -179,11 +191,35 @@ public final class CostOfSecurity implements Callable<Integer> {
       err.flush();
       return 2;
     }
+    NetworkPaths paths = null;
+    if (network.equals("lab")) {
+      String why = NetworkPaths.unavailable();
+      if (why != null) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("cost-of-security: --network lab cannot run here: " + why);
+        err.flush();
+        return 1;
+      }
+      Path labDir = Files.createTempDirectory("portcullis-cost-lab");
+      paths = NetworkPaths.open(labDir); // this thread is in the PEPs' namespace from now on
+      log.println(paths.describe());
+    }
+    try {
+      return measure(log, paths);
+    } finally {
+      if (paths != null) {
+        paths.close();
+      }
+    }
+  }
+
+  private int measure(PrintWriter log, NetworkPaths paths) throws Exception {
     Instant started = Instant.now();
     Map<String, Map<Metric, List<Double>>> results = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
     Map<String, long[]> resumptions = new LinkedHashMap<>();
-    try (CopsLayers cl = new CopsLayers(samples);
+    try (CopsLayers cl =
+            new CopsLayers(samples, paths == null ? List.of() : NetworkPaths.servers());
         CryptoRegistry registry =
             CryptoRegistry.create(
                 CryptoConfig.builder()
@@ -193,6 +229,10 @@ public final class CostOfSecurity implements Callable<Integer> {
                     .build());
         RawTcp raw = new RawTcp()) {
       List<Layer> layers = layers(cl, registry, skipped);
+      if (paths != null) {
+        layers = acrossTheLab(layers, skipped);
+      }
+      Map<NetworkPaths.Route, RawTcp> responders = new EnumMap<>(NetworkPaths.Route.class);
       long connections = (long) layers.size() * (trials + warmup) * 5;
       String tw = timeWait(connections);
       log.println(tw);
@@ -201,8 +241,10 @@ public final class CostOfSecurity implements Callable<Integer> {
       for (Layer l : layers) {
         runners.add(
             switch (l.route()) {
-              case COPS -> new CopsRunner(l, cl, batches);
-              case RAW -> new RawRunner(l, raw, batches);
+              case COPS -> new CopsRunner(l, cl, batches, paths);
+              case RAW ->
+                  new RawRunner(
+                      l, l.path() == null ? raw : responder(paths, l.path(), responders), batches);
               case HAPROXY, PEP_PROXY -> new ProxiedRunner(l, raw, batches, cl, Haproxy.find());
             });
         results.put(l.name(), new EnumMap<>(Metric.class));
@@ -255,6 +297,9 @@ public final class CostOfSecurity implements Callable<Integer> {
         for (LayerRunner r : runners) {
           r.close();
         }
+        for (RawTcp r : responders.values()) {
+          r.close();
+        }
       }
       List<Cell> cells = new ArrayList<>();
       Map<String, String> descriptions = new LinkedHashMap<>();
@@ -291,6 +336,63 @@ public final class CostOfSecurity implements Callable<Integer> {
     return 0;
   }
 
+  /** The raw responder for route {@code p}, in the PDPs' namespace (one per route). */
+  private static RawTcp responder(
+      NetworkPaths paths, NetworkPaths.Route p, Map<NetworkPaths.Route, RawTcp> made) {
+    return made.computeIfAbsent(
+        p,
+        k -> {
+          try {
+            return paths.inB(() -> new RawTcp(k.serverAddress()));
+          } catch (Exception e) {
+            throw new IllegalStateException("raw responder on " + k.server + ": " + e, e);
+          }
+        });
+  }
+
+  /**
+   * The network mode's layers: every loopback layer that has no proxy, across the veth (same names,
+   * so the base case and the conclusions hold), then the IPsec layers: the raw exchanges, plain
+   * COPS and TLS inside ESP with AES-GCM, plain COPS inside ESP-NULL, and plain COPS whose
+   * connection makes charon negotiate IKE.
+   */
+  private List<Layer> acrossTheLab(List<Layer> loopback, List<String> skipped) {
+    List<Layer> l = new ArrayList<>();
+    Layer raw = null;
+    Layer plain = null;
+    Layer tls = null;
+    for (Layer x : loopback) {
+      if (x.route() == Layer.Route.HAPROXY || x.route() == Layer.Route.PEP_PROXY) {
+        skipped.add(x.name() + ": the proxy layers run on loopback only");
+        continue;
+      }
+      l.add(x.across(NetworkPaths.Route.VETH, x.name(), x.description() + "; across the veth"));
+      raw = x.route() == Layer.Route.RAW ? x : raw;
+      plain = x.name().equals(Report.BASE) ? x : plain;
+      tls = tls == null && x.name().startsWith("TLS ") && !x.name().contains("+") ? x : tls;
+    }
+    String esp = "inside ESP (AES-GCM, userspace), SA up";
+    l.add(raw.across(NetworkPaths.Route.ESP_GCM, "raw TCP in ESP", "the raw exchanges " + esp));
+    l.add(plain.across(NetworkPaths.Route.ESP_GCM, "plain in ESP", "plain COPS " + esp));
+    l.add(
+        plain.across(
+            NetworkPaths.Route.ESP_NULL,
+            "plain in ESP-NULL",
+            "plain COPS inside ESP with NULL encryption (integrity only), SA up"));
+    if (tls != null) {
+      l.add(
+          tls.across(
+              NetworkPaths.Route.ESP_GCM, tls.name() + " in ESP", tls.description() + ", " + esp));
+    }
+    l.add(
+        plain.across(
+            NetworkPaths.Route.ESP_IKE,
+            "plain, IKE per connection",
+            "plain COPS inside ESP (AES-GCM) negotiated for each connection: IKE (PSK), then"
+                + " the connection, as the paper's IPsec connect"));
+    return l;
+  }
+
   /** Trials of round {@code r} when {@code total} are spread over {@code rounds}. */
   static int share(int total, int rounds, int r) {
     return total / rounds + (r < total % rounds ? 1 : 0);
@@ -305,6 +407,7 @@ public final class CostOfSecurity implements Callable<Integer> {
     o.put("streamBatch", streamBatch);
     o.put("window", window);
     o.put("engines", engines);
+    o.put("network", network);
     return o;
   }
 

@@ -3,7 +3,10 @@ package dev.portcullis.bench.cost;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepSecurity;
 
-/** One layer: how to start its PDP and configure its PEPs, or a COPS-less baseline. */
+/**
+ * One layer: how to start its PDP and configure its PEPs, or a COPS-less baseline; with {@code
+ * path} (the network mode), which way across the lab its packets go (null: loopback).
+ */
 record Layer(
     String name,
     String description,
@@ -13,7 +16,8 @@ record Layer(
     PepSecurity resumed,
     int clientType,
     AccessRequest request,
-    Route route) {
+    Route route,
+    NetworkPaths.Route path) {
 
   /** How a layer's exchanges travel. */
   enum Route {
@@ -41,12 +45,28 @@ record Layer(
       PepSecurity resumed,
       int clientType,
       AccessRequest request) {
-    this(name, description, clientTypes, security, full, resumed, clientType, request, Route.COPS);
+    this(
+        name,
+        description,
+        clientTypes,
+        security,
+        full,
+        resumed,
+        clientType,
+        request,
+        Route.COPS,
+        null);
   }
 
   /** A layer of raw exchanges, direct or through a proxy. */
   static Layer tcp(String name, String description, Route route) {
-    return new Layer(name, description, null, null, null, null, 0, null, route);
+    return new Layer(name, description, null, null, null, null, 0, null, route, null);
+  }
+
+  /** This layer across the lab by {@code p}, named and described for it. */
+  Layer across(NetworkPaths.Route p, String name, String description) {
+    return new Layer(
+        name, description, clientTypes, security, full, resumed, clientType, request, route, p);
   }
 
   boolean raw() {

@@ -7,6 +7,7 @@ package dev.portcullis.bench.cost;
 enum Metric {
   CC("connection set-up: connect to CAT (TLS: full handshake)", "us", false),
   CC_RESUMED("connection set-up, TLS session resumed", "us", false),
+  CC_IKE("connection set-up with IKE negotiated first (the paper's IPsec connect)", "us", false),
   RR("REQ/DEC round trip, one outstanding (mean of a batch)", "us", false),
   CRR("connect, one REQ/DEC, close", "us", false),
   STREAM("decisions per second, a window outstanding", "decisions/s", true),

@@ -34,7 +34,12 @@ final class RawTcp implements AutoCloseable {
   private final byte[] reply = new byte[REPLY];
 
   RawTcp() throws IOException {
-    server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+    this(InetAddress.getLoopbackAddress());
+  }
+
+  /** A responder on {@code address}, in the calling thread's network namespace. */
+  RawTcp(InetAddress address) throws IOException {
+    server = new ServerSocket(0, 128, address);
     pool.execute(this::accept);
   }
 

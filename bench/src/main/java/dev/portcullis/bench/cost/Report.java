@@ -185,6 +185,11 @@ final class Report {
             + " which for the PEP proxy includes its decision. After netperf's TCP_CC.");
     EXPLAINED.put(Metric.CC_RESUMED, "CC with the TLS session resumed (TLS layers only).");
     EXPLAINED.put(
+        Metric.CC_IKE,
+        "CC with no SA up: charon negotiates IKE (PSK) and the CHILD_SA first, then the"
+            + " connection, as the COPS over TLS/IPsec paper's IPsec connect included the"
+            + " negotiation (network mode, the IKE layer only).");
+    EXPLAINED.put(
         Metric.RR,
         "One request and its answer on an open connection, one outstanding (COPS: a REQ and"
             + " its DEC); the mean of a batch. After TCP_RR.");

@@ -13,7 +13,6 @@ import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -115,32 +114,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
       try (ViciClient a = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(30));
           ViciClient b = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(30))) {
         List<TunnelConnection> all = new ArrayList<>();
-        SecureRandom random = new SecureRandom();
         long[] load = new long[tunnels];
         for (int i = 0; i < tunnels; i++) {
           long l0 = System.nanoTime();
           TunnelConnection t =
-              new TunnelConnection(
-                  "b-" + i,
-                  lab.a().outer(),
-                  lab.b().outer(),
-                  "b-" + i + "@a.lab",
-                  "b-" + i + "@b.lab",
-                  innerA.get(i),
-                  innerB.get(i),
-                  po,
-                  Duration.ofHours(1));
-          byte[] psk = new byte[32];
-          random.nextBytes(psk);
-          try {
-            List<String> owners = List.of(t.localId(), t.remoteId());
-            a.await(a.loadShared(t.name(), "IKE", psk, owners));
-            b.await(b.loadShared(t.name(), "IKE", psk, owners));
-          } finally {
-            Arrays.fill(psk, (byte) 0);
-          }
-          a.await(a.loadConn(t.name(), t.toVici()));
-          b.await(b.loadConn(t.name(), t.mirrored().toVici()));
+              lab.loadTunnel(a, b, "b-" + i, innerA.get(i), innerB.get(i), po, Duration.ofHours(1));
           load[i] = System.nanoTime() - l0;
           all.add(t);
         }

@@ -1,12 +1,18 @@
 package dev.portcullis.tunnel.lab;
 
+import dev.portcullis.tunnel.ProtectionObjective;
+import dev.portcullis.tunnel.TunnelConnection;
+import dev.portcullis.tunnel.vici.ViciClient;
+import dev.portcullis.tunnel.vici.ViciCommandException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -206,6 +212,48 @@ public final class NetworkLab implements AutoCloseable {
     c.addAll(List.of(command));
     return run(c.toArray(new String[0]));
   }
+
+  /**
+   * A tunnel {@code name} between the sides' outer addresses, from {@code fromA} (a prefix on side
+   * a) to {@code toB} (on side b), loaded at both charons ({@code atA}, {@code atB}) with a fresh
+   * 256-bit PSK (zeroed once both have it) under the identities {@code NAME@a.lab} and {@code
+   * NAME@b.lab}; not initiated.
+   */
+  public TunnelConnection loadTunnel(
+      ViciClient atA,
+      ViciClient atB,
+      String name,
+      String fromA,
+      String toB,
+      ProtectionObjective objective,
+      Duration lifetime)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    TunnelConnection t =
+        new TunnelConnection(
+            name,
+            a.outer,
+            b.outer,
+            name + "@a.lab",
+            name + "@b.lab",
+            fromA,
+            toB,
+            objective,
+            lifetime);
+    byte[] psk = new byte[32];
+    RANDOM.nextBytes(psk);
+    try {
+      List<String> owners = List.of(t.localId(), t.remoteId());
+      atA.await(atA.loadShared(name, "IKE", psk, owners));
+      atB.await(atB.loadShared(name, "IKE", psk, owners));
+    } finally {
+      java.util.Arrays.fill(psk, (byte) 0);
+    }
+    atA.await(atA.loadConn(name, t.toVici()));
+    atB.await(atB.loadConn(name, t.mirrored().toVici()));
+    return t;
+  }
+
+  private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
   /**
    * Adds {@code addresses} (each {@code ADDRESS/LENGTH}) to {@code s}'s loopback in one {@code ip
