@@ -66,6 +66,11 @@ final class Report {
     return m;
   }
 
+  /** The layers, in run order. */
+  java.util.Set<String> layerNames() {
+    return layers.keySet();
+  }
+
   Cell cell(String layer, Metric m) {
     for (Cell c : cells) {
       if (c.layer().equals(layer) && c.metric() == m) {
@@ -232,6 +237,9 @@ final class Report {
                 .append("</td></tr>"));
     h.append("</table>");
     overheadTable(h);
+    if ("lab".equals(options.get("network"))) {
+      NetworkSection.write(h, this);
+    }
     h.append("<h2>Conclusions</h2><p>Written by the harness from this run's cells. A cost is the")
         .append(" difference of medians with its 95 % interval in brackets; where the interval")
         .append(" holds zero the run cannot tell the layer from its base.</p><ul>");

@@ -86,9 +86,10 @@ class NetworkModeSmokeTest {
     }
     assertEquals(Set.of("plain, IKE per connection"), ike);
     assertTrue(Files.readString(log).contains("network lab: PDP in namespace"));
-    assertTrue(
-        Files.readString(tmp.resolve("out/report.html")).contains("plain in ESP-NULL"),
-        "the page shows the IPsec layers");
+    String page = Files.readString(tmp.resolve("out/report.html"));
+    assertTrue(page.contains("plain in ESP-NULL"), "the page shows the IPsec layers");
+    assertTrue(page.contains("ESP ran in userspace"), "and says where ESP ran");
+    assertTrue(page.contains("24,035"), "the paper's TLS connection beside this run's");
   }
 
   @Test

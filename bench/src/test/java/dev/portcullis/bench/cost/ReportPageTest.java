@@ -49,6 +49,16 @@ class ReportPageTest {
       }
     }
     cells.add(new Cell("TLS openssl", Metric.CC_RESUMED, StatsTest.noisy(99, 50, 700, 0.3)));
+    // the network mode's IPsec layers, and its section
+    layers.put("plain in ESP", "plain COPS inside ESP");
+    layers.put("plain, IKE per connection", "IKE, then the connection");
+    for (Metric m : List.of(Metric.CC, Metric.RR, Metric.STREAM, Metric.SESSION_OPERATIONS)) {
+      cells.add(
+          new Cell(
+              "plain in ESP", m, StatsTest.noisy(i++, 50, m.higherIsBetter ? 15_000 : 600, 0.3)));
+    }
+    cells.add(
+        new Cell("plain, IKE per connection", Metric.CC_IKE, StatsTest.noisy(98, 50, 7500, 0.3)));
     Map<String, Object> options = new LinkedHashMap<>();
     options.put("trials", 50);
     options.put("rounds", 5);
@@ -56,6 +66,7 @@ class ReportPageTest {
     options.put("rrBatch", 20);
     options.put("streamBatch", 256);
     options.put("window", 32);
+    options.put("network", "lab");
     Report r =
         new Report(
             Instant.parse("2026-11-24T03:00:00Z"),
@@ -96,7 +107,9 @@ class ReportPageTest {
       assertTrue(
           Pattern.compile("<text[^>]*>[0-9]").matcher(chart).find(), "an axis has tick labels");
     }
-    assertEquals(4, charts, "CC, CC_RESUMED, RR, STREAM");
+    assertEquals(6, charts, "CC, CC_RESUMED, CC_IKE, RR, STREAM, and the session's operations");
+    assertTrue(html.contains("ESP ran in userspace"), "the network section says where ESP ran");
+    assertTrue(html.contains("24,035"), "the paper's table 4.1 beside the run");
     assertTrue(html.contains("<h2>Conclusions</h2>"));
     assertTrue(html.contains("±"), "each median with its interval");
     assertTrue(html.contains("Chua Kai Ping"), "papers cited by author and title");
