@@ -83,6 +83,27 @@ public final class CompressionModel implements Callable<Integer> {
       description = "Where results.json and speedup.svg go (${DEFAULT-VALUE}).")
   Path out;
 
+  @Option(
+      names = "--network",
+      defaultValue = "none",
+      description =
+          "none (default: the model only), or lab: also transfer each payload through an ESP"
+              + " tunnel in the network lab, compressed and not, and set the model's prediction"
+              + " beside the measured speedup (root and strongSwan needed).")
+  String network;
+
+  @Option(
+      names = "--lab-bytes",
+      defaultValue = "4194304",
+      description = "Bytes per transfer through the lab (${DEFAULT-VALUE}).")
+  long labBytes;
+
+  @Option(
+      names = "--lab-repeats",
+      defaultValue = "3",
+      description = "Transfers per payload and codec, interleaved; the median counts.")
+  int labRepeats;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
@@ -96,6 +117,19 @@ public final class CompressionModel implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter o = spec.commandLine().getOut();
+    if (!network.equals("none") && !network.equals("lab")) {
+      spec.commandLine().getErr().println("error: --network " + network + ": none or lab");
+      return 2;
+    }
+    if (network.equals("lab")) {
+      String why = dev.portcullis.tunnel.lab.NetworkLab.unavailable();
+      if (why != null) {
+        spec.commandLine()
+            .getErr()
+            .println("compression-model: --network lab cannot run here: " + why);
+        return 1;
+      }
+    }
     o.println(WARNING);
     o.println();
     Map<String, byte[]> corpus = corpus(size, samples);
@@ -165,6 +199,10 @@ public final class CompressionModel implements Callable<Integer> {
       }
       o.println();
     }
+    List<Map<String, Object>> lab =
+        network.equals("lab")
+            ? LabCheck.run(o, comps, corpus.keySet(), size, labBytes, labRepeats, samples)
+            : List.of();
     Files.createDirectories(out);
     Files.writeString(out.resolve("speedup.svg"), chart(comps, sec, combo));
     Map<String, Object> json = new LinkedHashMap<>();
@@ -173,6 +211,9 @@ public final class CompressionModel implements Callable<Integer> {
     json.put("efficiency", efficiency);
     json.put("cryptoRatesBps", rates);
     json.put("compression", comps);
+    if (!lab.isEmpty()) {
+      json.put("throughTheLab", lab);
+    }
     new ObjectMapper()
         .writerWithDefaultPrettyPrinter()
         .writeValue(out.resolve("results.json").toFile(), json);

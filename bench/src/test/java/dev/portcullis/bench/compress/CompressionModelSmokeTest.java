@@ -16,23 +16,31 @@ import picocli.CommandLine;
 class CompressionModelSmokeTest {
   @TempDir Path tmp;
 
+  /** The command in a tiny configuration, {@code extra} options added. */
+  int run(StringWriter out, String... extra) {
+    CommandLine cl = new CommandLine(new CompressionModel());
+    cl.setOut(new PrintWriter(out));
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--millis",
+                "5",
+                "--size",
+                "1024",
+                "--crypto-config",
+                Path.of("..", "config", "crypto-providers.xml").toString(),
+                "--samples",
+                Path.of("..", "config").toString(),
+                "--out",
+                tmp.toString()));
+    args.addAll(List.of(extra));
+    return cl.execute(args.toArray(new String[0]));
+  }
+
   @Test
   void measuresEvaluatesAndWarns() throws Exception {
     StringWriter out = new StringWriter();
-    CommandLine cl = new CommandLine(new CompressionModel());
-    cl.setOut(new PrintWriter(out));
-    int code =
-        cl.execute(
-            "--millis",
-            "5",
-            "--size",
-            "1024",
-            "--crypto-config",
-            Path.of("..", "config", "crypto-providers.xml").toString(),
-            "--samples",
-            Path.of("..", "config").toString(),
-            "--out",
-            tmp.toString());
+    int code = run(out);
     assertEquals(0, code, out.toString());
     String s = out.toString();
     assertTrue(s.contains("CRIME, BREACH"), s);
@@ -51,5 +59,34 @@ class CompressionModelSmokeTest {
         assertTrue(Arrays.equals(p, back), c.name);
       }
     }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(240)
+  void throughTheLabEveryPayloadAndCodecHasItsPredictionAndItsMeasurement() throws Exception {
+    String why = dev.portcullis.tunnel.lab.NetworkLab.unavailable();
+    org.junit.jupiter.api.Assumptions.assumeTrue(why == null, why);
+    StringWriter out = new StringWriter();
+    int code = run(out, "--network", "lab", "--lab-bytes", "65536", "--lab-repeats", "1");
+    assertEquals(0, code, out.toString());
+    var rows =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(tmp.resolve("results.json").toFile())
+            .get("throughTheLab");
+    assertEquals(15, rows.size(), "5 payloads, 3 codecs: " + out);
+    for (var r : rows) {
+      assertTrue(r.get("measuredSpeedup").asDouble() > 0, r.toString());
+      assertTrue(r.get("predictedSpeedup").asDouble() > 0, r.toString());
+      assertTrue(r.get("pathBps").asDouble() > 1e6, "ESP carried more than a Mbit/s: " + r);
+    }
+  }
+
+  @Test
+  void aVerdictComparesSidesOfEvenAndExplainsADisagreement() {
+    assertEquals("agrees", LabCheck.verdict(1.4, 1.2));
+    assertEquals("agrees", LabCheck.verdict(0.6, 0.8));
+    assertEquals("agrees within 5 % of even", LabCheck.verdict(1.02, 0.7));
+    assertTrue(LabCheck.verdict(0.9, 1.3).startsWith("DISAGREES: pays though"));
+    assertTrue(LabCheck.verdict(1.3, 0.8).startsWith("DISAGREES: loses though"));
   }
 }

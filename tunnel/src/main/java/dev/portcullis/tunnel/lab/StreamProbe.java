@@ -43,49 +43,17 @@ public final class StreamProbe {
   /** Streams from {@code from} (side a) to {@code to} (side b) for {@code d}. */
   public static Result run(NetworkLab lab, Path dir, String from, String to, Duration d)
       throws IOException, InterruptedException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String cp = System.getProperty("java.class.path");
-    Path out = Files.createTempFile(dir, "sink-", ".txt");
-    Process sink =
-        lab.spawn(lab.b(), out, java, "-cp", cp, StreamProbe.class.getName(), "sink", to);
-    try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      // the sink's JVM starting in the namespace: a real wait on another process
-      while (!Files.readString(out).contains("listening") && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+    try (LabJvm sink = LabJvm.listen(lab, dir, StreamProbe.class, List.of("sink", to))) {
       long[] before = cpu();
       String sent =
-          lab.exec(
-              lab.a(),
-              java,
-              "-cp",
-              cp,
-              StreamProbe.class.getName(),
-              "source",
-              from,
-              to,
-              Long.toString(d.toMillis()));
+          LabJvm.run(
+              lab, StreamProbe.class, List.of("source", from, to, Long.toString(d.toMillis())));
       long[] after = cpu();
-      if (!sink.waitFor(20, TimeUnit.SECONDS)) {
-        throw new IOException("the sink did not finish: " + Files.readString(out));
-      }
-      long bytes = field(Files.readString(out), "received");
-      long nanos = field(sent, "nanos");
+      long bytes = LabJvm.field(sink.finish(), "received");
+      long nanos = LabJvm.field(sent, "nanos");
       double busySeconds = (after[0] - before[0]) / (double) after[1];
       return new Result(bytes, nanos, bytes == 0 ? 0 : busySeconds * cpuHz() / bytes);
-    } finally {
-      sink.destroyForcibly();
     }
-  }
-
-  private static long field(String text, String name) throws IOException {
-    for (String line : text.split("\n")) {
-      if (line.startsWith(name + " ")) {
-        return Long.parseLong(line.substring(name.length() + 1).trim());
-      }
-    }
-    throw new IOException("no " + name + " in: " + text);
   }
 
   /** Busy jiffies of all cores (user, nice, system, irq, softirq, steal) and jiffies per second. */
