@@ -35,6 +35,29 @@ final class NetworkSection {
         .append(" (<code>initiate</code>, then connect): userspace ESP has no trap policy")
         .append(" (libipsec drops a packet that has no SA rather than asking for one), and a")
         .append(" kernel's trap would also cost the dropped first SYN its retransmission.</p>");
+    java.util.List<String> noisy = new java.util.ArrayList<>();
+    for (String l : r.layerNames()) {
+      if (!l.contains("ESP") && !l.contains("IKE")) {
+        continue;
+      }
+      for (Metric m : Metric.values()) {
+        Cell c = r.cell(l, m);
+        if (c != null && c.stats().wide()) {
+          noisy.add(l + " " + m);
+        }
+      }
+    }
+    h.append("<p><b>Noise in the IPsec cells:</b> ")
+        .append(
+            noisy.isEmpty()
+                ? "every one is within ±10 % of its median."
+                : esc(String.join(", ", noisy))
+                    + (noisy.size() == 1 ? " is" : " are")
+                    + " wider than ±10 % of the median: ESP and IKE run in both charons'"
+                    + " thread pools on the same cores as the PDP, the PEPs and the harness, so"
+                    + " each packet (each negotiation) meets a different scheduling; more trials"
+                    + " narrow the interval, a machine with cores to spare narrows the spread.")
+        .append("</p>");
     h.append("<h3>The COPS over TLS/IPsec paper's three scenarios beside this run</h3>")
         .append("<p>The paper timed the connection (table 4.1: TCP connect; TLS connect and")
         .append(" handshake; IPsec connect with its negotiation) and the PEP's five-message")

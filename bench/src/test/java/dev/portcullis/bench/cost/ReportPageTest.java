@@ -110,6 +110,7 @@ class ReportPageTest {
     assertEquals(6, charts, "CC, CC_RESUMED, CC_IKE, RR, STREAM, and the session's operations");
     assertTrue(html.contains("ESP ran in userspace"), "the network section says where ESP ran");
     assertTrue(html.contains("24,035"), "the paper's table 4.1 beside the run");
+    assertTrue(html.contains("Noise in the IPsec cells"), "and why IPsec cells are noisy, if so");
     assertTrue(html.contains("<h2>Conclusions</h2>"));
     assertTrue(html.contains("±"), "each median with its interval");
     assertTrue(html.contains("Chua Kai Ping"), "papers cited by author and title");
