@@ -1,0 +1,6 @@
+/**
+ * Applications embedding Portcullis's libraries, run by the build (docs/library.md): a PDP and a
+ * PEP embedded in an application, custom policy engines through the engine SPI, the crypto
+ * registry's HMAC, an active packet checked by the verifier.
+ */
+package dev.portcullis.examples;
