@@ -233,18 +233,17 @@ public final class XmlConfigReader {
     if (v == null) {
       return dflt;
     }
-    int colon = v.lastIndexOf(':');
-    String host = colon < 0 ? "" : v.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
+    String host;
     int port;
     try {
-      port = Integer.parseInt(v.substring(colon + 1));
-    } catch (NumberFormatException x) {
+      InetSocketAddress u = HostPort.parse(v);
+      host = u.getHostString();
+      port = u.getPort();
+    } catch (IllegalArgumentException x) {
+      host = "";
       port = -1;
     }
-    if (!host.matches("[0-9A-Fa-f:.]+") || port < 0 || port > 0xFFFF) {
+    if (!host.matches("[0-9A-Fa-f:.]+") || port < 0) {
       throw error(
           e,
           name,

@@ -10,6 +10,7 @@ import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Numbers;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
@@ -276,17 +277,12 @@ public record RosaConfig(
   }
 
   private static InetSocketAddress address(Element e, String name) throws ConfigException {
-    String v = attr(e, name, null);
-    int colon = v.lastIndexOf(':');
-    String host = v.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
+    try {
+      InetSocketAddress u = HostPort.parse(attr(e, name, null));
+      return new InetSocketAddress(u.getHostString(), u.getPort());
+    } catch (IllegalArgumentException x) {
+      throw error(e, name, name + " " + x.getMessage());
     }
-    int port = Integer.parseInt(v.substring(colon + 1));
-    if (port > 0xFFFF) {
-      throw error(e, name, "port " + port + " is above 65535");
-    }
-    return new InetSocketAddress(host, port);
   }
 
   /** The code with this id, or null. */

@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 final class PdpTarget {
   @Option(
       names = "--pdp",
-      converter = PepMain.HostPort.class,
+      converter = PepMain.PdpAddress.class,
       defaultValue = "127.0.0.1:3288",
       description = "PDP address (default: ${DEFAULT-VALUE}).")
   InetSocketAddress pdp;

@@ -72,26 +72,16 @@ public final class PepMain implements Callable<Integer> {
     }
   }
 
-  /** {@code --pdp HOST:PORT}. */
-  static final class HostPort implements CommandLine.ITypeConverter<InetSocketAddress> {
+  /** {@code --pdp HOST:PORT}, read by {@link dev.portcullis.support.HostPort#parse}. */
+  static final class PdpAddress implements CommandLine.ITypeConverter<InetSocketAddress> {
     @Override
     public InetSocketAddress convert(String value) {
-      return hostPort(value);
-    }
-  }
-
-  /** Parses {@code host:port}. */
-  static InetSocketAddress hostPort(String s) {
-    int colon = s.lastIndexOf(':');
-    if (colon <= 0 || colon == s.length() - 1) {
-      throw new CommandLine.TypeConversionException(s + " (expected: HOST:PORT)");
-    }
-    try {
-      return new InetSocketAddress(
-          s.substring(0, colon).replace("[", "").replace("]", ""),
-          Integer.parseInt(s.substring(colon + 1)));
-    } catch (IllegalArgumentException e) {
-      throw new CommandLine.TypeConversionException(s + " (expected: HOST:PORT)");
+      try {
+        InetSocketAddress u = dev.portcullis.support.HostPort.parse(value);
+        return new InetSocketAddress(u.getHostString(), u.getPort());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 
