@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 final class PdpTarget {
   @Option(
       names = "--pdp",
-      converter = PepMain.PdpAddress.class,
+      converter = PdpTarget.Address.class,
       defaultValue = "127.0.0.1:3288",
       description = "PDP address (default: ${DEFAULT-VALUE}).")
   InetSocketAddress pdp;
@@ -36,6 +36,19 @@ final class PdpTarget {
       }
       throw new CommandLine.TypeConversionException(
           value + " (expected: 1 to 65535, decimal or 0x hex)");
+    }
+  }
+
+  /** {@code --pdp HOST:PORT}, read by {@link dev.portcullis.support.HostPort#parse}. */
+  static final class Address implements CommandLine.ITypeConverter<InetSocketAddress> {
+    @Override
+    public InetSocketAddress convert(String value) {
+      try {
+        InetSocketAddress u = dev.portcullis.support.HostPort.parse(value);
+        return new InetSocketAddress(u.getHostString(), u.getPort());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 }

@@ -1,0 +1,93 @@
+package dev.portcullis.pep.cli;
+
+import dev.portcullis.pep.PepConfig;
+import dev.portcullis.pep.PepEnrolment;
+import dev.portcullis.pep.PepException;
+import dev.portcullis.support.ConfigException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pep-client enrol}: a key pair and a certificate for this PEP, in exchange for a one-time
+ * credential (docs/tls.md).
+ */
+@Command(
+    name = "enrol",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Enrol with a one-time credential (docs/tls.md): make a key pair, get a certificate for"
+          + " this PEP id from the PDP over TLS, and store both where pep.xml's <tls"
+          + " certificate=... key=...> name them."
+    })
+final class EnrolCommand implements Callable<Integer> {
+  @Option(
+      names = "--config",
+      required = true,
+      description = "pep.xml with <tls certificate=... key=... trust=...>.")
+  Path config;
+
+  @Option(
+      names = "--credential-file",
+      required = true,
+      description =
+          "File holding the credential pdp-server issue-credential printed (ID.SECRET); kept"
+              + " off the command line, where other users could read it.")
+  Path credentialFile;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    String token;
+    try {
+      token = Files.readString(credentialFile).trim();
+    } catch (IOException e) {
+      err.println("error: cannot read " + credentialFile + ": " + e.getMessage());
+      return 2;
+    }
+    try (PepConfig cfg = PepConfig.load(config)) {
+      var sec = cfg.security();
+      if (sec == null || sec.tls() == null || sec.tls().development()) {
+        err.println(
+            "error: "
+                + config
+                + ": enrolment needs <tls certificate=... key=... trust=...>: where to store"
+                + " what it gets, and the CA that authenticates the PDP");
+        return 2;
+      }
+      var r =
+          PepEnrolment.enrol(
+              cfg.pdp(),
+              cfg.pepId(),
+              sec.tls(),
+              sec.tls().trust(),
+              sec.authorisedPdps(),
+              token,
+              sec.tls().certificate(),
+              sec.tls().key());
+      out.printf(
+          "enrolled %s: certificate serial %s, valid until %s; written to %s and %s%n",
+          cfg.pepId(),
+          r.certificate().getSerialNumber().toString(16),
+          r.certificate().getNotAfter().toInstant(),
+          r.certificateFile(),
+          r.keyFile());
+      out.flush();
+      return 0;
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    } catch (PepException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
+  }
+}
