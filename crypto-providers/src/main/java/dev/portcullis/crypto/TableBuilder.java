@@ -2,7 +2,7 @@ package dev.portcullis.crypto;
 
 import dev.portcullis.crypto.CandidateReport.Verdict;
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.crypto.kat.KnownAnswerTests;
+import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.security.GeneralSecurityException;
 import java.security.Provider;
@@ -114,7 +114,7 @@ final class TableBuilder {
           name, Verdict.CHOSEN, "admitted without known-answer tests (self-test=\"false\")");
     }
     SelfTestResult r =
-        selfTests.computeIfAbsent(name + '\u0000' + a.jcaName(), k -> KnownAnswerTests.run(p, a));
+        selfTests.computeIfAbsent(name + '\u0000' + a.jcaName(), k -> KnownAnswers.run(p, a));
     if (!r.passed()) {
       return new CandidateReport(name, Verdict.SELF_TEST_FAILED, r.summary());
     }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.crypto.Algorithm;
-import dev.portcullis.crypto.kat.KnownAnswerTests;
+import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -41,7 +41,7 @@ class NativeAesTest {
       names = {"AES_GCM", "AES_CTR", "AES_CBC"})
   void knownAnswers(Algorithm a) {
     // SP 800-38A, the GCM specification and Wycheproof (GCM, CBC-PKCS5), as the registry admits.
-    SelfTestResult r = KnownAnswerTests.run(NATIVE, a);
+    SelfTestResult r = KnownAnswers.run(NATIVE, a);
     assertTrue(r.passed(), a + ": " + r.detail());
     assertTrue(r.vectors() > 0);
   }

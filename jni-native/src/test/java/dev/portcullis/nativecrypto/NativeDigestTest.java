@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.crypto.Algorithm;
-import dev.portcullis.crypto.kat.KnownAnswerTests;
+import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.nio.ByteBuffer;
 import java.security.DigestException;
@@ -29,7 +29,7 @@ class NativeDigestTest {
       names = {"SHA_256", "SHA_512"})
   void knownAnswers(Algorithm a) {
     // FIPS 180-4 examples, the registry's admission vectors.
-    SelfTestResult r = KnownAnswerTests.run(NATIVE, a);
+    SelfTestResult r = KnownAnswers.run(NATIVE, a);
     assertTrue(r.passed(), a + ": " + r.detail());
     assertTrue(r.vectors() > 0);
   }

@@ -11,7 +11,7 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
 import dev.portcullis.crypto.config.CryptoConfig;
-import dev.portcullis.crypto.kat.KnownAnswerTests;
+import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import java.nio.ByteBuffer;
 import java.security.Provider;
@@ -53,7 +53,7 @@ class NativeHmacTest {
       names = {"HMAC_MD5", "HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA384", "HMAC_SHA512"})
   void knownAnswers(Algorithm a) {
     // RFC 2202, RFC 4231 and the Wycheproof HMAC vectors the registry admits providers with.
-    SelfTestResult r = KnownAnswerTests.run(NATIVE, a);
+    SelfTestResult r = KnownAnswers.run(NATIVE, a);
     assertTrue(r.passed(), a + ": " + r.detail());
     assertTrue(r.vectors() > 0);
   }

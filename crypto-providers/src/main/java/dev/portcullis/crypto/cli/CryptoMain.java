@@ -3,7 +3,7 @@ package dev.portcullis.crypto.cli;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.ProviderDirectory;
-import dev.portcullis.crypto.kat.KnownAnswerTests;
+import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
@@ -114,7 +114,7 @@ public final class CryptoMain implements Callable<Integer> {
       boolean failed = false;
       StringBuilder failures = new StringBuilder();
       for (Algorithm a : Algorithm.values()) {
-        out.printf("  %-28s", a + " (" + KnownAnswerTests.count(a) + ")");
+        out.printf("  %-28s", a + " (" + KnownAnswers.count(a) + ")");
         for (String p : dir.names()) {
           ProviderDirectory.Lookup l = dir.lookup(p);
           String cell;
@@ -123,7 +123,7 @@ public final class CryptoMain implements Callable<Integer> {
           } else if (!l.offers(a)) {
             cell = "-";
           } else {
-            SelfTestResult res = KnownAnswerTests.run(l.provider(), a);
+            SelfTestResult res = KnownAnswers.run(l.provider(), a);
             if (res.passed()) {
               cell = "pass" + (res.skipped() > 0 ? " (" + res.skipped() + " decl.)" : "");
             } else {

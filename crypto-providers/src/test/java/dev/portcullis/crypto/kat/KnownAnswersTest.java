@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class KnownAnswerTestsTest {
+class KnownAnswersTest {
 
   private static Provider jdk(Algorithm a) {
     return Security.getProvider(a.kind() == Algorithm.Kind.DIGEST ? "SUN" : "SunJCE");
@@ -22,34 +22,32 @@ class KnownAnswerTestsTest {
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void everyAlgorithmHasVectorsAndTheJdkPassesThemAll(Algorithm a) {
-    assertTrue(KnownAnswerTests.count(a) >= 2, a + " has too few vectors");
-    SelfTestResult r = KnownAnswerTests.run(jdk(a), a);
+    assertTrue(KnownAnswers.count(a) >= 2, a + " has too few vectors");
+    SelfTestResult r = KnownAnswers.run(jdk(a), a);
     assertTrue(r.passed(), r.summary());
-    assertEquals(KnownAnswerTests.count(a), r.vectors());
+    assertEquals(KnownAnswers.count(a), r.vectors());
     assertEquals(0, r.skipped(), "the JDK supports every parameter in the vectors");
   }
 
   @Test
   void wycheproofVectorsAreLoadedIncludingInvalidOnes() {
-    assertTrue(KnownAnswerTests.count(Algorithm.AES_GCM) > 300);
+    assertTrue(KnownAnswers.count(Algorithm.AES_GCM) > 300);
     assertTrue(
-        KnownAnswerTests.vectors(Algorithm.HMAC_SHA256).stream().anyMatch(v -> !v.valid()),
+        KnownAnswers.vectors(Algorithm.HMAC_SHA256).stream().anyMatch(v -> !v.valid()),
         "modified-tag vectors must be present");
     assertTrue(
-        KnownAnswerTests.vectors(Algorithm.AES_CBC).stream().anyMatch(v -> !v.valid()),
+        KnownAnswers.vectors(Algorithm.AES_CBC).stream().anyMatch(v -> !v.valid()),
         "bad-padding vectors must be present");
     assertTrue(
         Stream.of(Algorithm.HMAC_MD5, Algorithm.HMAC_SHA1, Algorithm.HMAC_SHA512)
             .allMatch(
                 a ->
-                    KnownAnswerTests.vectors(a).stream()
-                        .anyMatch(v -> v.origin().startsWith("RFC "))));
+                    KnownAnswers.vectors(a).stream().anyMatch(v -> v.origin().startsWith("RFC "))));
   }
 
   @Test
   void aProviderWithAWrongMacFailsAndTheReportNamesTheVector() {
-    SelfTestResult r =
-        KnownAnswerTests.run(new TestProviders.BrokenProvider(), Algorithm.HMAC_SHA256);
+    SelfTestResult r = KnownAnswers.run(new TestProviders.BrokenProvider(), Algorithm.HMAC_SHA256);
     assertFalse(r.passed());
     assertTrue(r.detail().contains("RFC 4231 test 1"), r.detail());
     assertTrue(r.detail().contains("wrong MAC"), r.detail());
@@ -58,7 +56,7 @@ class KnownAnswerTestsTest {
 
   @Test
   void aProviderWithoutTheAlgorithmFailsWithoutThrowing() {
-    SelfTestResult r = KnownAnswerTests.run(new TestProviders.BrokenProvider(), Algorithm.AES_GCM);
+    SelfTestResult r = KnownAnswers.run(new TestProviders.BrokenProvider(), Algorithm.AES_GCM);
     assertFalse(r.passed());
     assertTrue(r.detail().contains("NoSuchAlgorithmException"), r.detail());
   }

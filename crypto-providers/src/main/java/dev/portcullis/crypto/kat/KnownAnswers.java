@@ -34,11 +34,11 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Besides the answers, each run checks that incremental updates agree with one-shot calls and
  * that invalid inputs (modified tags, bad padding, empty IVs) are rejected.
  */
-public final class KnownAnswerTests {
+public final class KnownAnswers {
   private static final String BASE = "/dev/portcullis/crypto/kat/";
   private static final HexFormat HEX = HexFormat.of();
 
-  private KnownAnswerTests() {}
+  private KnownAnswers() {}
 
   /** The vectors for an algorithm, loaded once per JVM. */
   static List<Vector> vectors(Algorithm algorithm) {
@@ -248,7 +248,7 @@ public final class KnownAnswerTests {
     }
 
     private static InputStream open(String name) throws IOException {
-      InputStream in = KnownAnswerTests.class.getResourceAsStream(BASE + name);
+      InputStream in = KnownAnswers.class.getResourceAsStream(BASE + name);
       if (in == null) {
         throw new IOException("resource not found: " + BASE + name);
       }
