@@ -205,12 +205,12 @@ pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t
     return NULL;
   }
   switch (mode) {
-    case 1: cipher = k == 0 ? EVP_aes_128_gcm() : k == 1 ? EVP_aes_192_gcm() : EVP_aes_256_gcm(); break;
-    case 2: cipher = k == 0 ? EVP_aes_128_ctr() : k == 1 ? EVP_aes_192_ctr() : EVP_aes_256_ctr(); break;
-    case 3: cipher = k == 0 ? EVP_aes_128_cbc() : k == 1 ? EVP_aes_192_cbc() : EVP_aes_256_cbc(); break;
+    case PN_AES_GCM: cipher = k == 0 ? EVP_aes_128_gcm() : k == 1 ? EVP_aes_192_gcm() : EVP_aes_256_gcm(); break;
+    case PN_AES_CTR: cipher = k == 0 ? EVP_aes_128_ctr() : k == 1 ? EVP_aes_192_ctr() : EVP_aes_256_ctr(); break;
+    case PN_AES_CBC: cipher = k == 0 ? EVP_aes_128_cbc() : k == 1 ? EVP_aes_192_cbc() : EVP_aes_256_cbc(); break;
     default: return NULL;
   }
-  if (mode == 1 ? iv_len == 0 : iv_len != 16) {
+  if (mode == PN_AES_GCM ? iv_len == 0 : iv_len != 16) {
     return NULL;
   }
   EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
@@ -218,10 +218,10 @@ pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t
     return NULL;
   }
   int ok = EVP_CipherInit_ex(c, cipher, NULL, NULL, NULL, encrypt);
-  if (ok && mode == 1) {
+  if (ok && mode == PN_AES_GCM) {
     ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, (int)iv_len, NULL);
   }
-  if (ok && mode == 3) {
+  if (ok && mode == PN_AES_CBC) {
     ok = EVP_CIPHER_CTX_set_padding(c, 1);
   }
   ok = ok && EVP_CipherInit_ex(c, NULL, NULL, key, iv, encrypt);

@@ -59,6 +59,9 @@ void pn_digest_reset(pn_digest *d);
  */
 typedef struct evp_cipher_ctx_st pn_cipher;
 
+/* The AES modes, as AesMode.code in Java: one list, the same numbers. */
+enum pn_aes_mode { PN_AES_GCM = 1, PN_AES_CTR = 2, PN_AES_CBC = 3 };
+
 pn_cipher *pn_cipher_new(int mode, int encrypt, const unsigned char *key, size_t key_len,
                          const unsigned char *iv, size_t iv_len);
 void pn_cipher_free(pn_cipher *c);

@@ -31,7 +31,7 @@ import javax.crypto.spec.IvParameterSpec;
  */
 abstract class NativeAesSpi extends CipherSpi {
 
-  private final int mode; // 1 GCM, 2 CTR, 3 CBC
+  private final AesMode mode;
   private final String modeName;
   private final String paddingName;
   private Handle handle;
@@ -60,10 +60,10 @@ abstract class NativeAesSpi extends CipherSpi {
     }
   }
 
-  NativeAesSpi(int mode, String modeName, String paddingName) {
+  NativeAesSpi(AesMode mode) {
     this.mode = mode;
-    this.modeName = modeName;
-    this.paddingName = paddingName;
+    this.modeName = mode.jcaName;
+    this.paddingName = mode.padding;
   }
 
   @Override
@@ -89,9 +89,9 @@ abstract class NativeAesSpi extends CipherSpi {
   protected int engineGetOutputSize(int inputLen) {
     int buffered = gcmIn == null || encrypt ? 0 : gcmIn.length();
     switch (mode) {
-      case 1:
+      case GCM:
         return encrypt ? inputLen + tagLength : Math.max(0, buffered + inputLen - tagLength);
-      case 2:
+      case CTR:
         return inputLen;
       default:
         // CBC: EVP holds back what does not fill a block (and, decrypting, the last block).
@@ -111,8 +111,9 @@ abstract class NativeAesSpi extends CipherSpi {
       return null;
     }
     try {
-      AlgorithmParameters p = AlgorithmParameters.getInstance(mode == 1 ? "GCM" : "AES");
-      p.init(mode == 1 ? new GCMParameterSpec(tagLength * 8, iv) : new IvParameterSpec(iv));
+      AlgorithmParameters p = AlgorithmParameters.getInstance(mode == AesMode.GCM ? "GCM" : "AES");
+      p.init(
+          mode == AesMode.GCM ? new GCMParameterSpec(tagLength * 8, iv) : new IvParameterSpec(iv));
       return p;
     } catch (NoSuchAlgorithmException | InvalidParameterSpecException e) {
       return null;
@@ -135,7 +136,7 @@ abstract class NativeAesSpi extends CipherSpi {
     if (params != null) {
       try {
         spec =
-            mode == 1
+            mode == AesMode.GCM
                 ? params.getParameterSpec(GCMParameterSpec.class)
                 : params.getParameterSpec(IvParameterSpec.class);
       } catch (InvalidParameterSpecException e) {
@@ -158,9 +159,12 @@ abstract class NativeAesSpi extends CipherSpi {
       Arrays.fill(raw, (byte) 0);
       throw new InvalidKeyException("AES key of " + n + " bytes (expected: 16, 24 or 32)");
     }
-    AesParameters given = AesParameters.of(mode == 1, enc, params, random);
+    AesParameters given = AesParameters.of(mode == AesMode.GCM, enc, params, random);
     byte[] newIv = given.iv(); // the caller's own copy
-    if (mode == 1 && enc && Arrays.equals(raw, lastGcmKey) && Arrays.equals(newIv, lastGcmIv)) {
+    if (mode == AesMode.GCM
+        && enc
+        && Arrays.equals(raw, lastGcmKey)
+        && Arrays.equals(newIv, lastGcmIv)) {
       Arrays.fill(raw, (byte) 0);
       throw new InvalidAlgorithmParameterException(
           "GCM: the same key and IV again for encryption (an IV must never repeat under a key)");
@@ -175,10 +179,12 @@ abstract class NativeAesSpi extends CipherSpi {
     }
     iv = newIv;
     nativeIv =
-        mode == 1 && iv.length > GcmLongIv.OPENSSL_MAX_IV ? GcmLongIv.equivalent(key, iv) : iv;
+        mode == AesMode.GCM && iv.length > GcmLongIv.OPENSSL_MAX_IV
+            ? GcmLongIv.equivalent(key, iv)
+            : iv;
     tagLength = given.tagLength();
     encrypt = enc;
-    if (mode == 1 && enc) {
+    if (mode == AesMode.GCM && enc) {
       if (!Arrays.equals(lastGcmKey, key)) {
         if (lastGcmKey != null) {
           Arrays.fill(lastGcmKey, (byte) 0);
@@ -207,12 +213,12 @@ abstract class NativeAesSpi extends CipherSpi {
             && Arrays.equals(key, handleKey)
             && encrypt == handleEncrypt
             && nativeIv.length == handleIvLength
-            && (mode == 1 || NativeCrypto.cipherRestart(handle.ptr(), encrypt, nativeIv));
+            && (mode == AesMode.GCM || NativeCrypto.cipherRestart(handle.ptr(), encrypt, nativeIv));
     if (!keep) {
       if (handle != null) {
         handle.close();
       }
-      handle = new Handle(NativeCrypto.cipherNew(mode, encrypt, key, nativeIv));
+      handle = new Handle(NativeCrypto.cipherNew(mode.code, encrypt, key, nativeIv));
       if (handleKey != null) {
         Arrays.fill(handleKey, (byte) 0);
       }
@@ -228,11 +234,11 @@ abstract class NativeAesSpi extends CipherSpi {
     textSeen = false;
     fed = 0;
     gcmUsed = false;
-    gcmRestartPending = mode == 1;
+    gcmRestartPending = mode == AesMode.GCM;
     if (gcmAad != null) {
       gcmAad.clear();
       gcmIn.clear();
-    } else if (mode == 1) {
+    } else if (mode == AesMode.GCM) {
       gcmAad = new PendingBytes();
       gcmIn = new PendingBytes();
     }
@@ -252,7 +258,7 @@ abstract class NativeAesSpi extends CipherSpi {
   @Override
   protected void engineUpdateAAD(byte[] src, int offset, int len) {
     Objects.checkFromIndexSize(offset, len, src.length);
-    if (mode != 1) {
+    if (mode != AesMode.GCM) {
       throw new IllegalStateException("additional authenticated data: GCM only");
     }
     handle();
@@ -280,7 +286,7 @@ abstract class NativeAesSpi extends CipherSpi {
   @Override
   protected byte[] engineUpdate(byte[] in, int off, int len) {
     Objects.checkFromIndexSize(off, len, in.length);
-    if (mode == 1 && !encrypt) {
+    if (mode == AesMode.GCM && !encrypt) {
       handle();
       gcmIn.append(in, off, len);
       return new byte[0];
@@ -294,7 +300,7 @@ abstract class NativeAesSpi extends CipherSpi {
   protected int engineUpdate(byte[] in, int off, int len, byte[] out, int outOff)
       throws ShortBufferException {
     Objects.checkFromIndexSize(off, len, in.length);
-    if (mode == 1 && !encrypt) {
+    if (mode == AesMode.GCM && !encrypt) {
       handle();
       gcmIn.append(in, off, len);
       return 0;
@@ -322,7 +328,7 @@ abstract class NativeAesSpi extends CipherSpi {
     int n;
     try {
       long ctx = handle().ptr();
-      if (mode == 1) {
+      if (mode == AesMode.GCM) {
         gcmStartStreaming(ctx);
       }
       textSeen = true;
@@ -342,7 +348,7 @@ abstract class NativeAesSpi extends CipherSpi {
    * decryption): the native code then writes straight into the caller's array.
    */
   private boolean streaming() {
-    return mode == 2 || (mode == 1 && encrypt);
+    return mode == AesMode.CTR || (mode == AesMode.GCM && encrypt);
   }
 
   @Override
@@ -351,7 +357,7 @@ abstract class NativeAesSpi extends CipherSpi {
     if (in == null) {
       len = 0;
     }
-    if (mode == 1) {
+    if (mode == AesMode.GCM) {
       int n = encrypt ? len + tagLength : Math.max(0, gcmIn.length() + len - tagLength);
       byte[] out = new byte[n];
       try {
@@ -386,11 +392,11 @@ abstract class NativeAesSpi extends CipherSpi {
       off = 0;
     }
     Objects.checkFromIndexSize(off, len, in.length);
-    if (mode == 1 && (!encrypt || gcmRestartPending)) {
+    if (mode == AesMode.GCM && (!encrypt || gcmRestartPending)) {
       return gcmOneCall(in, off, len, out, outOff);
     }
     if (streaming()) {
-      int need = len + (mode == 1 ? tagLength : 0);
+      int need = len + (mode == AesMode.GCM ? tagLength : 0);
       if (outOff < 0 || out.length - outOff < need) {
         throw new ShortBufferException("output: " + (out.length - outOff) + " bytes, need " + need);
       }
@@ -465,15 +471,15 @@ abstract class NativeAesSpi extends CipherSpi {
   private byte[] finish() throws IllegalBlockSizeException, BadPaddingException {
     long ctx = handle().ptr();
     try {
-      byte[] out = new byte[16 + (mode == 1 ? tagLength : 0)];
+      byte[] out = new byte[16 + (mode == AesMode.GCM ? tagLength : 0)];
       int f = NativeCrypto.cipherFinal(ctx, out, 0);
       if (f < 0) {
-        if (mode == 3 && !encrypt) {
+        if (mode == AesMode.CBC && !encrypt) {
           throw new BadPaddingException("AES/CBC: bad padding or ciphertext length");
         }
         throw new IllegalBlockSizeException("AES: input not a whole number of blocks");
       }
-      if (mode == 1) {
+      if (mode == AesMode.GCM) {
         if (!NativeCrypto.cipherGetTag(ctx, out, f, tagLength)) {
           throw new IllegalStateException("GCM: no tag");
         }
@@ -481,7 +487,7 @@ abstract class NativeAesSpi extends CipherSpi {
       }
       return Arrays.copyOf(out, f);
     } finally {
-      if (mode == 1) {
+      if (mode == AesMode.GCM) {
         gcmUsed = true;
       } else {
         start();
@@ -492,19 +498,19 @@ abstract class NativeAesSpi extends CipherSpi {
 
   public static final class Gcm extends NativeAesSpi {
     public Gcm() {
-      super(1, "GCM", "NoPadding");
+      super(AesMode.GCM);
     }
   }
 
   public static final class Ctr extends NativeAesSpi {
     public Ctr() {
-      super(2, "CTR", "NoPadding");
+      super(AesMode.CTR);
     }
   }
 
   public static final class Cbc extends NativeAesSpi {
     public Cbc() {
-      super(3, "CBC", "PKCS5Padding");
+      super(AesMode.CBC);
     }
   }
 }

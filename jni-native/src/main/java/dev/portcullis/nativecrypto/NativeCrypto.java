@@ -218,7 +218,7 @@ final class NativeCrypto {
 
   static native int digestFinal(long ctx, byte[] out, int outOff);
 
-  /** An AES context; {@code mode}: 1 GCM, 2 CTR, 3 CBC with PKCS#5 padding. */
+  /** An AES context; {@code mode}: an {@link AesMode#code}. */
   static native long cipherNew(int mode, boolean encrypt, byte[] key, byte[] iv);
 
   static native void cipherFree(long ctx);
