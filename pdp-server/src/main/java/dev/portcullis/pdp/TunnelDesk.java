@@ -184,8 +184,7 @@ final class TunnelDesk implements AutoCloseable {
     }
   }
 
-  // ---- requests
-  // -----------------------------------------------------------------------------------
+  // ---- requests ---------------------------------------------------------------------------------
 
   /** A request of the tunnel client type, decoded (from the connection's loop). */
   void request(ConnectionState c, Handle handle, Context context, TunnelRequest r) {
@@ -397,8 +396,7 @@ final class TunnelDesk implements AutoCloseable {
     }
   }
 
-  // ---- reports
-  // ------------------------------------------------------------------------------------
+  // ---- reports ----------------------------------------------------------------------------------
 
   /** An agent's report on a tunnel (from the connection's loop). */
   void report(ConnectionState c, Handle handle, TunnelReport r) {
