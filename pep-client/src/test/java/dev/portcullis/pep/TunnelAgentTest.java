@@ -607,4 +607,34 @@ class TunnelAgentTest {
       p.destroyForcibly();
     }
   }
+
+  @Test
+  void aTunnelTheClientsCharonCannotHoldIsTakenBackFromTheGateway() throws Exception {
+    try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
+      atA.close();
+      lab.killCharon(lab.a()); // the client's charon gone before it is asked to hold the tunnel
+      try {
+        ExecutionException e =
+            assertThrows(
+                ExecutionException.class,
+                () ->
+                    bob.request(
+                            "f1",
+                            ask(
+                                "bob",
+                                lab.a().inner() + "/32",
+                                Objective.INTEGRITY,
+                                "bob@vpn.lab",
+                                null))
+                        .get(30, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, e.getCause(), e.toString());
+        await("the PDP takes it back at the gateway")
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> pdp.tunnels().isEmpty() && gateway.tunnels().isEmpty());
+      } finally {
+        lab.startCharon(lab.a());
+        atA = ViciClient.connect(lab.a().vici(), Duration.ofSeconds(10));
+      }
+    }
+  }
 }

@@ -172,6 +172,8 @@ public final class TunnelAgent implements AutoCloseable {
               try {
                 install(handle, g, true);
               } catch (IOException e) {
+                // reported failed; deleting the request ends the tunnel at the gateway too
+                pep.delete(handle, ReasonCode.UNSPECIFIED);
                 throw new CompletionException(e);
               }
               return g.tunnelId();
