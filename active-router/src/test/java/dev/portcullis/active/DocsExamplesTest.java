@@ -10,6 +10,7 @@ import dev.portcullis.active.verify.FlowKeys;
 import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.support.ManualClock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,7 +90,7 @@ class DocsExamplesTest {
   @Test
   void theDocumentedPacketsVerify() throws Exception {
     Map<String, String> d = examples();
-    Fixtures.ManualClock clock = new Fixtures.ManualClock(SST + 10);
+    ManualClock clock = new ManualClock(SST + 10);
     try (FlowKeys keys =
         new FlowKeys(
             Fixtures.registry(),

@@ -9,10 +9,6 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -35,43 +31,6 @@ public final class Fixtures {
       }
     }
     return registry;
-  }
-
-  /** A clock that stands still until moved. */
-  public static final class ManualClock extends Clock {
-    private volatile long millis;
-
-    public ManualClock(long epochSecond) {
-      this.millis = epochSecond * 1000;
-    }
-
-    public void advanceSeconds(long s) {
-      millis += s * 1000;
-    }
-
-    public long seconds() {
-      return millis / 1000;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException();
-    }
   }
 
   /** Code secrets held in a map, as a Code Server would hand them out; counts its answers. */

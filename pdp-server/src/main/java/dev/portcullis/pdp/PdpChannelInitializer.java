@@ -8,7 +8,6 @@ import dev.portcullis.cops.integrity.SigningCopsEncoder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import java.time.Clock;
 
 /**
  * Builds a PEP connection's pipeline, one handler per concern, in the order messages meet them:
@@ -40,7 +39,7 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
   @Override
   protected void initChannel(Channel ch) {
     IntegritySession integrity =
-        keyRing == null ? null : new IntegritySession(keyRing, Clock.systemUTC(), false);
+        keyRing == null ? null : new IntegritySession(keyRing, server.clock(), false);
     ConnectionState state = new ConnectionState(server, ch);
     ChannelPipeline p = ch.pipeline();
     p.addLast("decoder", new CopsDecoder(server.config().maxMessageSize(), integrity))

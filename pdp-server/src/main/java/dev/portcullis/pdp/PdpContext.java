@@ -54,6 +54,12 @@ interface PdpContext {
   /** Where decisions an engine failed or did not make in time are logged, summarised. */
   LogSummary decisionFailures();
 
+  /**
+   * The wall clock: Integrity keys' validity, log summaries' minutes (the system's in production;
+   * {@code PdpServer.start(config, threads, clock)} gives another).
+   */
+  java.time.Clock clock();
+
   /** The clock, in nanoseconds from an arbitrary origin (System.nanoTime in production). */
   long nanoTime();
 

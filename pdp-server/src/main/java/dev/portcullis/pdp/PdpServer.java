@@ -88,12 +88,13 @@ public final class PdpServer implements AutoCloseable {
       AuditLog audit,
       PdpSecurityMaterial security,
       int threads,
-      StateStore store) {
+      StateStore store,
+      Clock clock) {
     this.config = config;
     this.store = store;
     this.audit = audit;
     this.security = security;
-    this.context = new ServerContext(config, policies, security, audit, this::address);
+    this.context = new ServerContext(config, policies, security, audit, this::address, clock);
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
     this.housekeeping =
@@ -113,9 +114,19 @@ public final class PdpServer implements AutoCloseable {
    * @throws IOException if the port cannot be bound or the audit file opened
    */
   public static PdpServer start(PdpConfig config, int threads) throws ConfigException, IOException {
+    return start(config, threads, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(PdpConfig, int)}, on {@code clock}: the wall clock the connections judge
+   * Integrity keys' validity by, the tunnel desk its lifetimes, the log summaries their minutes (a
+   * test moves it by hand rather than sleep).
+   */
+  public static PdpServer start(PdpConfig config, int threads, Clock clock)
+      throws ConfigException, IOException {
     StateStore store = FleetMember.openStore(config);
     try {
-      return start(config, threads, store);
+      return start(config, threads, store, clock);
     } catch (ConfigException | IOException | RuntimeException e) {
       if (store != null) {
         store.close();
@@ -124,7 +135,7 @@ public final class PdpServer implements AutoCloseable {
     }
   }
 
-  private static PdpServer start(PdpConfig config, int threads, StateStore store)
+  private static PdpServer start(PdpConfig config, int threads, StateStore store, Clock clock)
       throws ConfigException, IOException {
     SharedStateChanges changes = new SharedStateChanges();
     Map<Integer, ClientTypePolicy> policies =
@@ -141,7 +152,7 @@ public final class PdpServer implements AutoCloseable {
       security.close();
       throw e;
     }
-    PdpServer s = new PdpServer(config, policies, audit, security, threads, store);
+    PdpServer s = new PdpServer(config, policies, audit, security, threads, store, clock);
     changes.target = s::stateChanged;
     Path tunnelPolicy = config.security() == null ? null : config.security().tunnels();
     if (tunnelPolicy != null) {
@@ -152,7 +163,7 @@ public final class PdpServer implements AutoCloseable {
                 security.enroller == null ? null : security.enroller.store(),
                 () -> s.mlsEngine(),
                 audit,
-                Clock.systemUTC()));
+                clock));
       } catch (ConfigException | RuntimeException e) {
         s.close();
         throw e;

@@ -11,7 +11,6 @@ import dev.portcullis.support.LogSummary;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -33,20 +32,12 @@ final class ServerContext implements PdpContext {
   private final PdpSecurityMaterial material;
   private final AuditLog audit;
 
-  /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
-  private final LogSummary refusals =
-      new LogSummary(
-          LoggerFactory.getLogger(PdpServer.class),
-          "refusals",
-          Duration.ofMinutes(1),
-          Clock.systemUTC());
+  private final Clock clock;
 
-  private final LogSummary decisionFailures =
-      new LogSummary(
-          LoggerFactory.getLogger(RequestDecisions.class),
-          "failed decisions",
-          Duration.ofMinutes(1),
-          Clock.systemUTC());
+  /** Refusals an outsider can cause at will: the first of a kind logged, the rest counted. */
+  private final LogSummary refusals;
+
+  private final LogSummary decisionFailures;
   private final Supplier<InetSocketAddress> address;
   private final PdpStats stats = new PdpStats();
   private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
@@ -66,7 +57,18 @@ final class ServerContext implements PdpContext {
       Map<Integer, ClientTypePolicy> policies,
       PdpSecurityMaterial material,
       AuditLog audit,
-      Supplier<InetSocketAddress> address) {
+      Supplier<InetSocketAddress> address,
+      Clock clock) {
+    this.clock = clock;
+    this.refusals =
+        new LogSummary(
+            LoggerFactory.getLogger(PdpServer.class), "refusals", Duration.ofMinutes(1), clock);
+    this.decisionFailures =
+        new LogSummary(
+            LoggerFactory.getLogger(RequestDecisions.class),
+            "failed decisions",
+            Duration.ofMinutes(1),
+            clock);
     this.config = config;
     this.policies = policies;
     this.material = material;
@@ -124,7 +126,7 @@ final class ServerContext implements PdpContext {
   @Override
   public CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
     return CompletableFuture.supplyAsync(
-        () -> material.enroller.enrol(pepId, r, Instant.now()), enrolments);
+        () -> material.enroller.enrol(pepId, r, clock.instant()), enrolments);
   }
 
   @Override
@@ -269,6 +271,11 @@ final class ServerContext implements PdpContext {
   @Override
   public LogSummary decisionFailures() {
     return decisionFailures;
+  }
+
+  @Override
+  public Clock clock() {
+    return clock;
   }
 
   @Override

@@ -99,6 +99,11 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
+  public Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Override
   public TunnelDesk tunnels() {
     return null;
   }

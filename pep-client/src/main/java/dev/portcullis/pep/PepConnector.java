@@ -40,14 +40,17 @@ final class PepConnector implements PepConnectionHandler.Links {
   private final PepState state;
   private final TlsSessionReuse tls;
   private final Duration connectTimeout;
+  private final Clock clock;
 
   /**
    * @param tls the TLS context and reuse policy, or null when the PEP has no TLS
+   * @param clock the wall clock Integrity keys' validity is judged by
    */
-  PepConnector(PepState state, TlsSessionReuse tls, Duration connectTimeout) {
+  PepConnector(PepState state, TlsSessionReuse tls, Duration connectTimeout, Clock clock) {
     this.state = state;
     this.tls = tls;
     this.connectTimeout = connectTimeout;
+    this.clock = clock;
   }
 
   @Override
@@ -64,9 +67,7 @@ final class PepConnector implements PepConnectionHandler.Links {
     }
     PepSecurity sec = state.security;
     IntegritySession integrity =
-        sec == null || sec.keys() == null
-            ? null
-            : new IntegritySession(sec.keys(), Clock.systemUTC(), false);
+        sec == null || sec.keys() == null ? null : new IntegritySession(sec.keys(), clock, false);
     if (integrity != null) {
       integrity.signOutgoing(true);
     }

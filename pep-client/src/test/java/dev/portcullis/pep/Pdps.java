@@ -51,6 +51,12 @@ final class Pdps {
 
   /** As {@link #start(Path, String)}, with {@code crypto} (a {@code <crypto>} element) first. */
   static PdpServer start(Path dir, String crypto, String extra) throws Exception {
+    return start(dir, crypto, extra, java.time.Clock.systemUTC());
+  }
+
+  /** As {@link #start(Path, String, String)}, the PDP on {@code clock}. */
+  static PdpServer start(Path dir, String crypto, String extra, java.time.Clock clock)
+      throws Exception {
     write(dir, "rules.xml", RULES);
     write(dir, "mls.xml", MLS);
     Path cfg =
@@ -73,6 +79,6 @@ final class Pdps {
                 .replace("%EXTRA%", extra.startsWith("<limits") ? "" : extra)
                 .replace("%KA%", System.getProperty("test.ka", "30"))
                 .replace("%CRYPTO%", crypto));
-    return PdpServer.start(PdpConfig.load(cfg), 2);
+    return PdpServer.start(PdpConfig.load(cfg), 2, clock);
   }
 }

@@ -22,6 +22,7 @@ import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.ManualClock;
 import dev.portcullis.support.XmlConfigReader;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.ByteArrayInputStream;
@@ -570,15 +571,24 @@ class SecureCopsTest {
 
   @Test
   void integrityProtectsTheSessionAndAKeyRollNeverDropsThePep() throws Exception {
+    // One clock for both sides, moved by hand: key 1 until now+3s; key 2 from now+1.5s: both
+    // sides sign with key 2 once it is valid, and key 1 ends while the connection is open.
     Instant now = Instant.now();
-    // Key 1 until now+3s; key 2 from now+1.5s: both sides sign with key 2 once it is valid, and
-    // key 1 ends while the connection is open.
+    ManualClock clock = new ManualClock(now);
     String keys =
         key(1, "k1.hex", now.minusSeconds(3600), now.plusMillis(3000))
             + key(2, "k2.hex", now.plusMillis(1500), now.plusSeconds(3600));
-    try (PdpServer s = Pdps.start(dir, integrityPdp(keys, "integrity"));
+    try (PdpServer s = Pdps.start(dir, "", integrityPdp(keys, "integrity"), clock);
         var registry = IntegrityKeys.registry(List.of());
-        PepClient pep = pep(s, "gw-1", pepIntegrity(registry, keys), new PepListener() {})) {
+        PepClient pep =
+            PepClient.builder()
+                .pdp(s.address())
+                .pepId("gw-1")
+                .clientType(AccessRequest.CLIENT_TYPE)
+                .security(pepIntegrity(registry, keys))
+                .requestTimeout(Duration.ofSeconds(5))
+                .clock(clock)
+                .build()) {
       PdpPepIntegrationTest.await(pep.open());
       for (int i = 0; i < 4; i++) {
         assertTrue(
@@ -587,11 +597,27 @@ class SecureCopsTest {
                         "h" + i, PdpPepIntegrationTest.CTX, PdpPepIntegrationTest.ssh("alice")))
                 .granted(),
             "request " + i);
-        Thread.sleep(1100);
+        clock.advance(Duration.ofMillis(1100)); // key 2 at 1.5 s, key 1 gone at 3 s
       }
       assertTrue(pep.isOpen());
       assertEquals(1, s.stats().totalConnections(), "never reconnected");
       assertEquals(0, s.stats().protocolErrors());
+      // The moved clock is the one both sides judge by: key 1 is over for them, whatever the
+      // machine's clock says (it is still valid by that one for another second or so).
+      String onlyKey1 = key(1, "k1.hex", now.minusSeconds(3600), now.plusMillis(3000));
+      try (PepClient late =
+          PepClient.builder()
+              .pdp(s.address())
+              .pepId("gw-2")
+              .clientType(AccessRequest.CLIENT_TYPE)
+              .security(pepIntegrity(registry, onlyKey1))
+              .requestTimeout(Duration.ofSeconds(5))
+              .reconnect(Duration.ofSeconds(5), Duration.ofSeconds(5))
+              .clock(clock)
+              .build()) {
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class, () -> late.open().get(10, TimeUnit.SECONDS));
+      }
     }
   }
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.Fixtures;
-import dev.portcullis.active.Fixtures.ManualClock;
 import dev.portcullis.active.Fixtures.SecretMap;
 import dev.portcullis.active.config.RosaConfig;
 import dev.portcullis.active.kdf.SessionKdf;
@@ -22,6 +21,7 @@ import dev.portcullis.active.verify.Outcome;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.MacKey;
 import dev.portcullis.support.LogLines;
+import dev.portcullis.support.ManualClock;
 import dev.portcullis.support.Prefix;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.Fixtures;
-import dev.portcullis.active.Fixtures.ManualClock;
 import dev.portcullis.active.packet.ActivePacket;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.support.LogLines;
+import dev.portcullis.support.ManualClock;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;

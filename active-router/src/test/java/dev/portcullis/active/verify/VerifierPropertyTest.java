@@ -3,10 +3,10 @@ package dev.portcullis.active.verify;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.active.Fixtures;
-import dev.portcullis.active.Fixtures.ManualClock;
 import dev.portcullis.active.Fixtures.SecretMap;
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
+import dev.portcullis.support.ManualClock;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
