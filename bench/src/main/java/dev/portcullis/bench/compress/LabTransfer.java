@@ -83,7 +83,7 @@ final class LabTransfer {
     if (a.length == 6 && a[0].equals("sink")) {
       Codec c = codec(a[2]);
       int size = Integer.parseInt(a[3]);
-      byte[] expected = CompressionModel.corpus(size, Path.of(a[4])).get(a[5]);
+      byte[] expected = Corpus.of(size, Path.of(a[4])).get(a[5]);
       warm(c, expected);
       try (ServerSocket s = new ServerSocket()) {
         s.bind(new InetSocketAddress(InetAddress.getByName(a[1]), PORT));
@@ -113,7 +113,7 @@ final class LabTransfer {
     } else if (a.length == 8 && a[0].equals("source")) {
       int size = Integer.parseInt(a[5]);
       long blocks = Long.parseLong(a[6]) / size;
-      byte[] block = CompressionModel.corpus(size, Path.of(a[7])).get(a[3]);
+      byte[] block = Corpus.of(size, Path.of(a[7])).get(a[3]);
       Codec c = codec(a[4]);
       warm(c, block);
       try (Socket k = new Socket()) {

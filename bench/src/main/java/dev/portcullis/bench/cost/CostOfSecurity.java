@@ -3,8 +3,6 @@ package dev.portcullis.bench.cost;
 import dev.portcullis.bench.CopsLayers;
 import dev.portcullis.bench.Haproxy;
 import dev.portcullis.bench.compress.CompressionModel;
-import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.cops.integrity.IntegrityAlgorithm;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
@@ -228,9 +226,9 @@ public final class CostOfSecurity implements Callable<Integer> {
                     .prewarm(false)
                     .build());
         RawTcp raw = new RawTcp()) {
-      List<Layer> layers = layers(cl, registry, skipped);
+      List<Layer> layers = LoopbackLayers.of(cl, registry, engines, samples, skipped);
       if (paths != null) {
-        layers = acrossTheLab(layers, skipped);
+        layers = NetworkPaths.acrossTheLab(layers, skipped);
       }
       Map<NetworkPaths.Route, RawTcp> responders = new EnumMap<>(NetworkPaths.Route.class);
       long connections = (long) layers.size() * (trials + warmup) * 5;
@@ -244,7 +242,7 @@ public final class CostOfSecurity implements Callable<Integer> {
               case COPS -> new CopsRunner(l, cl, batches, paths);
               case RAW ->
                   new RawRunner(
-                      l, l.path() == null ? raw : responder(paths, l.path(), responders), batches);
+                      l, l.path() == null ? raw : paths.responder(l.path(), responders), batches);
               case HAPROXY, PEP_PROXY -> new ProxiedRunner(l, raw, batches, cl, Haproxy.find());
             });
         results.put(l.name(), new EnumMap<>(Metric.class));
@@ -336,63 +334,6 @@ public final class CostOfSecurity implements Callable<Integer> {
     return 0;
   }
 
-  /** The raw responder for route {@code p}, in the PDPs' namespace (one per route). */
-  private static RawTcp responder(
-      NetworkPaths paths, NetworkPaths.Route p, Map<NetworkPaths.Route, RawTcp> made) {
-    return made.computeIfAbsent(
-        p,
-        k -> {
-          try {
-            return paths.inB(() -> new RawTcp(k.serverAddress()));
-          } catch (Exception e) {
-            throw new IllegalStateException("raw responder on " + k.server + ": " + e, e);
-          }
-        });
-  }
-
-  /**
-   * The network mode's layers: every loopback layer that has no proxy, across the veth (same names,
-   * so the base case and the conclusions hold), then the IPsec layers: the raw exchanges, plain
-   * COPS and TLS inside ESP with AES-GCM, plain COPS inside ESP-NULL, and plain COPS whose
-   * connection makes charon negotiate IKE.
-   */
-  private List<Layer> acrossTheLab(List<Layer> loopback, List<String> skipped) {
-    List<Layer> l = new ArrayList<>();
-    Layer raw = null;
-    Layer plain = null;
-    Layer tls = null;
-    for (Layer x : loopback) {
-      if (x.route() == Layer.Route.HAPROXY || x.route() == Layer.Route.PEP_PROXY) {
-        skipped.add(x.name() + ": the proxy layers run on loopback only");
-        continue;
-      }
-      l.add(x.across(NetworkPaths.Route.VETH, x.name(), x.description() + "; across the veth"));
-      raw = x.route() == Layer.Route.RAW ? x : raw;
-      plain = x.name().equals(Report.BASE) ? x : plain;
-      tls = tls == null && x.name().startsWith("TLS ") && !x.name().contains("+") ? x : tls;
-    }
-    String esp = "inside ESP (AES-GCM, userspace), SA up";
-    l.add(raw.across(NetworkPaths.Route.ESP_GCM, "raw TCP in ESP", "the raw exchanges " + esp));
-    l.add(plain.across(NetworkPaths.Route.ESP_GCM, "plain in ESP", "plain COPS " + esp));
-    l.add(
-        plain.across(
-            NetworkPaths.Route.ESP_NULL,
-            "plain in ESP-NULL",
-            "plain COPS inside ESP with NULL encryption (integrity only), SA up"));
-    if (tls != null) {
-      l.add(
-          tls.across(
-              NetworkPaths.Route.ESP_GCM, tls.name() + " in ESP", tls.description() + ", " + esp));
-    }
-    l.add(
-        plain.across(
-            NetworkPaths.Route.ESP_IKE,
-            "plain, IKE per connection",
-            "plain COPS inside ESP (AES-GCM) negotiated for each connection: IKE (PSK), then"
-                + " the connection, as the paper's IPsec connect"));
-    return l;
-  }
-
   /** Trials of round {@code r} when {@code total} are spread over {@code rounds}. */
   static int share(int total, int rounds, int r) {
     return total / rounds + (r < total % rounds ? 1 : 0);
@@ -432,122 +373,5 @@ public final class CostOfSecurity implements Callable<Integer> {
         planned < range / 2
             ? "fine: ports in TIME_WAIT cannot run out"
             : "too many: lower --trials, or wait a minute between runs");
-  }
-
-  private List<Layer> layers(CopsLayers cl, CryptoRegistry registry, List<String> skipped)
-      throws Exception {
-    String rules = CopsLayers.trivialRules();
-    AccessRequest ar = CopsLayers.rulesRequest();
-    int rt = CopsLayers.RULES;
-    List<Layer> l = new ArrayList<>();
-    l.add(
-        Layer.tcp(
-            Layer.RAW, "no COPS: the same exchanges over a bare TCP socket", Layer.Route.RAW));
-    if (Haproxy.find() != null) {
-      l.add(
-          Layer.tcp(
-              Layer.HAPROXY,
-              "the raw exchanges through HAProxy (tcp mode, one thread): a proxy that decides"
-                  + " nothing, the anchor for the PEP proxy",
-              Layer.Route.HAPROXY));
-    } else {
-      skipped.add(Layer.HAPROXY + ": no haproxy on the PATH or in /usr/sbin");
-    }
-    l.add(
-        Layer.tcp(
-            Layer.PEP_PROXY,
-            "the raw exchanges through the Portcullis PEP proxy (one event loop), which asks the"
-                + " PDP (one rule) once per connection before it forwards a byte",
-            Layer.Route.PEP_PROXY));
-    l.add(
-        new Layer(
-            "plain",
-            "base case: COPS over TCP, rules engine with one rule",
-            rules,
-            "",
-            null,
-            null,
-            rt,
-            ar));
-    for (IntegrityAlgorithm a :
-        List.of(IntegrityAlgorithm.HMAC_MD5_96, IntegrityAlgorithm.HMAC_SHA256_128)) {
-      String sec =
-          "<security>"
-              + CopsLayers.integrityKeys(a)
-              + "<protection level=\"integrity\"/></security>";
-      l.add(
-          new Layer(
-              "integrity " + a.displayName(),
-              "COPS Integrity object, "
-                  + a.displayName()
-                  + (a.legacy() ? " (legacy; RFC 2748's mandatory algorithm)" : ""),
-              rules,
-              sec,
-              cl.integrity(a, registry),
-              null,
-              rt,
-              ar));
-    }
-    TlsEngine first = null;
-    for (String e : engines) {
-      TlsEngine engine = TlsEngine.ofName(e);
-      if (engine == null || engine.unavailabilityCause() != null) {
-        skipped.add(e + ": " + (engine == null ? "unknown engine" : engine.unavailabilityCause()));
-        continue;
-      }
-      first = first == null ? engine : first;
-      String sec = cl.tlsSecurity(engine, "TLSv1.3", "", "confidentiality");
-      l.add(
-          new Layer(
-              "TLS " + e,
-              "TLS 1.3 (RFC 4261), engine " + e + ", mutual authentication",
-              rules,
-              sec,
-              cl.tls(engine, "TLSv1.3", 0, null),
-              cl.tls(engine, "TLSv1.3", 1_000_000, null),
-              rt,
-              ar));
-    }
-    if (first != null) {
-      IntegrityAlgorithm a = IntegrityAlgorithm.HMAC_SHA256_128;
-      String sec =
-          cl.tlsSecurity(
-              first, "TLSv1.3", CopsLayers.integrityKeys(a), "integrity+confidentiality");
-      l.add(
-          new Layer(
-              "TLS " + first.configName() + " + integrity",
-              "TLS 1.3 and the Integrity object (HMAC-SHA-256-128) together",
-              rules,
-              sec,
-              cl.tls(first, "TLSv1.3", 0, cl.ring(a, registry)),
-              cl.tls(first, "TLSv1.3", 1_000_000, cl.ring(a, registry)),
-              rt,
-              ar));
-    }
-    if (Files.isDirectory(samples)) {
-      l.add(
-          new Layer(
-              "rules engine",
-              "the sample rule set (policy-rules.xml) instead of one rule",
-              "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy-rules.xml\"/>",
-              "",
-              null,
-              null,
-              rt,
-              ar));
-      l.add(
-          new Layer(
-              "multilevel engine",
-              "the sample Bell-LaPadula/Biba policy" + " (policy-mls.xml)",
-              "<client-type code=\"0xC0A6\" engine=\"mls\" policy=\"policy-mls.xml\"/>",
-              "",
-              null,
-              null,
-              CopsLayers.MLS,
-              CopsLayers.mlsRequest()));
-    } else {
-      skipped.add("rules engine, multilevel engine: no sample policies in " + samples);
-    }
-    return l;
   }
 }

@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -161,6 +163,60 @@ final class NetworkPaths implements AutoCloseable {
   /** Negotiates the IKE route's SA (IKE_SA_INIT, IKE_AUTH, PSK): back once the CHILD_SA is up. */
   void negotiate() throws Exception {
     atA.await(atA.initiate(TunnelConnection.CHILD, Route.ESP_IKE.tunnel(), Duration.ofSeconds(10)));
+  }
+
+  /** The raw responder for route {@code p}, in the PDPs' namespace (one per route). */
+  RawTcp responder(Route p, Map<Route, RawTcp> made) {
+    return made.computeIfAbsent(
+        p,
+        k -> {
+          try {
+            return inB(() -> new RawTcp(k.serverAddress()));
+          } catch (Exception e) {
+            throw new IllegalStateException("raw responder on " + k.server + ": " + e, e);
+          }
+        });
+  }
+
+  /**
+   * The network mode's layers: every loopback layer that has no proxy, across the veth (same names,
+   * so the base case and the conclusions hold), then the IPsec layers: the raw exchanges, plain
+   * COPS and TLS inside ESP with AES-GCM, plain COPS inside ESP-NULL, and plain COPS whose
+   * connection makes charon negotiate IKE.
+   */
+  static List<Layer> acrossTheLab(List<Layer> loopback, List<String> skipped) {
+    List<Layer> l = new ArrayList<>();
+    Layer raw = null;
+    Layer plain = null;
+    Layer tls = null;
+    for (Layer x : loopback) {
+      if (x.route() == Layer.Route.HAPROXY || x.route() == Layer.Route.PEP_PROXY) {
+        skipped.add(x.name() + ": the proxy layers run on loopback only");
+        continue;
+      }
+      l.add(x.across(Route.VETH, x.name(), x.description() + "; across the veth"));
+      raw = x.route() == Layer.Route.RAW ? x : raw;
+      plain = x.name().equals(Report.BASE) ? x : plain;
+      tls = tls == null && x.name().startsWith("TLS ") && !x.name().contains("+") ? x : tls;
+    }
+    String esp = "inside ESP (AES-GCM, userspace), SA up";
+    l.add(raw.across(Route.ESP_GCM, "raw TCP in ESP", "the raw exchanges " + esp));
+    l.add(plain.across(Route.ESP_GCM, "plain in ESP", "plain COPS " + esp));
+    l.add(
+        plain.across(
+            Route.ESP_NULL,
+            "plain in ESP-NULL",
+            "plain COPS inside ESP with NULL encryption (integrity only), SA up"));
+    if (tls != null) {
+      l.add(tls.across(Route.ESP_GCM, tls.name() + " in ESP", tls.description() + ", " + esp));
+    }
+    l.add(
+        plain.across(
+            Route.ESP_IKE,
+            "plain, IKE per connection",
+            "plain COPS inside ESP (AES-GCM) negotiated for each connection: IKE (PSK), then"
+                + " the connection, as the paper's IPsec connect"));
+    return l;
   }
 
   /** One line on the path, for the report. */

@@ -52,7 +52,7 @@ class CompressionModelSmokeTest {
 
   @Test
   void everyCodecRoundTripsEveryPayload() throws Exception {
-    for (byte[] p : CompressionModel.corpus(4096, Path.of("..", "config")).values()) {
+    for (byte[] p : Corpus.of(4096, Path.of("..", "config")).values()) {
       for (Codec c : List.of(Codec.deflate(1), Codec.deflate(9), Codec.lz4())) {
         byte[] back = new byte[p.length];
         c.decompress(c.compress(p), back);
