@@ -239,29 +239,9 @@ public final class PdpServer implements AutoCloseable {
 
   // ---- tunnels ----------------------------------------------------------------------------------
 
-  /**
-   * The tunnels this PDP granted and not ended, with where each end stands ({@code granted}, {@code
-   * keyed}, {@code up}, {@code failed}, {@code down}); empty when it grants no tunnels.
-   */
-  public List<String> tunnels() {
-    TunnelDesk d = context.tunnels();
-    return d == null
-        ? List.of()
-        : d.view().stream()
-            .map(
-                v ->
-                    v.id()
-                        + " "
-                        + v.subject()
-                        + " -> "
-                        + v.gateway()
-                        + " "
-                        + v.objective().name().toLowerCase(java.util.Locale.ROOT)
-                        + " client="
-                        + v.clientState()
-                        + " gateway="
-                        + v.gatewayState())
-            .toList();
+  /** The tunnels this PDP grants (client type 0xC0A8; none without a tunnel policy). */
+  public PdpTunnels tunnels() {
+    return new PdpTunnels(context.tunnels());
   }
 
   /** The engine of the first client type decided by multilevel security, or null. */
@@ -272,45 +252,6 @@ public final class PdpServer implements AutoCloseable {
       }
     }
     return null;
-  }
-
-  /** The gateways whose tunnel agents stand by now. */
-  public List<String> tunnelGateways() {
-    TunnelDesk d = context.tunnels();
-    return d == null ? List.of() : d.gateways();
-  }
-
-  /**
-   * Revokes every tunnel of {@code subject} (a user revoked, logged out): removed at both ends.
-   *
-   * @return how many tunnels ended
-   */
-  public int revokeTunnels(String subject, String reason) {
-    TunnelDesk d = context.tunnels();
-    return d == null ? 0 : d.revokeSubject(subject, reason);
-  }
-
-  /**
-   * Revokes tunnel {@code id} (as {@link #tunnels} names it): removed at both ends.
-   *
-   * @return false if this PDP granted no such tunnel (or it ended already)
-   */
-  public boolean revokeTunnel(String id, String reason) {
-    TunnelDesk d = context.tunnels();
-    return d != null && d.revoke(id, reason);
-  }
-
-  /**
-   * Reads the tunnel policy again now (it is also reloaded within 2 s of its file changing);
-   * tunnels it no longer grants are removed at both ends.
-   *
-   * @throws ConfigException if the file is refused: the running policy stays in force
-   */
-  public void reloadTunnels() throws ConfigException {
-    TunnelDesk d = context.tunnels();
-    if (d != null) {
-      d.reload();
-    }
   }
 
   /** The fleet's store, or null (tests inject faults through it). */

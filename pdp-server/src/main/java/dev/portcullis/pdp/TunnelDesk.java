@@ -104,7 +104,7 @@ final class TunnelDesk implements AutoCloseable {
 
   private final TunnelAuthority authority;
   private final Path policyFile;
-  private final CredentialStore credentials; // null: the PDP enrols nobody
+  private final TunnelAdmission admission;
   private final java.util.function.Supplier<MlsEngine> mls; // gives null: no MLS client type
   private final AuditLog audit;
   private final ScheduledExecutorService thread =
@@ -126,7 +126,7 @@ final class TunnelDesk implements AutoCloseable {
       AuditLog audit) {
     this.authority = authority;
     this.policyFile = policyFile;
-    this.credentials = credentials;
+    this.admission = new TunnelAdmission(credentials);
     this.mls = mls;
     this.audit = audit;
   }
@@ -200,28 +200,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   private void standBy(End e, TunnelRequest r) {
-    TunnelPolicy.Gateway gw = authority.policy().gateway(r.gateway());
-    String why = null;
-    if (gw == null) {
-      why = "no gateway " + r.gateway() + " in the tunnel policy";
-    } else if (!r.gateway().equals(e.pep())) {
-      why =
-          "PEP "
-              + e.pep()
-              + " cannot stand for gateway "
-              + r.gateway()
-              + ": a gateway agent's certificate names its gateway";
-    } else if (!gw.address().equals(r.outerAddress())) {
-      why =
-          "gateway "
-              + r.gateway()
-              + " is at "
-              + gw.address().getHostAddress()
-              + " in the tunnel policy, not "
-              + r.outerAddress().getHostAddress();
-    } else if (!gw.ikeId().equals(r.ikeId())) {
-      why = "gateway " + r.gateway() + "'s IKE identity is " + gw.ikeId() + ", not " + r.ikeId();
-    }
+    String why = TunnelAdmission.gatewayRefusal(authority.policy(), e.pep(), r);
     if (why != null) {
       e.conn().audit("tunnel-gateway-refused", e.pep(), "gateway", r.gateway(), "reason", why);
       log.warn("tunnels: {}", why);
@@ -252,7 +231,7 @@ final class TunnelDesk implements AutoCloseable {
             "credential",
             r.credentialId());
     // Authentication (table 4, steps 2 and 4): the subject is who the certificate proved.
-    String why = authenticate(id, r);
+    String why = admission.clientRefusal(id, r);
     if (why != null) {
       refuse(e, r, null, why);
       return;
@@ -270,7 +249,7 @@ final class TunnelDesk implements AutoCloseable {
                 ? null
                 : e.conn().handshake.peer().getSerialNumber().toString(16));
     // Authorization (steps 2 and 4): the policy, then a fresh key for this tunnel.
-    TunnelAuthority.Outcome o = authority.decide(r, sessions());
+    TunnelAuthority.Outcome o = authority.decide(r, TunnelAuthority.Sessions.of(mls.get()));
     if (!o.granted()) {
       refuse(e, r, o.rule(), o.reason());
       return;
@@ -278,28 +257,14 @@ final class TunnelDesk implements AutoCloseable {
     TunnelAuthority.Granted g = authority.find(o.client().tunnelId());
     End gw = gateways.get(g.gateway());
     if (gw == null || !gw.conn().channel.isActive()) {
-      authority.ended(g.id());
-      o.client().zero();
-      o.gateway().zero();
-      refuse(e, r, o.rule(), "gateway " + g.gateway() + "'s tunnel agent is not connected");
+      withdraw(e, r, o, "gateway " + g.gateway() + "'s tunnel agent is not connected");
       return;
     }
     if (r.credentialId() != null) {
       // accounting, step 2: the one-time key pair's use is spent, durably, before any key leaves
-      String spent;
-      try {
-        spent =
-            credentials.spendOnTunnel(r.credentialId(), g.id())
-                ? null
-                : "credential " + r.credentialId() + " carried a tunnel already";
-      } catch (IOException x) {
-        spent = "credential " + r.credentialId() + " could not be marked spent: the tunnel waits";
-      }
+      String spent = admission.spend(r.credentialId(), g.id());
       if (spent != null) {
-        authority.ended(g.id());
-        o.client().zero();
-        o.gateway().zero();
-        refuse(e, r, o.rule(), spent + ": one tunnel per one-time credential");
+        withdraw(e, r, o, spent);
         return;
       }
       e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
@@ -337,37 +302,12 @@ final class TunnelDesk implements AutoCloseable {
         g.rule());
   }
 
-  /** Null if {@code r}'s subject is the PEP's proven identity with a usable credential. */
-  private String authenticate(String pepId, TunnelRequest r) {
-    if (!r.subject().equals(pepId)) {
-      return "subject "
-          + r.subject()
-          + " is not the identity this agent's certificate proves ("
-          + pepId
-          + ")";
-    }
-    String cred = r.credentialId();
-    if (cred == null) {
-      return null;
-    }
-    if (credentials == null) {
-      return "credential " + cred + ": this PDP issues no one-time credentials";
-    }
-    try {
-      CredentialStore.Credential c = credentials.lookup(cred);
-      if (c == null) {
-        return "unknown credential " + cred;
-      }
-      if (!c.pepId().equals(pepId)) {
-        return "credential " + cred + " is bound to another identity, not " + pepId;
-      }
-      if (credentials.state(cred) != CredentialStore.State.USED) {
-        return "credential " + cred + " has not enrolled " + pepId + ": enrol with it first";
-      }
-    } catch (IOException e) {
-      return "credential " + cred + " could not be checked: " + e.getClass().getSimpleName();
-    }
-    return null;
+  /** A tunnel decided but not to be made after all: forgotten, its keys zeroed, refused. */
+  private void withdraw(End e, TunnelRequest r, TunnelAuthority.Outcome o, String why) {
+    authority.ended(o.client().tunnelId());
+    o.client().zero();
+    o.gateway().zero();
+    refuse(e, r, o.rule(), why);
   }
 
   private void refuse(End e, TunnelRequest r, String rule, String why) {
@@ -480,30 +420,16 @@ final class TunnelDesk implements AutoCloseable {
         });
   }
 
-  /** The MLS engine's sessions, or null when the PDP serves no MLS client type. */
-  private TunnelAuthority.Sessions sessions() {
-    MlsEngine e = mls.get();
-    return e == null
-        ? null
-        : new TunnelAuthority.Sessions() {
-          @Override
-          public Integer rank(String subject) {
-            return e.sessionRank(subject);
-          }
-
-          @Override
-          public Integer levelRank(String name) {
-            return e.rank(name);
-          }
-        };
-  }
-
   /**
    * Multilevel sessions changed (a LOGIN, a change of level, a LOGOUT, here or at another member):
    * tunnels whose rule's session requirements no longer hold end at both ends.
    */
   void sessionsChanged() {
-    run(() -> ended(authority.review(sessions()), "the subject's multilevel session ended"));
+    run(
+        () ->
+            ended(
+                authority.review(TunnelAuthority.Sessions.of(mls.get())),
+                "the subject's multilevel session ended"));
   }
 
   /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */

@@ -92,7 +92,7 @@ class TunnelAgentTest {
         .serveGateway(
             TunnelRequest.gateway("gw-1", InetAddress.getByName(lab.b().outer()), "gw-1.lab"))
         .get(10, TimeUnit.SECONDS);
-    assertEquals(List.of("gw-1"), pdp.tunnelGateways());
+    assertEquals(List.of("gw-1"), pdp.tunnels().gateways());
   }
 
   @AfterAll
@@ -169,12 +169,12 @@ class TunnelAgentTest {
     Files.writeString(
         dir.resolve("tunnels.xml"),
         POLICY.replace("<allow id=\"ops\"", rule + "\n<allow id=\"ops\""));
-    pdp.reloadTunnels();
+    pdp.tunnels().reload();
     try {
       body.run();
     } finally {
       Files.writeString(dir.resolve("tunnels.xml"), POLICY);
-      pdp.reloadTunnels();
+      pdp.tunnels().reload();
     }
   }
 
@@ -262,6 +262,7 @@ class TunnelAgentTest {
           .until(
               () ->
                   pdp.tunnels()
+                      .list()
                       .equals(List.of(id + " alice -> gw-1 confidentiality client=up gateway=up")));
       LabCapture c = pingThrough(lab.a().inner());
       for (String p : c.esp()) {
@@ -280,11 +281,11 @@ class TunnelAgentTest {
                       otc)));
       assertTrue(again.contains("carried a tunnel already"), again);
 
-      assertEquals(1, pdp.revokeTunnels("alice", "revoked by the operator"));
+      assertEquals(1, pdp.tunnels().revokeSubject("alice", "revoked by the operator"));
       goneAtBothEnds(id);
       await().atMost(Duration.ofSeconds(10)).until(() -> alice.tunnels().isEmpty());
       assertEquals(List.of(), gateway.tunnels());
-      assertEquals(List.of(), pdp.tunnels());
+      assertEquals(List.of(), pdp.tunnels().list());
       IOException stopped =
           assertThrows(
               IOException.class,
@@ -370,12 +371,12 @@ class TunnelAgentTest {
           "ESP-NULL protects integrity only: the payload shows");
       Files.writeString(dir.resolve("tunnels.xml"), POLICY.replace(" carol", ""));
       try {
-        pdp.reloadTunnels();
+        pdp.tunnels().reload();
         goneAtBothEnds(id);
         await().atMost(Duration.ofSeconds(10)).until(() -> carol.tunnels().isEmpty());
       } finally {
         Files.writeString(dir.resolve("tunnels.xml"), POLICY);
-        pdp.reloadTunnels();
+        pdp.tunnels().reload();
       }
     }
   }
@@ -400,6 +401,7 @@ class TunnelAgentTest {
           .until(
               () ->
                   pdp.tunnels()
+                      .list()
                       .toString()
                       .contains(id + " dave -> gw-1 confidentiality client=failed"));
       lab.startCharon(lab.a());
@@ -409,12 +411,13 @@ class TunnelAgentTest {
           .until(
               () ->
                   pdp.tunnels()
+                      .list()
                       .toString()
                       .contains(id + " dave -> gw-1 confidentiality client=up"));
       pingThrough(lab.a().inner());
       dave.release("k1").get(30, TimeUnit.SECONDS);
       goneAtBothEnds(id);
-      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().list().isEmpty());
     }
   }
 
@@ -447,7 +450,9 @@ class TunnelAgentTest {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  pdp.tunnels().stream().filter(t -> t.endsWith("client=up gateway=up")).count()
+                  pdp.tunnels().list().stream()
+                          .filter(t -> t.endsWith("client=up gateway=up"))
+                          .count()
                       == n);
       assertEquals(n, atA.listSas(null).size());
       List<CompletableFuture<?>> released = new ArrayList<>();
@@ -460,7 +465,7 @@ class TunnelAgentTest {
       await("nothing left in list-sas at either end")
           .atMost(Duration.ofSeconds(30))
           .until(() -> atA.listSas(null).isEmpty() && atB.listSas(null).isEmpty());
-      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().list().isEmpty());
       assertEquals(List.of(), gateway.tunnels());
       assertEquals(List.of(), erin.tunnels());
       assertEquals(n, ids.stream().distinct().count());
@@ -538,7 +543,7 @@ class TunnelAgentTest {
                 // a real wait: the PDP's clock and charon's lifetime are what is under test
                 goneAtBothEnds(id, Duration.ofSeconds(10));
                 await().atMost(Duration.ofSeconds(10)).until(() -> bob.tunnels().isEmpty());
-                assertEquals(List.of(), pdp.tunnels());
+                assertEquals(List.of(), pdp.tunnels().list());
               }
             }));
     boolean expired = false;
@@ -599,7 +604,7 @@ class TunnelAgentTest {
       assertEquals(
           143, p.exitValue(), "128 + SIGTERM: " + Files.readString(dir.resolve("erin-agent.out")));
       goneAtBothEnds(id);
-      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().list().isEmpty());
       String said = Files.readString(dir.resolve("erin-agent.out"));
       assertTrue(said.contains("tunnel " + id + " removed (agent stopped)"), said);
       assertFalse(said.contains("Exception"), said);
@@ -630,7 +635,7 @@ class TunnelAgentTest {
         assertInstanceOf(IOException.class, e.getCause(), e.toString());
         await("the PDP takes it back at the gateway")
             .atMost(Duration.ofSeconds(10))
-            .until(() -> pdp.tunnels().isEmpty() && gateway.tunnels().isEmpty());
+            .until(() -> pdp.tunnels().list().isEmpty() && gateway.tunnels().isEmpty());
       } finally {
         lab.startCharon(lab.a());
         atA = ViciClient.connect(lab.a().vici(), Duration.ofSeconds(10));

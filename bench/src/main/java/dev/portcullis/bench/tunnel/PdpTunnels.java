@@ -104,7 +104,7 @@ final class PdpTunnels {
         }
         String id = ids[i];
         long t0 = System.nanoTime();
-        pdp.revokeTunnel(id, "benchmark");
+        pdp.tunnels().revoke(id, "benchmark");
         long deadline = t0 + TimeUnit.SECONDS.toNanos(5);
         while (!(downA.containsKey(id) && downB.containsKey(id)) && System.nanoTime() < deadline) {
           Thread.onSpinWait(); // both charons report it down a round trip or two later

@@ -44,6 +44,23 @@ public final class TunnelAuthority {
 
     /** The rank of level {@code name}, or null if the MLS policy has no such level. */
     Integer levelRank(String name);
+
+    /** The sessions of {@code engine}, or null for none (a PDP without an MLS client type). */
+    static Sessions of(dev.portcullis.pdp.policy.mls.MlsEngine engine) {
+      return engine == null
+          ? null
+          : new Sessions() {
+            @Override
+            public Integer rank(String subject) {
+              return engine.sessionRank(subject);
+            }
+
+            @Override
+            public Integer levelRank(String name) {
+              return engine.rank(name);
+            }
+          };
+    }
   }
 
   private static final HexFormat HEX = HexFormat.of();
