@@ -9,7 +9,6 @@ import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -31,7 +30,7 @@ final class ClientTypePolicy {
   final boolean watch;
   private final EngineEnvironment environment;
   private volatile PolicyEngine engine;
-  private byte[] lastFile; // the configured file's bytes when last looked at (null: unreadable)
+  private final WatchedFile watched;
   private byte[] running; // the policy the engine was loaded from
 
   /**
@@ -92,9 +91,9 @@ final class ClientTypePolicy {
     this.file = file;
     this.watch = watch;
     this.environment = environment;
-    this.lastFile = read();
+    this.watched = new WatchedFile(file);
+    this.running = watched.take();
     this.engine = provider.load(file, null, environment);
-    this.running = lastFile;
   }
 
   PolicyEngine engine() {
@@ -113,10 +112,9 @@ final class ClientTypePolicy {
    * @throws ConfigException if the file is invalid; the current engine stays
    */
   synchronized PolicyEngine reload() throws ConfigException {
-    byte[] content = read();
+    byte[] content = watched.take();
     PolicyEngine next = provider.load(file, engine, environment);
     engine = next;
-    lastFile = content;
     running = content;
     return next;
   }
@@ -141,20 +139,7 @@ final class ClientTypePolicy {
   }
 
   /** True if the file's bytes differ from those last looked at (a rejected version only once). */
-  synchronized boolean changed() {
-    byte[] now = read();
-    if (now == null || Arrays.equals(now, lastFile)) {
-      return false;
-    }
-    lastFile = now;
-    return true;
-  }
-
-  private byte[] read() {
-    try {
-      return Files.readAllBytes(file);
-    } catch (IOException e) {
-      return null;
-    }
+  boolean changed() {
+    return watched.changed();
   }
 }

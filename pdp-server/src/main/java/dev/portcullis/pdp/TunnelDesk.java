@@ -15,10 +15,7 @@ import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelAuthority;
 import dev.portcullis.pdp.tunnel.TunnelPolicy;
 import dev.portcullis.support.ConfigException;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -103,7 +100,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   private final TunnelAuthority authority;
-  private final Path policyFile;
+  private final WatchedFile policyFile;
   private final TunnelAdmission admission;
   private final java.util.function.Supplier<MlsEngine> mls; // gives null: no MLS client type
   private final AuditLog audit;
@@ -116,11 +113,10 @@ final class TunnelDesk implements AutoCloseable {
           });
   private final Map<String, End> gateways = new HashMap<>();
   private final Map<String, Live> tunnels = new HashMap<>();
-  private FileTime policyModified;
 
   private TunnelDesk(
       TunnelAuthority authority,
-      Path policyFile,
+      WatchedFile policyFile,
       CredentialStore credentials,
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit) {
@@ -144,7 +140,7 @@ final class TunnelDesk implements AutoCloseable {
       AuditLog audit,
       Clock clock)
       throws ConfigException {
-    FileTime modified = modified(policyFile);
+    WatchedFile watched = new WatchedFile(policyFile);
     TunnelPolicy p = TunnelPolicy.load(policyFile);
     if (p.needsSessions() && mls.get() == null) {
       throw new ConfigException(
@@ -155,18 +151,9 @@ final class TunnelDesk implements AutoCloseable {
     }
     TunnelDesk d =
         new TunnelDesk(
-            new TunnelAuthority(p, clock, new SecureRandom()), policyFile, credentials, mls, audit);
-    d.policyModified = modified;
+            new TunnelAuthority(p, clock, new SecureRandom()), watched, credentials, mls, audit);
     log.info("tunnels: {} from {}", p.describe(), policyFile);
     return d;
-  }
-
-  private static FileTime modified(Path f) {
-    try {
-      return Files.getLastModifiedTime(f);
-    } catch (IOException e) {
-      return null;
-    }
   }
 
   private void run(Runnable r) {
@@ -464,9 +451,7 @@ final class TunnelDesk implements AutoCloseable {
   void watchPolicy() {
     run(
         () -> {
-          FileTime now = modified(policyFile);
-          if (now != null && !now.equals(policyModified)) {
-            policyModified = now;
+          if (policyFile.changed()) {
             try {
               reloaded();
             } catch (ConfigException e) {
@@ -481,7 +466,7 @@ final class TunnelDesk implements AutoCloseable {
     ConfigException failed =
         call(
             () -> {
-              policyModified = modified(policyFile);
+              policyFile.take();
               try {
                 reloaded();
                 return null;
@@ -497,7 +482,7 @@ final class TunnelDesk implements AutoCloseable {
   private void reloaded() throws ConfigException {
     TunnelPolicy next;
     try {
-      next = TunnelPolicy.load(policyFile);
+      next = TunnelPolicy.load(policyFile.path());
     } catch (ConfigException e) {
       log.warn("tunnel policy rejected, the previous one stays in force: {}", e.getMessage());
       audit.record("policy-rejected", "clientType", TYPE, "detail", e.getMessage());
