@@ -151,4 +151,12 @@ class TunnelFormatTest {
     assertThrows(IllegalArgumentException.class, () -> TrafficSelector.parse("10.1.0.1/24"));
     assertThrows(IllegalArgumentException.class, () -> TrafficSelector.parse("gw.lab/24"));
   }
+
+  @Test
+  void theTypesWithFormatsOfTheirOwnDoNotCarryTheAccessDecision() {
+    assertTrue(dev.portcullis.cops.access.AccessDecision.carriedBy(0xC0A5));
+    assertTrue(dev.portcullis.cops.access.AccessDecision.carriedBy(0xC0A6));
+    assertFalse(dev.portcullis.cops.access.AccessDecision.carriedBy(0xC0A7), "enrolment");
+    assertFalse(dev.portcullis.cops.access.AccessDecision.carriedBy(TunnelRequest.CLIENT_TYPE));
+  }
 }

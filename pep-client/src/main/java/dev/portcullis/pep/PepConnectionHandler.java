@@ -16,8 +16,6 @@ import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.SyncStateComplete;
 import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.AccessDecision;
-import dev.portcullis.cops.access.Enrolment;
-import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.tls.CopsTls;
 import io.netty.channel.Channel;
@@ -293,11 +291,9 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
     DecisionSet set = d.decisions().get(0);
     boolean granted = set.flags().command() == DecisionCommand.INSTALL.code();
     AccessDecision data = AccessDecision.EMPTY;
-    // Every client type but enrolment's and the tunnels' carries the access format (0xC0A5 rules,
-    // 0xC0A6 MLS); those two have their own, read by their callers from clientData.
-    if (set.clientSpecific() != null
-        && state.clientType != Enrolment.CLIENT_TYPE
-        && state.clientType != TunnelRequest.CLIENT_TYPE) {
+    // Types with formats of their own (enrolment, tunnels) are read by their callers from
+    // clientData.
+    if (set.clientSpecific() != null && AccessDecision.carriedBy(state.clientType)) {
       try {
         data = AccessDecision.decode(set.clientSpecific().data());
       } catch (CopsCodecException e) {

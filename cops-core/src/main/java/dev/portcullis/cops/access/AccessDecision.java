@@ -31,6 +31,15 @@ public record AccessDecision(
   /** Decision data with no attribute: a decision that says nothing beyond its command. */
   public static final AccessDecision EMPTY = new AccessDecision(null, null, null, null, null, null);
 
+  /**
+   * Whether client type {@code clientType}'s decisions carry this format: every type a policy
+   * engine serves (0xC0A5 rules, 0xC0A6 multilevel, and any other configured), but the Portcullis
+   * types with formats of their own: enrolment (0xC0A7) and tunnels (0xC0A8).
+   */
+  public static boolean carriedBy(int clientType) {
+    return clientType != Enrolment.CLIENT_TYPE && clientType != TunnelRequest.CLIENT_TYPE;
+  }
+
   /** Attribute types of access decision data. */
   public interface Type {
     int RULE_ID = 1;
