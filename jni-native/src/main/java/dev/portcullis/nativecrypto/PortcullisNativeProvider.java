@@ -26,9 +26,9 @@ public final class PortcullisNativeProvider extends Provider {
     String digest = NativeDigestSpi.class.getName();
     put("MessageDigest.SHA-256", digest + "$SHA256");
     put("MessageDigest.SHA-512", digest + "$SHA512");
-    String aes = NativeAesSpi.class.getName();
-    put("Cipher.AES/GCM/NoPadding", aes + "$Gcm");
-    put("Cipher.AES/CTR/NoPadding", aes + "$Ctr");
-    put("Cipher.AES/CBC/PKCS5Padding", aes + "$Cbc");
+    put("Cipher.AES/GCM/NoPadding", NativeAesGcmSpi.class.getName());
+    String stream = NativeAesStreamSpi.class.getName();
+    put("Cipher.AES/CTR/NoPadding", stream + "$Ctr");
+    put("Cipher.AES/CBC/PKCS5Padding", stream + "$Cbc");
   }
 }
