@@ -1,5 +1,6 @@
 package dev.portcullis.active;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -84,11 +85,8 @@ class DomainTest {
     udp.send(new DatagramPacket(p, p.length, domain.config().routers().get("ar-1").listen()));
   }
 
-  private static void await(BooleanSupplier c, String what) throws InterruptedException {
-    for (int i = 0; i < 200 && !c.getAsBoolean(); i++) {
-      Thread.sleep(25);
-    }
-    assertTrue(c.getAsBoolean(), what);
+  private static void eventually(BooleanSupplier c, String what) {
+    await().alias(what).until(c::getAsBoolean);
   }
 
   private static int status(ThrowingRequest r) {
@@ -184,7 +182,7 @@ class DomainTest {
             false);
     PacketSealer s = g.sealer(domain.registry());
     send(s.seal(new byte[8]));
-    await(() -> ar2.counters().get(Outcome.UNKNOWN_CODE) == 1, "ar-2 drops it: unknown code");
+    eventually(() -> ar2.counters().get(Outcome.UNKNOWN_CODE) == 1, "ar-2 drops it: unknown code");
     assertTrue(ar1.counters().get(Outcome.ACCEPTED) >= 1, "ar-1 runs limiter");
     assertEquals(null, ar2.service(3), "no limiter module at ar-2");
     s.destroy();
@@ -220,7 +218,7 @@ class DomainTest {
     PacketSealer after = fresh.sealer(domain.registry());
     send(after.seal("after".getBytes(StandardCharsets.US_ASCII)));
     send(before.seal("before again".getBytes(StandardCharsets.US_ASCII)));
-    await(
+    eventually(
         () ->
             sink.payloads()
                 .containsAll(

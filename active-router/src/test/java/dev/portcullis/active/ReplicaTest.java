@@ -1,5 +1,6 @@
 package dev.portcullis.active;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -191,11 +192,9 @@ class ReplicaTest {
         assertTrue(
             Arrays.stream(listed).anyMatch(e -> e == newest),
             "the other Code Server lists the new epoch");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (two.epoch("counter") != one.epoch("counter")) {
-          assertTrue(System.nanoTime() < deadline, "the other replica did not take the rotation");
-          Thread.sleep(10);
-        }
+        await()
+            .alias("the other replica takes the rotation")
+            .until(() -> two.epoch("counter") == one.epoch("counter"));
         // the store holds Kci wrapped: nothing in it equals or contains the prepared secret's
         // source, and another KEK cannot unwrap it
         try (StateStore look =

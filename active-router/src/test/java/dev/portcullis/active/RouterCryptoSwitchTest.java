@@ -1,5 +1,6 @@
 package dev.portcullis.active;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,7 +71,7 @@ class RouterCryptoSwitchTest {
           byte[] p = sealer.seal(("p" + sent).getBytes());
           udp.send(new DatagramPacket(p, p.length, config.routers().get("ar-1").listen()));
           if (i % 10 == 9) {
-            Thread.sleep(1); // a steady flow, not a burst the socket buffers would drop
+            Thread.sleep(1); // pacing, not waiting: a steady flow the socket buffers keep
           }
         }
         String[] o = orders[round % orders.length];
@@ -79,9 +80,7 @@ class RouterCryptoSwitchTest {
         assertEquals(o[0], domain.registry().providerFor(Algorithm.HMAC_SHA256));
       }
       int expected = sent;
-      for (int i = 0; i < 400 && sink.received() < expected; i++) {
-        Thread.sleep(25);
-      }
+      await().until(() -> sink.received() >= expected);
       assertEquals(
           expected, sink.received(), "ar-1 " + ar1.counters() + ", ar-2 " + ar2.counters());
       for (ActiveRouter r : List.of(ar1, ar2)) {

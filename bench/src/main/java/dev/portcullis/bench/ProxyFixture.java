@@ -9,6 +9,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The benchmarks' PEP proxy: one listener on loopback in front of {@code upstream}, subject {@code
@@ -37,10 +40,9 @@ public final class ProxyFixture {
             + "</listener></pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
-    for (int i = 0; i < 1000 && !proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
-    if (!proxy.pep().isOpen()) {
+    try {
+      proxy.ready().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
       proxy.close();
       throw new IOException("the proxy's PEP did not open at the PDP " + HostPort.of(pdp));
     }

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -15,7 +16,6 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import javax.crypto.Mac;
@@ -211,13 +211,9 @@ class CryptoRegistryTest {
       assertEquals("BC", k.provider(), "existing handles follow the switch");
 
       Files.writeString(f, config("BC").replace("<default>", "<default bogus=\"1\">"));
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       // the write truncates, then writes: a poll in between may see a partial file, rejected
       // too; the bogus attribute's rejection follows on the next poll
-      while (!String.valueOf(r.status().lastRejection()).contains("bogus")
-          && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
+      await().until(() -> String.valueOf(r.status().lastRejection()).contains("bogus"));
       String rejection = r.status().lastRejection();
       assertNotNull(rejection, "bad edit not noticed");
       assertTrue(rejection.startsWith(f + ":"), rejection);
@@ -248,15 +244,10 @@ class CryptoRegistryTest {
     }
   }
 
-  private static void awaitProvider(CryptoRegistry r, String provider) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!provider.equals(r.providerFor(Algorithm.HMAC_SHA256))) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "watch did not switch to " + provider + ": " + r.status().format());
-      }
-      Thread.sleep(20);
-    }
+  private static void awaitProvider(CryptoRegistry r, String provider) {
+    await()
+        .alias("the watch switches to " + provider)
+        .until(() -> provider.equals(r.providerFor(Algorithm.HMAC_SHA256)));
   }
 
   private static String config(String hmacProvider) {

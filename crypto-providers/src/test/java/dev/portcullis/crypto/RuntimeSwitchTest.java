@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -126,10 +127,8 @@ class RuntimeSwitchTest {
         assertEquals(gcmNow, gcmKey.provider());
 
         long seen = operations.get();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (operations.get() < seen + WORKERS && System.nanoTime() < deadline) {
-          Thread.sleep(1); // let the workers run on this table for a moment
-        }
+        // let the workers run on this table for a moment
+        await().until(() -> operations.get() >= seen + WORKERS);
       }
     } finally {
       stop.set(true);

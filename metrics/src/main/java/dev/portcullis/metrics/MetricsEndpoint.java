@@ -2,6 +2,7 @@ package dev.portcullis.metrics;
 
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -83,7 +84,8 @@ import org.slf4j.LoggerFactory;
  * server this replaces read requests on its two executor threads: 20 slow connections a second kept
  * {@code /ready} waiting ~4.5 s.) Refusals are counted ({@link #refused}).
  */
-public final class MetricsEndpoint implements AutoCloseable {
+public final class MetricsEndpoint extends Lifecycle.Bound {
+
   private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
 
   /** Longest a request may take to arrive, and its answer to be taken. */
@@ -407,5 +409,6 @@ public final class MetricsEndpoint implements AutoCloseable {
     loop.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
     gc.close();
     registry.close();
+    stoppedNow();
   }
 }

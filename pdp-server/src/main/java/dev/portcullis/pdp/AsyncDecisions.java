@@ -132,6 +132,7 @@ final class AsyncDecisions {
     ps.remove(h);
     inFlight--;
     p.timeout.cancel(false);
+    server.decisionsSettled();
     return true;
   }
 
@@ -219,6 +220,7 @@ final class AsyncDecisions {
         p.timeout.cancel(false);
       }
       inFlight -= ps.size();
+      server.decisionsSettled();
     }
   }
 

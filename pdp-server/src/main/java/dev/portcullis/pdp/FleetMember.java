@@ -213,16 +213,7 @@ final class FleetMember implements AutoCloseable {
     for (PdpStateMachine c : context.connections()) {
       c.execute(() -> c.redirectAll(to));
     }
-    long end = System.nanoTime() + period.toNanos();
-    while (!context.connections().isEmpty() && System.nanoTime() < end) {
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    return context.connections().size();
+    return context.awaitConnectionsGone(System.nanoTime() + period.toNanos());
   }
 
   /** Publishes what this member now runs for {@code clientType} (a local reload). */

@@ -67,4 +67,10 @@ interface PdpContext {
   boolean register(PdpStateMachine connection);
 
   void unregister(PdpStateMachine connection);
+
+  /**
+   * A connection's asynchronous decisions ended (made, timed out or dropped): a drain waiting for
+   * none to be left looks again.
+   */
+  default void decisionsSettled() {}
 }

@@ -15,6 +15,7 @@ import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <p>Decisions are computed on the connection's event loop: the engines are fast, and handing a
  * request to another thread costs more than deciding it.
  */
-public final class PdpServer implements AutoCloseable {
+public final class PdpServer implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(PdpServer.class);
   private static final Transport TRANSPORT = Transport.best();
 
@@ -60,6 +62,8 @@ public final class PdpServer implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean started; // bound and recorded so: only then is a stop recorded
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private Channel serverChannel;
   private volatile MetricsEndpoint metrics; // null unless <metrics> is configured
@@ -184,6 +188,7 @@ public final class PdpServer implements AutoCloseable {
       s.close();
       throw e;
     }
+    s.ready.complete(null);
     return s;
   }
 
@@ -221,9 +226,7 @@ public final class PdpServer implements AutoCloseable {
         e -> {
           // A PDP that cannot audit must not serve: stop, off the writer thread (close joins it).
           log.error("audit log cannot be written ({}): this PDP stops serving", e.getMessage());
-          Thread t = new Thread(this::close, "portcullis-pdp-stop");
-          t.setDaemon(false);
-          t.start();
+          closeAsync();
         });
     long every = Math.max(1, config.statsInterval().toMillis());
     housekeeping.scheduleWithFixedDelay(
@@ -316,6 +319,28 @@ public final class PdpServer implements AutoCloseable {
   /** Its audit log ({@link AuditLog#NONE} without {@code <audit>}). */
   AuditLog audit() {
     return audit;
+  }
+
+  /** Completes when {@link #start} returns: bound, policies loaded, fleet joined. */
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready.isDone() && notServing() == null;
+  }
+
+  @Override
+  public CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
+  /** The fleet members this PDP knows of now, by id; none outside a fleet. */
+  java.util.Set<String> fleetMembers() {
+    FleetMembers m = context.members();
+    return m == null ? java.util.Set.of() : java.util.Set.copyOf(m.members().keySet());
   }
 
   /** Null while this PDP serves; else why not (stopping, draining, not bound). */
@@ -499,5 +524,6 @@ public final class PdpServer implements AutoCloseable {
     if (store != null) {
       store.close(); // this PDP's leased fleet entries (its sessions) end now
     }
+    stopped.complete(null);
   }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,10 @@ final class ServerContext implements PdpContext {
   private final Supplier<InetSocketAddress> address;
   private final PdpStats stats = new PdpStats();
   private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
+
+  /** Notified as decisions end and connections go: what a drain waits on. */
+  private final Object settled = new Object();
+
   private final ExecutorService enrolments;
   private volatile FleetMembers members; // a fleet member: the others and their load
   private volatile TunnelDesk tunnels;
@@ -171,15 +176,45 @@ final class ServerContext implements PdpContext {
    * @return the decisions still being made
    */
   int awaitDecisions(long deadlineNanos) {
-    while (decisionsInFlight() > 0 && System.nanoTime() < deadlineNanos) {
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
+    awaitSettled(() -> decisionsInFlight() == 0, deadlineNanos);
+    return decisionsInFlight();
+  }
+
+  /**
+   * Waits until every connection has gone, or until {@code deadlineNanos} ({@link
+   * System#nanoTime}); returns how many are left.
+   */
+  int awaitConnectionsGone(long deadlineNanos) {
+    awaitSettled(connections::isEmpty, deadlineNanos);
+    return connections.size();
+  }
+
+  /**
+   * Waits for {@code done}, woken by each decision that ends and each connection that goes (no
+   * polling: a drain returns the moment its last decision or connection is gone).
+   */
+  private void awaitSettled(BooleanSupplier done, long deadlineNanos) {
+    synchronized (settled) {
+      while (!done.getAsBoolean()) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(settled, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
     }
-    return decisionsInFlight();
+  }
+
+  @Override
+  public void decisionsSettled() {
+    synchronized (settled) {
+      settled.notifyAll();
+    }
   }
 
   private int decisionsInFlight() {
@@ -297,6 +332,7 @@ final class ServerContext implements PdpContext {
   public void unregister(PdpStateMachine c) {
     if (connections.remove(c)) {
       stats.disconnected();
+      decisionsSettled();
     }
   }
 

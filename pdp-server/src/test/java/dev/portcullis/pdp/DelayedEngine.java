@@ -19,6 +19,10 @@ import java.util.concurrent.TimeUnit;
  * request after the delay its policy file holds ({@code 300ms}), completed on another thread.
  */
 final class DelayedEngine implements AsyncPolicyEngine {
+  /** Requests handed to any DelayedEngine so far: a test waits for its request to be in hand. */
+  static final java.util.concurrent.atomic.AtomicLong ASKED =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final Duration delay;
 
   DelayedEngine(Duration delay) {
@@ -27,6 +31,7 @@ final class DelayedEngine implements AsyncPolicyEngine {
 
   @Override
   public CompletionStage<PolicyDecision> decideAsync(PolicyRequest request) {
+    ASKED.incrementAndGet();
     return CompletableFuture.supplyAsync(
         () -> PolicyDecision.grant("delayed", "after " + delay),
         CompletableFuture.delayedExecutor(delay.toNanos(), TimeUnit.NANOSECONDS));

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -47,10 +48,7 @@ class FleetCredentialsTest {
           // B reads with a sync first, but ZooKeeper's sync is not a quorum operation
           // (ZOOKEEPER-1675): a member may miss another's write for a moment; one loaded build
           // here saw that once. Known within a bounded time is the guarantee (docs/fleet.md).
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-          while (onB.lookup(id) == null && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-          }
+          await().until(() -> onB.lookup(id) != null);
           assertNotNull(onB.lookup(id), "issued through A, known to B");
           assertEquals(CredentialStore.State.VALID, onB.state(id));
           CountDownLatch go = new CountDownLatch(1);

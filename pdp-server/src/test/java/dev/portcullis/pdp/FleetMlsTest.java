@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -86,17 +87,14 @@ class FleetMlsTest {
 
   /**
    * Asks on one handle until the PDP installs (the cached view follows the store within
-   * milliseconds), at most 100 times; the pushes raced by the asking are forgotten.
+   * milliseconds), failing after 10 s; the pushes raced by the asking are forgotten.
    */
-  static boolean awaitInstalled(BlockingPep pep, AccessRequest r) throws Exception {
-    for (int i = 0; i < 100; i++) {
-      if (pep.ask("access", r)) {
-        pep.forgetPushed();
-        return true;
-      }
-      Thread.sleep(20);
-    }
-    return false;
+  static void awaitInstalled(BlockingPep pep, AccessRequest r) {
+    await()
+        .pollInterval(Duration.ofMillis(20))
+        .alias("the PDP installs " + r)
+        .until(() -> pep.ask("access", r));
+    pep.forgetPushed();
   }
 
   @Test
@@ -109,8 +107,8 @@ class FleetMlsTest {
       assertFalse(proxy.ask("access", read("alice", "intel-db")), "no session yet");
       assertTrue(terminal.ask("login", login("alice", 2)), "LOGIN at SECRET");
       // B hears of the session through its watch and installs what it refused... (a new request)
-      boolean seen = awaitInstalled(proxy, read("alice", "intel-db"));
-      assertTrue(seen, "B sees alice's SECRET session: read intel-db (SECRET) allowed");
+      // B sees alice's SECRET session: read intel-db (SECRET) allowed
+      awaitInstalled(proxy, read("alice", "intel-db"));
       // CHANGE_LEVEL to CONFIDENTIAL on A: B removes the installed read (no read up)
       assertTrue(terminal.ask("login", changeLevel("alice", 1)));
       Decision d = pushed(proxy);
@@ -133,8 +131,7 @@ class FleetMlsTest {
       PdpServer a = pdp(ns, "cached");
       try (BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1")) {
         assertTrue(terminal.ask("login", login("alice", 2)));
-        boolean seen = awaitInstalled(proxy, read("alice", "intel-db"));
-        assertTrue(seen);
+        awaitInstalled(proxy, read("alice", "intel-db"));
       }
       a.close(); // its lease on alice's session ends with it
       assertFalse(BlockingPep.installs(pushed(proxy)), "removed when the session's PDP stopped");
@@ -180,16 +177,12 @@ class FleetMlsTest {
         Ensembles.restart(own, specs.get(1));
         // back: decisions follow the store again (alice's session survived if the outage was
         // shorter than the session timeout; a new LOGIN works either way)
-        boolean back = false;
-        for (int i = 0; i < 200 && !back; i++) {
-          back = terminal.ask("login-3", login("bob", 2));
-          if (!back) {
-            Thread.sleep(50);
-          }
-        }
-        assertTrue(back, "a LOGIN works again once the quorum is back");
+        await()
+            .pollInterval(Duration.ofMillis(50))
+            .alias("a LOGIN works again once the quorum is back")
+            .until(() -> terminal.ask("login-3", login("bob", 2)));
         proxy.forgetPushed();
-        assertTrue(awaitInstalled(proxy, read("bob", "intel-db")));
+        awaitInstalled(proxy, read("bob", "intel-db"));
       }
     }
   }
@@ -203,9 +196,9 @@ class FleetMlsTest {
         BlockingPep atA = new BlockingPep(a.address(), MLS, "proxy-a");
         BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b")) {
       assertTrue(terminal.ask("login", login("alice", 2)), "alice's session, held by A");
-      assertTrue(awaitInstalled(atB, read("alice", "intel-db")));
+      awaitInstalled(atB, read("alice", "intel-db"));
       // A must have seen B's membership entry (written at B's start) before it is cut off
-      Thread.sleep(1_500);
+      await().until(() -> a.fleetMembers().size() == 2);
       ((ZooKeeperStateStore) a.stateStore()).expireSession();
       assertFalse(BlockingPep.installs(pushed(atB)), "alice's session ended fleet-wide");
       ClientClose cc = atA.clientClose(10_000);
@@ -232,17 +225,18 @@ class FleetMlsTest {
           BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b")) {
         assertTrue(terminal.ask("login", login("alice", 2)), "alice's session, held by A");
         assertTrue(terminal.ask("login-bob", login("bob", 2)), "bob's too");
-        assertTrue(awaitInstalled(atB, read("alice", "intel-db")));
+        awaitInstalled(atB, read("alice", "intel-db"));
         List<InstanceSpec> specs = new ArrayList<>(own.getInstances());
         for (InstanceSpec spec : specs) {
           own.killServer(spec);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while ((a.stateStore().connection() != StateStore.Connection.LOST
-                || b.stateStore().connection() != StateStore.Connection.LOST)
-            && System.nanoTime() < deadline) {
-          Thread.sleep(50); // both give their sessions up after the 6 s session timeout
-        }
+        // both give their sessions up after the 6 s session timeout
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    a.stateStore().connection() == StateStore.Connection.LOST
+                        && b.stateStore().connection() == StateStore.Connection.LOST);
         assertEquals(StateStore.Connection.LOST, a.stateStore().connection());
         assertEquals(StateStore.Connection.LOST, b.stateStore().connection());
         for (InstanceSpec spec : specs) {
@@ -252,15 +246,12 @@ class FleetMlsTest {
         // each PDP sent its PEPs away when it was cut off: they come back once it serves again
         try (BlockingPep probe = accepted(b, "proxy-b-2");
             BlockingPep terminal2 = accepted(a, "tpe-1")) {
-          boolean in = false;
-          for (int i = 0; i < 50 && !in; i++) {
-            in = terminal2.ask("login-bob-2", login("bob", 2)); // refused while A settles
-            if (!in) {
-              Thread.sleep(100);
-            }
-          }
-          assertTrue(in, "a LOGIN through A works");
-          // for longer than the ensemble keeps the old sessions: alice has no session at B
+          await() // refused while A settles
+              .pollInterval(Duration.ofMillis(100))
+              .alias("a LOGIN through A works")
+              .until(() -> terminal2.ask("login-bob-2", login("bob", 2)));
+          // for longer than the ensemble keeps the old sessions: alice has no session at B (a real
+          // wait is the thing under test: nothing may grant from a lost session meanwhile)
           int asked = 0;
           while (System.nanoTime() - restarted < TimeUnit.SECONDS.toNanos(12)) {
             assertFalse(
@@ -269,7 +260,7 @@ class FleetMlsTest {
             Thread.sleep(100);
           }
           probe.forgetPushed();
-          assertTrue(awaitInstalled(probe, read("bob", "intel-db")), "bob's new LOGIN lasts");
+          awaitInstalled(probe, read("bob", "intel-db")); // bob's new LOGIN lasts
           try (ZooKeeperStateStore peer =
               ZooKeeperStateStore.connect(
                   new ZooKeeperStateStore.Settings(
@@ -282,17 +273,11 @@ class FleetMlsTest {
   }
 
   /** A PEP accepted by {@code pdp}, which redirects new PEPs while it is cut off (up to 30 s). */
-  static BlockingPep accepted(PdpServer pdp, String pepId) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      try {
-        return new BlockingPep(pdp.address(), MLS, pepId);
-      } catch (Exception | AssertionError e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
-    }
+  static BlockingPep accepted(PdpServer pdp, String pepId) {
+    return await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> new BlockingPep(pdp.address(), MLS, pepId), p -> p != null);
   }
 }

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -16,6 +17,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -68,7 +70,7 @@ class FleetPolicyTest {
         BlockingPep atA = new BlockingPep(a.address(), MLS, "proxy-a");
         BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b")) {
       assertTrue(atB.ask("login", AccessRequest.login("alice", 2, List.of("NATO"))));
-      assertTrue(FleetMlsTest.awaitInstalled(atA, READ));
+      FleetMlsTest.awaitInstalled(atA, READ);
       assertTrue(atB.ask("access", READ));
       // intel-db raised to TOP_SECRET: alice (SECRET) may no longer read it, on either PDP
       Path raised = dir.resolve("raised.xml");
@@ -91,13 +93,12 @@ class FleetPolicyTest {
         assertNotNull(d, "no push after the publication");
         assertFalse(BlockingPep.installs(d));
       }
-      String status = "";
-      for (int i = 0;
-          i < 100 && !(status.contains("v1 running") && status.split("v1 running").length > 2);
-          i++) {
-        status = run("fleet-status", "--config", cfgB.toString());
-        Thread.sleep(50);
-      }
+      String status =
+          await()
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () -> run("fleet-status", "--config", cfgB.toString()),
+                  s -> s.split("v1 running").length > 2);
       assertTrue(status.contains("published: v1"), status);
       assertEquals(3, status.split("v1 running").length, "both members run v1:\n" + status);
 
@@ -107,10 +108,12 @@ class FleetPolicyTest {
       }
       assertNull(atB.pushed(1_000), "nothing pushed for a refused version");
       assertFalse(atB.ask("access", READ), "still the TOP_SECRET policy");
-      for (int i = 0; i < 100 && !status.contains("v2 refused here"); i++) {
-        status = run("fleet-status", "--config", cfgA.toString());
-        Thread.sleep(50);
-      }
+      status =
+          await()
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () -> run("fleet-status", "--config", cfgA.toString()),
+                  s -> s.contains("v2 refused here"));
       assertTrue(status.contains("v2 refused here"), status);
 
       // a reload on one member publishes its file: back to SECRET everywhere
@@ -119,7 +122,7 @@ class FleetPolicyTest {
           cfgA.resolveSibling("policy-mls.xml"),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       a.reload(MLS);
-      assertTrue(FleetMlsTest.awaitInstalled(atB, READ), "B follows A's reload");
+      FleetMlsTest.awaitInstalled(atB, READ); // B follows A's reload
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -45,8 +46,9 @@ class PdpDrainTest {
   void aDecisionBeingMadeReachesItsPepBeforeTheShutdown() throws Exception {
     PdpServer pdp = start("400ms");
     try (BlockingPep pep = new BlockingPep(pdp.address(), AccessRequest.CLIENT_TYPE, "gw-1")) {
+      long asked = DelayedEngine.ASKED.get();
       pep.send(EmbeddedPdpTest.req("h1", "alice"));
-      Thread.sleep(50); // the REQ is being decided
+      await().until(() -> DelayedEngine.ASKED.get() > asked); // the REQ is being decided
       long start = System.nanoTime();
       assertEquals(1, pdp.drain(pdp.config().drainTime()), "the PEP is still connected");
       long waited = System.nanoTime() - start;
@@ -70,8 +72,9 @@ class PdpDrainTest {
   void aDecisionSlowerThanTheDrainIsCutOff() throws Exception {
     PdpServer pdp = start("30s");
     try (BlockingPep pep = new BlockingPep(pdp.address(), AccessRequest.CLIENT_TYPE, "gw-1")) {
+      long asked = DelayedEngine.ASKED.get();
       pep.send(EmbeddedPdpTest.req("h1", "alice"));
-      Thread.sleep(50);
+      await().until(() -> DelayedEngine.ASKED.get() > asked);
       long start = System.nanoTime();
       pdp.drain(Duration.ofMillis(300));
       assertTrue(System.nanoTime() - start < Duration.ofSeconds(3).toNanos());

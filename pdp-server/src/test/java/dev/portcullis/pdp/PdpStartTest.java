@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -51,7 +52,7 @@ class PdpStartTest {
   void aSecondPdpOnTheSameAuditLogFailsAndWritesNothing() throws Exception {
     Path audit = dir.resolve("audit.jsonl");
     try (PdpServer running = PdpServer.start(config("a.xml", 0, "audit.jsonl"), 1)) {
-      Thread.sleep(300); // the "started" record reaches the file
+      await().until(() -> Files.readString(audit).contains("started")); // written off the loop
       byte[] before = Files.readAllBytes(audit);
       IOException e =
           assertThrows(

@@ -1,5 +1,6 @@
 package dev.portcullis.pep;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -93,10 +94,12 @@ class CryptoSwitchTest {
         pdp.reloadCrypto();
         pepCrypto.reload();
         long before = decided.get();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (decided.get() < before + 200 && System.nanoTime() < deadline) {
-          Thread.sleep(5); // decisions flow under the new table before the next switch
-        }
+        await()
+            .until(
+                () ->
+                    decided.get()
+                        >= before
+                            + 200); // decisions flow under the new table before the next switch
         assertEquals(o[0], pepCrypto.providerFor(Algorithm.HMAC_SHA256));
         assertEquals(
             o[0], pdp.cryptoStatus().table().selection(Algorithm.HMAC_SHA256).providerName());

@@ -15,11 +15,13 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.Digester;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.enrol.CredentialStore;
+import dev.portcullis.support.ManualClock;
 import dev.portcullis.support.pki.DevCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -112,9 +114,10 @@ class EnrolmentTest {
 
   @Test
   void anExpiredCredentialIsRefused() throws Exception {
-    try (PdpServer s = pdp()) {
-      CredentialStore.Issued otc = store().issue("gw-7", Duration.ofMillis(1));
-      Thread.sleep(20);
+    ManualClock clock = new ManualClock(Instant.now());
+    try (PdpServer s = Pdps.start(dir, "", SECURITY, clock)) {
+      CredentialStore.Issued otc = store().issue("gw-7", Duration.ofMinutes(10), clock.instant());
+      clock.advance(Duration.ofMinutes(10).plusSeconds(1));
       PepException e = refused(s, "gw-7", otc.token());
       assertTrue(e.getMessage().contains("expired"), e.getMessage());
       assertEquals(ErrorCode.AUTHENTICATION_FAILURE.code(), e.errorCode());

@@ -1,5 +1,6 @@
 package dev.portcullis.pep;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,14 +89,10 @@ class FleetFailoverTest {
             peps.add(p);
             p.open().get(10, TimeUnit.SECONDS);
             // A's view of alice's session (made on B) follows the store within milliseconds
-            boolean granted = false;
-            for (int k = 0; k < 100 && !granted; k++) {
-              granted = p.request("read", ctx(), read).get(10, TimeUnit.SECONDS).granted();
-              if (!granted) {
-                Thread.sleep(20);
-              }
-            }
-            assertTrue(granted, "proxy-" + i + ": read allowed");
+            await()
+                .pollInterval(Duration.ofMillis(20))
+                .alias("proxy-" + i + ": read allowed")
+                .until(() -> p.request("read", ctx(), read).get(10, TimeUnit.SECONDS).granted());
           }
           // A serves two (the terminal is on B), the next ones were sent to B
           assertEquals(a.address(), peps.get(0).pdp());
@@ -105,11 +102,7 @@ class FleetFailoverTest {
           // draining A sends its PEPs to B, where their requests are decided again
           assertEquals(0, a.drain(Duration.ofSeconds(10)), "A drained");
           for (PepClient p : peps) {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!(p.isOpen() && p.pdp().equals(b.address()))) {
-              assertTrue(System.nanoTime() < end, p.pdp() + ": not moved in 10 s");
-              Thread.sleep(5);
-            }
+            await().alias("moved to B").until(() -> p.isOpen() && p.pdp().equals(b.address()));
             assertTrue(waitDecided(p, "read").get("read").granted());
           }
         }
@@ -165,13 +158,10 @@ class FleetFailoverTest {
             assertEquals(i % 2 == 0, asked.get(i).get(30, TimeUnit.SECONDS).granted(), "" + i);
           }
           a.close(); // every PEP of A loses its PDP
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-          for (PepClient p : peps) {
-            while (!(p.isOpen() && !p.pdp().equals(a.address()))) {
-              assertTrue(System.nanoTime() < deadline, p + " not re-homed in 60 s");
-              Thread.sleep(5);
-            }
-          }
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .alias("every PEP re-homed")
+              .until(() -> peps.stream().allMatch(p -> p.isOpen() && !p.pdp().equals(a.address())));
           int onB = 0;
           for (PepClient p : peps) {
             assertNotEquals(a.address(), p.pdp());
@@ -197,14 +187,11 @@ class FleetFailoverTest {
   }
 
   /** The PEP's installed decisions once both requests have been decided by its new PDP. */
-  static Map<String, PepDecision> waitDecided(PepClient p, String... handles) throws Exception {
-    for (int i = 0; i < 1_000; i++) {
-      Map<String, PepDecision> m = p.installed().get(10, TimeUnit.SECONDS);
-      if (Arrays.stream(handles).allMatch(h -> m.get(h) != null)) {
-        return m;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError(p + ": decisions not back");
+  static Map<String, PepDecision> waitDecided(PepClient p, String... handles) {
+    return await()
+        .alias(p + ": decisions back")
+        .until(
+            () -> p.installed().get(10, TimeUnit.SECONDS),
+            m -> Arrays.stream(handles).allMatch(h -> m.get(h) != null));
   }
 }

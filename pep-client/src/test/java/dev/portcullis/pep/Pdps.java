@@ -43,7 +43,7 @@ final class Pdps {
 
   /**
    * A PDP serving 0xC0A5 with {@link #RULES} and 0xC0A6 with {@link #MLS}; {@code extra} is a
-   * {@code <limits>} element or redirects.
+   * {@code <limits>} or {@code <timers>} element, or redirects.
    */
   static PdpServer start(Path dir, String extra) throws Exception {
     return start(dir, "", extra);
@@ -67,7 +67,7 @@ final class Pdps {
             <pdp>
               %CRYPTO%
               <listen address="127.0.0.1" port="0"/>
-              <timers keepalive="PT%KA%S" handshake="PT2S"/>
+              %TIMERS%
               %LIMITS%
               <client-type code="0xC0A5" engine="rules" policy="rules.xml"/>
               <client-type code="0xC0A6" engine="mls" policy="mls.xml"/>
@@ -76,8 +76,14 @@ final class Pdps {
             </pdp>
             """
                 .replace("%LIMITS%", extra.startsWith("<limits") ? extra : "")
-                .replace("%EXTRA%", extra.startsWith("<limits") ? "" : extra)
-                .replace("%KA%", System.getProperty("test.ka", "30"))
+                .replace(
+                    "%EXTRA%",
+                    extra.startsWith("<limits") || extra.startsWith("<timers") ? "" : extra)
+                .replace(
+                    "%TIMERS%",
+                    extra.startsWith("<timers")
+                        ? extra
+                        : "<timers keepalive=\"PT30S\" handshake=\"PT2S\"/>")
                 .replace("%CRYPTO%", crypto));
     return PdpServer.start(PdpConfig.load(cfg), 2, clock);
   }

@@ -1,5 +1,7 @@
 package dev.portcullis.pep;
 
+import static dev.portcullis.support.Waits.await;
+
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
@@ -119,10 +121,7 @@ final class PepWireScript {
         pep.delete("h2", ReasonCode.TEAR);
         pep.installed().get(10, TimeUnit.SECONDS); // the DRQ is written by now
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (seen.size() < 6 && System.nanoTime() < deadline) {
-        Thread.sleep(10); // the Client-Close travels to the scripted PDP
-      }
+      await().until(() -> seen.size() >= 6); // the Client-Close travels to the scripted PDP
       server.close().sync();
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

@@ -1,5 +1,6 @@
 package dev.portcullis.state;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -137,15 +138,13 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         assertTrue(victim != null, "a server " + role);
         cluster.killServer(victim);
         // writes go on with two of three (ZooKeeper's quorum), after the election if any
-        boolean written = false;
-        for (int i = 0; i < 100 && !written; i++) {
-          try {
-            written = s.replace("/policy/v", b(role), version);
-          } catch (StoreException e) {
-            Thread.sleep(200); // the client moves to another server, or the quorum elects
-          }
-        }
-        assertTrue(written, "a write after losing the server " + role);
+        int expected = version;
+        await() // the client moves to another server, or the quorum elects
+            .atMost(Duration.ofSeconds(20))
+            .pollInterval(Duration.ofMillis(200))
+            .ignoreException(StoreException.class)
+            .alias("a write after losing the server " + role)
+            .until(() -> s.replace("/policy/v", b(role), expected));
         version++;
         assertArrayEquals(b(role), s.readLatest("/policy/v").orElseThrow().data());
         Ensembles.restart(cluster, victim);
@@ -216,10 +215,7 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(ms < 10_000, "deleted as the owner came back, not by the timer: " + ms + " ms");
       assertFalse(owner.live(lost), "the lost session is not the owner's any more");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (watcher.live(lost) && System.nanoTime() < deadline) {
-        Thread.sleep(20); // its /_live entry is deleted with the rest
-      }
+      await().until(() -> !watcher.live(lost)); // its /_live entry is deleted with the rest
       assertFalse(watcher.live(lost), "nor anyone's");
 
       // a session that never said it is alive (a client of another kind): not written into
@@ -256,10 +252,7 @@ class ZooKeeperStateStoreTest extends StateStoreContract {
         // and one held by a live session is written in place, its lease staying where it is
         owner.create("/sessions/carol", b("U"), Lifetime.LEASED);
         long carols = owner.read("/sessions/carol").orElseThrow().owner();
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!watcher.live(carols) && System.nanoTime() < deadline) {
-          Thread.sleep(20); // the owner's new session says it is alive
-        }
+        await().until(() -> watcher.live(carols)); // the owner's new session says it is alive
         watcher.readLatest("/sessions/carol"); // caught up with the owner's write
         assertTrue(watcher.putLeased("/sessions/carol", b("S")));
         assertEquals(carols, watcher.read("/sessions/carol").orElseThrow().owner());

@@ -17,7 +17,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A real Prometheus (Debian's {@code prometheus} package) scraping endpoints every second, for
@@ -95,24 +97,28 @@ public final class Prometheus implements AutoCloseable {
                 + web
                 + "/api/v1/query?query="
                 + URLEncoder.encode(promql, StandardCharsets.UTF_8));
-    String last = "";
-    long end = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() < end) {
-      try {
-        last =
-            http.send(
-                    HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString())
-                .body();
-        if (done.test(last)) {
-          return last;
-        }
-      } catch (IOException e) {
-        last = e.toString(); // not listening yet
-      }
-      Thread.sleep(500);
+    AtomicReference<String> last = new AtomicReference<>("");
+    try {
+      return Waits.await()
+          .atMost(within)
+          .pollInterval(Duration.ofMillis(500)) // Prometheus scrapes on its own cadence
+          .until(
+              () -> {
+                try {
+                  last.set(
+                      http.send(
+                              HttpRequest.newBuilder(api).timeout(Duration.ofSeconds(5)).build(),
+                              HttpResponse.BodyHandlers.ofString())
+                          .body());
+                } catch (IOException e) {
+                  last.set(e.toString()); // not listening yet
+                }
+                return last.get();
+              },
+              done);
+    } catch (ConditionTimeoutException e) {
+      return last.get() + "\n" + Files.readString(dir.resolve("prometheus.log"));
     }
-    return last + "\n" + Files.readString(dir.resolve("prometheus.log"));
   }
 
   @Override

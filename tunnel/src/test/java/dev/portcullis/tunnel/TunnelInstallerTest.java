@@ -1,5 +1,6 @@
 package dev.portcullis.tunnel;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -131,10 +132,7 @@ class TunnelInstallerTest {
       assertTrue(a.bytesOut() >= 3 * 84, "their bytes: " + a);
       gateway.remove("inst-1");
       assertEquals(List.of(), client.tunnels());
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (sas(lab.b()) > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(20); // the gateway hears the delete a round trip later
-      }
+      await().until(() -> sas(lab.b()) == 0); // the gateway hears the delete a round trip later
       assertEquals(0, sas(lab.a()));
       assertEquals(0, sas(lab.b()));
       assertThrows(IOException.class, TunnelInstallerTest::ping, "nothing crosses");

@@ -1,5 +1,6 @@
 package dev.portcullis.tunnel;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +17,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -118,10 +118,8 @@ class TunnelLabTest {
 
   static void goneAtBothEnds(TunnelConnection t) throws Exception {
     for (ViciClient c : List.of(atA, atB)) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (!c.listSas(t.name()).isEmpty() && System.nanoTime() < deadline) {
-        Thread.sleep(20); // the responder learns of the delete a round trip later
-      }
+      // the responder learns of the delete a round trip later
+      await().until(() -> c.listSas(t.name()).isEmpty());
       assertEquals(List.of(), c.listSas(t.name()), "no SA left");
     }
     IOException e = assertThrows(IOException.class, TunnelLabTest::pingAndCapture);

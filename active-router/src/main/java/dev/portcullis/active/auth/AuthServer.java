@@ -12,6 +12,7 @@ import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Lifecycle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * answers 200 with the grant, 400 (malformed, naming the field), 401 (signature), 403 (no rule
  * allows it, saying which rule refused what), 409 (the flow was already granted in this epoch).
  */
-public final class AuthServer implements AutoCloseable {
+public final class AuthServer extends Lifecycle.Bound {
+
   private static final Logger log = LoggerFactory.getLogger(AuthServer.class);
   public static final String SIGNATURE_HEADER = "Portcullis-Signature";
   public static final String SIGNATURE_ALGORITHM = "SHA256withECDSA";
@@ -433,5 +435,6 @@ public final class AuthServer implements AutoCloseable {
     } catch (IOException e) {
       log.warn("audit log {}: {}", audit.file(), e.toString());
     }
+    stoppedNow();
   }
 }

@@ -7,6 +7,7 @@ import dev.portcullis.active.fleet.FleetKci;
 import dev.portcullis.active.net.Https;
 import dev.portcullis.active.net.HttpsEndpoint;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * PUT /v1/codes/{Ci}/secrets/{epoch}  auth-server        <- {"kci": base64}
  * }</pre>
  */
-public final class CodeServer implements AutoCloseable {
+public final class CodeServer extends Lifecycle.Bound {
+
   private static final Logger log = LoggerFactory.getLogger(CodeServer.class);
   private static final Pattern PATH =
       Pattern.compile("/v1/codes/([0-9]{1,20})/(module|secrets(?:/([0-9]{1,20}))?)");
@@ -261,5 +263,6 @@ public final class CodeServer implements AutoCloseable {
     for (NavigableMap<Integer, byte[]> kept : secrets.values()) {
       kept.values().forEach(k -> Arrays.fill(k, (byte) 0));
     }
+    stoppedNow();
   }
 }

@@ -11,6 +11,7 @@ import dev.portcullis.active.verify.Counters;
 import dev.portcullis.active.verify.FlowKeys;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * {@link ParkedPackets} (packets waiting for a code secret), {@link CodeModules} (secrets and
  * modules from the Code Server, for this router's codes only) and {@link RouteTable}.
  */
-public final class ActiveRouter implements AutoCloseable {
+public final class ActiveRouter extends Lifecycle.Bound {
+
   private static final Logger log = LoggerFactory.getLogger(ActiveRouter.class);
 
   /** Largest datagram read; longer ones arrive truncated and are dropped as malformed. */
@@ -191,5 +193,6 @@ public final class ActiveRouter implements AutoCloseable {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     keys.close();
     log.info("router {} stopped: {}", id(), counters);
+    stoppedNow();
   }
 }

@@ -1,5 +1,6 @@
 package dev.portcullis.active.cli;
 
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -117,12 +118,11 @@ class ComponentMetricsTest {
           udp.send(new DatagramPacket(p, p.length, r.ar1.address()));
         }
       }
-      for (int i = 0;
-          i < 500
-              && r.ar1.counters().get(Outcome.ACCEPTED) + r.ar1.counters().get(Outcome.BAD_MAC) < 2;
-          i++) {
-        Thread.sleep(10);
-      }
+      await()
+          .until(
+              () ->
+                  r.ar1.counters().get(Outcome.ACCEPTED) + r.ar1.counters().get(Outcome.BAD_MAC)
+                      >= 2);
       return r;
     } catch (Exception | Error e) {
       r.close();

@@ -104,6 +104,14 @@ public final class CredentialStore {
 
   /** Issues a credential for {@code pepId}, valid for {@code validFor} from now. */
   public Issued issue(String pepId, Duration validFor) throws IOException {
+    return issue(pepId, validFor, Instant.now());
+  }
+
+  /**
+   * As {@link #issue(String, Duration)}, issued at {@code now}: the PDP's clock (a test's clock
+   * moved by hand, where the credential must expire without a wait).
+   */
+  public Issued issue(String pepId, Duration validFor, Instant now) throws IOException {
     Objects.requireNonNull(pepId, "pepId");
     if (validFor.isNegative() || validFor.isZero()) {
       throw new IllegalArgumentException("validity: " + validFor + " (expected: positive)");
@@ -114,7 +122,6 @@ public final class CredentialStore {
     byte[] secret = new byte[32];
     RANDOM.nextBytes(secret);
     try {
-      Instant now = Instant.now();
       Instant notAfter = now.plus(validFor);
       ObjectNode n = JSON.createObjectNode();
       n.put("id", id);

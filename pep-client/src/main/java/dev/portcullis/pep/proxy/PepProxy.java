@@ -9,6 +9,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.Channel;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * it fails closed: new connections are refused, and with {@code on-pdp-loss="close-all"} open ones
  * are closed too. Reference: docs/pep-proxy.md.
  */
-public final class PepProxy implements AutoCloseable {
+public final class PepProxy implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
   private static final Transport TRANSPORT = Transport.best();
 
@@ -58,6 +60,7 @@ public final class PepProxy implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean draining; // SIGTERM: no new connections, the open ones go on a while
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private final CompletableFuture<Void> ready = new CompletableFuture<>(); // first PDP accept
   private final ProxyListeners listeners;
   private final ProxyCounters counters = new ProxyCounters();
   private final UpstreamConnector upstreams;
@@ -107,6 +110,7 @@ public final class PepProxy implements AutoCloseable {
 
                   @Override
                   public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
+                    ready.complete(null);
                     revocations.askForCached();
                   }
 
@@ -132,9 +136,7 @@ public final class PepProxy implements AutoCloseable {
         e -> {
           // A proxy that cannot audit must not admit: stop, off the writer thread.
           log.error("audit log cannot be written ({}): the proxy stops", e.getMessage());
-          Thread t = new Thread(this::close, "portcullis-proxy-stop");
-          t.setDaemon(false);
-          t.start();
+          closeAsync();
         });
     try {
       for (ProxyConfig.Listener l : config.listeners()) {
@@ -361,14 +363,16 @@ public final class PepProxy implements AutoCloseable {
     for (Channel s : servers) {
       s.close().syncUninterruptibly();
     }
-    long end = System.nanoTime() + period.toNanos();
-    while (!conns.isEmpty() && System.nanoTime() < end && !closed.get()) {
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
+    // woken by each connection's end rather than polling: it returns when the last one goes
+    List<ProxiedConnection> open = List.copyOf(conns.values());
+    CountDownLatch ended = new CountDownLatch(open.size());
+    for (ProxiedConnection c : open) {
+      c.client.closeFuture().addListener(f -> ended.countDown());
+    }
+    try {
+      ended.await(period.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     int left = conns.size();
     if (left > 0) {
@@ -401,7 +405,23 @@ public final class PepProxy implements AutoCloseable {
     stopped.complete(null);
   }
 
+  /**
+   * Completes the first time a PDP accepts the proxy's PEP: from then on a connection is decided.
+   * Before that (and whenever {@link #isReady()} is false) connections are refused, failing closed.
+   */
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  /** Whether connections are decided now: a PDP has the PEP, and the proxy is not draining. */
+  @Override
+  public boolean isReady() {
+    return !closed.get() && !draining && pep.isOpen();
+  }
+
   /** Completes when the proxy has stopped (closed, or stopped itself: an audit it cannot write). */
+  @Override
   public CompletableFuture<Void> stopped() {
     return stopped;
   }

@@ -11,6 +11,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Lifecycle;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.TunnelInstaller;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * <p>Blocking work (charon's commands, an IKE negotiation) runs on the agent's own thread, never on
  * the PEP's event loop.
  */
-public final class TunnelAgent implements AutoCloseable {
+public final class TunnelAgent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(TunnelAgent.class);
 
   /** The handle of a gateway agent's standing request. */
@@ -96,6 +97,8 @@ public final class TunnelAgent implements AutoCloseable {
           });
   private volatile TunnelRequest standing;
   private volatile boolean closed;
+  private final CompletableFuture<Void> ready = new CompletableFuture<>(); // first PDP accept
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   private TunnelAgent(PepClient.Builder pep, Path vici, Duration viciTimeout, Listener listener)
       throws IOException {
@@ -210,9 +213,29 @@ public final class TunnelAgent implements AutoCloseable {
     return installer.charonUp();
   }
 
+  /** Completes the first time a PDP accepts the agent's PEP. */
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  /** Whether a PDP has the agent's PEP now (without one, no tunnel is held here). */
+  @Override
+  public boolean isReady() {
+    return !closed && pep.isOpen();
+  }
+
+  @Override
+  public CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
   /** Takes every tunnel down (they are no longer the PDP's), closes the PEP, lets go of charon. */
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
     try {
       work.submit(() -> removeAll("agent stopped")).get(30, TimeUnit.SECONDS);
@@ -222,6 +245,7 @@ public final class TunnelAgent implements AutoCloseable {
     work.shutdown();
     pep.close();
     installer.close();
+    stopped.complete(null);
   }
 
   // ---- installing and removing (the agent's thread) ---------------------------------------------
@@ -380,6 +404,7 @@ public final class TunnelAgent implements AutoCloseable {
 
     @Override
     public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
+      ready.complete(null);
       if (standing != null) {
         onWork(
             () ->

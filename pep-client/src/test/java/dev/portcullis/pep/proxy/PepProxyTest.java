@@ -172,9 +172,7 @@ class PepProxyTest {
             audit);
     allowed = proxy.addresses().get(0);
     denied = proxy.addresses().get(1);
-    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    proxy.ready().get(10, TimeUnit.SECONDS);
     assertTrue(proxy.pep().isOpen(), "the proxy's PEP is open at its PDP");
   }
 
@@ -264,9 +262,7 @@ class PepProxyTest {
               .statusCode());
       pdp.close();
       pdp = null;
-      for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
-        Thread.sleep(10);
-      }
+      await().until(() -> !proxy.isReady());
       HttpResponse<String> ready =
           http.send(
               HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
@@ -302,9 +298,11 @@ class PepProxyTest {
     try (Socket done = connect(allowed)) {
       assertEquals("two", roundTrip(done, "two"));
     }
-    for (int i = 0; i < 200 && proxy.pep().installed().get().size() > 1; i++) {
-      Thread.sleep(10); // the ended connection's request state is deleted (DRQ)
-    }
+    await()
+        .until(
+            () ->
+                proxy.pep().installed().get().size()
+                    <= 1); // the ended connection's request state is deleted (DRQ)
     assertEquals(1, proxy.pep().installed().get().size(), "only the open connection's state");
     Files.writeString(
         dir.resolve("policy.xml"), ALLOW.replace("subject=\"alice\"", "subject=\"bob\""));
@@ -375,9 +373,7 @@ class PepProxyTest {
   void withoutAPdpNewConnectionsAreRefused() throws Exception {
     pdp.close();
     pdp = null;
-    for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    await().until(() -> !proxy.isReady());
     try (Socket s = connect(allowed)) {
       assertTrue(closed(s), "failing closed");
     }
@@ -399,9 +395,7 @@ class PepProxyTest {
     }
     pdp.close();
     pdp = null;
-    for (int i = 0; i < 200 && proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    await().until(() -> !proxy.isReady());
     try (Socket s = connect(allowed)) {
       assertEquals("cached", roundTrip(s, "cached"), "alice's grant still holds");
     }
@@ -463,7 +457,9 @@ class PepProxyTest {
       writer.setDaemon(true);
       writer.start();
       long most = 0;
-      for (int i = 0; i < 150; i++) { // 1.5 s of not reading
+      // A real wait is the thing under test: for 1.5 s nothing reads, and the proxy must hold
+      // no more than its buffers while the writer stalls.
+      for (int i = 0; i < 150; i++) {
         most = Math.max(most, proxy.buffered());
         Thread.sleep(10);
       }
@@ -492,9 +488,7 @@ class PepProxyTest {
               + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
       ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
       proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
-      for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
-        Thread.sleep(10);
-      }
+      proxy.ready().get(10, TimeUnit.SECONDS);
       try (Socket client = connect(proxy.addresses().get(0))) {
         Thread writer =
             new Thread(
@@ -509,9 +503,7 @@ class PepProxyTest {
         writer.start();
         try (Socket upstream = deaf.accept()) {
           assertTrue(upstream.isConnected(), "the upstream is connected and reads nothing");
-          for (int i = 0; i < 500 && proxy.open() > 0; i++) {
-            Thread.sleep(10);
-          }
+          await().until(() -> proxy.open() <= 0);
           assertEquals(0, proxy.open(), "closed after the idle timeout");
           assertTrue(proxy.counters().idleClosed.get() >= 1);
           writer.join(5_000);
@@ -531,9 +523,7 @@ class PepProxyTest {
           assertTrue(closed(s), "no upstream: closed");
         }
       }
-      for (int i = 0; i < 200 && proxy.counters().upstreamFailed.get() < 10; i++) {
-        Thread.sleep(10);
-      }
+      await().until(() -> proxy.counters().upstreamFailed.get() >= 10);
       assertEquals(10, proxy.counters().upstreamFailed.get());
       List<String> warnings =
           log.warnings().stream().filter(m -> m.contains("unreachable")).toList();
@@ -548,16 +538,17 @@ class PepProxyTest {
     assertEquals("a", roundTrip(open, "a"));
     CompletableFuture<Integer> left =
         CompletableFuture.supplyAsync(() -> proxy.drain(Duration.ofSeconds(20)));
-    boolean refused = false;
-    for (int i = 0; i < 200 && !refused; i++) {
-      try (Socket s = new Socket()) {
-        s.connect(allowed, 1_000);
-        Thread.sleep(10);
-      } catch (IOException e) {
-        refused = true; // the listener is closed
-      }
-    }
-    assertTrue(refused, "no new connection while draining");
+    await()
+        .alias("no new connection while draining")
+        .until(
+            () -> {
+              try (Socket s = new Socket()) {
+                s.connect(allowed, 1_000);
+                return false;
+              } catch (IOException e) {
+                return true; // the listener is closed
+              }
+            });
     assertTrue(proxy.draining());
     assertEquals("b", roundTrip(open, "b"), "an open connection is still served");
     assertFalse(left.isDone());
@@ -604,9 +595,7 @@ class PepProxyTest {
             + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
-    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    proxy.ready().get(10, TimeUnit.SECONDS);
     InetSocketAddress a = proxy.addresses().get(0);
     List<Socket> three = new ArrayList<>();
     try {
@@ -618,21 +607,25 @@ class PepProxyTest {
         assertTrue(closed(fourth), "over max-connections: closed at once");
       }
       three.remove(0).close();
-      Socket again = null;
-      for (int i = 0; i < 100; i++) { // the freed place is counted back when the close lands
-        again = connect(a);
-        try {
-          if (roundTrip(again, "ok").equals("ok")) {
-            break;
-          }
-        } catch (IOException e) {
-          // closed: not yet
-        }
-        again.close();
-        again = null;
-        Thread.sleep(20);
-      }
-      assertTrue(again != null, "a place freed is taken again");
+      // the freed place is counted back when the close lands
+      Socket again =
+          await()
+              .pollInterval(Duration.ofMillis(20))
+              .alias("a place freed is taken again")
+              .until(
+                  () -> {
+                    Socket s = connect(a);
+                    try {
+                      if (roundTrip(s, "ok").equals("ok")) {
+                        return s;
+                      }
+                    } catch (IOException e) {
+                      // closed: not yet
+                    }
+                    s.close();
+                    return null;
+                  },
+                  s -> s != null);
       three.add(again);
       assertTrue(proxy.counters().overLimit.get() >= 1);
     } finally {
@@ -785,9 +778,7 @@ class PepProxyTest {
             dir.resolve("pki"), List.of("127.0.0.1"), List.of("alice", "mallory"));
     ProxyConfig cfg = tlsListener(pki);
     proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
-    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    proxy.ready().get(10, TimeUnit.SECONDS);
     InetSocketAddress tls = proxy.addresses().get(0);
     try (SSLSocket s =
         (SSLSocket)
@@ -923,9 +914,7 @@ class PepProxyTest {
         ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
         try (PepProxy p =
             new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE)) {
-          for (int i = 0; i < 200 && !p.pep().isOpen(); i++) {
-            Thread.sleep(10);
-          }
+          p.ready().get(10, TimeUnit.SECONDS);
           try (Socket s = connect(p.addresses().get(0))) {
             if (trusted == pki) {
               assertEquals("tls upstream", roundTrip(s, "tls upstream"));

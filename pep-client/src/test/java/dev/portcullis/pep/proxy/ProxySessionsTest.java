@@ -3,6 +3,7 @@ package dev.portcullis.pep.proxy;
 import static dev.portcullis.pep.proxy.PepProxyTest.client;
 import static dev.portcullis.pep.proxy.PepProxyTest.closed;
 import static dev.portcullis.pep.proxy.PepProxyTest.roundTrip;
+import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,9 +71,7 @@ class ProxySessionsTest {
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
     proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, audit);
-    for (int i = 0; i < 200 && !proxy.pep().isOpen(); i++) {
-      Thread.sleep(10);
-    }
+    proxy.ready().get(10, TimeUnit.SECONDS);
     assertTrue(proxy.pep().isOpen());
   }
 
@@ -110,9 +109,7 @@ class ProxySessionsTest {
   }
 
   void awaitSessions(int n) throws InterruptedException {
-    for (int i = 0; i < 500 && proxy.sessions() != n; i++) {
-      Thread.sleep(10);
-    }
+    await().until(() -> proxy.sessions() == n);
     assertEquals(n, proxy.sessions());
   }
 

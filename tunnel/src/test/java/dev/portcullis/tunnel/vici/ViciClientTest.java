@@ -128,7 +128,7 @@ class ViciClientTest {
                 p -> {
                   if ("initiate".equals(p.name())) {
                     try {
-                      Thread.sleep(700); // past the client's timeout
+                      Thread.sleep(700); // a real wait under test: past the client's timeout
                     } catch (InterruptedException e) {
                       Thread.currentThread().interrupt();
                     }
