@@ -2,6 +2,7 @@ package dev.portcullis.pep;
 
 import static dev.portcullis.pep.PepState.handle;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ClientSI;
 import dev.portcullis.cops.Context;
@@ -83,7 +84,7 @@ public final class PepClient implements AutoCloseable {
             loop,
             b.requestTimeout,
             new ReconnectPolicy(b.pdps, b.reconnectInitial, b.reconnectMax));
-    this.tls = state.tls() ? new TlsSessionReuse(b.security, b.pepId, System::nanoTime) : null;
+    this.tls = state.tls() ? new TlsSessionReuse(b.security, b.pepId, b.ticker::read) : null;
     this.connector = new PepConnector(state, tls, b.connectTimeout, b.clock);
   }
 
@@ -321,6 +322,7 @@ public final class PepClient implements AutoCloseable {
     private PepSecurity security;
     private EventLoop loop;
     private java.time.Clock clock = java.time.Clock.systemUTC();
+    private Ticker ticker = Ticker.systemTicker();
 
     private Builder() {}
 
@@ -402,6 +404,15 @@ public final class PepClient implements AutoCloseable {
      */
     public Builder clock(java.time.Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The monotonic time source TLS sessions age by for {@code <session-reuse max-age>} (default:
+     * the system's); the proxy passes the one its grants expire by.
+     */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

@@ -209,16 +209,20 @@ class SecureCopsTest {
   @Test
   void aSessionOlderThanItsMaxAgeIsNotResumed() throws Exception {
     TlsEngine engine = TlsEngine.JDK;
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
     try (PdpServer s = Pdps.start(dir, tlsPdp(engine, "", ""));
         PepClient pep =
-            pep(
-                s,
-                "gw-1",
-                pepTls(engine, "gw-1", new PepSecurity.SessionReuse(Duration.ofMillis(1), 100)),
-                new PepListener() {})) {
+            PepClient.builder()
+                .pdp(s.address())
+                .pepId("gw-1")
+                .security(
+                    pepTls(
+                        engine, "gw-1", new PepSecurity.SessionReuse(Duration.ofMinutes(1), 100)))
+                .ticker(nanos::get)
+                .requestTimeout(Duration.ofSeconds(5))
+                .build()) {
       PdpPepIntegrationTest.await(pep.open());
-      // a real wait under test: the JDK's session cache ages sessions by the wall clock
-      Thread.sleep(5);
+      nanos.addAndGet(Duration.ofMinutes(1).plusNanos(1).toNanos()); // the session's line ages
       PdpPepIntegrationTest.await(pep.reconnect());
       assertEquals(2, pep.fullHandshakes());
       assertEquals(0, pep.resumedHandshakes());

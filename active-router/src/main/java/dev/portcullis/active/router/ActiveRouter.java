@@ -86,7 +86,7 @@ public final class ActiveRouter extends Lifecycle.Bound {
             domain.authServer().rotation().multipliedBy(domain.authServer().epochsKept()),
             Duration.ofSeconds(5));
     long skew = config.clockSkew().toSeconds();
-    prewarm(registry, macs, skew);
+    prewarm(registry, macs, skew, clock);
     this.modules = new CodeModules(domain, config, codeServer);
     this.keys = new FlowKeys(registry, modules, clock, skew, settings);
     RouteTable routes = new RouteTable(config.routes());
@@ -148,11 +148,11 @@ public final class ActiveRouter extends Lifecycle.Bound {
    * Paper section 6.1: the first packets must not pay for class loading, JIT compilation and
    * provider set-up. Seals and verifies a few thousand packets under a throwaway secret.
    */
-  private static void prewarm(CryptoRegistry registry, Set<MacAlgorithm> macs, long skew) {
+  private static void prewarm(
+      CryptoRegistry registry, Set<MacAlgorithm> macs, long skew, Clock clock) {
     long t0 = System.nanoTime();
     byte[] kci = new byte[32];
     new SecureRandom().nextBytes(kci);
-    Clock clock = Clock.systemUTC();
     long now = clock.millis() / 1000;
     try (FlowKeys k =
         new FlowKeys(

@@ -93,6 +93,7 @@ public final class PepProxy implements Lifecycle {
     this.pep =
         pepBuilder
             .eventLoop(loops.next())
+            .ticker(ticker)
             .listener(
                 new PepListener() {
                   @Override
