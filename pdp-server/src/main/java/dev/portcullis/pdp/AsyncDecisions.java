@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.pdp.ConnectionState.hex;
+import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.Decision;
@@ -28,15 +28,34 @@ import org.slf4j.LoggerFactory;
  * One PEP connection's requests being decided by an {@link AsyncPolicyEngine}: each decision sent
  * when its stage completes, bounded by the client type's decision timeout, under the rules that
  * interface states (superseded, deleted, timed out, closed); and installed requests decided again
- * after a policy change. {@link RequestDecisions} hands requests here and installs and answers what
+ * after a policy change. {@code RequestDecisions} hands requests here and installs and answers what
  * completes. Everything here runs on the connection's event loop.
  */
 final class AsyncDecisions {
-  private static final Logger log = LoggerFactory.getLogger(RequestDecisions.class);
+  // the requests' log, whichever path decided them
+  private static final Logger log = LoggerFactory.getLogger("dev.portcullis.pdp.RequestDecisions");
 
   private final ConnectionState state;
   private final PdpContext server;
-  private final RequestDecisions decisions;
+  private final Completions decisions;
+
+  /**
+   * Where what completes here goes, on the event loop: installed and answered, or pushed
+   * (RequestDecisions, which hands requests here: a callback, so the arrow points one way).
+   */
+  interface Completions {
+    /** Installs {@code d} for the handle, counts, audits and writes the DEC (not flushed). */
+    void answer(
+        Handle h,
+        Context ctx,
+        PolicyRequest pr,
+        PolicyDecision d,
+        long arrived,
+        Map<Handle, Installed> session);
+
+    /** Pushes a changed decision for an installed request; false if it did not change. */
+    boolean push(int type, Handle h, Installed i, PolicyDecision d);
+  }
 
   /** A request an asynchronous engine is deciding. */
   private static final class Pending {
@@ -62,7 +81,7 @@ final class AsyncDecisions {
   /** How many requests are being decided (read by the server's drain from another thread). */
   private volatile int inFlight;
 
-  AsyncDecisions(ConnectionState state, RequestDecisions decisions) {
+  AsyncDecisions(ConnectionState state, Completions decisions) {
     this.state = state;
     this.server = state.server;
     this.decisions = decisions;

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.cops.ClientTypes;
 import dev.portcullis.pdp.policy.EngineEnvironment;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -55,7 +56,7 @@ final class ClientTypePolicy {
         throw new ConfigException(
             config.source(),
             "client type "
-                + ConnectionState.hex(c.code())
+                + ClientTypes.hex(c.code())
                 + ": engine "
                 + c.engine()
                 + " (expected: one of "
@@ -71,7 +72,7 @@ final class ClientTypePolicy {
       ClientTypePolicy policy = new ClientTypePolicy(c.code(), p, c.policy(), c.watch(), env);
       log.info(
           "client type {}: {} engine, {}",
-          ConnectionState.hex(c.code()),
+          ClientTypes.hex(c.code()),
           c.engine(),
           policy.engine().describe());
       policies.put(c.code(), policy);

@@ -1,5 +1,7 @@
 package dev.portcullis.pdp;
 
+import static dev.portcullis.cops.ClientTypes.hex;
+
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
@@ -190,9 +192,5 @@ final class ConnectionState {
               null));
     }
     channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-  }
-
-  static String hex(int clientType) {
-    return String.format("0x%04X", clientType);
   }
 }

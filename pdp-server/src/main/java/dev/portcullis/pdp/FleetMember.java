@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.pdp.ConnectionState.hex;
+import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -128,7 +128,7 @@ final class FleetMember implements AutoCloseable {
               : "its PEPs are sent to " + to);
       context.cutOff(true); // new PEPs are sent on too
       if (to != null) {
-        for (PdpStateMachine pep : context.connections()) {
+        for (PepConnection pep : context.connections()) {
           pep.execute(() -> pep.redirectAll(to));
         }
       }
@@ -173,7 +173,7 @@ final class FleetMember implements AutoCloseable {
         next.describe());
     audit.record(
         "policy-reloaded", "clientType", clientType, "version", version, "policy", next.describe());
-    for (PdpStateMachine c : context.connections()) {
+    for (PepConnection c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
     }
   }
@@ -210,7 +210,7 @@ final class FleetMember implements AutoCloseable {
       return context.connections().size();
     }
     log.info("draining: {} PEP connections sent to {}", context.connections().size(), to);
-    for (PdpStateMachine c : context.connections()) {
+    for (PepConnection c : context.connections()) {
       c.execute(() -> c.redirectAll(to));
     }
     return context.awaitConnectionsGone(System.nanoTime() + period.toNanos());

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.pdp.ConnectionState.hex;
+import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StateStore.Lifetime;

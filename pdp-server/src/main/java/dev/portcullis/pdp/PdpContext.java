@@ -64,9 +64,9 @@ interface PdpContext {
   long nanoTime();
 
   /** Admits a new connection, or returns false when the PDP is full or closing. */
-  boolean register(PdpStateMachine connection);
+  boolean register(PepConnection connection);
 
-  void unregister(PdpStateMachine connection);
+  void unregister(PepConnection connection);
 
   /**
    * A connection's asynchronous decisions ended (made, timed out or dropped): a drain waiting for

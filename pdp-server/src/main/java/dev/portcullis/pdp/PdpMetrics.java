@@ -1,6 +1,8 @@
 package dev.portcullis.pdp;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.ClientTypes;
+import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.metrics.CryptoMeters;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.state.StateStore;
@@ -12,6 +14,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -37,15 +40,29 @@ final class PdpMetrics {
   private PdpMetrics() {}
 
   /**
+   * What the meters and readiness read, and nothing else of the server: its configuration, counters
+   * and audit log, why it does not serve now (null while it does), its crypto registry and its
+   * shared store (null without one).
+   */
+  record Sources(
+      PdpConfig config,
+      PdpStats stats,
+      AuditLog audit,
+      MetricsEndpoint.Check notServing,
+      Supplier<CryptoRegistry> crypto,
+      StateStore store) {}
+
+  /**
    * Opens the PDP's endpoint ({@code <metrics listen=...>}) with its meters and readiness: ready
    * while it serves (listening, not draining or stopping), its audit log (if any) writable and its
    * store (if any) connected. Policies are loaded before a PDP starts at all, and a reload that
    * fails keeps the last good one, so they never make it unready.
    */
-  static MetricsEndpoint open(PdpServer pdp, StateStore store) throws IOException {
+  static MetricsEndpoint open(Sources pdp) throws IOException {
     MetricsEndpoint m = MetricsEndpoint.start(pdp.config().metrics(), "pdp");
+    StateStore store = pdp.store();
     bind(pdp, m, store);
-    m.readiness("listening", pdp::notServing);
+    m.readiness("listening", pdp.notServing());
     AuditLog audit = pdp.audit();
     m.readiness(
         "audit",
@@ -64,7 +81,7 @@ final class PdpMetrics {
     return m;
   }
 
-  private static void bind(PdpServer pdp, MetricsEndpoint endpoint, StateStore store) {
+  private static void bind(Sources pdp, MetricsEndpoint endpoint, StateStore store) {
     MeterRegistry r = endpoint.registry();
     PdpStats s = pdp.stats();
     Gauge.builder("portcullis.pdp.peps.connected", s, PdpStats::connectedPeps)
@@ -85,7 +102,7 @@ final class PdpMetrics {
                   .description("Decisions sent in answer to requests (error: Unable to process)")
                   .tags(
                       "client_type",
-                      String.format(Locale.ROOT, "0x%04X", c.code()),
+                      ClientTypes.hex(c.code()),
                       "engine",
                       c.engine(),
                       "outcome",
@@ -117,7 +134,7 @@ final class PdpMetrics {
     FunctionCounter.builder("portcullis.pdp.tls.handshakes", s, PdpStats::unknownHandshakes)
         .tag("kind", "unknown")
         .register(r);
-    CryptoMeters.bind(endpoint, pdp::cryptoRegistry);
+    CryptoMeters.bind(endpoint, pdp.crypto());
     if (store != null) {
       Gauge.builder("portcullis.pdp.store.connected", store, st -> st.connection().up() ? 1 : 0)
           .description("1 while the shared store is reachable")

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.pdp.ConnectionState.hex;
+import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.ErrorCode;
@@ -182,7 +182,10 @@ public final class PdpServer implements Lifecycle {
                 store, s.context, config, s.audit, s.address(), s.housekeeping, s.closed::get);
       }
       if (config.metrics() != null) {
-        s.metrics = PdpMetrics.open(s, store);
+        s.metrics =
+            PdpMetrics.open(
+                new PdpMetrics.Sources(
+                    config, s.stats(), s.audit, s::notServing, s::cryptoRegistry, store));
       }
     } catch (IOException | RuntimeException e) {
       s.close();
@@ -390,7 +393,7 @@ public final class PdpServer implements Lifecycle {
     }
     log.info("policy for client type {} reloaded: {}", hex(clientType), next.describe());
     audit.record("policy-reloaded", "clientType", clientType, "policy", next.describe());
-    for (PdpStateMachine c : context.connections()) {
+    for (PepConnection c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, next));
     }
     if (fleet != null) {
@@ -438,14 +441,14 @@ public final class PdpServer implements Lifecycle {
     if (desk != null) {
       desk.sessionsChanged(); // a tunnel may rest on a multilevel session
     }
-    for (PdpStateMachine c : context.connections()) {
+    for (PepConnection c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, context.engine(clientType), affected));
     }
   }
 
   /** Asks every PEP with {@code clientType} open to resynchronize its state (SSQ). */
   public void synchronize(int clientType) {
-    for (PdpStateMachine c : context.connections()) {
+    for (PepConnection c : context.connections()) {
       c.execute(() -> c.synchronize(clientType));
     }
   }
@@ -453,7 +456,7 @@ public final class PdpServer implements Lifecycle {
   /** The PEP ids connected now. */
   public List<String> connectedPeps() {
     return context.connections().stream()
-        .map(PdpStateMachine::pepId)
+        .map(PepConnection::pepId)
         .filter(Objects::nonNull)
         .sorted()
         .toList();

@@ -1,6 +1,6 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.pdp.ConnectionState.hex;
+import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.cops.AcctTimer;
 import dev.portcullis.cops.ClientAccept;
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * a policy change, and the answers to malformed input. The server reaches it through {@link
  * #execute}; everything runs on the connection's event loop.
  */
-final class PdpStateMachine extends ChannelInboundHandlerAdapter {
+final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepConnection {
   private static final Logger log = LoggerFactory.getLogger(PdpStateMachine.class);
 
   private final ConnectionState state;
@@ -51,22 +51,26 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
     this.decisions = new RequestDecisions(state);
   }
 
-  String pepId() {
+  @Override
+  public String pepId() {
     return state.pepId;
   }
 
   /** Runs {@code task} on this connection's event loop. */
-  void execute(Runnable task) {
+  @Override
+  public void execute(Runnable task) {
     state.channel.eventLoop().execute(task);
   }
 
   /** Sends a Client-Close for every open client type, then closes (event loop only). */
-  void closeAll(ErrorCode code) {
+  @Override
+  public void closeAll(ErrorCode code) {
     state.closeAll(code);
   }
 
   /** Sends this PEP to another PDP (draining): a PDP-Redirect for every open client type. */
-  void redirectAll(InetSocketAddress to) {
+  @Override
+  public void redirectAll(InetSocketAddress to) {
     if (state.closing) {
       return;
     }
@@ -76,12 +80,14 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
   }
 
   /** Requests an asynchronous engine is still deciding. */
-  int decisionsInFlight() {
+  @Override
+  public int decisionsInFlight() {
     return decisions.inFlight();
   }
 
   /** Handles with request state, over every open client type. */
-  int openHandles() {
+  @Override
+  public int openHandles() {
     return state.sessions.values().stream().mapToInt(Map::size).sum();
   }
 
@@ -357,19 +363,22 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter {
    * Decides every installed request of {@code type} again with {@code engine} and sends an
    * unsolicited DEC for each whose decision changed.
    */
-  void reevaluate(int type, PolicyEngine engine) {
+  @Override
+  public void reevaluate(int type, PolicyEngine engine) {
     decisions.reevaluate(type, engine, r -> true);
   }
 
   /**
    * As {@link #reevaluate(int, PolicyEngine)}, for the installed requests {@code which} selects.
    */
-  void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
+  @Override
+  public void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
     decisions.reevaluate(type, engine, which);
   }
 
   /** Asks the PEP to resend its request state for {@code type} (SSQ). */
-  void synchronize(int type) {
+  @Override
+  public void synchronize(int type) {
     if (state.sessions.containsKey(type)) {
       state.channel.writeAndFlush(new SyncStateRequest(type, false, null, null));
     }

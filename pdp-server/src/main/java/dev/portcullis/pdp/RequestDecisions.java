@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * AsyncDecisions}, which hands back what completes to be installed and answered here. Everything
  * here runs on the connection's event loop.
  */
-final class RequestDecisions {
+final class RequestDecisions implements AsyncDecisions.Completions {
   private static final Logger log = LoggerFactory.getLogger(RequestDecisions.class);
 
   private final ConnectionState state;
@@ -126,8 +126,8 @@ final class RequestDecisions {
     }
   }
 
-  /** Installs {@code d} for the handle, counts, audits and writes the DEC (not flushed). */
-  void answer(
+  @Override
+  public void answer(
       Handle h,
       Context ctx,
       PolicyRequest pr,
@@ -219,7 +219,8 @@ final class RequestDecisions {
   }
 
   /** Sends {@code d} unsolicited if it differs from what {@code i} holds; true if sent. */
-  boolean push(int type, Handle h, Installed i, PolicyDecision d) {
+  @Override
+  public boolean push(int type, Handle h, Installed i, PolicyDecision d) {
     if (d.equals(i.decision())) {
       return false;
     }

@@ -41,7 +41,7 @@ final class ServerContext implements PdpContext {
   private final LogSummary decisionFailures;
   private final Supplier<InetSocketAddress> address;
   private final PdpStats stats = new PdpStats();
-  private final Set<PdpStateMachine> connections = ConcurrentHashMap.newKeySet();
+  private final Set<PepConnection> connections = ConcurrentHashMap.newKeySet();
 
   /** Notified as decisions end and connections go: what a drain waits on. */
   private final Object settled = new Object();
@@ -219,7 +219,7 @@ final class ServerContext implements PdpContext {
 
   private int decisionsInFlight() {
     int n = 0;
-    for (PdpStateMachine c : connections) {
+    for (PepConnection c : connections) {
       n += c.decisionsInFlight();
     }
     return n;
@@ -237,7 +237,7 @@ final class ServerContext implements PdpContext {
    */
   void closeConnections(ErrorCode code, Duration wait) {
     CountDownLatch done = new CountDownLatch(connections.size());
-    for (PdpStateMachine c : connections) {
+    for (PepConnection c : connections) {
       c.execute(
           () -> {
             c.closeAll(code);
@@ -319,7 +319,7 @@ final class ServerContext implements PdpContext {
   }
 
   @Override
-  public boolean register(PdpStateMachine c) {
+  public boolean register(PepConnection c) {
     if (closed || connections.size() >= config.maxConnections()) {
       return false;
     }
@@ -329,7 +329,7 @@ final class ServerContext implements PdpContext {
   }
 
   @Override
-  public void unregister(PdpStateMachine c) {
+  public void unregister(PepConnection c) {
     if (connections.remove(c)) {
       stats.disconnected();
       decisionsSettled();
@@ -337,7 +337,7 @@ final class ServerContext implements PdpContext {
   }
 
   /** The connections open now. */
-  Set<PdpStateMachine> connections() {
+  Set<PepConnection> connections() {
     return connections;
   }
 

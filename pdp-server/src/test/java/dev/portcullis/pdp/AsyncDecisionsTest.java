@@ -101,7 +101,7 @@ class AsyncDecisionsTest extends EmbeddedPdpTest {
     assertEquals(ErrorCode.UNABLE_TO_PROCESS.code(), d.error().code());
   }
 
-  private PdpStateMachine connection() {
+  private PepConnection connection() {
     return pdp.connections.iterator().next();
   }
 

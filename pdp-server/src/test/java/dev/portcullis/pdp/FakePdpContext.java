@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /** A PDP for one connection's pipeline in tests: engines set by hand, a clock moved by hand. */
 final class FakePdpContext implements PdpContext {
   final Map<Integer, PolicyEngine> engines = new HashMap<>();
-  final Set<PdpStateMachine> connections = new LinkedHashSet<>();
+  final Set<PepConnection> connections = new LinkedHashSet<>();
   final PdpStats stats = new PdpStats();
   final LogSummary refusals =
       new LogSummary(
@@ -153,7 +153,7 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
-  public boolean register(PdpStateMachine connection) {
+  public boolean register(PepConnection connection) {
     if (connections.size() >= config.maxConnections()) {
       return false;
     }
@@ -161,7 +161,7 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
-  public void unregister(PdpStateMachine connection) {
+  public void unregister(PepConnection connection) {
     connections.remove(connection);
   }
 }

@@ -279,7 +279,7 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
   void synchronizationBothWays() throws Exception {
     connect();
     open();
-    PdpStateMachine c = pdp.connections.iterator().next();
+    PepConnection c = pdp.connections.iterator().next();
     c.synchronize(TYPE);
     assertEquals(new SyncStateRequest(TYPE, false, null, null), next());
     c.synchronize(0x7777); // not open: nothing

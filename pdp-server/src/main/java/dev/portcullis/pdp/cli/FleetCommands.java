@@ -1,5 +1,6 @@
 package dev.portcullis.pdp.cli;
 
+import dev.portcullis.cops.ClientTypes;
 import dev.portcullis.pdp.FleetPolicies;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -85,7 +86,7 @@ final class FleetCommands {
                 + ": not served in "
                 + config
                 + " (served: "
-                + c.clientTypes().keySet().stream().map(t -> String.format("0x%04X", t)).toList()
+                + c.clientTypes().keySet().stream().map(ClientTypes::hex).toList()
                 + ")");
         return 2;
       }
