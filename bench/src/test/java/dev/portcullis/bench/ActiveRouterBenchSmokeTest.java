@@ -3,6 +3,7 @@ package dev.portcullis.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.bench.jmh.ActiveVerifyBenchmark;
 import java.nio.file.Path;
 import java.util.Collection;
 import org.junit.jupiter.api.Test;

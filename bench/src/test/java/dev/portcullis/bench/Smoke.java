@@ -11,11 +11,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /** The tiny JMH configuration the smoke tests run benchmarks in: in-process, one 20 ms shot. */
-final class Smoke {
+public final class Smoke {
   private Smoke() {}
 
   /** Runs what {@code b} selects; every result must have a positive score. */
-  static Collection<RunResult> run(ChainedOptionsBuilder b) throws RunnerException {
+  public static Collection<RunResult> run(ChainedOptionsBuilder b) throws RunnerException {
     Collection<RunResult> results =
         new Runner(
                 b.forks(0)

@@ -1,4 +1,4 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
 import dev.portcullis.active.kdf.SessionKdf;
 import dev.portcullis.active.packet.ActivePacket;

@@ -1,4 +1,4 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.Context;

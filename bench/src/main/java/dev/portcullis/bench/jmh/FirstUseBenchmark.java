@@ -1,4 +1,4 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;

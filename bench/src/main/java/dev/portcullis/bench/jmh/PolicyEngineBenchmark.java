@@ -1,5 +1,6 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
+import dev.portcullis.bench.CopsLayers;
 import dev.portcullis.cops.Context;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;

@@ -1,4 +1,4 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
 import dev.portcullis.support.TokenBucket;
 import io.github.bucket4j.Bandwidth;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * bucket, both refilled fast enough never to run dry, both reading {@code System.nanoTime}.
  *
  * <pre>
- * java -cp bench/target/benchmarks.jar org.openjdk.jmh.Main TokenBucketBench
+ * java -cp bench/target/benchmarks.jar org.openjdk.jmh.Main TokenBucketBenchmark
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 @State(Scope.Thread)
-public class TokenBucketBench {
+public class TokenBucketBenchmark {
   private static final long RATE = 1_000_000_000L; // a token a nanosecond: never empty
   private TokenBucket ours;
   private Bucket bucket4j;

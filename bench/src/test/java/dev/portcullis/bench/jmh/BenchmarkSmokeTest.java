@@ -1,8 +1,9 @@
-package dev.portcullis.bench;
+package dev.portcullis.bench.jmh;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.bench.Smoke;
 import java.util.Collection;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.results.RunResult;
