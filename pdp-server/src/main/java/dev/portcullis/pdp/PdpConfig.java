@@ -10,6 +10,7 @@ import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.Durations;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -97,10 +98,12 @@ public record PdpConfig(
    * How long an asynchronous engine may take over a decision before the PEP is answered "Unable to
    * process" ({@code decision-timeout} on {@code <client-type>}).
    */
-  public static final Duration DEFAULT_DECISION_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_DECISION_TIMEOUT =
+      Durations.parse(READER.defaultOf("pdp/client-type", "decision-timeout"));
 
   /** How long SIGTERM lets in-flight work finish ({@code <shutdown drain>}). */
-  public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_DRAIN =
+      Durations.parse(READER.defaultOf("pdp/shutdown", "drain"));
 
   /**
    * A fleet member's load sharing.
@@ -110,7 +113,8 @@ public record PdpConfig(
    * @param drain on SIGTERM, how long to send PEPs to other members before stopping
    */
   public record Fleet(int redirectAbove, Duration drain) {
-    public static final Fleet DEFAULTS = new Fleet(0, Duration.ofSeconds(10));
+    public static final Fleet DEFAULTS =
+        new Fleet(Integer.parseInt(READER.defaultOf("pdp/fleet", "redirect-above")), DEFAULT_DRAIN);
   }
 
   /** Send PEPs matching {@code pep} (a glob), for a client type or all, to another PDP. */
@@ -155,28 +159,24 @@ public record PdpConfig(
   public static PdpConfig load(Path file) throws ConfigException {
     Element root = READER.read(file);
     Path dir = file.toAbsolutePath().getParent();
-    Element listen = child(root, "listen");
-    InetAddress address = address(listen, "address", "127.0.0.1");
-    int port = listen == null ? 3288 : XmlConfigReader.integer(listen, "port", 3288, 0, 0xFFFF);
-    Element timers = child(root, "timers");
-    Duration ka = duration(timers, "keepalive", Duration.ofSeconds(30), 0, 0xFFFF);
-    Duration acct = duration(timers, "accounting", Duration.ZERO, 0, 0xFFFF);
-    Duration hs = duration(timers, "handshake", Duration.ofSeconds(10), 1, 3600);
-    Element limits = child(root, "limits");
+    // An element left out reads as if it were there and empty: every default is the schema's.
+    Element listen = READER.orDefaults(root, "listen");
+    InetAddress address = address(listen, "address");
+    int port = XmlConfigReader.integer(listen, "port", 0, 0xFFFF);
+    Element timers = READER.orDefaults(root, "timers");
+    Duration ka = seconds(timers, "keepalive", 0, 0xFFFF);
+    Duration acct = seconds(timers, "accounting", 0, 0xFFFF);
+    Duration hs = seconds(timers, "handshake", 1, 3600);
+    Element limits = READER.orDefaults(root, "limits");
     int maxMsg =
-        limit(
-            limits,
-            "max-message-size",
-            CopsCodec.DEFAULT_MAX_MESSAGE_SIZE,
-            64,
-            CopsCodec.MAX_MESSAGE_SIZE_LIMIT);
-    int maxHandles = limit(limits, "max-handles", 65536, 1, Integer.MAX_VALUE);
-    int rate = limit(limits, "max-messages-per-second", 200_000, 1, Integer.MAX_VALUE);
-    int maxConn = limit(limits, "max-connections", 1024, 1, Integer.MAX_VALUE);
-    int maxPending = limit(limits, "max-pending-decisions", 1024, 1, Integer.MAX_VALUE);
+        XmlConfigReader.integer(limits, "max-message-size", 64, CopsCodec.MAX_MESSAGE_SIZE_LIMIT);
+    int maxHandles = XmlConfigReader.integer(limits, "max-handles", 1, Integer.MAX_VALUE);
+    int rate = XmlConfigReader.integer(limits, "max-messages-per-second", 1, Integer.MAX_VALUE);
+    int maxConn = XmlConfigReader.integer(limits, "max-connections", 1, Integer.MAX_VALUE);
+    int maxPending = XmlConfigReader.integer(limits, "max-pending-decisions", 1, Integer.MAX_VALUE);
     Map<Integer, ClientTypeConfig> types = new LinkedHashMap<>();
     for (Element ct : children(root, "client-type")) {
-      int code = XmlConfigReader.integer(ct, "code", 0, 1, 0xFFFF);
+      int code = XmlConfigReader.integer(ct, "code", 1, 0xFFFF);
       String engine = attr(ct, "engine", "");
       if (PolicyEngineProvider.named(engine) == null) {
         throw error(
@@ -193,14 +193,9 @@ public record PdpConfig(
               code,
               engine,
               ConfigFiles.existingFile(ct, "policy", dir),
-              XmlConfigReader.bool(ct, "watch", false),
-              attr(ct, "consistency", "cached").equals("linearizable"),
-              between(
-                  ct,
-                  "decision-timeout",
-                  DEFAULT_DECISION_TIMEOUT,
-                  Duration.ofMillis(1),
-                  Duration.ofHours(1)));
+              XmlConfigReader.bool(ct, "watch"),
+              XmlConfigReader.value(ct, "consistency").equals("linearizable"),
+              between(ct, "decision-timeout", Duration.ofMillis(1), Duration.ofHours(1)));
       if (types.put(code, c) != null) {
         throw error(ct, "code", "client type " + code + " configured twice");
       }
@@ -209,26 +204,19 @@ public record PdpConfig(
     for (Element r : children(root, "redirect")) {
       Integer type =
           r.hasAttribute("client-type")
-              ? XmlConfigReader.integer(r, "client-type", 0, 1, 0xFFFF)
+              ? XmlConfigReader.integer(r, "client-type", 1, 0xFFFF)
               : null;
       redirects.add(
           new Redirect(
-              glob(attr(r, "pep", "*")),
+              glob(XmlConfigReader.value(r, "pep")),
               type,
-              address(r, "address", null),
-              XmlConfigReader.integer(r, "port", 3288, 1, 0xFFFF)));
+              address(r, "address"),
+              XmlConfigReader.integer(r, "port", 1, 0xFFFF)));
     }
-    Element shutdown = child(root, "shutdown");
     Duration drain =
-        shutdown == null
-            ? DEFAULT_DRAIN
-            : between(shutdown, "drain", DEFAULT_DRAIN, Duration.ZERO, Duration.ofHours(1));
+        between(READER.orDefaults(root, "shutdown"), "drain", Duration.ZERO, Duration.ofHours(1));
     Element audit = child(root, "audit");
-    Element stats = child(root, "stats");
-    Duration statsEvery =
-        stats == null
-            ? Duration.ofSeconds(60)
-            : XmlConfigReader.duration(stats, "interval", Duration.ofSeconds(60));
+    Duration statsEvery = XmlConfigReader.duration(READER.orDefaults(root, "stats"), "interval");
     return new PdpConfig(
         file.toString(),
         address,
@@ -255,10 +243,7 @@ public record PdpConfig(
 
   /** Where the metrics and health endpoint listens ({@code <metrics listen=...>}), or null. */
   static InetSocketAddress metrics(Element e) throws ConfigException {
-    return e == null
-        ? null
-        : XmlConfigReader.socketAddress(
-            e, "listen", new InetSocketAddress(InetAddress.getLoopbackAddress(), 9464));
+    return e == null ? null : XmlConfigReader.socketAddress(e, "listen", null);
   }
 
   /** {@code <fleet>}; its {@code drain} defaults to {@code <shutdown drain>}. */
@@ -267,7 +252,7 @@ public record PdpConfig(
       return null;
     }
     return new Fleet(
-        XmlConfigReader.integer(e, "redirect-above", 0, 0, Integer.MAX_VALUE),
+        XmlConfigReader.integer(e, "redirect-above", 0, Integer.MAX_VALUE),
         XmlConfigReader.duration(e, "drain", drain));
   }
 
@@ -293,9 +278,9 @@ public record PdpConfig(
     return Pattern.compile(re.toString());
   }
 
-  private static InetAddress address(Element e, String a, String dflt) throws ConfigException {
-    String v = e == null ? dflt : attr(e, a, dflt);
-    if (v == null || !v.matches("[0-9a-fA-F:.]+")) {
+  private static InetAddress address(Element e, String a) throws ConfigException {
+    String v = XmlConfigReader.value(e, a);
+    if (!v.matches("[0-9a-fA-F:.]+")) {
       throw error(e, a, a + ": " + v + " (expected: a literal IPv4 or IPv6 address)");
     }
     try {
@@ -306,29 +291,23 @@ public record PdpConfig(
   }
 
   /** A duration attribute from {@code min} to {@code max}, both included. */
-  private static Duration between(Element e, String a, Duration dflt, Duration min, Duration max)
+  private static Duration between(Element e, String a, Duration min, Duration max)
       throws ConfigException {
-    Duration d = XmlConfigReader.duration(e, a, dflt);
+    Duration d = XmlConfigReader.duration(e, a);
     if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
       throw error(e, a, a + ": " + d + " (expected: from " + min + " to " + max + ")");
     }
     return d;
   }
 
-  private static Duration duration(Element e, String a, Duration dflt, long minS, long maxS)
+  /** A duration attribute in whole seconds from {@code minS} to {@code maxS}. */
+  private static Duration seconds(Element e, String a, long minS, long maxS)
       throws ConfigException {
-    if (e == null) {
-      return dflt;
-    }
-    Duration d = XmlConfigReader.duration(e, a, dflt);
+    Duration d = XmlConfigReader.duration(e, a);
     if (d.getSeconds() < minS || d.getSeconds() > maxS || d.getNano() != 0) {
       throw error(
           e, a, a + ": " + d + " (expected: whole seconds from " + minS + " to " + maxS + ")");
     }
     return d;
-  }
-
-  private static int limit(Element e, String a, int dflt, int min, int max) throws ConfigException {
-    return e == null ? dflt : XmlConfigReader.integer(e, a, dflt, min, max);
   }
 }

@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigSchema;
+import dev.portcullis.support.Durations;
+import dev.portcullis.support.HostPort;
 import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +35,48 @@ class PdpConfigTest {
 
   private ConfigException reject(String xml) {
     return assertThrows(ConfigException.class, () -> load(xml));
+  }
+
+  /**
+   * Defaults are written once, in pdp.xsd: a file that leaves every optional element out reads as
+   * one that has them all, empty, and both read the values the schema gives (a default kept in Java
+   * as well would show here the day the two differ).
+   */
+  @Test
+  void everyDefaultIsTheSchemas() throws Exception {
+    ConfigSchema xsd = ConfigSchema.load(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
+    PdpConfig absent = load("<pdp>" + CT + "</pdp>");
+    PdpConfig empty =
+        load("<pdp><shutdown/><listen/><timers/><limits/>" + CT + "<stats/><metrics/></pdp>");
+    for (PdpConfig c : new PdpConfig[] {absent, empty}) {
+      Map<String, String> listen = xsd.defaults("pdp/listen");
+      assertEquals(listen.get("address"), c.address().getHostAddress());
+      assertEquals(Integer.parseInt(listen.get("port")), c.port());
+      Map<String, String> timers = xsd.defaults("pdp/timers");
+      assertEquals(Durations.parse(timers.get("keepalive")), c.keepAlive());
+      assertEquals(Durations.parse(timers.get("accounting")), c.accounting());
+      assertEquals(Durations.parse(timers.get("handshake")), c.handshake());
+      Map<String, String> limits = xsd.defaults("pdp/limits");
+      assertEquals(Integer.parseInt(limits.get("max-message-size")), c.maxMessageSize());
+      assertEquals(Integer.parseInt(limits.get("max-handles")), c.maxHandles());
+      assertEquals(
+          Integer.parseInt(limits.get("max-messages-per-second")), c.maxMessagesPerSecond());
+      assertEquals(Integer.parseInt(limits.get("max-connections")), c.maxConnections());
+      assertEquals(Integer.parseInt(limits.get("max-pending-decisions")), c.maxPendingDecisions());
+      assertEquals(Durations.parse(xsd.defaults("pdp/shutdown").get("drain")), c.drainTime());
+      assertEquals(Durations.parse(xsd.defaults("pdp/stats").get("interval")), c.statsInterval());
+      Map<String, String> ct = xsd.defaults("pdp/client-type");
+      PdpConfig.ClientTypeConfig t = c.clientTypes().get(1);
+      assertEquals(Durations.parse(ct.get("decision-timeout")), t.decisionTimeout());
+      assertEquals(Boolean.parseBoolean(ct.get("watch")), t.watch());
+    }
+    assertNull(absent.metrics(), "no <metrics>: no endpoint");
+    assertEquals(
+        xsd.defaults("pdp/metrics").get("listen"),
+        HostPort.of(empty.metrics()),
+        "<metrics/>: the schema's address");
+    assertEquals(PdpConfig.DEFAULT_DRAIN, absent.drainTime());
+    assertEquals(PdpConfig.DEFAULT_DECISION_TIMEOUT, absent.clientTypes().get(1).decisionTimeout());
   }
 
   /** Files a config names are checked where they are named: file, line and attribute. */

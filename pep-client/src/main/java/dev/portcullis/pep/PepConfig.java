@@ -13,6 +13,7 @@ import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.Durations;
 import dev.portcullis.support.XmlConfigReader;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
@@ -31,6 +32,16 @@ import org.w3c.dom.Element;
  */
 public final class PepConfig implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PepConfig.class);
+
+  /**
+   * The session reuse the schema gives a PEP whose {@code <tls>} has no {@code <session-reuse>}.
+   */
+  static PepSecurity.SessionReuse defaultSessionReuse() {
+    return new PepSecurity.SessionReuse(
+        Durations.parse(READER.defaultOf("pep/security/tls/session-reuse", "max-age")),
+        Integer.parseInt(READER.defaultOf("pep/security/tls/session-reuse", "max-uses")));
+  }
+
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PepConfig.class, "/dev/portcullis/pep/pep.xsd");
 
@@ -102,7 +113,7 @@ public final class PepConfig implements AutoCloseable {
     }
     int clientType;
     try {
-      clientType = Integer.decode(attr(root, "client-type", "0xC0A5"));
+      clientType = Integer.decode(XmlConfigReader.value(root, "client-type"));
     } catch (NumberFormatException e) {
       clientType = -1;
     }
@@ -113,17 +124,16 @@ public final class PepConfig implements AutoCloseable {
           "client-type: " + attr(root, "client-type", "") + " (expected: 1 to 0xFFFF)");
     }
     List<InetSocketAddress> pdps = new ArrayList<>();
-    for (Element p : children(root, "pdp")) {
-      String host = attr(p, "address", "127.0.0.1");
+    List<Element> named = children(root, "pdp");
+    // none named: the one the schema's defaults make
+    for (Element p : named.isEmpty() ? List.of(READER.orDefaults(root, "pdp")) : named) {
+      String host = XmlConfigReader.value(p, "address");
       InetSocketAddress pdp =
-          new InetSocketAddress(host, XmlConfigReader.integer(p, "port", 3288, 1, 0xFFFF));
+          new InetSocketAddress(host, XmlConfigReader.integer(p, "port", 1, 0xFFFF));
       if (pdp.isUnresolved()) {
         throw error(p, "address", "address: " + host + " does not resolve");
       }
       pdps.add(pdp);
-    }
-    if (pdps.isEmpty()) {
-      pdps.add(new InetSocketAddress("127.0.0.1", 3288));
     }
     // Checked where it is named, whether or not anything here uses it.
     Path crypto = ConfigFiles.existingFile(child(root, "crypto"), "config", dir);
@@ -192,14 +202,11 @@ public final class PepConfig implements AutoCloseable {
     for (Element a : children(tlsElement, "authorised-pdp")) {
       authorised.add(attr(a, "name", ""));
     }
-    PepSecurity.SessionReuse reuse = PepSecurity.SessionReuse.DEFAULT;
-    Element r = child(tlsElement, "session-reuse");
-    if (r != null) {
-      reuse =
-          new PepSecurity.SessionReuse(
-              XmlConfigReader.duration(r, "max-age", reuse.maxAge()),
-              XmlConfigReader.integer(r, "max-uses", reuse.maxUses(), 0, Integer.MAX_VALUE));
-    }
+    Element r = READER.orDefaults(tlsElement, "session-reuse");
+    PepSecurity.SessionReuse reuse =
+        new PepSecurity.SessionReuse(
+            XmlConfigReader.duration(r, "max-age"),
+            XmlConfigReader.integer(r, "max-uses", 0, Integer.MAX_VALUE));
     Path cert = tls.certificate();
     Path key = tls.key();
     Path trust = tls.trust();
@@ -226,7 +233,7 @@ public final class PepConfig implements AutoCloseable {
     }
     return new PepSecurity(
         tls,
-        XmlConfigReader.bool(tlsElement, "initiate", true),
+        XmlConfigReader.bool(tlsElement, "initiate"),
         cert,
         key,
         trust,

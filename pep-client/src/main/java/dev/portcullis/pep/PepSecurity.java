@@ -43,7 +43,8 @@ public record PepSecurity(
    * maxUses} 0 never resumes.
    */
   public record SessionReuse(Duration maxAge, int maxUses) {
-    public static final SessionReuse DEFAULT = new SessionReuse(Duration.ofHours(1), 100);
+    /** What pep.xsd gives {@code <session-reuse>}'s attributes (one hour, 100 resumptions). */
+    public static final SessionReuse DEFAULT = PepConfig.defaultSessionReuse();
 
     public SessionReuse {
       Objects.requireNonNull(maxAge, "maxAge");

@@ -45,6 +45,7 @@ public final class XmlConfigReader {
   private static final String LINE = "portcullis.line";
   private static final String COLUMN = "portcullis.column";
   private static final String SOURCE = "portcullis.source";
+  private static final String PATH = "portcullis.path"; // of an element made by orDefaults
 
   private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
   private static final Pattern ATTRIBUTE = Pattern.compile("[Aa]ttribute ['\"]([^'\"]+)['\"]");
@@ -52,10 +53,12 @@ public final class XmlConfigReader {
 
   private final Schema schema;
   private final String schemaName;
+  private final ConfigSchema definition;
 
-  private XmlConfigReader(Schema schema, String schemaName) {
+  private XmlConfigReader(Schema schema, String schemaName, ConfigSchema definition) {
     this.schema = schema;
     this.schemaName = schemaName;
+    this.definition = definition;
   }
 
   /** A reader for the schema at {@code resource}, found next to {@code anchor}'s class. */
@@ -66,7 +69,7 @@ public final class XmlConfigReader {
     }
     try {
       SchemaFactory sf = SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI);
-      return new XmlConfigReader(sf.newSchema(url), resource);
+      return new XmlConfigReader(sf.newSchema(url), resource, ConfigSchema.load(anchor, resource));
     } catch (SAXException e) {
       throw new IllegalStateException("shipped schema does not load: " + resource, e);
     }
@@ -166,6 +169,48 @@ public final class XmlConfigReader {
         null);
   }
 
+  /** The schema this reader validates by: elements, attributes, defaults, documentation. */
+  public ConfigSchema schema() {
+    return definition;
+  }
+
+  /**
+   * The child {@code name} of {@code parent} if the file has it; else one made from the schema,
+   * with the defaults of its attributes (and {@code parent}'s line, for errors): an optional
+   * element that is absent reads as if it were there and empty, so its defaults are written once,
+   * in the schema, and never again in Java.
+   */
+  public Element orDefaults(Element parent, String name) {
+    Element there = child(parent, name);
+    if (there != null) {
+      return there;
+    }
+    Element made = parent.getOwnerDocument().createElementNS(parent.getNamespaceURI(), name);
+    String path = path(parent) + "/" + name;
+    definition.defaults(path).forEach(made::setAttribute);
+    made.setUserData(PATH, path, null);
+    for (String key : new String[] {LINE, COLUMN, SOURCE}) {
+      made.setUserData(key, parent.getUserData(key), null);
+    }
+    return made;
+  }
+
+  /** {@code pdp/limits}: the element names from the root down to {@code e}. */
+  private static String path(Element e) {
+    if (e.getUserData(PATH) instanceof String made) {
+      return made;
+    }
+    StringBuilder b = new StringBuilder(local(e));
+    for (Node n = e.getParentNode(); n instanceof Element p; n = p.getParentNode()) {
+      b.insert(0, local(p) + "/");
+    }
+    return b.toString();
+  }
+
+  private static String local(Element e) {
+    return e.getLocalName() == null ? e.getTagName() : e.getLocalName();
+  }
+
   /** The line an element's start tag ends on. */
   public static int line(Element e) {
     Object l = e.getUserData(LINE);
@@ -189,6 +234,49 @@ public final class XmlConfigReader {
   public static Element child(Element parent, String name) {
     List<Element> l = children(parent, name);
     return l.isEmpty() ? null : l.get(0);
+  }
+
+  /**
+   * An attribute the schema gives a default to (so it is there: filled in by validation, or by
+   * {@link #orDefaults}); its default is written only in the schema.
+   */
+  public static String value(Element e, String name) {
+    if (!e.hasAttribute(name)) {
+      throw new IllegalStateException(
+          "<" + local(e) + "> has no " + name + " and its schema gives it no default");
+    }
+    return e.getAttribute(name);
+  }
+
+  /** {@link #value} as a boolean. */
+  public static boolean bool(Element e, String name) {
+    String v = value(e, name).trim();
+    return "true".equals(v) || "1".equals(v);
+  }
+
+  /**
+   * {@link #value} as an integer within bounds, as {@link #integer(Element, String, int, int,
+   * int)}.
+   */
+  public static int integer(Element e, String name, int min, int max) throws ConfigException {
+    value(e, name);
+    return integer(e, name, 0, min, max);
+  }
+
+  /** {@link #value} as a duration, as {@link #duration(Element, String, Duration)}. */
+  public static Duration duration(Element e, String name) throws ConfigException {
+    value(e, name);
+    return duration(e, name, null);
+  }
+
+  /** The default the schema gives {@code attribute} of the element at {@code path}. */
+  public String defaultOf(String path, String attribute) {
+    String d = definition.defaults(path).get(attribute);
+    if (d == null) {
+      throw new IllegalStateException(
+          schemaName + " gives " + path + "/@" + attribute + " no default");
+    }
+    return d;
   }
 
   /** An attribute's value, or {@code dflt} if absent (the schema fills in its own defaults). */

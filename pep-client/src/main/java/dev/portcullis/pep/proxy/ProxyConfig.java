@@ -7,6 +7,7 @@ import static dev.portcullis.support.XmlConfigReader.error;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.Durations;
 import dev.portcullis.support.Prefix;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
@@ -36,11 +37,15 @@ public record ProxyConfig(
     List<Listener> listeners,
     InetSocketAddress metrics,
     Duration drain) {
-  /** How long SIGTERM lets open connections go on when {@code <shutdown drain>} does not say. */
-  public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(10);
-
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(ProxyConfig.class, "/dev/portcullis/pep/pep-proxy.xsd");
+
+  /**
+   * How long SIGTERM lets open connections go on when {@code <shutdown drain>} does not say: the
+   * schema's default.
+   */
+  public static final Duration DEFAULT_DRAIN =
+      Durations.parse(READER.defaultOf("pep-proxy/shutdown", "drain"));
 
   /** TLS termination: this listener's certificate and key, and the CA its clients' are from. */
   public record Tls(Path certificate, Path key, Path trust) {}
@@ -123,7 +128,7 @@ public record ProxyConfig(
           throw error(s, "name", "empty subject name");
         }
       }
-      String access = attr(l, "access", "read-write");
+      String access = XmlConfigReader.value(l, "access");
       Element tls = XmlConfigReader.child(l, "tls");
       Element session = XmlConfigReader.child(l, "session");
       if (session != null && tls == null) {
@@ -144,13 +149,13 @@ public record ProxyConfig(
               access.equals("read")
                   ? AccessMode.READ
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE,
-              attr(l, "on-pdp-loss", "refuse-new").equals("close-all"),
+              XmlConfigReader.value(l, "on-pdp-loss").equals("close-all"),
               List.copyOf(subjects),
               tls(tls, dir),
               l.hasAttribute("upstream-trust")
                   ? ConfigFiles.existingFile(l, "upstream-trust", dir)
                   : null,
-              XmlConfigReader.integer(l, "max-connections", 10_000, 1, 1_000_000),
+              XmlConfigReader.integer(l, "max-connections", 1, 1_000_000),
               session == null
                   ? null
                   : new Session(
@@ -158,8 +163,8 @@ public record ProxyConfig(
                       List.of(attr(session, "categories", "").trim().split("\\s+")).stream()
                           .filter(c -> !c.isEmpty())
                           .toList(),
-                      attr(session, "on-other-level", "refuse").equals("move")),
-              XmlConfigReader.duration(l, "idle-timeout", Duration.ofHours(1))));
+                      XmlConfigReader.value(session, "on-other-level").equals("move")),
+              XmlConfigReader.duration(l, "idle-timeout")));
     }
     Element audit = XmlConfigReader.child(root, "audit");
     return new ProxyConfig(
@@ -169,19 +174,13 @@ public record ProxyConfig(
         List.copyOf(listeners),
         XmlConfigReader.child(root, "metrics") == null
             ? null
-            : XmlConfigReader.socketAddress(
-                XmlConfigReader.child(root, "metrics"),
-                "listen",
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 9465)),
-        drain(XmlConfigReader.child(root, "shutdown")));
+            : XmlConfigReader.socketAddress(XmlConfigReader.child(root, "metrics"), "listen", null),
+        drain(READER.orDefaults(root, "shutdown")));
   }
 
   /** {@code <shutdown drain>}: 0 to 1 h. */
   private static Duration drain(Element shutdown) throws ConfigException {
-    if (shutdown == null) {
-      return DEFAULT_DRAIN;
-    }
-    Duration d = XmlConfigReader.duration(shutdown, "drain", DEFAULT_DRAIN);
+    Duration d = XmlConfigReader.duration(shutdown, "drain");
     if (d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
       throw XmlConfigReader.error(
           shutdown, "drain", "drain: " + d + " (expected: from PT0S to PT1H)");
