@@ -1,6 +1,7 @@
 package dev.portcullis.metrics;
 
 import dev.portcullis.support.AcceptFailures;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
@@ -40,7 +41,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -160,13 +160,10 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
                   }
                 });
     try {
-      this.server = b.bind(listen).sync().channel();
-    } catch (Exception e) {
-      BindException be =
-          new BindException(
-              "cannot listen on " + HostPort.of(listen) + " for metrics: " + e.getMessage());
-      be.initCause(e);
-      throw be;
+      this.server = Binding.bind(b, listen, "metrics");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while binding " + HostPort.of(listen), e);
     }
   }
 

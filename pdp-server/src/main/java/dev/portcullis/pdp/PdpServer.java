@@ -13,8 +13,8 @@ import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
@@ -22,7 +22,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -206,21 +205,10 @@ public final class PdpServer implements Lifecycle {
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childHandler(new PdpChannelInitializer(context, security.ring));
     try {
-      serverChannel =
-          b.bind(new InetSocketAddress(config.address(), config.port())).sync().channel();
+      serverChannel = Binding.bind(b, new InetSocketAddress(config.address(), config.port()), null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while binding", e);
-    } catch (Exception e) {
-      // A BindException whatever the transport said: an address to fix, for the caller (exit 2).
-      BindException refused =
-          new BindException(
-              "cannot listen on "
-                  + HostPort.of(new InetSocketAddress(config.address(), config.port()))
-                  + ": "
-                  + e.getMessage());
-      refused.initCause(e);
-      throw refused;
     }
     log.info("PDP listening on {} ({} transport)", address(), TRANSPORT);
     audit.record("started", "address", address().toString());

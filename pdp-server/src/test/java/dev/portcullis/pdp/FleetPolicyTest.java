@@ -12,6 +12,7 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.cli.PdpMain;
 import dev.portcullis.state.StateStore;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.DurableFiles;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -53,7 +54,7 @@ class FleetPolicyTest {
 
   static String run(String... args) {
     StringWriter out = new StringWriter();
-    CommandLine cl = new CommandLine(new PdpMain());
+    CommandLine cl = Cli.of("pdp-server", new PdpMain());
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(out));
     int rc = cl.execute(args);

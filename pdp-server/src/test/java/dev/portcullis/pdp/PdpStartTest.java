@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.pdp.cli.PdpMain;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A failed start leaves no trace, and one process owns each audit log: what a second PDP, a busy
@@ -116,7 +116,7 @@ class PdpStartTest {
         runs.add(
             pool.submit(
                 () ->
-                    new CommandLine(new PdpMain())
+                    Cli.of("pdp-server", new PdpMain())
                         .setOut(new PrintWriter(new StringWriter()))
                         .setErr(new PrintWriter(new StringWriter()))
                         .execute("issue-credential", "-c", xml.toString(), "--pep", pep)));

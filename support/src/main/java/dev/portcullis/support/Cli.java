@@ -5,16 +5,19 @@ import java.net.BindException;
 import java.net.UnknownHostException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
  * The conventions every Portcullis command follows. Exit codes: {@value #OK} done, {@value #FAILED}
- * a check failed or the work could not be done (a self-test, an audit chain, a PDP that cannot be
- * reached), {@value #USAGE} a usage or configuration mistake (an unknown option, a bad value, a
- * config file that does not load, a port that cannot be bound). Durations as {@link Durations}
- * reads them ({@code 24h} or {@code PT24H}). A mistake is one line naming what was wrong, never a
- * stack trace (that goes to the log at debug level); picocli already answers an unknown option with
+ * a check failed or the work could not be done, {@value #USAGE} a usage or configuration mistake;
+ * which failure is which is one table, {@link Cause}, and every command's failure goes through it
+ * (a command throws; the handler {@link #of} installs prints one line, {@code <command>: <what was
+ * wrong>}, and exits with the code of the first cause in the table the failure's chain matches).
+ * Durations as {@link Durations} reads them ({@code 24h} or {@code PT24H}). Never a stack trace for
+ * a mistake (that goes to the log at debug level); picocli already answers an unknown option with
  * the closest known ones.
  */
 public final class Cli {
@@ -23,6 +26,96 @@ public final class Cli {
   public static final int USAGE = 2;
 
   private Cli() {}
+
+  /**
+   * Why a command did not finish, in the order a failure is matched: the first cause whose test
+   * holds for the failure or anything in its cause chain decides the exit code. README.md's
+   * "Command lines" and {@code docs/operating.md} quote this table; {@code CliCausesTest} in each
+   * module runs a real command for each row.
+   */
+  public enum Cause {
+    /** An unknown option, a missing one, or a value not in the accepted form. */
+    USAGE_MISTAKE(USAGE, "an unknown or missing option, or a value not in the accepted form"),
+    /** A configuration file that does not load (file, line, element and attribute named). */
+    CONFIGURATION(USAGE, "a configuration file that does not load"),
+    /** A file named on the command line or in a configuration that is not there. */
+    NO_SUCH_FILE(USAGE, "a file that does not exist"),
+    /** Two servers configured onto one file (an audit log, a store). */
+    FILE_IN_USE(USAGE, "a file another process owns (an audit log in use)"),
+    /** A port in use, or an address that is not this host's. */
+    CANNOT_BIND(USAGE, "an address that cannot be listened on (a port in use)"),
+    /** A host name that does not resolve. */
+    UNKNOWN_HOST(USAGE, "a host name that does not resolve"),
+    /** A value the command cannot use (an unknown router id, a level not in the policy). */
+    BAD_VALUE(USAGE, "a value the command cannot use (an unknown router id, say)"),
+    /** Anything else: the work could not be done (a PDP not running, a refusal, a broken chain). */
+    NOT_DONE(FAILED, "the work could not be done (a PDP not running, a refusal, a failed check)");
+
+    public final int exitCode;
+    public final String meaning;
+
+    Cause(int exitCode, String meaning) {
+      this.exitCode = exitCode;
+      this.meaning = meaning;
+    }
+
+    /** The cause of {@code e}: the first row any throwable in its cause chain matches. */
+    public static Cause of(Throwable e) {
+      for (Cause c : values()) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+          if (c.matches(t)) {
+            return c;
+          }
+        }
+      }
+      return NOT_DONE;
+    }
+
+    private boolean matches(Throwable t) {
+      return switch (this) {
+        case USAGE_MISTAKE -> t instanceof CommandLine.ParameterException || t instanceof Usage;
+        case CONFIGURATION -> t instanceof ConfigException;
+        case NO_SUCH_FILE -> t instanceof NoSuchFileException || t instanceof FileNotFoundException;
+        case FILE_IN_USE -> t instanceof FileInUseException;
+        case CANNOT_BIND -> t instanceof BindException;
+        case UNKNOWN_HOST -> t instanceof UnknownHostException;
+        case BAD_VALUE -> t instanceof IllegalArgumentException;
+        case NOT_DONE -> true;
+      };
+    }
+  }
+
+  /** A usage mistake a command finds itself: its message is the one line the user reads. */
+  public static final class Usage extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public Usage(String message) {
+      super(message);
+    }
+  }
+
+  /** Work a command could not do, said in one line (exit {@value #FAILED}). */
+  public static final class NotDone extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public NotDone(String message) {
+      super(message);
+    }
+
+    public NotDone(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Throws a {@link Usage}: {@code throw Cli.usage("--port 99999 (expected: 0 to 65535)")}. */
+  public static Usage usage(String message) {
+    return new Usage(message);
+  }
+
+  /** A {@link NotDone}: {@code throw Cli.notDone("the fleet's state store: ...")}. */
+  public static NotDone notDone(String message) {
+    return new NotDone(message);
+  }
 
   /** A command line for {@code command}, named {@code name} in its error lines. */
   public static CommandLine of(String name, Object command) {
@@ -52,24 +145,20 @@ public final class Cli {
     }
   }
 
-  /** {@value #USAGE} for what the user can fix in the command or its configuration, else 1. */
+  /** The exit code of a failure: its {@link Cause}'s. */
   public static int exitCode(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof ConfigException
-          || c instanceof IllegalArgumentException
-          || c instanceof BindException
-          || c instanceof UnknownHostException
-          || c instanceof NoSuchFileException
-          || c instanceof FileNotFoundException
-          || c instanceof CommandLine.ParameterException) {
-        return USAGE;
-      }
-    }
-    return FAILED;
+    return Cause.of(e).exitCode;
   }
 
-  /** The message a person reads: the exception's own, or its type when it has none. */
+  /**
+   * The message a person reads: the exception's own, or its type when it has none; what a future or
+   * an executor wrapped is unwrapped first.
+   */
   public static String message(Throwable e) {
+    while ((e instanceof ExecutionException || e instanceof CompletionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
     String m = e.getMessage();
     return m == null || m.isBlank() ? e.toString() : m;
   }

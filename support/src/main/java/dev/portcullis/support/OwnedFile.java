@@ -119,7 +119,7 @@ public final class OwnedFile implements AutoCloseable {
     }
     if (lock == null) {
       ch.close();
-      throw new IOException(
+      throw new FileInUseException(
           what
               + " "
               + f

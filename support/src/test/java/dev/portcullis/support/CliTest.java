@@ -1,9 +1,12 @@
 package dev.portcullis.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** What a command's failure exits with: 2 for what the user fixes, 1 for the rest. */
@@ -15,5 +18,23 @@ class CliTest {
     BindException bind = new BindException("cannot listen on 127.0.0.1:3288: in use");
     assertEquals(Cli.USAGE, Cli.exitCode(new IOException("wrapped", bind)), "found as a cause");
     assertEquals(Cli.FAILED, Cli.exitCode(new IOException("connection refused")));
+  }
+
+  @Test
+  void theReadmeShowsEveryRowOfTheTable() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    for (Cli.Cause c : Cli.Cause.values()) {
+      assertTrue(
+          readme.contains("| " + c.exitCode + " | " + c.meaning + " |"),
+          "README.md's exit table lacks " + c + ": " + c.meaning);
+    }
+  }
+
+  @Test
+  void aFileInUseIsTwoAndAFutureIsUnwrapped() {
+    assertEquals(Cli.USAGE, Cli.exitCode(new FileInUseException("audit.jsonl is in use")));
+    assertEquals(
+        "cannot connect",
+        Cli.message(new java.util.concurrent.ExecutionException(new Exception("cannot connect"))));
   }
 }

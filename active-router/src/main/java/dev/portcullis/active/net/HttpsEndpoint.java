@@ -1,6 +1,7 @@
 package dev.portcullis.active.net;
 
 import dev.portcullis.support.AcceptFailures;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -205,15 +206,7 @@ public final class HttpsEndpoint implements AutoCloseable {
       boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       handlers.shutdownNow();
-      throw new IOException(
-          name
-              + ": cannot listen on "
-              + address.getHostString()
-              + ":"
-              + address.getPort()
-              + ": "
-              + e.getMessage(),
-          e);
+      throw Binding.failed(address, name, e);
     }
     self[0] = new HttpsEndpoint(name, limits, boss, workers, server, handlers);
     return self[0];

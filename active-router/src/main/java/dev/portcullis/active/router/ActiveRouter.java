@@ -11,6 +11,7 @@ import dev.portcullis.active.verify.Counters;
 import dev.portcullis.active.verify.FlowKeys;
 import dev.portcullis.active.verify.Verifier;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
@@ -18,6 +19,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -109,7 +112,13 @@ public final class ActiveRouter extends Lifecycle.Bound {
             .option(ChannelOption.SO_SNDBUF, 4 << 20)
             .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
             .handler(handler);
-    this.channel = b.bind(config.listen()).sync().channel();
+    try {
+      this.channel = Binding.bind(b, config.listen(), "router " + id);
+    } catch (BindException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      keys.close();
+      throw new UncheckedIOException(e.getMessage(), e); // the address, named: exit 2
+    }
     // Keys of flows past SET are wiped within a second even when no packets arrive.
     channel.eventLoop().scheduleAtFixedRate(keys::expire, 1, 1, TimeUnit.SECONDS);
     log.info(

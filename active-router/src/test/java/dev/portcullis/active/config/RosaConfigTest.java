@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.active.Fixtures;
 import dev.portcullis.active.TestDomain;
 import dev.portcullis.active.cli.ActiveMain;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Prefix;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,6 +162,27 @@ class RosaConfigTest {
     String out = (String) r[1];
     assertTrue(out.startsWith("active-router: no such router 'ar-9' in "), out);
     assertTrue(out.contains("(routers: ar-1, ar-2)"), out);
+  }
+
+  /** A router whose UDP port is taken: exit 2 (Cli.Cause.CANNOT_BIND) and the address named. */
+  @Test
+  void aRouterPortInUseIsTwoAndNamesTheAddress() throws Exception {
+    Path rosa = Path.of("..", "config", "rosa.xml");
+    InetSocketAddress at = RosaConfig.load(rosa).routers().get("ar-1").listen();
+    try (DatagramSocket taken = new DatagramSocket(at)) {
+      assertTrue(taken.isBound());
+      Object[] r = run("router", "--id", "ar-1", "--config", rosa.toString());
+      assertEquals(Cli.Cause.CANNOT_BIND.exitCode, r[0], (String) r[1]);
+      String out =
+          ((String) r[1])
+              .lines()
+              .filter(l -> l.startsWith("active-router:"))
+              .findFirst()
+              .orElse("");
+      assertTrue(
+          out.startsWith("active-router: cannot listen on " + HostPort.of(at) + " for router ar-1"),
+          (String) r[1]);
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto.cli;
 
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ProgressLine;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -55,8 +56,7 @@ final class FirstUseCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     if (runs < 1 || runs > 100) {
-      spec.commandLine().getErr().println("error: --runs: " + runs + " (expected: 1 to 100)");
-      return CryptoMain.EXIT_CONFIG;
+      throw Cli.usage("--runs: " + runs + " (expected: 1 to 100)");
     }
     out.printf(
         "first-operation latency, 64-byte input, median of %d fresh JVMs each (%s %s)%n",

@@ -49,7 +49,7 @@ class CryptoMainTest {
     Files.writeString(f, "<crypto-providers>\n<default><provider/></default></crypto-providers>");
     assertEquals(CryptoMain.EXIT_CONFIG, run("status", "--config", f.toString()));
     String e = err.toString().strip();
-    assertTrue(e.startsWith("error: " + f + ":2:"), e);
+    assertTrue(e.startsWith("portcullis-crypto: " + f + ":2:"), e);
     assertTrue(e.contains("element <provider>"), e);
     assertFalse(e.contains("\n"), "one line: " + e);
     assertFalse(e.contains("Exception"), "no stack trace for a user mistake: " + e);
@@ -58,7 +58,7 @@ class CryptoMainTest {
   @Test
   void aMissingConfigurationFileSaysSo() {
     assertEquals(CryptoMain.EXIT_CONFIG, run("status", "--config", "no-such.xml"));
-    assertEquals("error: no-such.xml: file not found", err.toString().strip());
+    assertEquals("portcullis-crypto: no-such.xml: file not found", err.toString().strip());
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -23,19 +24,13 @@ import picocli.CommandLine.Spec;
 final class FleetCommands {
   private FleetCommands() {}
 
-  /** The PDP configuration, with a fleet store. */
-  static PdpConfig fleetConfig(Path config, PrintWriter err) {
-    try {
-      PdpConfig c = PdpConfig.load(config);
-      if (c.state() == null || !c.state().zookeeper()) {
-        err.println("error: " + config + " has no <state store=\"zookeeper\" ...>: not a fleet");
-        return null;
-      }
-      return c;
-    } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return null;
+  /** The PDP configuration, with a fleet store; else a usage mistake. */
+  static PdpConfig fleetConfig(Path config) throws ConfigException {
+    PdpConfig c = PdpConfig.load(config);
+    if (c.state() == null || !c.state().zookeeper()) {
+      throw Cli.usage(config + " has no <state store=\"zookeeper\" ...>: not a fleet");
     }
+    return c;
   }
 
   @Command(
@@ -64,31 +59,26 @@ final class FleetCommands {
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      PdpConfig c = fleetConfig(config, err);
-      if (c == null) {
-        return 2;
-      }
+      PdpConfig c = fleetConfig(config);
       int type;
       try {
         type = Integer.decode(clientType);
       } catch (NumberFormatException e) {
-        err.println("error: --client-type " + clientType + " (expected: e.g. 0xC0A6)");
-        return 2;
+        throw Cli.usage("--client-type " + clientType + " (expected: e.g. 0xC0A6)");
       }
       PdpConfig.ClientTypeConfig ct = c.clientTypes().get(type);
       if (ct == null) {
-        err.println(
-            "error: --client-type "
+        throw Cli.usage(
+            "--client-type "
                 + clientType
                 + ": not served in "
                 + config
                 + " (served: "
                 + c.clientTypes().keySet().stream().map(ClientTypes::hex).toList()
                 + ")");
-        return 2;
       }
       PolicyEngineProvider provider = PolicyEngineProvider.named(ct.engine());
       byte[] policy;
@@ -96,11 +86,9 @@ final class FleetCommands {
         policy = Files.readAllBytes(file);
         provider.load(file, null); // refused here, with file and line, before the fleet sees it
       } catch (IOException e) {
-        err.println("error: " + file + ": " + e.getMessage());
-        return 2;
+        throw Cli.usage(file + ": " + e.getMessage());
       } catch (ConfigException e) {
-        err.println("error: " + e.getMessage());
-        return 1;
+        throw Cli.notDone(e.getMessage());
       }
       try (StateStore store = c.state().open()) {
         int v = FleetPolicies.publish(store, type, policy);
@@ -110,8 +98,7 @@ final class FleetCommands {
         out.flush();
         return 0;
       } catch (StoreException e) {
-        err.println("error: the fleet's state store: " + e.getMessage());
-        return 1;
+        throw Cli.notDone("the fleet's state store: " + e.getMessage());
       }
     }
   }
@@ -130,13 +117,10 @@ final class FleetCommands {
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      PdpConfig c = fleetConfig(config, err);
-      if (c == null) {
-        return 2;
-      }
+      PdpConfig c = fleetConfig(config);
       try (StateStore store = c.state().open()) {
         Map<String, List<String>> status = FleetPolicies.status(store);
         out.println("fleet " + store.describe());
@@ -151,8 +135,7 @@ final class FleetCommands {
         out.flush();
         return 0;
       } catch (StoreException e) {
-        err.println("error: the fleet's state store: " + e.getMessage());
-        return 1;
+        throw Cli.notDone("the fleet's state store: " + e.getMessage());
       }
     }
   }

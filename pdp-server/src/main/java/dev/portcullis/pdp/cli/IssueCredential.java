@@ -10,6 +10,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -52,29 +53,25 @@ final class IssueCredential implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try {
       new PepId(pep);
     } catch (IllegalArgumentException e) {
-      err.println("error: --pep: " + e.getMessage());
-      return 2;
+      throw Cli.usage("--pep: " + e.getMessage());
     }
     if (validFor.isNegative() || validFor.isZero()) {
-      err.println("error: --valid-for: " + validFor + " (expected: a positive duration)");
-      return 2;
+      throw Cli.usage("--valid-for: " + validFor + " (expected: a positive duration)");
     }
     PdpConfig c;
     try {
       c = PdpConfig.load(config);
     } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return 2;
+      throw e;
     }
     if (c.security() == null || c.security().enrolment() == null) {
-      err.println("error: " + config + " configures no <security><enrolment store=...>");
-      return 2;
+      throw Cli.usage(config + " configures no <security><enrolment store=...>");
     }
     Path storeDir = c.security().enrolment().store();
     // Hashed through the PDP's own crypto configuration, as the running PDP hashes.
@@ -109,14 +106,11 @@ final class IssueCredential implements Callable<Integer> {
       out.flush();
       return 0;
     } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return 2;
+      throw e;
     } catch (StoreException e) {
-      err.println("error: the fleet's state store: " + e.getMessage());
-      return 1;
+      throw Cli.notDone("the fleet's state store: " + e.getMessage());
     } catch (IOException e) {
-      err.println("error: credential store " + storeDir + ": " + e.getMessage());
-      return 2;
+      throw Cli.usage("credential store " + storeDir + ": " + e.getMessage());
     }
   }
 }

@@ -6,7 +6,6 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -54,22 +53,14 @@ public final class PdpMain implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() {
-    PdpServer server;
-    try {
-      PdpConfig c = PdpConfig.load(config.file);
-      if (bind != null || port != null) {
-        InetAddress a = bind == null ? c.address() : InetAddress.getByName(bind);
-        c = c.withListen(a, port == null ? c.port() : port);
-      }
-      server = PdpServer.start(c, threads);
-    } catch (ConfigException e) {
-      spec.commandLine().getErr().println("error: " + e.getMessage());
-      return 2;
-    } catch (IOException e) {
-      spec.commandLine().getErr().println("error: " + e.getMessage());
-      return 1;
+  public Integer call() throws Exception {
+    // A failure to start goes to Cli's handler: one line, the exit code of its cause.
+    PdpConfig c = PdpConfig.load(config.file);
+    if (bind != null || port != null) {
+      InetAddress a = bind == null ? c.address() : InetAddress.getByName(bind);
+      c = c.withListen(a, port == null ? c.port() : port);
     }
+    PdpServer server = PdpServer.start(c, threads);
     // Before "listening" is printed: whoever waits for that line may signal at once.
     Signals.on(
         "HUP",

@@ -5,6 +5,8 @@ import dev.portcullis.pdp.FleetAudit;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -55,29 +57,25 @@ final class VerifyAudit implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     if (head != null && !head.matches("[0-9a-fA-F]{64}")) {
-      err.println(
-          "error: --head "
+      throw Cli.usage(
+          "--head "
               + (head.length() > 80 ? head.substring(0, 80) + "..." : head)
               + " is not a chain head (expected: 64 hex digits, as the PDP logs at stop)");
-      return 2;
     }
     AuditChain.Verdict v;
     try {
       if (Files.isDirectory(file)) {
-        err.println("error: " + file + " is a directory, not an audit log");
-        return 2;
+        throw Cli.usage(file + " is a directory, not an audit log");
       }
       v = AuditChain.verify(file);
     } catch (NoSuchFileException e) {
-      err.println("error: no such file: " + file);
-      return 2;
+      throw Cli.usage("no such file: " + file);
     } catch (IOException e) {
-      err.println("error: cannot read " + file + ": " + e.getMessage());
-      return 2;
+      throw Cli.usage("cannot read " + file + ": " + e.getMessage());
     }
     if (!v.intact()) {
       out.printf(
@@ -90,8 +88,7 @@ final class VerifyAudit implements Callable<Integer> {
       try {
         at = AuditChain.lineOf(file, head.toLowerCase(Locale.ROOT));
       } catch (IOException e) {
-        err.println("error: cannot read " + file + ": " + e.getMessage());
-        return 2;
+        throw Cli.usage("cannot read " + file + ": " + e.getMessage());
       }
       if (at == 0) {
         out.printf(
@@ -113,11 +110,9 @@ final class VerifyAudit implements Callable<Integer> {
   }
 
   /** The fleet's anchor for this chain must be a record of the file. */
-  private int checkAnchor(AuditChain.Verdict v, PrintWriter out, PrintWriter err) {
-    PdpConfig c = FleetCommands.fleetConfig(config, err);
-    if (c == null) {
-      return 2;
-    }
+  private int checkAnchor(AuditChain.Verdict v, PrintWriter out, PrintWriter err)
+      throws ConfigException {
+    PdpConfig c = FleetCommands.fleetConfig(config);
     try (StateStore store = c.state().open()) {
       Optional<FleetAudit.Anchor> a = FleetAudit.anchorOf(store, file);
       if (a.isEmpty()) {
@@ -140,11 +135,9 @@ final class VerifyAudit implements Callable<Integer> {
           file, v.records(), v.head(), a.get().member(), a.get().at(), at);
       return 0;
     } catch (StoreException e) {
-      err.println("error: the fleet's state store: " + e.getMessage());
-      return 2;
+      throw Cli.usage("the fleet's state store: " + e.getMessage());
     } catch (IOException e) {
-      err.println("error: cannot read " + file + ": " + e.getMessage());
-      return 2;
+      throw Cli.usage("cannot read " + file + ": " + e.getMessage());
     }
   }
 }

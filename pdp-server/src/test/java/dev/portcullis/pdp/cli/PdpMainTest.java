@@ -134,7 +134,7 @@ class PdpMainTest {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     assertEquals(2, p.exitValue());
-    assertTrue(out.startsWith("error: " + dir.resolve("pdp.xml") + ":1:"), out);
+    assertTrue(out.startsWith("pdp-server: " + dir.resolve("pdp.xml") + ":1:"), out);
     assertEquals(1, out.lines().count(), out);
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.support.Cli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -13,7 +14,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code pdp-server verify-audit}: exit status and the line an operator reads. */
 class VerifyAuditTest {
@@ -23,7 +23,7 @@ class VerifyAuditTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    return new CommandLine(new PdpMain())
+    return Cli.of("pdp-server", new PdpMain())
         .setOut(new PrintWriter(out, true))
         .setErr(new PrintWriter(err, true))
         .execute(args);
@@ -70,7 +70,7 @@ class VerifyAuditTest {
   @Test
   void missingFileIsOneLine() {
     assertEquals(2, run("verify-audit", dir.resolve("nope.jsonl").toString()));
-    assertTrue(err.toString().startsWith("error: no such file"), err.toString());
+    assertTrue(err.toString().startsWith("pdp-server: no such file"), err.toString());
   }
 
   /** What a crash leaves mid-character: a break at a line and byte offset, exit 1, not 2. */

@@ -3,6 +3,7 @@ package dev.portcullis.pep.cli;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.PepEnrolment;
 import dev.portcullis.pep.PepException;
+import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -50,18 +51,15 @@ final class EnrolCommand implements Callable<Integer> {
     try {
       token = Files.readString(credentialFile).trim();
     } catch (IOException e) {
-      err.println("error: cannot read " + credentialFile + ": " + e.getMessage());
-      return 2;
+      throw Cli.usage("cannot read " + credentialFile + ": " + e.getMessage());
     }
     try (PepConfig cfg = PepConfig.load(config)) {
       var sec = cfg.security();
       if (sec == null || sec.tls() == null || sec.tls().development()) {
-        err.println(
-            "error: "
-                + config
+        throw Cli.usage(
+            config
                 + ": enrolment needs <tls certificate=... key=... trust=...>: where to store"
                 + " what it gets, and the CA that authenticates the PDP");
-        return 2;
       }
       var r =
           PepEnrolment.enrol(
@@ -83,11 +81,9 @@ final class EnrolCommand implements Callable<Integer> {
       out.flush();
       return 0;
     } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return 2;
+      throw e;
     } catch (PepException e) {
-      err.println("error: " + e.getMessage());
-      return 1;
+      throw Cli.notDone(e.getMessage());
     }
   }
 }

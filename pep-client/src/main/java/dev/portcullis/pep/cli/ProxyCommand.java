@@ -8,7 +8,6 @@ import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.pep.proxy.ProxyConfig;
 import dev.portcullis.pep.proxy.ProxyMetrics;
 import dev.portcullis.support.Cli;
-import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -47,15 +46,10 @@ final class ProxyCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    ProxyConfig cfg;
-    PepConfig pep;
-    try {
-      cfg = ProxyConfig.load(config);
-      pep = PepConfig.load(cfg.pep());
-    } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return Cli.USAGE;
-    }
+    // Every failure to start goes to Cli's handler: one line, the exit code of its cause (a file
+    // in use or an address that cannot be bound: 2), after what was opened is closed.
+    ProxyConfig cfg = ProxyConfig.load(config);
+    PepConfig pep = PepConfig.load(cfg.pep());
     AuditLog audit;
     try {
       audit =
@@ -63,30 +57,27 @@ final class ProxyCommand implements Callable<Integer> {
               ? AuditLog.open(cfg.audit())
               : AuditLog.open(
                   cfg.audit(), Duration.ZERO, pep.registry().digester(Algorithm.SHA_256));
-    } catch (IOException e) {
-      pep.close();
-      err.println("error: " + e.getMessage()); // owned by another process, or not writable
-      return Cli.USAGE;
+    } catch (IOException | RuntimeException e) {
+      pep.close(); // owned by another process, or not writable
+      throw e;
     }
     PepProxy proxy;
     try {
       proxy = new PepProxy(cfg, pep.clientBuilder(), threads, audit);
-    } catch (IllegalStateException e) {
-      audit.close();
+    } catch (RuntimeException e) {
+      audit.close(); // a listener that cannot bind, named
       pep.close();
-      err.println("error: " + e.getMessage()); // a listener that cannot bind, named
-      return Cli.USAGE;
+      throw e;
     }
     MetricsEndpoint metrics = null;
     if (cfg.metrics() != null) {
       try {
         metrics = ProxyMetrics.open(cfg.metrics(), proxy, audit);
-      } catch (IOException e) {
-        proxy.close();
+      } catch (IOException | RuntimeException e) {
+        proxy.close(); // the address, named
         audit.close();
         pep.close();
-        err.println("error: " + e.getMessage()); // the address, named
-        return Cli.USAGE;
+        throw e;
       }
     }
     MetricsEndpoint m = metrics;

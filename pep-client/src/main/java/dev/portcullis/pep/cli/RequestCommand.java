@@ -7,8 +7,7 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.PepDecision;
-import dev.portcullis.pep.PepException;
-import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Cli;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,8 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -105,12 +104,7 @@ final class RequestCommand implements Callable<Integer> {
     List<InetSocketAddress> to = List.of(target.pdp);
     String id = pepId;
     final PepConfig cfg;
-    try {
-      cfg = config == null ? null : PepConfig.load(config);
-    } catch (ConfigException e) {
-      spec.commandLine().getErr().println("error: " + e.getMessage());
-      return 2;
-    }
+    cfg = config == null ? null : PepConfig.load(config);
     if (cfg != null) {
       var given = spec.commandLine().getParseResult();
       to = given.hasMatchedOption("--pdp") ? List.of(target.pdp) : cfg.pdps();
@@ -139,13 +133,9 @@ final class RequestCommand implements Callable<Integer> {
       out.println(line);
       out.flush();
       return d.granted() ? 0 : 1;
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      spec.commandLine()
-          .getErr()
-          .println("error: " + (c instanceof PepException ? c.getMessage() : c.toString()));
-      return 2;
-    }
+    } catch (TimeoutException e) {
+      throw Cli.notDone("no answer from the PDP at " + to + " within 10 s");
+    } // a PDP not running, a refusal: the PepException's line, exit 1 (Cli's table)
   }
 
   private static void field(StringBuilder line, String name, Object value) {

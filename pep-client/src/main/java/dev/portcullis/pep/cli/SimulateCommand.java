@@ -71,10 +71,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (sessions < 1 || sessions > 1_000_000 || concurrency < 1 || concurrency > 10_000) {
-      spec.commandLine()
-          .getErr()
-          .println("error: --sessions 1 to 1000000, --concurrency 1 to 10000");
-      return 2;
+      throw Cli.usage("--sessions 1 to 1000000, --concurrency 1 to 10000");
     }
     InetSocketAddress to = target.pdp;
     int ct = target.clientType;
@@ -82,8 +79,7 @@ final class SimulateCommand implements Callable<Integer> {
     try {
       cfg = config == null ? null : PepConfig.load(config);
     } catch (ConfigException e) {
-      spec.commandLine().getErr().println("error: " + e.getMessage());
-      return Cli.USAGE;
+      throw e;
     }
     var given = spec.commandLine().getParseResult();
     if (cfg != null) {
@@ -100,18 +96,15 @@ final class SimulateCommand implements Callable<Integer> {
       // the reason is printed instead of a table of zeros.
       Simulator.Result probe = sessions(secured, cfg, pdp, type, 1, 1, n -> {});
       if (probe.failures() > 0) {
-        spec.commandLine()
-            .getErr()
-            .println(
-                "error: the first session against "
-                    + dev.portcullis.support.HostPort.of(pdp)
-                    + " failed: "
-                    + probe.firstFailure()
-                    + (secured
-                        ? ""
-                        : " (if the PDP takes TLS or Integrity, give --config a pep.xml that"
-                            + " configures them)"));
-        return Cli.FAILED;
+        throw Cli.notDone(
+            "the first session against "
+                + dev.portcullis.support.HostPort.of(pdp)
+                + " failed: "
+                + probe.firstFailure()
+                + (secured
+                    ? ""
+                    : " (if the PDP takes TLS or Integrity, give --config a pep.xml that"
+                        + " configures them)"));
       }
       started = System.currentTimeMillis();
       ProgressLine progress =

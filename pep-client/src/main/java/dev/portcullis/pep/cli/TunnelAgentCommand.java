@@ -45,8 +45,7 @@ final class TunnelAgentCommand implements Callable<Integer> {
     try {
       cfg = TunnelAgentConfig.load(config);
     } catch (ConfigException e) {
-      err.println("error: " + e.getMessage());
-      return Cli.USAGE;
+      throw e;
     }
     TunnelAgent agent;
     try {
@@ -54,13 +53,12 @@ final class TunnelAgentCommand implements Callable<Integer> {
           TunnelAgent.start(cfg.pep().clientBuilder(), cfg.vici(), cfg.timeout(), new Printed(out));
     } catch (IOException e) {
       cfg.pep().close();
-      err.println(
-          "error: charon's VICI socket "
+      throw Cli.notDone(
+          "charon's VICI socket "
               + cfg.vici()
               + " does not answer ("
               + e.getMessage()
               + "): is strongSwan's charon running with the vici plugin?");
-      return Cli.FAILED;
     }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -92,11 +90,9 @@ final class TunnelAgentCommand implements Callable<Integer> {
       }
       out.flush();
     } catch (ExecutionException e) {
-      err.println("error: " + e.getCause().getMessage());
-      return Cli.FAILED;
+      throw Cli.notDone(e.getCause().getMessage());
     } catch (TimeoutException e) {
-      err.println("error: no answer from the PDP at " + cfg.pep().pdp() + " in time");
-      return Cli.FAILED;
+      throw Cli.notDone("no answer from the PDP at " + cfg.pep().pdp() + " in time");
     }
     stopped.await(); // until SIGTERM
     return Cli.OK;

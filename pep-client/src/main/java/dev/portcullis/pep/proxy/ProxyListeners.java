@@ -1,6 +1,7 @@
 package dev.portcullis.pep.proxy;
 
 import dev.portcullis.support.AcceptFailures;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.LogSummary;
 import dev.portcullis.support.Transport;
@@ -11,6 +12,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -93,7 +96,7 @@ final class ProxyListeners {
                   }
                 });
     try {
-      Channel c = b.bind(l.listen()).sync().channel();
+      Channel c = Binding.bind(b, l.listen(), "listener " + l.name());
       log.info(
           "proxy listener {} on {} in front of {} (service {}, {} access)",
           l.name(),
@@ -102,13 +105,9 @@ final class ProxyListeners {
           l.service(),
           l.access().name().toLowerCase(Locale.ROOT));
       return c;
-    } catch (Exception e) {
-      if (e instanceof InterruptedException ie) {
-        throw ie;
-      }
-      throw new IllegalStateException(
-          "proxy listener " + l.name() + ": cannot listen on " + l.listen() + ": " + e.getMessage(),
-          e);
+    } catch (BindException e) {
+      // still a BindException in the chain: the address to fix (exit 2), named with the listener
+      throw new UncheckedIOException(e.getMessage(), e);
     }
   }
 

@@ -30,7 +30,7 @@ class SimulateCliTest {
     assertEquals(Cli.FAILED, code);
     assertTrue(
         err.toString()
-            .startsWith("error: the first session against 127.0.0.1:" + port + " failed: "),
+            .startsWith("pep-client: the first session against 127.0.0.1:" + port + " failed: "),
         err.toString());
     assertTrue(err.toString().contains("give --config a pep.xml"), err.toString());
     assertFalse(out.toString().contains("PHASE"), "no table: " + out);

@@ -1,0 +1,117 @@
+package dev.portcullis.pdp.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.CommandRun;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each row of {@link Cli.Cause} met by the real {@code pdp-server} command: the exit code the table
+ * gives, and one line prefixed {@code pdp-server:} naming what was wrong.
+ */
+class CliCausesTest {
+  @TempDir Path dir;
+
+  private CommandRun run(String... args) {
+    return CommandRun.of("pdp-server", new PdpMain(), args);
+  }
+
+  private Path config(String name, int port, String audit) throws Exception {
+    Files.writeString(dir.resolve("r.xml"), "<rules><default decision=\"remove\"/></rules>");
+    Path f = dir.resolve(name);
+    Files.writeString(
+        f,
+        "<pdp><listen address=\"127.0.0.1\" port=\""
+            + port
+            + "\"/><client-type code=\"0xC0A5\" engine=\"rules\" policy=\"r.xml\"/>"
+            + (audit == null ? "" : "<audit file=\"" + audit + "\"/>")
+            + "</pdp>");
+    return f;
+  }
+
+  private static void oneLine(CommandRun r, Cli.Cause cause, String naming) {
+    assertEquals(cause.exitCode, r.exitCode(), r.err());
+    String line = r.errLines().strip();
+    assertEquals(1, line.lines().count(), "one line: " + r.err());
+    assertTrue(line.startsWith("pdp-server: "), line);
+    assertTrue(line.contains(naming), line);
+  }
+
+  @Test
+  void aConfigurationThatDoesNotLoadIsTwo() throws Exception {
+    Path bad = dir.resolve("bad.xml");
+    Files.writeString(bad, "<pdp>\n<listen port=\"x\"/></pdp>");
+    oneLine(run("--config", bad.toString()), Cli.Cause.CONFIGURATION, bad + ":2:");
+  }
+
+  @Test
+  void aMissingConfigurationFileIsTwo() {
+    Path none = dir.resolve("none.xml");
+    oneLine(run("--config", none.toString()), Cli.Cause.CONFIGURATION, "none.xml");
+  }
+
+  @Test
+  void aPortInUseIsTwoAndNamesTheAddress() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Path c = config("pdp.xml", taken.getLocalPort(), "audit.jsonl");
+      oneLine(
+          run("--config", c.toString()),
+          Cli.Cause.CANNOT_BIND,
+          "cannot listen on 127.0.0.1:" + taken.getLocalPort());
+    }
+  }
+
+  @Test
+  void anAuditLogInUseIsTwo() throws Exception {
+    try (PdpServer running =
+        PdpServer.start(PdpConfig.load(config("a.xml", 0, "audit.jsonl")), 1)) {
+      assertTrue(running.isReady());
+      oneLine(
+          run("--config", config("b.xml", 0, "audit.jsonl").toString()),
+          Cli.Cause.FILE_IN_USE,
+          "in use by another writer");
+    }
+  }
+
+  @Test
+  void aBindAddressThatDoesNotResolveIsTwo() throws Exception {
+    Path c = config("pdp.xml", 0, null);
+    oneLine(
+        run("--config", c.toString(), "--bind", "no-such-host.invalid"),
+        Cli.Cause.UNKNOWN_HOST,
+        "no-such-host.invalid");
+  }
+
+  @Test
+  void anUnknownOptionIsTwo() {
+    CommandRun r = run("--confg", "x.xml");
+    assertEquals(Cli.Cause.USAGE_MISTAKE.exitCode, r.exitCode(), r.err());
+  }
+
+  @Test
+  void aBadValueIsTwo() throws Exception {
+    Path c = config("pdp.xml", 0, null);
+    oneLine(
+        run("issue-credential", "--config", c.toString(), "--pep", "gw-1", "--valid-for", "0s"),
+        Cli.Cause.USAGE_MISTAKE,
+        "--valid-for");
+  }
+
+  @Test
+  void aFailedCheckIsOne() throws Exception {
+    Path log = dir.resolve("audit.jsonl");
+    Files.writeString(log, "{\"not\":\"a chain\"}\n");
+    CommandRun r = run("verify-audit", log.toString());
+    assertEquals(Cli.Cause.NOT_DONE.exitCode, r.exitCode(), r.err() + r.out());
+    assertTrue(r.out().contains("BROKEN"), r.out());
+  }
+}

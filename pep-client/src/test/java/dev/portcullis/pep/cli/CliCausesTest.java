@@ -1,0 +1,102 @@
+package dev.portcullis.pep.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.CommandRun;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rows of {@link Cli.Cause} a PEP user meets, through the real {@code pep-client} command: a
+ * PDP that is not running is work not done (1), a proxy whose audit log or port another process
+ * holds is a configuration to fix (2); each one line prefixed {@code pep-client:}.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CliCausesTest {
+  @TempDir Path dir;
+
+  private static String line(CommandRun r, Cli.Cause cause) {
+    assertEquals(cause.exitCode, r.exitCode(), r.err());
+    String line = r.errLines().strip();
+    assertEquals(1, line.lines().count(), "one line: " + r.err());
+    assertTrue(line.startsWith("pep-client: "), line);
+    return line;
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void aPdpThatIsNotRunningIsOne() throws Exception {
+    int port = freePort();
+    String line =
+        line(
+            CommandRun.of(
+                "pep-client",
+                new PepMain(),
+                "request",
+                "--pdp",
+                "127.0.0.1:" + port,
+                "--subject",
+                "alice",
+                "--service",
+                "ssh"),
+            Cli.Cause.NOT_DONE);
+    assertTrue(line.contains("cannot connect to 127.0.0.1:" + port), line);
+  }
+
+  private Path proxy(int listen) throws Exception {
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"proxy-1\"><pdp address=\"127.0.0.1\" port=\"" + freePort() + "\"/></pep>");
+    Path f = dir.resolve("pep-proxy.xml");
+    Files.writeString(
+        f,
+        "<pep-proxy pep=\"pep.xml\"><audit file=\"audit.jsonl\"/>"
+            + "<listener name=\"demo\" listen=\"127.0.0.1:"
+            + listen
+            + "\" upstream=\"127.0.0.1:9\" service=\"demo\">"
+            + "<subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
+    return f;
+  }
+
+  @Test
+  void aProxyWhoseAuditLogIsInUseIsTwo() throws Exception {
+    Path cfg = proxy(freePort());
+    try (AuditLog owner = AuditLog.open(dir.resolve("audit.jsonl"))) {
+      owner.record("held", "by", "this test");
+      String line =
+          line(
+              CommandRun.of("pep-client", new PepMain(), "proxy", "--config", cfg.toString()),
+              Cli.Cause.FILE_IN_USE);
+      assertTrue(line.contains("in use by another writer"), line);
+    }
+  }
+
+  @Test
+  void aProxyWhosePortIsInUseIsTwoAndNamesIt() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Path cfg = proxy(taken.getLocalPort());
+      String line =
+          line(
+              CommandRun.of("pep-client", new PepMain(), "proxy", "--config", cfg.toString()),
+              Cli.Cause.CANNOT_BIND);
+      assertTrue(
+          line.contains(
+              "cannot listen on 127.0.0.1:" + taken.getLocalPort() + " for listener demo"),
+          line);
+    }
+  }
+}
