@@ -18,6 +18,7 @@ import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.support.HostPort;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -68,8 +69,9 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
     this.integrity = integrity;
   }
 
-  private InetSocketAddress target() {
-    return state.route.target();
+  /** The PDP as people read it: {@code 127.0.0.1:3288}, {@code [::1]:3288}. */
+  private String target() {
+    return HostPort.of(state.route.target());
   }
 
   @Override
@@ -140,7 +142,7 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
           "PDP asked for TLS a second time");
       return;
     }
-    ctx.pipeline().addFirst("tls", tls.clientHandler(ctx.alloc(), target()));
+    ctx.pipeline().addFirst("tls", tls.clientHandler(ctx.alloc(), state.route.target()));
   }
 
   @Override
@@ -323,6 +325,7 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private void clientClose(ChannelHandlerContext ctx, ClientClose c) {
     ErrorObject err = c.error();
+    boolean was = state.accepted; // the connection's end below no longer sees it accepted
     state.accepted = false;
     if (err.code() == ErrorCode.REDIRECT_TO_PREFERRED_SERVER.code()
         && c.redirect() != null
@@ -334,7 +337,7 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
       state.loop.execute(links::connect);
       return;
     }
-    state.failOpening(
+    PepException why =
         new PepException(
             err.code(),
             err.subCode(),
@@ -345,7 +348,13 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
                 + ": error "
                 + err.code()
                 + (err.errorCode() == null ? "" : " (" + err.errorCode().description() + ")")
-                + subCodeMeaning(err.code(), err.subCode())));
+                + subCodeMeaning(err.code(), err.subCode()));
+    state.failOpening(why);
+    if (was) {
+      // An accepted connection the PDP closes (shutting down, say) is a PDP lost, as one that
+      // drops: the listener hears it with the PDP's reason (fail closed, reconnect).
+      state.listener.disconnected(why);
+    }
     ctx.channel().close();
   }
 

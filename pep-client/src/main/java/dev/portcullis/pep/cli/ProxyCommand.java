@@ -102,7 +102,19 @@ final class ProxyCommand implements Callable<Integer> {
           "proxy %s listening on %s in front of %s (service %s)%n",
           l.name(), HostPort.of(a), HostPort.of(l.upstream()), l.service());
     }
+    // Until its PDP accepts the PEP, every connection is refused: say so, then say when it serves
+    // (a script waits for the "ready" line rather than race the PDP).
+    if (!proxy.isReady()) {
+      out.printf("proxy: waiting for the PDP at %s%n", HostPort.of(proxy.pep().pdp()));
+    }
     out.flush();
+    proxy
+        .ready()
+        .thenRun(
+            () -> {
+              out.printf("proxy: ready: the PDP at %s decides%n", HostPort.of(proxy.pep().pdp()));
+              out.flush();
+            });
     proxy.stopped().join(); // SIGTERM, or the proxy stopped itself (an audit it cannot write)
     return audit.failure() == null ? Cli.OK : Cli.FAILED;
   }

@@ -9,6 +9,9 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Backoff;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
 import io.micrometer.core.instrument.Timer;
@@ -24,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,6 +71,7 @@ public final class PepProxy implements Lifecycle {
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
   private final ProxySessions sessions; // made once the PEP exists, before it opens
+  private final Backoff reopen = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5));
 
   /** Revocations and the cached grants they end; made once the PEP exists, before it opens. */
   private final ProxyRevocations revocations;
@@ -111,6 +116,11 @@ public final class PepProxy implements Lifecycle {
 
                   @Override
                   public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
+                    log.info(
+                        ready.isDone()
+                            ? "proxy: PDP {} accepted the PEP again: connections are decided again"
+                            : "proxy: PDP {} accepted the PEP: connections are decided from now on",
+                        HostPort.of(pdp));
                     ready.complete(null);
                     revocations.askForCached();
                   }
@@ -147,13 +157,41 @@ public final class PepProxy implements Lifecycle {
       close();
       throw e;
     }
+    log.info(
+        "proxy: waiting for the PDP at {}: connections are refused until it accepts",
+        HostPort.of(pep.pdp()));
+    openPep(true);
+  }
+
+  /**
+   * Asks the PDP to accept the PEP until one does: a proxy started before its PDP (or whose PDP
+   * refuses it for a while) keeps trying, with back-off, rather than refuse every connection for
+   * good. Once accepted, the PEP client itself reconnects after a loss.
+   */
+  private void openPep(boolean first) {
     pep.open()
         .whenComplete(
             (v, e) -> {
-              if (e != null) {
+              if (e == null) {
+                reopen.reset();
+                return;
+              }
+              if (closed.get()) {
+                return;
+              }
+              long wait = reopen.nextDelayMillis();
+              if (first) {
                 log.warn(
-                    "proxy: no PDP yet ({}): connections are refused until one accepts",
-                    e.getMessage());
+                    "proxy: no PDP yet ({}): connections are refused until one accepts; trying"
+                        + " again every few seconds",
+                    Cli.message(e));
+              } else {
+                log.debug("proxy: still no PDP ({}); again in {} ms", Cli.message(e), wait);
+              }
+              try {
+                loops.schedule(() -> openPep(false), wait, TimeUnit.MILLISECONDS);
+              } catch (RejectedExecutionException stopping) {
+                // closed meanwhile
               }
             });
   }
@@ -164,14 +202,15 @@ public final class PepProxy implements Lifecycle {
     if (subject == null) {
       counters.noSubject.incrementAndGet();
       audit.refused(l.name(), from, null, "no-subject");
-      log.info("proxy {}: connection from {} refused: no subject for that address", l.name(), from);
+      log.debug(
+          "proxy {}: connection from {} refused: no subject for that address", l.name(), from);
       client.close();
       return;
     }
     if (!pep.isOpen()) {
       if (revocations.grants().holds(subject, l.name())) {
         counters.allowedFromCache.incrementAndGet();
-        log.info(
+        log.debug(
             "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
                 + " still valid",
             l.name(),
@@ -188,7 +227,7 @@ public final class PepProxy implements Lifecycle {
       }
       counters.failedClosed.incrementAndGet();
       audit.refused(l.name(), from, subject, "no-pdp");
-      log.info("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
+      log.debug("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
       client.close();
       return;
     }

@@ -369,6 +369,53 @@ class PepProxyTest {
         .toList();
   }
 
+  /**
+   * A PDP that shuts down says so (Client-Close, "shutting down") before it closes: that is losing
+   * it too, and with on-pdp-loss="close-all" the open connections are cut. The PEP client took a
+   * PDP's Client-Close for a connection it had never been accepted on, and told no one.
+   */
+  @Test
+  void aPdpShuttingDownCutsOpenConnectionsUnderCloseAll() throws Exception {
+    proxy.close();
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        Files.readString(dir.resolve("pep-proxy.xml"))
+            .replace("service=\"echo\">", "service=\"echo\" on-pdp-loss=\"close-all\">"));
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+    proxy.ready().get(10, TimeUnit.SECONDS);
+    try (Socket s = connect(proxy.addresses().get(0))) {
+      assertEquals("open", roundTrip(s, "open"));
+      pdp.close(); // Client-Close "shutting down", then the connection ends
+      pdp = null;
+      assertTrue(closed(s), "cut when the PDP went");
+    }
+    assertFalse(proxy.isReady());
+  }
+
+  /**
+   * A proxy started before its PDP keeps asking: it is ready once the PDP comes up. It tried once,
+   * said "no PDP yet ... refused until one accepts", and then never asked again.
+   */
+  @Test
+  void aProxyStartedBeforeItsPdpServesOnceThePdpIsUp() throws Exception {
+    proxy.close();
+    int port = pdp.address().getPort();
+    pdp.close();
+    pdp = null;
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+    assertFalse(proxy.isReady(), "no PDP yet");
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        Files.readString(dir.resolve("pdp.xml")).replace("port=\"0\"", "port=\"" + port + "\""));
+    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    proxy.ready().get(20, TimeUnit.SECONDS);
+    try (Socket s = connect(proxy.addresses().get(0))) {
+      assertEquals("late", roundTrip(s, "late"));
+    }
+  }
+
   @Test
   void withoutAPdpNewConnectionsAreRefused() throws Exception {
     pdp.close();
