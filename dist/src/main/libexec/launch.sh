@@ -1,5 +1,6 @@
 # Shared by the launchers in bin/ (sourced, with MAIN set): finds Java 17 or later, passes the
-# flags Portcullis needs and runs MAIN with the jars in lib/.
+# flags Portcullis needs and runs MAIN with the jars in lib/; a command given no --config reads
+# the install's conf/ (portcullis.conf), whatever the working directory.
 #
 #   JAVA_HOME          the Java to use (else java on PATH)
 #   PORTCULLIS_HEAP    heap flags (default: -Xms32m -Xmx512m)
@@ -27,4 +28,4 @@ esac
 # which JDK 24 and later warn about unless it is enabled.
 exec "$java" --enable-native-access=ALL-UNNAMED ${PORTCULLIS_HEAP:--Xms32m -Xmx512m} $JAVA_OPTS \
   ${PORTCULLIS_LOGBACK:+-Dlogback.configurationFile="$PORTCULLIS_LOGBACK"} \
-  -cp "$here/lib/*" "$MAIN" "$@"
+  -Dportcullis.conf="$here/conf" -cp "$here/lib/*" "$MAIN" "$@"

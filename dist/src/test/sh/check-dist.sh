@@ -1,11 +1,13 @@
 #!/bin/sh
 # Unpacks the distribution archive and uses it as an operator would, from the archive alone:
 # every launcher answers --help without a warning, a PDP started from conf/pdp.xml answers a
-# PEP's request made with bin/pep-client, and the systemd units pass systemd-analyze verify
-# (where systemd-analyze exists). Run by `mvn verify` (dist module); fails the build on any miss.
+# PEP's request made with bin/pep-client, bin/pdp-server with no arguments runs from another
+# directory on the install's conf/ and writes under its var/, and the systemd units pass
+# systemd-analyze verify (where systemd-analyze exists). Run by `mvn verify` (dist module); fails the build on any miss.
 set -eu
 tarball=$1
 work=$2
+# $3 (optional): the checkout's portcullis-crypto.jar
 fail() {
   echo "check-dist: $*" >&2
   exit 1
@@ -31,6 +33,15 @@ done
 "$home/bin/portcullis-crypto" status -c "$home/conf/crypto-providers.xml" >"$work/crypto.out" 2>&1 \
   || fail "bin/portcullis-crypto status failed: $(cat "$work/crypto.out")"
 grep -q "PortcullisNative" "$work/crypto.out" || fail "no PortcullisNative in the table: $(cat "$work/crypto.out")"
+# The checkout's java -jar portcullis-crypto.jar sees the table the servers see: PortcullisNative
+# loaded, not MISSING (its jar is jni-native's, which carries the provider).
+if [ -n "${3:-}" ] && [ -f "$3" ]; then
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -jar "$3" status -c "$home/conf/crypto-providers.xml" >"$work/crypto-jar.out" 2>&1 \
+    || fail "java -jar portcullis-crypto.jar status failed: $(cat "$work/crypto-jar.out")"
+  if grep "PortcullisNative" "$work/crypto-jar.out" | grep -Eq "MISSING|LOAD_FAILED"; then
+    fail "java -jar portcullis-crypto.jar does not see PortcullisNative: $(cat "$work/crypto-jar.out")"
+  fi
+fi
 JAVA_HOME=/nonexistent "$home/bin/pdp-server" --help >"$work/nojava.out" 2>&1 && fail "ran without a Java"
 grep -q "no Java found" "$work/nojava.out" || fail "no Java, but no clear message: $(cat "$work/nojava.out")"
 
@@ -59,6 +70,41 @@ wait $pdp || true
 trap - EXIT
 if grep -q "WARN" "$work/pdp.log"; then
   fail "a normal start of the sample PDP logged a warning: $(grep WARN "$work/pdp.log")"
+fi
+
+# bin/pdp-server with no arguments, from another directory: conf/pdp.xml of the install, its
+# audit log under the install's var/, and bin/pep-client request with no --pdp against it. Port
+# 3288 is the sample's; where something else holds it this part says so and is skipped.
+in_use=false
+if command -v bash >/dev/null 2>&1 && bash -c 'exec 3<>/dev/tcp/127.0.0.1/3288' 2>/dev/null; then
+  in_use=true
+fi
+if ! $in_use; then
+  grep -rq "target/\|config/\|java -jar" "$home/conf" \
+    && fail "the archive's samples still speak of a checkout: $(grep -rn "target/\|config/\|java -jar" "$home/conf" | head -n 3)"
+  mkdir -p "$work/elsewhere"
+  (cd "$work/elsewhere" && exec "$home/bin/pdp-server") >"$work/pdp0.log" 2>&1 &
+  pdp=$!
+  trap 'kill $pdp 2>/dev/null || true' EXIT
+  i=0
+  while [ $i -lt 60 ] && ! grep -q "PDP listening on" "$work/pdp0.log"; do
+    sleep 0.5
+    kill -0 $pdp 2>/dev/null || fail "bin/pdp-server with no arguments stopped: $(cat "$work/pdp0.log")"
+    i=$((i + 1))
+  done
+  grep -q "PDP listening on 127.0.0.1:3288" "$work/pdp0.log" \
+    || fail "bin/pdp-server with no arguments did not listen on 3288: $(cat "$work/pdp0.log")"
+  (cd "$work/elsewhere" && "$home/bin/pep-client" request --subject alice --service ssh \
+    --dst 10.1.2.3 --dport 22 --protocol 6) >"$work/pep0.out" 2>&1 \
+    || fail "bin/pep-client request (no --pdp) failed: $(cat "$work/pep0.out")"
+  grep -Eq "^(GRANTED|DENIED)" "$work/pep0.out" || fail "no decision printed: $(cat "$work/pep0.out")"
+  kill $pdp
+  wait $pdp || true
+  trap - EXIT
+  [ -s "$home/var/pdp-audit.jsonl" ] || fail "no audit log in the install's var/: $(ls -R "$home")"
+  [ -z "$(ls -A "$work/elsewhere")" ] || fail "wrote into the working directory: $(ls -A "$work/elsewhere")"
+else
+  echo "check-dist: port 3288 is in use here; bin/pdp-server with no arguments was not run"
 fi
 
 # The systemd units, pointed at this unpacked copy.

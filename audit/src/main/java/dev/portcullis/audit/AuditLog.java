@@ -45,6 +45,8 @@ public final class AuditLog implements AutoCloseable {
   private final LongAdder dropped = new LongAdder();
   private final AuditChain chain;
   private final OwnedFile owned;
+  private final List<Path> made; // what opening created, for abandon()
+  private final String startHead; // the chain's head when opened
   private volatile boolean closed;
   private volatile IOException failure;
   private volatile Consumer<IOException> onFailure = e -> {};
@@ -54,15 +56,28 @@ public final class AuditLog implements AutoCloseable {
     this.writer = null;
     this.file = null;
     this.chain = null;
+    this.made = List.of();
+    this.startHead = null;
     this.owned = null;
   }
 
   private AuditLog(Path file, Duration waitForOwner, Digester sha256) throws IOException {
     this.file = file;
+    Path lock = file.resolveSibling(file.getFileName() + ".lock");
+    this.made = new ArrayList<>();
+    if (!Files.exists(file)) {
+      made.add(file);
+    }
+    if (!Files.exists(lock)) {
+      made.add(lock);
+    }
     this.queue = new ArrayBlockingQueue<>(CAPACITY);
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null && !Files.isDirectory(parent)) {
       try {
+        for (Path p = parent; p != null && !Files.exists(p); p = p.getParent()) {
+          made.add(p); // children before parents: deleted in this order by abandon()
+        }
         Files.createDirectories(parent);
       } catch (IOException e) {
         throw new IOException("audit log " + file + ": cannot create its directory: " + e, e);
@@ -97,6 +112,7 @@ public final class AuditLog implements AutoCloseable {
       }
       this.chain = new AuditChain(AuditChain.GENESIS, sha256);
     }
+    this.startHead = chain.head();
     this.writer = new Thread(() -> run(out), "portcullis-audit");
     writer.setDaemon(true);
     writer.start();
@@ -232,6 +248,26 @@ public final class AuditLog implements AutoCloseable {
       onFailure.accept(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * For a component that did not start (a port in use, say): closes the log and, when nothing was
+   * ever recorded in it, removes what opening it made (the file, its lock file, the directories
+   * created for them), so a failed start leaves nothing behind. A log that already existed is left
+   * as it was.
+   */
+  public synchronized void abandon() {
+    close();
+    if (chain == null || !chain.head().equals(startHead)) {
+      return; // NONE, or something was recorded: evidence stays
+    }
+    for (Path p : made) {
+      try {
+        Files.deleteIfExists(p);
+      } catch (IOException e) {
+        log.debug("audit log {}: {} not removed: {}", file, p, e.toString());
+      }
     }
   }
 

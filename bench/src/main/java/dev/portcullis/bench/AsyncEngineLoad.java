@@ -14,6 +14,7 @@ import dev.portcullis.pdp.policy.rules.RulesEngine;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
@@ -146,10 +147,18 @@ public final class AsyncEngineLoad implements Callable<Integer> {
       int rounds = 10;
       long[][] rtt = new long[engines.length][0];
       double[][] ratios = new double[engines.length][rounds];
+      // a line every few seconds on stderr: the run takes the better part of a minute
+      ProgressLine progress =
+          new ProgressLine(
+              spec.commandLine().getErr(),
+              "async-engine-load",
+              "engine rounds",
+              (long) rounds * engines.length);
       for (int round = 0; round < rounds; round++) {
         long base = 0;
         for (int e = 0; e < engines.length; e++) {
           long[] r = LoopbackLoad.pingPong(client, pdp[e].address(), opn, req, roundTrips / rounds);
+          progress.done(1);
           rtt[e] = PdpLoad.concat(rtt[e], r);
           long median = Quantiles.at(r, 0.5);
           base = e == 0 ? median : base;

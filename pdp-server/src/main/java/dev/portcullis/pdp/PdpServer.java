@@ -506,8 +506,10 @@ public final class PdpServer implements Lifecycle {
     log.info("PDP stopped; {}", stats().summary());
     if (started) {
       audit.record("stopped");
+      audit.close();
+    } else {
+      audit.abandon(); // a start that failed leaves no log it made (docs/security.md)
     }
-    audit.close();
     context.release();
     if (fleet != null) {
       fleet.close(); // anchors the audit head at stop, after the "stopped" record

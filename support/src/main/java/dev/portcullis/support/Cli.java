@@ -5,6 +5,8 @@ import java.net.BindException;
 import java.net.UnknownHostException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.LoggerFactory;
@@ -24,6 +26,13 @@ public final class Cli {
   public static final int OK = 0;
   public static final int FAILED = 1;
   public static final int USAGE = 2;
+
+  /**
+   * Where a command looks for its configuration when {@code --config} is not given, for picocli's
+   * {@code defaultValue}: the install's {@code conf/} when a launcher runs it (the launchers set
+   * {@code portcullis.conf}), else {@code config/} of the working directory (a checkout).
+   */
+  public static final String CONF = "${sys:portcullis.conf:-config}";
 
   private Cli() {}
 
@@ -122,6 +131,7 @@ public final class Cli {
     CommandLine cl = new CommandLine(command);
     helpEverywhere(cl);
     cl.registerConverter(Duration.class, Durations::parse);
+    cl.setParameterExceptionHandler((e, args) -> usageLine(name, e, args));
     cl.setExecutionExceptionHandler(
         (e, c, parsed) -> {
           c.getErr().println(name + ": " + message(e));
@@ -129,6 +139,54 @@ public final class Cli {
           return exitCode(e);
         });
     return cl;
+  }
+
+  /**
+   * A usage mistake is one line: what picocli found wrong (the option and the accepted form, as its
+   * converters say), the closest known options for one it does not know (also when it stopped first
+   * at a missing required one: {@code --subjet} is a typo of {@code --subject}), and where the
+   * usage is; not the usage itself, which would bury the line.
+   */
+  private static int usageLine(String name, CommandLine.ParameterException e, String[] args) {
+    CommandLine c = e.getCommandLine();
+    // a converter's own words, not picocli's wrapping of its exception: "cannot convert '24hours'
+    // to Duration (java.lang.IllegalArgumentException: '24hours': expected ...)" says the latter
+    String line =
+        e.getMessage()
+            .replaceFirst("cannot convert '[^']*' to [\\w.<>]+ \\([\\w.$]+: (.*)\\)$", "$1");
+    List<String> unknown = new ArrayList<>();
+    if (e instanceof CommandLine.UnmatchedArgumentException u) {
+      unknown.addAll(u.getUnmatched());
+    } else {
+      for (String a : args) {
+        String option = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+        if (option.startsWith("-")
+            && !option.matches("-[0-9].*") // a negative number is a value
+            && c.getCommandSpec().findOption(option) == null
+            && !c.getSubcommands().containsKey(option)) {
+          unknown.add(option);
+        }
+      }
+      if (!unknown.isEmpty()) {
+        line += "; unknown option " + String.join(", ", unknown);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      List<String> close = new CommandLine.UnmatchedArgumentException(c, unknown).getSuggestions();
+      if (!close.isEmpty()) {
+        line += " (did you mean " + String.join(" or ", close) + "?)";
+      }
+    }
+    c.getErr()
+        .println(
+            name
+                + ": "
+                + line.replace(System.lineSeparator(), " ").replace("\n", " ").strip()
+                + "; see "
+                + c.getCommandSpec().qualifiedName()
+                + " --help");
+    c.getErr().flush();
+    return USAGE;
   }
 
   /** {@code --help} (and {@code --version}) on every subcommand that does not define its own. */

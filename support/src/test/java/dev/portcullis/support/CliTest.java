@@ -37,4 +37,33 @@ class CliTest {
         "cannot connect",
         Cli.message(new java.util.concurrent.ExecutionException(new Exception("cannot connect"))));
   }
+
+  @picocli.CommandLine.Command(name = "probe")
+  static final class Probe implements java.util.concurrent.Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--valid-for", required = true)
+    java.time.Duration validFor;
+
+    @picocli.CommandLine.Option(names = "--subject", required = true)
+    String subject;
+
+    @Override
+    public Integer call() {
+      return 0;
+    }
+  }
+
+  /** A usage mistake is one line: the option, the accepted form, the usage's place. */
+  @Test
+  void aUsageMistakeIsOneLineWithoutAnExceptionsName() {
+    CommandRun r = CommandRun.of("probe", new Probe(), "--subject", "x", "--valid-for", "24hours");
+    assertEquals(Cli.USAGE, r.exitCode());
+    assertEquals(
+        "probe: Invalid value for option '--valid-for': '24hours': expected a duration such as"
+            + " 30s, 5m, 24h, 7d, 1h30m, 500ms or PT24H; see probe --help",
+        r.err().strip());
+    r = CommandRun.of("probe", new Probe(), "--subjet", "x", "--valid-for", "1h");
+    assertEquals(Cli.USAGE, r.exitCode());
+    assertTrue(r.err().contains("did you mean --subject?"), r.err());
+    assertEquals(1, r.err().strip().lines().count(), r.err());
+  }
 }

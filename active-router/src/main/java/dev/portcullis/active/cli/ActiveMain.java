@@ -65,7 +65,7 @@ public final class ActiveMain implements Callable<Integer> {
   abstract static class WithConfig {
     @Option(
         names = "--config",
-        defaultValue = "config/rosa.xml",
+        defaultValue = Cli.CONF + "/rosa.xml",
         description = "The domain's rosa.xml (default: ${DEFAULT-VALUE}).")
     Path config;
 

@@ -8,6 +8,7 @@ import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
 import dev.portcullis.support.Cli;
+import dev.portcullis.support.ProgressLine;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -132,9 +133,17 @@ public final class CompressionModel implements Callable<Integer> {
     Map<String, byte[]> corpus = Corpus.of(size, samples);
     List<Codec> codecs = List.of(Codec.deflate(1), Codec.deflate(6), Codec.deflate(9), Codec.lz4());
     List<Compression> comps = new ArrayList<>();
+    // a line every few seconds on stderr: measuring every payload and codec takes a while
+    ProgressLine progress =
+        new ProgressLine(
+            spec.commandLine().getErr(),
+            "compression-model",
+            "payload x codec measurements",
+            (long) corpus.size() * codecs.size());
     for (Map.Entry<String, byte[]> p : corpus.entrySet()) {
       for (Codec c : codecs) {
         comps.add(measure(p.getKey(), p.getValue(), c));
+        progress.done(1);
       }
     }
     Map<String, Security> combos;

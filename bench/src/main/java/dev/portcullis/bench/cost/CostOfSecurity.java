@@ -213,6 +213,9 @@ public final class CostOfSecurity implements Callable<Integer> {
 
   private int measure(PrintWriter log, NetworkPaths paths) throws Exception {
     Instant started = Instant.now();
+    // The layers take seconds to set up (PDPs, TLS engines, proxies): say so at once.
+    log.println("cost-of-security: setting up the layers (PDPs, TLS engines, proxies)...");
+    log.flush();
     Map<String, Map<Metric, List<Double>>> results = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
     Map<String, long[]> resumptions = new LinkedHashMap<>();
@@ -251,6 +254,10 @@ public final class CostOfSecurity implements Callable<Integer> {
         for (LayerRunner r : runners) {
           r.open();
         }
+        log.printf(
+            "cost-of-security: %d layers open in %d s; measuring%n",
+            runners.size(), Duration.between(started, Instant.now()).toSeconds());
+        log.flush();
         // Warm-up round, then the measured rounds; in each, every cell takes its turn (layers
         // outer, in an order of their own each round; metrics inner).
         long cellsPerRound = runners.stream().mapToLong(r -> r.metrics().size()).sum();

@@ -36,6 +36,8 @@ final class PdpTunnels {
 
   private PdpTunnels() {}
 
+  // "try": the ike-updown subscriptions are held, unreferenced, for as long as the tunnels are
+  @SuppressWarnings("try")
   static Times run(NetworkLab lab, Path dir, List<String> innerA, ProtectionObjective objective)
       throws Exception {
     int n = innerA.size();

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.bench.Haproxy;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +25,12 @@ class CostOfSecuritySmokeTest {
   @Test
   @Timeout(180)
   void everyLayerAndMetricEndsUpInTheJsonAndThePage() throws Exception {
+    // What it prints is read only if it fails: a green build shows nothing of it.
+    StringWriter printed = new StringWriter();
     int code =
         new CommandLine(new CostOfSecurity())
+            .setOut(new PrintWriter(printed, true))
+            .setErr(new PrintWriter(printed, true))
             .execute(
                 "--trials",
                 "2",
@@ -44,7 +50,7 @@ class CostOfSecuritySmokeTest {
                 Path.of("..", "config").toString(),
                 "--out",
                 tmp.toString());
-    assertEquals(0, code);
+    assertEquals(0, code, printed.toString());
     JsonNode root = new ObjectMapper().readTree(tmp.resolve("results.json").toFile());
     Set<String> layers = new HashSet<>();
     int cells = 0;

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto.cli;
 
+import dev.portcullis.support.Cli;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -10,7 +11,7 @@ import picocli.CommandLine.Option;
 final class ProviderTableOption {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/crypto-providers.xml",
+      defaultValue = Cli.CONF + "/crypto-providers.xml",
       description = "Crypto provider configuration (default: ${DEFAULT-VALUE}).")
   Path config;
 }

@@ -43,7 +43,7 @@ final class FleetCommands {
   static final class Publish implements Callable<Integer> {
     @Option(
         names = {"-c", "--config"},
-        defaultValue = "config/pdp.xml",
+        defaultValue = Cli.CONF + "/pdp.xml",
         description = "A fleet member's configuration (default: ${DEFAULT-VALUE}).")
     Path config;
 
@@ -110,7 +110,7 @@ final class FleetCommands {
   static final class Status implements Callable<Integer> {
     @Option(
         names = {"-c", "--config"},
-        defaultValue = "config/pdp.xml",
+        defaultValue = Cli.CONF + "/pdp.xml",
         description = "A fleet member's configuration (default: ${DEFAULT-VALUE}).")
     Path config;
 

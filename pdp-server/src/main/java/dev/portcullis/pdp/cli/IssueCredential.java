@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
 final class IssueCredential implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/pdp.xml",
+      defaultValue = Cli.CONF + "/pdp.xml",
       description =
           "PDP configuration with <security><enrolment store=...> (default: ${DEFAULT-VALUE}).")
   Path config;

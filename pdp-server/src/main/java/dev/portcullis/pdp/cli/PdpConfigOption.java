@@ -1,5 +1,6 @@
 package dev.portcullis.pdp.cli;
 
+import dev.portcullis.support.Cli;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -7,7 +8,7 @@ import picocli.CommandLine.Option;
 public final class PdpConfigOption {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/pdp.xml",
+      defaultValue = Cli.CONF + "/pdp.xml",
       description = "PDP configuration (default: ${DEFAULT-VALUE}).")
   public Path file;
 }

@@ -54,7 +54,14 @@ public final class PdpMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // A failure to start goes to Cli's handler: one line, the exit code of its cause.
+    // Every argument is checked before anything is loaded or opened; then a failure to start goes
+    // to Cli's handler: one line, the exit code of its cause, and nothing left behind.
+    if (port != null && (port < 0 || port > 0xFFFF)) {
+      throw Cli.usage("--port " + port + " (expected: 0 to 65535)");
+    }
+    if (threads < 0 || threads > 1024) {
+      throw Cli.usage("--threads " + threads + " (expected: 0, the default, to 1024)");
+    }
     PdpConfig c = PdpConfig.load(config.file);
     if (bind != null || port != null) {
       InetAddress a = bind == null ? c.address() : InetAddress.getByName(bind);

@@ -50,7 +50,7 @@ final class VerifyAudit implements Callable<Integer> {
 
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/pdp.xml",
+      defaultValue = Cli.CONF + "/pdp.xml",
       description = "With --fleet: a fleet member's configuration (default: ${DEFAULT-VALUE}).")
   Path config;
 

@@ -1,6 +1,7 @@
 package dev.portcullis.pdp.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.pdp.PdpConfig;
@@ -68,6 +69,18 @@ class CliCausesTest {
           Cli.Cause.CANNOT_BIND,
           "cannot listen on 127.0.0.1:" + taken.getLocalPort());
     }
+    // a failed start leaves nothing: no audit log it made, no lock file
+    assertFalse(Files.exists(dir.resolve("audit.jsonl")), "an empty audit log left behind");
+    assertFalse(Files.exists(dir.resolve("audit.jsonl.lock")), "its lock file left behind");
+  }
+
+  @Test
+  void aPortOutOfRangeIsRefusedBeforeAnythingIsLoaded() throws Exception {
+    Path c = config("pdp.xml", 0, "audit.jsonl");
+    CommandRun r = run("--config", c.toString(), "--port", "99999");
+    oneLine(r, Cli.Cause.USAGE_MISTAKE, "--port 99999 (expected: 0 to 65535)");
+    assertFalse(r.err().contains("PDP stopped"), "nothing was started: " + r.err());
+    assertFalse(Files.exists(dir.resolve("audit.jsonl")), "nothing was opened");
   }
 
   @Test

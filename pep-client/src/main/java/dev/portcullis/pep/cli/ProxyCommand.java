@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
 final class ProxyCommand implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/pep-proxy.xml",
+      defaultValue = Cli.CONF + "/pep-proxy.xml",
       description = "The proxy's configuration (default: ${DEFAULT-VALUE}).")
   Path config;
 
@@ -65,7 +65,7 @@ final class ProxyCommand implements Callable<Integer> {
     try {
       proxy = new PepProxy(cfg, pep.clientBuilder(), threads, audit);
     } catch (RuntimeException e) {
-      audit.close(); // a listener that cannot bind, named
+      audit.abandon(); // a listener that cannot bind, named: the failed start leaves no log
       pep.close();
       throw e;
     }
@@ -75,7 +75,7 @@ final class ProxyCommand implements Callable<Integer> {
         metrics = ProxyMetrics.open(cfg.metrics(), proxy, audit);
       } catch (IOException | RuntimeException e) {
         proxy.close(); // the address, named
-        audit.close();
+        audit.abandon();
         pep.close();
         throw e;
       }

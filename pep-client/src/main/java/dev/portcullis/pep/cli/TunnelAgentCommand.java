@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
 final class TunnelAgentCommand implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = "config/tunnel-agent.xml",
+      defaultValue = Cli.CONF + "/tunnel-agent.xml",
       description =
           "The agent's configuration, a pep.xml with <tunnels> (default: ${DEFAULT-VALUE}).")
   Path config;

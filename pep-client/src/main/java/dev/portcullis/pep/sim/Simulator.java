@@ -15,6 +15,7 @@ import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.support.Cli;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -99,7 +100,7 @@ public final class Simulator implements AutoCloseable {
         } catch (Exception e) {
           failures++;
           if (firstFailure == null) {
-            firstFailure = String.valueOf(e.getCause() == null ? e : e.getCause());
+            firstFailure = Cli.message(e); // what went wrong, not the exception's class
           }
         }
       }

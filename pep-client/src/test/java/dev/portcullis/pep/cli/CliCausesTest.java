@@ -32,6 +32,10 @@ class CliCausesTest {
     return line;
   }
 
+  private static CommandRun pep(String... args) {
+    return CommandRun.of("pep-client", new PepMain(), args);
+  }
+
   private static int freePort() throws Exception {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
@@ -43,16 +47,7 @@ class CliCausesTest {
     int port = freePort();
     String line =
         line(
-            CommandRun.of(
-                "pep-client",
-                new PepMain(),
-                "request",
-                "--pdp",
-                "127.0.0.1:" + port,
-                "--subject",
-                "alice",
-                "--service",
-                "ssh"),
+            pep("request", "--pdp", "127.0.0.1:" + port, "--subject", "alice", "--service", "ssh"),
             Cli.Cause.NOT_DONE);
     assertTrue(line.contains("cannot connect to 127.0.0.1:" + port), line);
   }
@@ -77,10 +72,7 @@ class CliCausesTest {
     Path cfg = proxy(freePort());
     try (AuditLog owner = AuditLog.open(dir.resolve("audit.jsonl"))) {
       owner.record("held", "by", "this test");
-      String line =
-          line(
-              CommandRun.of("pep-client", new PepMain(), "proxy", "--config", cfg.toString()),
-              Cli.Cause.FILE_IN_USE);
+      String line = line(pep("proxy", "--config", cfg.toString()), Cli.Cause.FILE_IN_USE);
       assertTrue(line.contains("in use by another writer"), line);
     }
   }
@@ -89,14 +81,45 @@ class CliCausesTest {
   void aProxyWhosePortIsInUseIsTwoAndNamesIt() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Path cfg = proxy(taken.getLocalPort());
-      String line =
-          line(
-              CommandRun.of("pep-client", new PepMain(), "proxy", "--config", cfg.toString()),
-              Cli.Cause.CANNOT_BIND);
+      String line = line(pep("proxy", "--config", cfg.toString()), Cli.Cause.CANNOT_BIND);
       assertTrue(
           line.contains(
               "cannot listen on 127.0.0.1:" + taken.getLocalPort() + " for listener demo"),
           line);
     }
+  }
+
+  /** A mistyped option is one line: what is wrong, the option meant, where the usage is. */
+  @Test
+  void aMistypedOptionIsOneLineWithTheOptionMeant() {
+    String line =
+        line(pep("request", "--subjet", "alice", "--service", "ssh"), Cli.Cause.USAGE_MISTAKE);
+    assertTrue(line.contains("--subjet"), line);
+    assertTrue(line.contains("did you mean --subject"), line);
+    assertTrue(line.endsWith("see pep-client request --help"), line);
+  }
+
+  /** A value not in the accepted form: the option and the form, one line, no stack trace. */
+  @Test
+  void aBadValueIsOneLineNamingTheOption() {
+    for (String[] bad :
+        new String[][] {
+          {"--pdp", "127.0.0.1"}, {"--operation", "FOO"}, {"--dport", "abc"},
+        }) {
+      String line =
+          line(pep("request", "--subject", "alice", bad[0], bad[1]), Cli.Cause.USAGE_MISTAKE);
+      assertTrue(line.contains(bad[0]) || line.contains(bad[1]), line);
+      assertTrue(!line.contains("Exception"), line);
+    }
+  }
+
+  /** A simulation whose PDP is not there says so in words, not an exception's class name. */
+  @Test
+  void aSimulationWithoutItsPdpSaysWhy() throws Exception {
+    int port = freePort();
+    String line =
+        line(pep("simulate", "--pdp", "127.0.0.1:" + port, "--sessions", "1"), Cli.Cause.NOT_DONE);
+    assertTrue(line.toLowerCase(java.util.Locale.ROOT).contains("connection refused"), line);
+    assertTrue(!line.contains("Exception"), line);
   }
 }
