@@ -61,7 +61,6 @@ final class FleetCommands {
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
       PdpConfig c = fleetConfig(config);
       int type;
       try {
@@ -119,7 +118,6 @@ final class FleetCommands {
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
       PdpConfig c = fleetConfig(config);
       try (StateStore store = c.state().open()) {
         Map<String, List<String>> status = FleetPolicies.status(store);

@@ -59,7 +59,6 @@ final class VerifyAudit implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     var out = spec.commandLine().getOut();
-    var err = spec.commandLine().getErr();
     if (head != null && !head.matches("[0-9a-fA-F]{64}")) {
       throw Cli.usage(
           "--head "
@@ -103,15 +102,14 @@ final class VerifyAudit implements Callable<Integer> {
       return 0;
     }
     if (fleet) {
-      return checkAnchor(v, out, err);
+      return checkAnchor(v, out);
     }
     out.printf("%s: intact, %d records, head %s%n", file, v.records(), v.head());
     return 0;
   }
 
   /** The fleet's anchor for this chain must be a record of the file. */
-  private int checkAnchor(AuditChain.Verdict v, PrintWriter out, PrintWriter err)
-      throws ConfigException {
+  private int checkAnchor(AuditChain.Verdict v, PrintWriter out) throws ConfigException {
     PdpConfig c = FleetCommands.fleetConfig(config);
     try (StateStore store = c.state().open()) {
       Optional<FleetAudit.Anchor> a = FleetAudit.anchorOf(store, file);

@@ -46,7 +46,6 @@ final class EnrolCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     String token;
     try {
       token = Files.readString(credentialFile).trim();

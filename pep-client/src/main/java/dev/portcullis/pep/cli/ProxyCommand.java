@@ -45,7 +45,6 @@ final class ProxyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     // Every failure to start goes to Cli's handler: one line, the exit code of its cause (a file
     // in use or an address that cannot be bound: 2), after what was opened is closed.
     ProxyConfig cfg = ProxyConfig.load(config);

@@ -40,7 +40,6 @@ final class TunnelAgentCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     TunnelAgentConfig cfg;
     try {
       cfg = TunnelAgentConfig.load(config);
