@@ -39,8 +39,8 @@ public final class Cli {
   /**
    * Why a command did not finish, in the order a failure is matched: the first cause whose test
    * holds for the failure or anything in its cause chain decides the exit code. README.md's
-   * "Command lines" and {@code docs/operating.md} quote this table; {@code CliCausesTest} in each
-   * module runs a real command for each row.
+   * "Command lines" shows this table ({@code CliTest} checks it does); {@code CliCausesTest} in
+   * pdp-server and pep-client, and {@code RosaConfigTest}, run a real command for each row.
    */
   public enum Cause {
     /** An unknown option, a missing one, or a value not in the accepted form. */
