@@ -105,7 +105,7 @@ public record PdpSecurity(
     Map<String, String> map = new LinkedHashMap<>();
     if (tlsElement != null) {
       tls = TlsSettings.parse(tlsElement, dir);
-      String a = attr(tlsElement, "client-auth", "require");
+      String a = XmlConfigReader.value(tlsElement, "client-auth");
       switch (a) {
         case "require":
           auth = ClientAuth.REQUIRE;
@@ -122,18 +122,18 @@ public record PdpSecurity(
               "client-auth",
               "client-auth: " + a + " (expected: require, optional or none)");
       }
-      initiate = XmlConfigReader.bool(tlsElement, "initiate", false);
-      timeout = XmlConfigReader.duration(tlsElement, "session-timeout", timeout);
+      initiate = XmlConfigReader.bool(tlsElement, "initiate");
+      timeout = XmlConfigReader.duration(tlsElement, "session-timeout");
       if (timeout.isNegative() || timeout.getSeconds() > Integer.MAX_VALUE) {
         throw error(
             tlsElement,
             "session-timeout",
             "session-timeout: " + timeout + " (expected: 0 or more)");
       }
-      cache = XmlConfigReader.integer(tlsElement, "session-cache", 0, 0, Integer.MAX_VALUE);
+      cache = XmlConfigReader.integer(tlsElement, "session-cache", 0, Integer.MAX_VALUE);
       Element id = child(tlsElement, "pep-identity");
       if (id != null) {
-        String f = attr(id, "from", "subject-cn");
+        String f = XmlConfigReader.value(id, "from");
         from = null;
         for (IdentitySource s : IdentitySource.values()) {
           if (s.configName.equals(f)) {
@@ -144,7 +144,7 @@ public record PdpSecurity(
           throw error(id, "from", "from: " + f + " (expected: subject-cn or san-dns)");
         }
         for (Element m : children(id, "map")) {
-          if (map.put(attr(m, "certificate", ""), attr(m, "pep", "")) != null) {
+          if (map.put(attr(m, "certificate", ""), XmlConfigReader.value(m, "pep")) != null) {
             throw error(
                 m,
                 "certificate",
@@ -177,7 +177,7 @@ public record PdpSecurity(
             "level",
             "level " + name + " needs Integrity keys, and <security> has no <integrity> key");
       }
-      protection.add(new Protection(PdpConfig.glob(attr(p, "pep", "*")), level));
+      protection.add(new Protection(PdpConfig.glob(XmlConfigReader.value(p, "pep")), level));
     }
     Enrolment enrolment = null;
     Element e = child(security, "enrolment");
@@ -206,7 +206,7 @@ public record PdpSecurity(
             "ca-certificate",
             "ca-certificate and ca-key: required unless <tls> uses development certificates");
       }
-      Duration lifetime = XmlConfigReader.duration(e, "certificate-lifetime", Duration.ofDays(365));
+      Duration lifetime = XmlConfigReader.duration(e, "certificate-lifetime");
       if (lifetime.isNegative() || lifetime.isZero()) {
         throw error(
             e,

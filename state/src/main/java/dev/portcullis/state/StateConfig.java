@@ -54,7 +54,7 @@ public record StateConfig(
     if (e == null) {
       return null;
     }
-    String where = attr(e, "store", "embedded");
+    String where = XmlConfigReader.value(e, "store");
     String at = "line " + XmlConfigReader.line(e);
     if (where.equals("embedded")) {
       String f = attr(e, "file", "");

@@ -119,17 +119,14 @@ public record RosaConfig(
     Path crypto = ConfigFiles.existingFile(child(root, "crypto"), "config", dir);
 
     Element as = child(root, "auth-server");
-    Duration rotation = XmlConfigReader.duration(as, "rotation", Duration.ofHours(1));
+    Duration rotation = XmlConfigReader.duration(as, "rotation");
     if (rotation.compareTo(Duration.ofSeconds(1)) < 0) {
       throw error(as, "rotation", "must be at least 1 second, not " + rotation);
     }
-    int kept = XmlConfigReader.integer(as, "epochs-kept", 3, 2, 1000);
+    int kept = XmlConfigReader.integer(as, "epochs-kept", 2, 1000);
     AuthServer auth =
         new AuthServer(
-            address(as, "listen"),
-            rotation,
-            kept,
-            XmlConfigReader.duration(as, "request-skew", Duration.ofMinutes(2)));
+            address(as, "listen"), rotation, kept, XmlConfigReader.duration(as, "request-skew"));
     CodeServer cs = new CodeServer(address(child(root, "code-server"), "listen"));
     Map<String, InetSocketAddress> metrics = new LinkedHashMap<>();
     metric(metrics, AUTH_SERVER, as);
@@ -182,7 +179,7 @@ public record RosaConfig(
       if (!code.equals("*") && !codes.containsKey(code)) {
         throw error(r, "code", "no code '" + code + "' is defined");
       }
-      Duration max = XmlConfigReader.duration(r, "max-duration", Duration.ofHours(1));
+      Duration max = XmlConfigReader.duration(r, "max-duration");
       if (max.compareTo(auth.longestSession()) > 0) {
         throw error(
             r,
@@ -193,7 +190,7 @@ public record RosaConfig(
                 + " that epochs-kept x rotation lets a session live");
       }
       Set<MacAlgorithm> macs = EnumSet.noneOf(MacAlgorithm.class);
-      for (String m : attr(r, "macs", "hmac-sha256-128").trim().split("\\s+")) {
+      for (String m : XmlConfigReader.value(r, "macs").trim().split("\\s+")) {
         try {
           macs.add(MacAlgorithm.ofLabel(m));
         } catch (IllegalArgumentException e) {
@@ -208,7 +205,7 @@ public record RosaConfig(
               prefix(r, "destination"),
               max,
               Collections.unmodifiableSet(macs),
-              Encryption.valueOf(attr(r, "encryption", "allowed").toUpperCase(Locale.ROOT)),
+              Encryption.valueOf(XmlConfigReader.value(r, "encryption").toUpperCase(Locale.ROOT)),
               XmlConfigReader.line(r)));
     }
 
@@ -230,7 +227,7 @@ public record RosaConfig(
       for (Element rt : children(r, "route")) {
         routes.add(new Route(prefix(rt, "destination"), address(rt, "next-hop")));
       }
-      long maxSessions = Long.parseLong(attr(r, "max-sessions", "100000"));
+      long maxSessions = Long.parseLong(XmlConfigReader.value(r, "max-sessions"));
       if (maxSessions < 1) {
         throw error(r, "max-sessions", "must be at least 1");
       }
@@ -240,9 +237,9 @@ public record RosaConfig(
               id,
               address(r, "listen"),
               Collections.unmodifiableSet(allowed),
-              XmlConfigReader.duration(r, "clock-skew", Duration.ofSeconds(5)),
-              XmlConfigReader.bool(r, "legacy-macs", false),
-              XmlConfigReader.bool(r, "verify", true),
+              XmlConfigReader.duration(r, "clock-skew"),
+              XmlConfigReader.bool(r, "legacy-macs"),
+              XmlConfigReader.bool(r, "verify"),
               maxSessions,
               List.copyOf(routes)));
     }

@@ -64,7 +64,7 @@ public final class IntegrityKeys {
       } catch (IllegalArgumentException e) {
         throw error(k, "algorithm", e.getMessage());
       }
-      if (alg.legacy() && !XmlConfigReader.bool(k, "legacy", false)) {
+      if (alg.legacy() && !XmlConfigReader.bool(k, "legacy")) {
         throw error(
             k,
             "legacy",
@@ -89,7 +89,7 @@ public final class IntegrityKeys {
               id,
               alg,
               dir.resolve(file).normalize(),
-              XmlConfigReader.bool(k, "create", false),
+              XmlConfigReader.bool(k, "create"),
               nb,
               na,
               source,

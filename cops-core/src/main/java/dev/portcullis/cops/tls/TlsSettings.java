@@ -107,7 +107,7 @@ public record TlsSettings(
           tls, "engine", "TLS engine " + engineName + " cannot run on this machine: " + cause);
     }
     List<String> protocols = new ArrayList<>();
-    for (String p : attr(tls, "protocols", "TLSv1.3 TLSv1.2").trim().split("\\s+")) {
+    for (String p : XmlConfigReader.value(tls, "protocols").trim().split("\\s+")) {
       if (!PROTOCOLS.contains(p)) {
         throw error(
             tls,

@@ -25,8 +25,11 @@ import java.util.Optional;
  * one in code with {@link #builder()}.
  */
 public final class CryptoConfig {
-  /** Default interval at which a watched configuration file is checked for changes. */
-  public static final Duration DEFAULT_WATCH_INTERVAL = Duration.ofSeconds(2);
+  /**
+   * Default interval at which a watched configuration file is checked for changes: what the schema
+   * gives {@code watch-interval} (it is written there, once).
+   */
+  public static final Duration DEFAULT_WATCH_INTERVAL = CryptoConfigParser.defaultWatchInterval();
 
   private final String source;
   private final List<String> defaultProviders;

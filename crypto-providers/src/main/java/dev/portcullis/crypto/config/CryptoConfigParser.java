@@ -7,6 +7,7 @@ import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Durations;
 import dev.portcullis.support.XmlConfigReader;
 import java.io.InputStream;
 import java.time.Duration;
@@ -28,6 +29,11 @@ final class CryptoConfigParser {
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(CryptoConfigParser.class, SCHEMA_RESOURCE);
 
+  /** The schema's {@code watch-interval} default. */
+  static Duration defaultWatchInterval() {
+    return Durations.parse(READER.defaultOf("crypto-providers", "watch-interval"));
+  }
+
   private CryptoConfigParser() {}
 
   static CryptoConfig parse(InputStream in, String sourceName) throws ConfigException {
@@ -36,7 +42,7 @@ final class CryptoConfigParser {
 
   private static CryptoConfig build(Element root, String source) throws ConfigException {
     CryptoConfig.Builder b = CryptoConfig.builder().source(source);
-    int version = XmlConfigReader.integer(root, "version", 1, 1, Integer.MAX_VALUE);
+    int version = XmlConfigReader.integer(root, "version", 1, Integer.MAX_VALUE);
     if (version != 1) {
       // A newer format may mean things this reader would silently skip: refuse it.
       throw error(
@@ -44,17 +50,16 @@ final class CryptoConfigParser {
           "version",
           "version " + version + " is not a format this Portcullis reads (it reads version 1)");
     }
-    b.prewarm(XmlConfigReader.bool(root, "prewarm", true));
-    b.selfTest(XmlConfigReader.bool(root, "self-test", true));
-    b.watch(XmlConfigReader.bool(root, "watch", false));
-    Duration interval =
-        XmlConfigReader.duration(root, "watch-interval", CryptoConfig.DEFAULT_WATCH_INTERVAL);
+    b.prewarm(XmlConfigReader.bool(root, "prewarm"));
+    b.selfTest(XmlConfigReader.bool(root, "self-test"));
+    b.watch(XmlConfigReader.bool(root, "watch"));
+    Duration interval = XmlConfigReader.duration(root, "watch-interval");
     if (interval.isZero()) {
       throw error(
           root,
           "watch-interval",
           "watch-interval: "
-              + attr(root, "watch-interval", "")
+              + XmlConfigReader.value(root, "watch-interval")
               + " (expected: a positive duration)");
     }
     b.watchInterval(interval);
@@ -74,7 +79,7 @@ final class CryptoConfigParser {
             "name",
             "algorithm " + name + " configured twice (expected: one <algorithm> per name)");
       }
-      boolean legacy = XmlConfigReader.bool(e, "legacy", false);
+      boolean legacy = XmlConfigReader.bool(e, "legacy");
       if (legacy && !a.legacy()) {
         throw error(
             e,

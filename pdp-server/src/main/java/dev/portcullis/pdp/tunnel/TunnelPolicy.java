@@ -128,7 +128,7 @@ public final class TunnelPolicy {
       for (String s : attr(a, "subject", "").trim().split("\\s+")) {
         subjects.add(PdpConfig.glob(s));
       }
-      boolean mls = XmlConfigReader.bool(a, "mls-session", false);
+      boolean mls = XmlConfigReader.bool(a, "mls-session");
       String confidentialFrom =
           a.hasAttribute("confidential-from") ? attr(a, "confidential-from", "") : null;
       if (confidentialFrom != null && !mls) {
@@ -137,7 +137,7 @@ public final class TunnelPolicy {
             "confidential-from",
             "confidential-from names a session level: it needs mls-session=\"true\"");
       }
-      int max = XmlConfigReader.integer(a, "max-tunnels", 64, 1, 100_000);
+      int max = XmlConfigReader.integer(a, "max-tunnels", 1, 100_000);
       rules.add(new Allow(id, subjects, gw, objectives, lifetime, max, mls, confidentialFrom));
     }
     return new TunnelPolicy(Map.copyOf(gateways), List.copyOf(rules), file.toString());

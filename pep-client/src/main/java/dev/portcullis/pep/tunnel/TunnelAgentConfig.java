@@ -59,8 +59,8 @@ public record TunnelAgentConfig(
       throw error(
           t, "vici", "tunnels carry their keys over TLS only: add <security><tls .../></security>");
     }
-    Path vici = Path.of(attr(t, "vici", "/var/run/charon.vici"));
-    Duration timeout = XmlConfigReader.duration(t, "timeout", Duration.ofSeconds(10));
+    Path vici = Path.of(XmlConfigReader.value(t, "vici"));
+    Duration timeout = XmlConfigReader.duration(t, "timeout");
     String id = attr(root, "id", "");
     TunnelRequest gateway = null;
     Element g = child(t, "gateway");
@@ -87,7 +87,7 @@ public record TunnelAgentConfig(
       }
       ProtectionObjective o;
       try {
-        o = ProtectionObjective.of(attr(e, "objective", "confidentiality"));
+        o = ProtectionObjective.of(XmlConfigReader.value(e, "objective"));
       } catch (IllegalArgumentException x) {
         throw error(e, "objective", x.getMessage());
       }

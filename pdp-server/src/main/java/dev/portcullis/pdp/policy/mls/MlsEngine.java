@@ -157,7 +157,7 @@ public final class MlsEngine implements PolicyEngine {
       Service svc =
           new Service(
               new Label(level(s, "level", levels), categories(s, cats)),
-              "biba".equals(attr(s, "model", "blp")) ? Model.BIBA : Model.BLP);
+              "biba".equals(XmlConfigReader.value(s, "model")) ? Model.BIBA : Model.BLP);
       if (services.put(attr(s, "name", ""), svc) != null) {
         throw error(s, "name", "service " + attr(s, "name", "") + " defined twice");
       }
