@@ -15,8 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.TreeMap;
 
 /**
@@ -65,7 +67,44 @@ final class Tlv {
   }
 
   /** One attribute as read: type, value, and the offset of its header. */
-  record Attribute(int type, byte[] block, int valueOffset, int length, int offset) {
+  /**
+   * One attribute of a block, as its reader is at it: a cursor the iteration of {@link #read} moves
+   * from attribute to attribute (valid until the next one), so decoding a request allocates no
+   * object per attribute. A JFR profile of the pipelined PDP had a record per attribute at 16.5 %
+   * of the event loop's allocated bytes (docs/benchmarks.md).
+   */
+  static final class Attribute {
+    private final byte[] block;
+    private int type;
+    private int valueOffset;
+    private int length;
+    private int offset;
+
+    private Attribute(byte[] block) {
+      this.block = block;
+    }
+
+    int type() {
+      return type;
+    }
+
+    byte[] block() {
+      return block;
+    }
+
+    int valueOffset() {
+      return valueOffset;
+    }
+
+    int length() {
+      return length;
+    }
+
+    /** Where the attribute starts in the block, for error messages. */
+    int offset() {
+      return offset;
+    }
+
     /** A copy of the value (extension attributes are kept this way). */
     Bytes value() {
       return Bytes.of(block, valueOffset, length);
@@ -73,6 +112,48 @@ final class Tlv {
 
     int u8(int i) {
       return block[valueOffset + i] & 0xFF;
+    }
+  }
+
+  /**
+   * A block's attributes, its structure checked whole before any is looked at (count, lengths,
+   * padding, nothing trailing): iterating gives one {@link Attribute} moved along them.
+   */
+  static final class Attributes implements Iterable<Attribute> {
+    private final byte[] block;
+    private final int[] at; // per attribute: type, value offset, length, offset
+    private final int count;
+
+    private Attributes(byte[] block, int[] at, int count) {
+      this.block = block;
+      this.at = at;
+      this.count = count;
+    }
+
+    @Override
+    public Iterator<Attribute> iterator() {
+      Attribute cursor = new Attribute(block);
+      return new Iterator<>() {
+        private int i;
+
+        @Override
+        public boolean hasNext() {
+          return i < count;
+        }
+
+        @Override
+        public Attribute next() {
+          if (i >= count) {
+            throw new NoSuchElementException();
+          }
+          int k = 4 * i++;
+          cursor.type = at[k];
+          cursor.valueOffset = at[k + 1];
+          cursor.length = at[k + 2];
+          cursor.offset = at[k + 3];
+          return cursor;
+        }
+      };
     }
   }
 
@@ -121,7 +202,7 @@ final class Tlv {
         BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute " + a.type(), "repeated", "at most once");
   }
 
-  static List<Attribute> read(Bytes data) throws CopsCodecException {
+  static Attributes read(Bytes data) throws CopsCodecException {
     // One copy of the block; attributes are views into it, so decoding copies each value once,
     // into the String or address it becomes.
     byte[] block = data.toArray();
@@ -136,7 +217,8 @@ final class Tlv {
           BAD_MESSAGE_FORMAT, 0, 0, "format version", version, String.valueOf(FORMAT_VERSION));
     }
     int count = u16(block, 2);
-    List<Attribute> out = new ArrayList<>(Math.min(count, 64));
+    // at most one attribute per 4 bytes: a count the block cannot hold fails below, never here
+    int[] at = new int[4 * Math.min(count, (n - 4) / 4)];
     int off = 4;
     for (int i = 0; i < count; i++) {
       if (n - off < 4) {
@@ -155,14 +237,17 @@ final class Tlv {
         throw CopsCodecException.at(
             BAD_MESSAGE_FORMAT, 0, off + 2, "attribute length", len, "<= " + (n - off - 4));
       }
-      out.add(new Attribute(type, block, off + 4, len, off));
+      at[4 * i] = type;
+      at[4 * i + 1] = off + 4;
+      at[4 * i + 2] = len;
+      at[4 * i + 3] = off;
       off += 4 + padded;
     }
     if (off != n) {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, off, "trailing bytes", n - off, "none after the last attribute");
     }
-    return out;
+    return new Attributes(block, at, count);
   }
 
   static int u16(byte[] b, int at) {
