@@ -206,7 +206,7 @@ public record AccessRequest(
     AccessMode mode = null;
     Map<Integer, Bytes> ext = new TreeMap<>();
     boolean[] seen = new boolean[13];
-    for (Tlv.Attribute a : Tlv.read(data)) {
+    for (TlvBlock.Attribute a : Tlv.read(data)) {
       int t = a.type();
       if (t >= Tlv.EXTENSION_BASE) {
         if (ext.put(t, a.value()) != null) {
@@ -288,7 +288,7 @@ public record AccessRequest(
         op, subject, level, cats, src, sport, dst, dport, proto, service, mode, requested, ext);
   }
 
-  static CopsCodecException duplicate(Tlv.Attribute a) {
+  static CopsCodecException duplicate(TlvBlock.Attribute a) {
     return Tlv.repeated(a);
   }
 }

@@ -67,7 +67,7 @@ public final class Enrolment {
       String id = null;
       Bytes secret = null;
       Bytes csr = null;
-      for (Tlv.Attribute a : Tlv.read(data)) {
+      for (TlvBlock.Attribute a : Tlv.read(data)) {
         switch (a.type()) {
           case RequestType.CREDENTIAL_ID:
             if (id != null) {
@@ -133,7 +133,7 @@ public final class Enrolment {
     public static Response decode(Bytes data) throws CopsCodecException {
       List<Bytes> certs = new ArrayList<>();
       String reason = null;
-      for (Tlv.Attribute a : Tlv.read(data)) {
+      for (TlvBlock.Attribute a : Tlv.read(data)) {
         switch (a.type()) {
           case ResponseType.CERTIFICATE:
             certs.add(a.value());

@@ -4,6 +4,7 @@ import static dev.portcullis.cops.ErrorCode.BAD_MESSAGE_FORMAT;
 
 import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.CopsCodecException;
+import dev.portcullis.cops.access.TlvBlock.Attribute;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -15,10 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.TreeMap;
 
 /**
@@ -67,95 +66,6 @@ final class Tlv {
   }
 
   /** One attribute as read: type, value, and the offset of its header. */
-  /**
-   * One attribute of a block, as its reader is at it: a cursor the iteration of {@link #read} moves
-   * from attribute to attribute (valid until the next one), so decoding a request allocates no
-   * object per attribute. A JFR profile of the pipelined PDP had a record per attribute at 16.5 %
-   * of the event loop's allocated bytes (docs/benchmarks.md).
-   */
-  static final class Attribute {
-    private final byte[] block;
-    private int type;
-    private int valueOffset;
-    private int length;
-    private int offset;
-
-    private Attribute(byte[] block) {
-      this.block = block;
-    }
-
-    int type() {
-      return type;
-    }
-
-    byte[] block() {
-      return block;
-    }
-
-    int valueOffset() {
-      return valueOffset;
-    }
-
-    int length() {
-      return length;
-    }
-
-    /** Where the attribute starts in the block, for error messages. */
-    int offset() {
-      return offset;
-    }
-
-    /** A copy of the value (extension attributes are kept this way). */
-    Bytes value() {
-      return Bytes.of(block, valueOffset, length);
-    }
-
-    int u8(int i) {
-      return block[valueOffset + i] & 0xFF;
-    }
-  }
-
-  /**
-   * A block's attributes, its structure checked whole before any is looked at (count, lengths,
-   * padding, nothing trailing): iterating gives one {@link Attribute} moved along them.
-   */
-  static final class Attributes implements Iterable<Attribute> {
-    private final byte[] block;
-    private final int[] at; // per attribute: type, value offset, length, offset
-    private final int count;
-
-    private Attributes(byte[] block, int[] at, int count) {
-      this.block = block;
-      this.at = at;
-      this.count = count;
-    }
-
-    @Override
-    public Iterator<Attribute> iterator() {
-      Attribute cursor = new Attribute(block);
-      return new Iterator<>() {
-        private int i;
-
-        @Override
-        public boolean hasNext() {
-          return i < count;
-        }
-
-        @Override
-        public Attribute next() {
-          if (i >= count) {
-            throw new NoSuchElementException();
-          }
-          int k = 4 * i++;
-          cursor.type = at[k];
-          cursor.valueOffset = at[k + 1];
-          cursor.length = at[k + 2];
-          cursor.offset = at[k + 3];
-          return cursor;
-        }
-      };
-    }
-  }
 
   /** What a format does with each of its own attributes. */
   @FunctionalInterface
@@ -202,7 +112,7 @@ final class Tlv {
         BAD_MESSAGE_FORMAT, 0, a.offset(), "attribute " + a.type(), "repeated", "at most once");
   }
 
-  static Attributes read(Bytes data) throws CopsCodecException {
+  static TlvBlock read(Bytes data) throws CopsCodecException {
     // One copy of the block; attributes are views into it, so decoding copies each value once,
     // into the String or address it becomes.
     byte[] block = data.toArray();
@@ -247,7 +157,7 @@ final class Tlv {
       throw CopsCodecException.at(
           BAD_MESSAGE_FORMAT, 0, off, "trailing bytes", n - off, "none after the last attribute");
     }
-    return new Attributes(block, at, count);
+    return new TlvBlock(block, at, count);
   }
 
   static int u16(byte[] b, int at) {

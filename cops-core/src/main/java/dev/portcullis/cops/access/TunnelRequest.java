@@ -84,7 +84,7 @@ public record TunnelRequest(
     }
 
     /** The objective an OBJECTIVE attribute names; error 3 at its offset for another value. */
-    static Objective read(Tlv.Attribute a) throws CopsCodecException {
+    static Objective read(TlvBlock.Attribute a) throws CopsCodecException {
       int o = Tlv.u8(a, "protection objective");
       Objective objective = of(o);
       if (objective == null) {
