@@ -46,6 +46,14 @@ final class ServerContext implements PdpContext {
   /** Notified as decisions end and connections go: what a drain waits on. */
   private final Object settled = new Object();
 
+  /**
+   * Drains waiting on {@link #settled} now. Every asynchronous decision that ends reads it, and
+   * takes the monitor only when a drain waits: the event loops do not contend for a lock once per
+   * decision for the sake of a shutdown. (A waiter counts itself before it looks at the state, and
+   * a decision changes the state before it looks at the count: one of the two sees the other.)
+   */
+  private volatile int waiting;
+
   private final ExecutorService enrolments;
   private volatile FleetMembers members; // a fleet member: the others and their load
   private volatile TunnelDesk tunnels;
@@ -195,23 +203,31 @@ final class ServerContext implements PdpContext {
    */
   private void awaitSettled(BooleanSupplier done, long deadlineNanos) {
     synchronized (settled) {
-      while (!done.getAsBoolean()) {
-        long left = deadlineNanos - System.nanoTime();
-        if (left <= 0) {
-          return;
+      waiting++;
+      try {
+        while (!done.getAsBoolean()) {
+          long left = deadlineNanos - System.nanoTime();
+          if (left <= 0) {
+            return;
+          }
+          try {
+            TimeUnit.NANOSECONDS.timedWait(settled, left);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
         }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(settled, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
+      } finally {
+        waiting--;
       }
     }
   }
 
   @Override
   public void decisionsSettled() {
+    if (waiting == 0) {
+      return; // no drain: nothing to wake, no lock taken
+    }
     synchronized (settled) {
       settled.notifyAll();
     }
