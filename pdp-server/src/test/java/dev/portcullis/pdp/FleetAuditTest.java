@@ -9,9 +9,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A PDP's audit chain head anchored in the fleet's store shows records cut off the end. */
+@ExtendWith(FleetEnsemble.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FleetAuditTest {
   @TempDir Path dir;

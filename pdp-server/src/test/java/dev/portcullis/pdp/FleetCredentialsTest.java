@@ -23,9 +23,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** One-time enrolment credentials in a fleet: single use across PDPs, on a real ensemble. */
+@ExtendWith(FleetEnsemble.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FleetCredentialsTest {
   private static final Digester SHA256 =

@@ -6,17 +6,27 @@ import dev.portcullis.state.ZooKeeperStateStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One real 3-node ZooKeeper ensemble on loopback for this module's fleet tests, started on first
  * use and stopped when the test JVM exits; each test takes its own namespace.
+ *
+ * <p>A fleet test class is {@code @ExtendWith(FleetEnsemble.class)}: the ensemble starts before its
+ * first test, not inside it, so the time a start takes (up to three attempts on new ports, {@link
+ * Ensembles#started}) is not charged to one test's time limit, and a start that fails is reported
+ * as that and not as a test that hung.
  */
-final class FleetEnsemble {
+final class FleetEnsemble implements BeforeAllCallback {
   static final String IDENTITY = "portcullis:fleet-test-secret";
   private static final AtomicInteger NAMESPACES = new AtomicInteger();
   private static TestingCluster cluster;
 
-  private FleetEnsemble() {}
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    connectString();
+  }
 
   static synchronized String connectString() throws Exception {
     if (cluster == null) {

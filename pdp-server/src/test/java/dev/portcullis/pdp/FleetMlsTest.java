@@ -26,6 +26,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a service's PEP attached to another PDP is decided by that session, and loses the decision
  * when the session changes or ends, or when the PDP holding it stops.
  */
+@ExtendWith(FleetEnsemble.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FleetMlsTest {
   static final int MLS = 0xC0A6;

@@ -23,10 +23,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** Policy versions in a fleet: published once, loaded by every member, pushed to every PEP. */
+@ExtendWith(FleetEnsemble.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FleetPolicyTest {
   static final int MLS = 0xC0A6;
