@@ -1,7 +1,6 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.support.HostPort;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,18 +27,7 @@ public final class Haproxy implements AutoCloseable {
 
   /** The {@code haproxy} executable on the PATH, or null. */
   public static Path find() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return null;
-    }
-    for (String d : path.split(File.pathSeparator)) {
-      Path p = Path.of(d, "haproxy");
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    Path sbin = Path.of("/usr/sbin/haproxy"); // Debian's, not on a user's PATH
-    return Files.isExecutable(sbin) ? sbin : null;
+    return Executables.find("haproxy", Path.of("/usr/sbin/haproxy")); // Debian's, not on the PATH
   }
 
   /** Starts HAProxy in {@code dir} in front of {@code upstream}; ready when this returns. */

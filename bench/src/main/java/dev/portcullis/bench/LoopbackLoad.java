@@ -241,10 +241,8 @@ final class LoopbackLoad {
   }
 
   /**
-   * Answers per second with {@code outstanding} messages in flight on each connection. The
-   * generator parses answer lengths in place and answers each read with one write of as many
-   * requests as answers arrived, so it costs little per message and the responder is what is
-   * measured.
+   * Answers per second with {@code outstanding} messages in flight on each connection, over {@code
+   * seconds} after 2 seconds of warm-up.
    */
   static double throughput(
       EventLoopGroup g,
@@ -255,112 +253,155 @@ final class LoopbackLoad {
       int outstanding,
       int seconds)
       throws Exception {
-    LongAdder answers = new LongAdder();
-    Channel[] chs = new Channel[connections];
-    byte[] batch = new byte[outstanding * reqLength];
-    for (int h = 0; h < outstanding; h++) {
+    try (Flow f = Flow.open(g, to, opn, reqLength, connections, outstanding)) {
+      f.rate(2000); // warm-up
+      return f.rate(seconds * 1000L);
+    }
+  }
+
+  /** {@code n} access requests of {@code reqLength} bytes each, on handles 0 to n-1. */
+  static byte[] requests(int n, int reqLength) throws Exception {
+    byte[] batch = new byte[n * reqLength];
+    for (int h = 0; h < n; h++) {
       System.arraycopy(PdpLoad.request(h), 0, batch, h * reqLength, reqLength);
     }
-    CompletableFuture<?>[] ready = new CompletableFuture<?>[connections];
-    for (int c = 0; c < connections; c++) {
-      CompletableFuture<Void> r = new CompletableFuture<>();
-      ready[c] = r;
-      chs[c] =
-          dial(
-              g,
-              to,
-              p ->
-                  p.addLast(
-                      new ChannelInboundHandlerAdapter() {
-                        private final byte[] header = new byte[8];
-                        private int headerFill;
-                        private long frameLeft;
-                        private boolean open = opn == null;
-                        private int next;
+    return batch;
+  }
 
-                        @Override
-                        public void channelActive(ChannelHandlerContext ctx) {
-                          if (opn != null) {
-                            ctx.writeAndFlush(Unpooled.wrappedBuffer(opn));
-                          } else {
-                            start(ctx);
-                          }
-                        }
+  /**
+   * A load with {@code outstanding} messages in flight on each of several connections, whose rate
+   * is read over windows. The generator parses answer lengths in place and answers each read with
+   * one write of as many requests as answers arrived, so it costs little per message and the
+   * responder is what is measured.
+   */
+  static final class Flow implements AutoCloseable {
+    private final LongAdder answers = new LongAdder();
+    private final Channel[] chs;
 
-                        private void start(ChannelHandlerContext ctx) {
-                          ctx.writeAndFlush(Unpooled.wrappedBuffer(batch));
-                          r.complete(null);
-                        }
+    private Flow(int connections) {
+      chs = new Channel[connections];
+    }
 
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                          ByteBuf b = (ByteBuf) msg;
-                          int done = 0;
-                          while (b.isReadable()) {
-                            if (frameLeft > 0) {
-                              int skip = (int) Math.min(frameLeft, b.readableBytes());
-                              b.skipBytes(skip);
-                              frameLeft -= skip;
-                              if (frameLeft == 0) {
-                                done++;
-                              }
-                              continue;
+    /** Answers per second over the next {@code millis}. */
+    double rate(long millis) throws InterruptedException {
+      long a0 = answers.sum();
+      long t0 = System.nanoTime();
+      Thread.sleep(millis); // the window measured: the load runs on the event loop meanwhile
+      return (answers.sum() - a0) / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      for (Channel ch : chs) {
+        ch.close().sync();
+      }
+    }
+
+    static Flow open(
+        EventLoopGroup g,
+        InetSocketAddress to,
+        byte[] opn,
+        int reqLength,
+        int connections,
+        int outstanding)
+        throws Exception {
+      Flow f = new Flow(connections);
+      LongAdder answers = f.answers;
+      Channel[] chs = f.chs;
+      byte[] batch = requests(outstanding, reqLength);
+      CompletableFuture<?>[] ready = new CompletableFuture<?>[connections];
+      for (int c = 0; c < connections; c++) {
+        CompletableFuture<Void> r = new CompletableFuture<>();
+        ready[c] = r;
+        chs[c] =
+            dial(
+                g,
+                to,
+                p ->
+                    p.addLast(
+                        new ChannelInboundHandlerAdapter() {
+                          private final byte[] header = new byte[8];
+                          private int headerFill;
+                          private long frameLeft;
+                          private boolean open = opn == null;
+                          private int next;
+
+                          @Override
+                          public void channelActive(ChannelHandlerContext ctx) {
+                            if (opn != null) {
+                              ctx.writeAndFlush(Unpooled.wrappedBuffer(opn));
+                            } else {
+                              start(ctx);
                             }
-                            int take = Math.min(8 - headerFill, b.readableBytes());
-                            b.readBytes(header, headerFill, take);
-                            headerFill += take;
-                            if (headerFill == 8) {
-                              headerFill = 0;
-                              long len =
-                                  ((header[4] & 0xFFL) << 24)
-                                      | ((header[5] & 0xFF) << 16)
-                                      | ((header[6] & 0xFF) << 8)
-                                      | (header[7] & 0xFF);
-                              if (!open && header[1] == 7) { // CAT
-                                open = true;
-                                frameLeft = len - 8;
+                          }
+
+                          private void start(ChannelHandlerContext ctx) {
+                            ctx.writeAndFlush(Unpooled.wrappedBuffer(batch));
+                            r.complete(null);
+                          }
+
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ByteBuf b = (ByteBuf) msg;
+                            int done = 0;
+                            while (b.isReadable()) {
+                              if (frameLeft > 0) {
+                                int skip = (int) Math.min(frameLeft, b.readableBytes());
+                                b.skipBytes(skip);
+                                frameLeft -= skip;
                                 if (frameLeft == 0) {
-                                  start(ctx);
-                                } else {
-                                  // the rest of the CAT is skipped below; start once it is
-                                  // consumed
-                                  int skip = (int) Math.min(frameLeft, b.readableBytes());
-                                  b.skipBytes(skip);
-                                  frameLeft -= skip;
-                                  start(ctx);
+                                  done++;
                                 }
                                 continue;
                               }
-                              frameLeft = len - 8;
-                              if (frameLeft == 0) {
-                                done++;
+                              int take = Math.min(8 - headerFill, b.readableBytes());
+                              b.readBytes(header, headerFill, take);
+                              headerFill += take;
+                              if (headerFill == 8) {
+                                headerFill = 0;
+                                long len =
+                                    ((header[4] & 0xFFL) << 24)
+                                        | ((header[5] & 0xFF) << 16)
+                                        | ((header[6] & 0xFF) << 8)
+                                        | (header[7] & 0xFF);
+                                if (!open && header[1] == 7) { // CAT
+                                  open = true;
+                                  frameLeft = len - 8;
+                                  if (frameLeft == 0) {
+                                    start(ctx);
+                                  } else {
+                                    // the rest of the CAT is skipped below; start once it is
+                                    // consumed
+                                    int skip = (int) Math.min(frameLeft, b.readableBytes());
+                                    b.skipBytes(skip);
+                                    frameLeft -= skip;
+                                    start(ctx);
+                                  }
+                                  continue;
+                                }
+                                frameLeft = len - 8;
+                                if (frameLeft == 0) {
+                                  done++;
+                                }
                               }
                             }
-                          }
-                          b.release();
-                          if (done > 0) {
-                            answers.add(done);
-                            ByteBuf o = ctx.alloc().directBuffer(done * reqLength);
-                            for (int i = 0; i < done; i++) {
-                              // Re-send on the handles in turn: one outstanding per handle,
-                              // W in flight.
-                              o.writeBytes(batch, (next++ % outstanding) * reqLength, reqLength);
+                            b.release();
+                            if (done > 0) {
+                              answers.add(done);
+                              ByteBuf o = ctx.alloc().directBuffer(done * reqLength);
+                              for (int i = 0; i < done; i++) {
+                                // Re-send on the handles in turn: one outstanding per handle,
+                                // W in flight.
+                                o.writeBytes(batch, (next++ % outstanding) * reqLength, reqLength);
+                              }
+                              ctx.writeAndFlush(o);
                             }
-                            ctx.writeAndFlush(o);
                           }
-                        }
-                      }));
+                        }));
+      }
+      CompletableFuture.allOf(ready).get(10, TimeUnit.SECONDS);
+      return f;
     }
-    CompletableFuture.allOf(ready).get(10, TimeUnit.SECONDS);
-    Thread.sleep(2000); // warm-up
-    long a0 = answers.sum();
-    long t0 = System.nanoTime();
-    Thread.sleep(seconds * 1000L);
-    double rate = (answers.sum() - a0) / ((System.nanoTime() - t0) / 1e9);
-    for (Channel ch : chs) {
-      ch.close().sync();
-    }
-    return rate;
   }
 
   /** Sequential connection set-ups: TCP connect (and OPN/CAT if given) then close. */

@@ -16,11 +16,13 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
+import dev.portcullis.support.Scratch;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -63,6 +65,12 @@ public final class PdpLoad implements Callable<Integer> {
   @Option(names = "--pdp-threads", defaultValue = "1", description = "PDP event-loop threads.")
   int pdpThreads;
 
+  @Option(
+      names = "--throughput-rounds",
+      defaultValue = "5",
+      description = "Rounds of the side-by-side throughput run (default: ${DEFAULT-VALUE}).")
+  int throughputRounds;
+
   @Option(names = "--connects", defaultValue = "2000")
   int connects;
 
@@ -104,6 +112,8 @@ public final class PdpLoad implements Callable<Integer> {
     EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
     EventLoopGroup rawGroup = new EpollEventLoopGroup(pdpThreads);
     PdpServer started;
+    Path scratch = Files.createTempDirectory("pdp-load");
+    CPrograms.Responder cResponder = null;
     try {
       started = PdpServer.start(cfg, pdpThreads);
     } catch (ConfigException e) {
@@ -124,8 +134,18 @@ public final class PdpLoad implements Callable<Integer> {
       System.out.printf(
           "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread%n",
           req.length, decLength, load.connections, load.outstanding, pdpThreads);
+      String noC = CPrograms.why();
+      if (noC != null) {
+        System.out.println("no C responder or generator: " + noC + "; Java loads, no C anchor");
+      }
+      CPrograms programs = noC == null ? CPrograms.build(scratch) : null;
+      cResponder = programs == null ? null : programs.responder(fixedDec, pdpThreads);
 
-      // 1. round trips: alternate raw and COPS in rounds, so that the noise of a shared machine
+      // 1. a fresh PDP from cold to its plateau: what follows is measured on the plateau
+      Throughput t = new Throughput(clientGroup, opn, req.length, load, programs);
+      t.climb(pdp.address());
+
+      // 2. round trips: alternate raw and COPS in rounds, so that the noise of a shared machine
       // falls on both alike; the ratio reported is the median of the per-round ratios.
       LoopbackLoad.pingPong(clientGroup, rawAddr, null, req, roundTrips / 4); // warm-up
       LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / 4);
@@ -162,35 +182,11 @@ public final class PdpLoad implements Callable<Integer> {
           "  ratio COPS/raw of the round medians: median %.2fx (rounds from %.2fx to %.2fx)%n",
           ratio.median(), ratio.min(), ratio.max());
 
-      // 2. throughput
-      double rawTput =
-          LoopbackLoad.throughput(
-              clientGroup,
-              rawAddr,
-              null,
-              req.length,
-              load.connections,
-              load.outstanding,
-              load.seconds);
-      double copsTput =
-          LoopbackLoad.throughput(
-              clientGroup,
-              pdp.address(),
-              opn,
-              req.length,
-              load.connections,
-              load.outstanding,
-              load.seconds);
-      System.out.println();
-      System.out.printf(
-          "throughput, %d connections x %d outstanding, %d s:%n",
-          load.connections, load.outstanding, load.seconds);
-      System.out.printf("  %-28s %,12.0f answers/s%n", "raw TCP responder", rawTput);
-      System.out.printf(
-          "  %-28s %,12.0f decisions/s (%.2fx raw)%n",
-          "PDP, rules engine", copsTput, copsTput / rawTput);
+      // 3. throughput, side by side: rounds alternating the anchors and the PDP
+      InetSocketAddress cAddr = cResponder == null ? null : cResponder.address();
+      t.sideBySide(throughputRounds, cAddr, rawAddr, pdp.address());
 
-      // 3. connection set-up
+      // 4. connection set-up
       long[] tcp = LoopbackLoad.connects(clientGroup, pdp.address(), null, connects);
       long[] open = LoopbackLoad.connects(clientGroup, pdp.address(), opn, connects);
       System.out.println();
@@ -203,6 +199,10 @@ public final class PdpLoad implements Callable<Integer> {
       raw.close().sync();
       decoding.close().sync();
     } finally {
+      if (cResponder != null) {
+        cResponder.close();
+      }
+      Scratch.delete(scratch);
       clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
       rawGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }

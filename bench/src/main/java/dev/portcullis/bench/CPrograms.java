@@ -1,0 +1,146 @@
+package dev.portcullis.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The C side of {@link PdpLoad}, in this jar as source and built with the machine's {@code gcc}
+ * into a scratch folder: {@code c/cops-responder.c}, the anchor (an epoll responder that answers
+ * every message it frames with one fixed DEC and does nothing else), and {@code c/cops-load.c}, a
+ * load generator that costs little enough per message that a fast responder is what is measured,
+ * not the generator. {@link #why} says why there are none.
+ */
+final class CPrograms {
+  private final Path responder;
+  private final Path load;
+
+  private CPrograms(Path responder, Path load) {
+    this.responder = responder;
+    this.load = load;
+  }
+
+  /** Null when they can be built here, else the reason in a few words. */
+  static String why() {
+    return Executables.find("gcc") == null ? "gcc not found on the PATH" : null;
+  }
+
+  /** Builds both into {@code dir}. */
+  static CPrograms build(Path dir) throws IOException, InterruptedException {
+    return new CPrograms(compile(dir, "cops-responder"), compile(dir, "cops-load"));
+  }
+
+  private static Path compile(Path dir, String name) throws IOException, InterruptedException {
+    Path source = dir.resolve(name + ".c");
+    try (InputStream in = CPrograms.class.getResourceAsStream("/c/" + name + ".c")) {
+      if (in == null) {
+        throw new IOException("c/" + name + ".c is not in the benchmarks jar");
+      }
+      Files.copy(in, source);
+    }
+    Path binary = dir.resolve(name);
+    String out =
+        run(List.of("gcc", "-O2", "-pthread", "-o", binary.toString(), source.toString()), 60);
+    if (!Files.isExecutable(binary)) {
+      throw new IOException("gcc could not build " + name + ".c: " + out.strip());
+    }
+    return binary;
+  }
+
+  /** A started responder answering {@code dec} on {@code threads} event loops. */
+  Responder responder(byte[] dec, int threads) throws IOException {
+    Process p =
+        new ProcessBuilder(
+                responder.toString(), HexFormat.of().formatHex(dec), Integer.toString(threads))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+    String line = out.readLine(); // "port N" once listening, or nothing if it failed
+    if (line == null || !line.startsWith("port ")) {
+      p.destroyForcibly();
+      throw new IOException("the C responder did not start (it said: " + line + ")");
+    }
+    int port = Integer.parseInt(line.substring(5).strip());
+    return new Responder(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+  }
+
+  /**
+   * Answers per second from {@code to} under {@code connections} x {@code outstanding} requests
+   * (the {@code requests}, one per handle, each {@code reqLength} bytes), opened with {@code opn}
+   * if not null, counted over {@code measureMs} after {@code settleMs}.
+   */
+  double rate(
+      InetSocketAddress to,
+      byte[] opn,
+      byte[] requests,
+      int outstanding,
+      int connections,
+      long settleMs,
+      long measureMs)
+      throws IOException, InterruptedException {
+    String out =
+        run(
+            List.of(
+                load.toString(),
+                Integer.toString(to.getPort()),
+                opn == null ? "-" : HexFormat.of().formatHex(opn),
+                HexFormat.of().formatHex(requests),
+                Integer.toString(outstanding),
+                Integer.toString(connections),
+                Long.toString(settleMs),
+                Long.toString(measureMs)),
+            (settleMs + measureMs) / 1000 + 30);
+    if (!out.startsWith("answers/s ")) {
+      throw new IOException("the C load generator failed: " + out.strip());
+    }
+    return Double.parseDouble(out.substring(10).strip());
+  }
+
+  private static String run(List<String> command, long seconds)
+      throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(command.get(0) + " did not end within " + seconds + " s");
+    }
+    return out;
+  }
+
+  /** The running responder; closing it ends it. */
+  static final class Responder implements AutoCloseable {
+    private final Process process;
+    private final InetSocketAddress address;
+
+    private Responder(Process process, InetSocketAddress address) {
+      this.process = process;
+      this.address = address;
+    }
+
+    InetSocketAddress address() {
+      return address;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      try {
+        process.getOutputStream().close(); // its stdin closing is its signal to end
+      } catch (IOException e) {
+        process.destroy();
+      }
+      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    }
+  }
+}
