@@ -23,11 +23,16 @@ import java.util.concurrent.TimeUnit;
 final class CPrograms {
   private final Path responder;
   private final Path load;
+  private final long ticksPerSecond;
 
-  private CPrograms(Path responder, Path load) {
+  private CPrograms(Path responder, Path load, long ticksPerSecond) {
     this.responder = responder;
     this.load = load;
+    this.ticksPerSecond = ticksPerSecond;
   }
+
+  /** A load's outcome: answers per second over the measured window, and all answers of the run. */
+  record Load(double perSecond, long answers) {}
 
   /** Null when they can be built here, else the reason in a few words. */
   static String why() {
@@ -36,7 +41,11 @@ final class CPrograms {
 
   /** Builds both into {@code dir}. */
   static CPrograms build(Path dir) throws IOException, InterruptedException {
-    return new CPrograms(compile(dir, "cops-responder"), compile(dir, "cops-load"));
+    String tck = run(List.of("getconf", "CLK_TCK"), 10).strip();
+    return new CPrograms(
+        compile(dir, "cops-responder"),
+        compile(dir, "cops-load"),
+        tck.matches("[0-9]+") ? Long.parseLong(tck) : 100);
   }
 
   private static Path compile(Path dir, String name) throws IOException, InterruptedException {
@@ -71,7 +80,8 @@ final class CPrograms {
       throw new IOException("the C responder did not start (it said: " + line + ")");
     }
     int port = Integer.parseInt(line.substring(5).strip());
-    return new Responder(p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    return new Responder(
+        p, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), ticksPerSecond);
   }
 
   /**
@@ -79,7 +89,7 @@ final class CPrograms {
    * (the {@code requests}, one per handle, each {@code reqLength} bytes), opened with {@code opn}
    * if not null, counted over {@code measureMs} after {@code settleMs}.
    */
-  double rate(
+  Load rate(
       InetSocketAddress to,
       byte[] opn,
       byte[] requests,
@@ -100,10 +110,11 @@ final class CPrograms {
                 Long.toString(settleMs),
                 Long.toString(measureMs)),
             (settleMs + measureMs) / 1000 + 30);
-    if (!out.startsWith("answers/s ")) {
+    String[] f = out.strip().split(" ");
+    if (f.length != 4 || !f[0].equals("answers/s") || !f[2].equals("total")) {
       throw new IOException("the C load generator failed: " + out.strip());
     }
-    return Double.parseDouble(out.substring(10).strip());
+    return new Load(Double.parseDouble(f[1]), Long.parseLong(f[3]));
   }
 
   private static String run(List<String> command, long seconds)
@@ -121,14 +132,25 @@ final class CPrograms {
   static final class Responder implements AutoCloseable {
     private final Process process;
     private final InetSocketAddress address;
+    private final long ticksPerSecond;
 
-    private Responder(Process process, InetSocketAddress address) {
+    private Responder(Process process, InetSocketAddress address, long ticksPerSecond) {
       this.process = process;
       this.address = address;
+      this.ticksPerSecond = ticksPerSecond;
     }
 
     InetSocketAddress address() {
       return address;
+    }
+
+    /** The CPU time it has used, user and system, from /proc (in clock ticks, so ~10 ms). */
+    long cpuNanos() throws IOException {
+      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+      // after the command's name in parentheses: state is field 3, utime 14, stime 15
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return ticks * 1_000_000_000L / ticksPerSecond;
     }
 
     @Override

@@ -183,8 +183,7 @@ public final class PdpLoad implements Callable<Integer> {
           ratio.median(), ratio.min(), ratio.max());
 
       // 3. throughput, side by side: rounds alternating the anchors and the PDP
-      InetSocketAddress cAddr = cResponder == null ? null : cResponder.address();
-      t.sideBySide(throughputRounds, cAddr, rawAddr, pdp.address());
+      t.sideBySide(throughputRounds, cResponder, rawAddr, pdp.address());
 
       // 4. connection set-up
       long[] tcp = LoopbackLoad.connects(clientGroup, pdp.address(), null, connects);

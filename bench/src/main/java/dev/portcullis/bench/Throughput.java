@@ -62,7 +62,8 @@ final class Throughput {
     if (c != null) {
       while (rates.size() < CLIMB_MAX_WINDOWS && plateauAt < 0) {
         rates.add(
-            c.rate(pdp, opn, requests, load.outstanding, load.connections, 0, CLIMB_WINDOW_MS));
+            c.rate(pdp, opn, requests, load.outstanding, load.connections, 0, CLIMB_WINDOW_MS)
+                .perSecond());
         plateauAt = plateau(rates);
       }
     } else {
@@ -113,53 +114,101 @@ final class Throughput {
   /**
    * {@code rounds} rounds, each loading the C responder (if there is one), the raw Netty responder
    * and the PDP in turn for {@code load.seconds} after half a second to settle; prints each one's
-   * median and the PDP's ratios to the anchors (the median of the rounds' ratios).
+   * median and the PDP's ratios to the anchors (the median of the rounds' ratios). With the C
+   * generator it also prints each responder's CPU time per answer (user and system, over the whole
+   * load): what the answers cost, which a busy machine's swings move far less than the rates.
    *
-   * @param c the C responder, or null when none could be built here
+   * @param cResponder the C responder, or null when none could be built here
    */
-  void sideBySide(int rounds, InetSocketAddress c, InetSocketAddress raw, InetSocketAddress pdp)
+  void sideBySide(
+      int rounds, CPrograms.Responder cResponder, InetSocketAddress raw, InetSocketAddress pdp)
       throws Exception {
-    InetSocketAddress[] to = {c, raw, pdp};
+    InetSocketAddress[] to = {cResponder == null ? null : cResponder.address(), raw, pdp};
     String[] names = {"C responder (epoll)", "raw Netty responder", "PDP, rules engine"};
     double[][] rate = new double[3][rounds];
+    double[][] cpu = new double[3][rounds];
     for (int r = 0; r < rounds; r++) {
       for (int i = 0; i < 3; i++) {
-        if (to[i] != null) {
-          rate[i][r] = measure(to[i], i < 2 ? null : opn);
+        if (to[i] == null) {
+          continue;
         }
+        byte[] open = i < 2 ? null : opn;
+        if (c == null) {
+          rate[i][r] = javaLoad(to[i], open);
+          continue;
+        }
+        long cpu0 = i == 0 ? cResponder.cpuNanos() : thisProcessCpuNanos();
+        CPrograms.Load l =
+            c.rate(
+                to[i],
+                open,
+                requests,
+                load.outstanding,
+                load.connections,
+                500,
+                load.seconds * 1000L);
+        long cpu1 = i == 0 ? cResponder.cpuNanos() : thisProcessCpuNanos();
+        rate[i][r] = l.perSecond();
+        cpu[i][r] = (cpu1 - cpu0) / (double) Math.max(1, l.answers());
       }
     }
     System.out.printf(
         "%nthroughput, %d connections x %d outstanding, %d rounds of %d s alternating, load from"
             + " %s:%n",
         load.connections, load.outstanding, rounds, load.seconds, generator());
+    System.out.printf(
+        "  %-28s %12s %s%n", "", "answers/s", c == null ? "" : "   CPU per answer (ns)");
     for (int i = 0; i < 3; i++) {
       if (to[i] != null) {
         Stats s = Stats.of(rate[i]);
         System.out.printf(
-            "  %-28s %,12.0f answers/s (rounds %,.0f to %,.0f)%n",
-            names[i], s.median(), s.min(), s.max());
+            Locale.ROOT,
+            "  %-28s %,12.0f %s  (rate in rounds %,.0f to %,.0f)%n",
+            names[i],
+            s.median(),
+            c == null ? "" : String.format(Locale.ROOT, "%,10.0f", Stats.of(cpu[i]).median()),
+            s.min(),
+            s.max());
       }
     }
     for (int i = 0; i < 2; i++) {
       if (to[i] != null) {
-        double[] ratio = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-          ratio[r] = rate[2][r] / rate[i][r];
-        }
-        Stats s = Stats.of(ratio);
+        Stats s = ratios(rate[2], rate[i]);
         System.out.printf(
-            "  PDP / %-21s %.2fx (rounds %.2fx to %.2fx)%n",
-            names[i], s.median(), s.min(), s.max());
+            Locale.ROOT,
+            "  PDP / %-21s %.2fx rate (rounds %.2fx to %.2fx)%s%n",
+            names[i],
+            s.median(),
+            s.min(),
+            s.max(),
+            c == null
+                ? ""
+                : String.format(
+                    Locale.ROOT, ", %.2fx CPU per answer", ratios(cpu[2], cpu[i]).median()));
       }
     }
   }
 
-  private double measure(InetSocketAddress to, byte[] open) throws Exception {
-    if (c != null) {
-      return c.rate(
-          to, open, requests, load.outstanding, load.connections, 500, load.seconds * 1000L);
+  /** The rounds' ratios a[r] / b[r]. */
+  private static Stats ratios(double[] a, double[] b) {
+    double[] q = new double[a.length];
+    for (int r = 0; r < a.length; r++) {
+      q[r] = a[r] / b[r];
     }
+    return Stats.of(q);
+  }
+
+  /**
+   * CPU time of this JVM, all threads: with the C generator loading, the responder being measured
+   * is the only one here at work (the others wait for connections).
+   */
+  private static long thisProcessCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private double javaLoad(InetSocketAddress to, byte[] open) throws Exception {
     try (LoopbackLoad.Flow f =
         LoopbackLoad.Flow.open(group, to, open, reqLength, load.connections, load.outstanding)) {
       f.rate(500); // connections opened and the first answers through: settle

@@ -36,7 +36,8 @@ class ThroughputTest {
     byte[] requests = LoopbackLoad.requests(4, PdpLoad.request(0).length);
     EventLoopGroup g = new EpollEventLoopGroup(1);
     try (CPrograms.Responder r = c.responder(dec, 1)) {
-      assertTrue(c.rate(r.address(), null, requests, 4, 2, 0, 300) > 0);
+      assertTrue(c.rate(r.address(), null, requests, 4, 2, 0, 300).perSecond() > 0);
+      assertTrue(r.cpuNanos() >= 0);
       try (LoopbackLoad.Flow f =
           LoopbackLoad.Flow.open(g, r.address(), null, PdpLoad.request(0).length, 2, 4)) {
         assertTrue(f.rate(300) > 0);
