@@ -25,7 +25,7 @@ class CopsCodecTest {
   }
 
   private static byte[] encodeThroughChannel(CopsMessage m) {
-    EmbeddedChannel ch = new EmbeddedChannel(CopsEncoder.INSTANCE);
+    EmbeddedChannel ch = new EmbeddedChannel(new CopsEncoder());
     ch.writeOutbound(m);
     ByteBuf out = ch.readOutbound();
     byte[] b = new byte[out.readableBytes()];

@@ -7,6 +7,8 @@ import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.ConfigException;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +43,7 @@ final class ClientTypePolicy {
    *
    * @throws ConfigException naming the client type and the engines there are, or the policy file
    */
-  static Map<Integer, ClientTypePolicy> loadAll(
+  static IntObjectMap<ClientTypePolicy> loadAll(
       PdpConfig config, StateStore store, BiConsumer<Integer, Predicate<PolicyRequest>> changed)
       throws ConfigException {
     Map<String, PolicyEngineProvider> providers = new HashMap<>();
@@ -49,7 +51,8 @@ final class ClientTypePolicy {
         ServiceLoader.load(PolicyEngineProvider.class, ClientTypePolicy.class.getClassLoader())) {
       providers.putIfAbsent(p.name(), p);
     }
-    Map<Integer, ClientTypePolicy> policies = new HashMap<>();
+    // read per request by every event loop, never changed once loaded: int keys, no boxing
+    IntObjectMap<ClientTypePolicy> policies = new IntObjectHashMap<>();
     for (PdpConfig.ClientTypeConfig c : config.clientTypes().values()) {
       PolicyEngineProvider p = providers.get(c.engine());
       if (p == null) {

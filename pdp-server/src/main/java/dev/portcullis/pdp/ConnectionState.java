@@ -17,9 +17,10 @@ import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -67,7 +68,8 @@ final class ConnectionState {
   boolean closing;
 
   /** The open client types, each with its installed requests in arrival order. */
-  final Map<Integer, Map<Handle, Installed>> sessions = new HashMap<>();
+  /** Per open client type, its installed requests (an int-keyed map: no boxing per request). */
+  final IntObjectMap<Map<Handle, Installed>> sessions = new IntObjectHashMap<>();
 
   ConnectionState(PdpContext server, Channel channel) {
     this.server = server;

@@ -44,7 +44,7 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
     ChannelPipeline p = ch.pipeline();
     p.addLast("decoder", new CopsDecoder(server.config().maxMessageSize(), integrity))
         .addLast(
-            "encoder", integrity == null ? CopsEncoder.INSTANCE : new SigningCopsEncoder(integrity))
+            "encoder", integrity == null ? new CopsEncoder() : new SigningCopsEncoder(integrity))
         .addLast(
             "rate", new ReadRateLimiter(server.config().maxMessagesPerSecond(), server::nanoTime))
         .addLast("liveness", new Liveness(state))

@@ -21,13 +21,13 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.collection.IntObjectMap;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -87,7 +87,7 @@ public final class PdpServer implements Lifecycle {
 
   private PdpServer(
       PdpConfig config,
-      Map<Integer, ClientTypePolicy> policies,
+      IntObjectMap<ClientTypePolicy> policies,
       AuditLog audit,
       PdpSecurityMaterial security,
       int threads,
@@ -141,7 +141,7 @@ public final class PdpServer implements Lifecycle {
   private static PdpServer start(PdpConfig config, int threads, StateStore store, Clock clock)
       throws ConfigException, IOException {
     SharedStateChanges changes = new SharedStateChanges();
-    Map<Integer, ClientTypePolicy> policies =
+    IntObjectMap<ClientTypePolicy> policies =
         ClientTypePolicy.loadAll(config, store, changes::changed);
     PdpSecurityMaterial security =
         PdpSecurityMaterial.open(

@@ -8,10 +8,10 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.support.LogSummary;
+import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerContext implements PdpContext {
   private final PdpConfig config;
-  private final Map<Integer, ClientTypePolicy> policies;
+  private final IntObjectMap<ClientTypePolicy> policies;
   private final PdpSecurityMaterial material;
   private final AuditLog audit;
 
@@ -67,7 +67,7 @@ final class ServerContext implements PdpContext {
    */
   ServerContext(
       PdpConfig config,
-      Map<Integer, ClientTypePolicy> policies,
+      IntObjectMap<ClientTypePolicy> policies,
       PdpSecurityMaterial material,
       AuditLog audit,
       Supplier<InetSocketAddress> address,
@@ -113,7 +113,7 @@ final class ServerContext implements PdpContext {
     return policies.get(clientType);
   }
 
-  Map<Integer, ClientTypePolicy> policies() {
+  IntObjectMap<ClientTypePolicy> policies() {
     return policies;
   }
 

@@ -23,6 +23,8 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 
@@ -37,6 +39,9 @@ abstract class EmbeddedPdpTest {
 
   FakePdpContext pdp;
   EmbeddedChannel ch;
+
+  /** Messages written and not yet taken by {@link #next()}. */
+  private final ArrayDeque<byte[]> written = new ArrayDeque<>();
 
   /** A new connection to a PDP whose client type {@link #TYPE} {@code engine} serves. */
   void connect(PolicyEngine engine, List<PdpConfig.Redirect> redirects, int rate, int maxHandles)
@@ -70,19 +75,32 @@ abstract class EmbeddedPdpTest {
 
   /** The next message the PDP wrote, or null. */
   CopsMessage next() throws Exception {
-    for (; ; ) {
+    while (written.isEmpty()) {
       ByteBuf b = ch.readOutbound();
       if (b == null) {
         return null;
       }
-      try {
-        if (b.isReadable()) {
-          return CopsCodec.decode(ByteBufUtil.getBytes(b));
-        }
-      } finally {
-        b.release();
-      }
+      written.addAll(frames(b));
     }
+    return CopsCodec.decode(written.poll());
+  }
+
+  /**
+   * The messages in {@code b}, which it releases: the encoder writes all the messages of one flush
+   * in one buffer.
+   */
+  static List<byte[]> frames(ByteBuf b) {
+    List<byte[]> out = new ArrayList<>();
+    try {
+      while (b.readableBytes() >= CopsMessage.HEADER_LENGTH) {
+        int len = b.getInt(b.readerIndex() + 4);
+        out.add(ByteBufUtil.getBytes(b, b.readerIndex(), len));
+        b.skipBytes(len);
+      }
+    } finally {
+      b.release();
+    }
+    return out;
   }
 
   <T extends CopsMessage> T next(Class<T> type) throws Exception {

@@ -76,16 +76,15 @@ final class WireScript {
         ClientClose.of(t, ErrorCode.SHUTTING_DOWN, 0));
   }
 
-  /** Sends the session into {@code ch} and returns every non-empty buffer written, in hex. */
+  /** Sends the session into {@code ch} and returns every message written, in hex, one a line. */
   static String run(EmbeddedChannel ch) throws Exception {
     StringBuilder out = new StringBuilder();
     for (CopsMessage m : session()) {
       ch.writeInbound(Unpooled.wrappedBuffer(CopsCodec.encode(m)));
       for (ByteBuf b = ch.readOutbound(); b != null; b = ch.readOutbound()) {
-        if (b.isReadable()) {
-          out.append(ByteBufUtil.hexDump(b)).append('\n');
+        for (byte[] message : EmbeddedPdpTest.frames(b)) {
+          out.append(ByteBufUtil.hexDump(message)).append('\n');
         }
-        b.release();
       }
     }
     return out.toString();

@@ -85,7 +85,7 @@ final class PepConnector implements PepConnectionHandler.Links {
                 // dependency check would then disagree between the two.
                 ChannelHandler encoder;
                 if (integrity == null) {
-                  encoder = CopsEncoder.INSTANCE;
+                  encoder = new CopsEncoder();
                 } else {
                   encoder = new SigningCopsEncoder(integrity);
                 }

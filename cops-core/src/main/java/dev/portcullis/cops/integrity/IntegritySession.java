@@ -3,7 +3,6 @@ package dev.portcullis.cops.integrity;
 import static dev.portcullis.cops.ErrorCode.AUTHENTICATION_FAILURE;
 import static dev.portcullis.cops.ErrorCode.AUTHENTICATION_REQUIRED;
 
-import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.CopsCodec;
@@ -14,6 +13,7 @@ import dev.portcullis.cops.Integrity;
 import dev.portcullis.cops.IntegrityObject;
 import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.IntegrityVerifier;
+import dev.portcullis.cops.ObjectType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -108,14 +108,22 @@ public final class IntegritySession implements IntegrityVerifier {
   public void encodeSigned(CopsMessage m, ByteBuf out) {
     IntegrityKey k = ring.signingKey(clock.instant());
     int digestLength = k.algorithm().digestLength();
-    Integrity placeholder = new Integrity(k.keyId(), nextSend, Bytes.of(new byte[digestLength]));
     int start = out.writerIndex();
-    CopsCodec.encode(m.withIntegrity(placeholder), out);
-    int objectStart = out.writerIndex() - placeholder.paddedLength();
-    int digestAt = objectStart + CopsObject.HEADER_LENGTH + 8;
+    CopsCodec.encode(m.integrity() == null ? m : m.withIntegrity(null), out);
+    // The Integrity object, last (RFC 2748 section 2.2.12): its header, Key ID and Sequence
+    // Number are written, the message length set to include it, and the digest computed over
+    // everything before it and written in place: one pass, no placeholder object.
+    int objectLength = CopsObject.HEADER_LENGTH + 8 + digestLength;
+    out.writeShort(objectLength);
+    out.writeByte(ObjectType.INTEGRITY_HMAC.cNum().code());
+    out.writeByte(ObjectType.INTEGRITY_HMAC.cType());
+    out.writeInt((int) k.keyId()).writeInt((int) nextSend);
+    int digestAt = out.writerIndex();
+    int padding = -objectLength & 3;
+    out.setInt(start + 4, digestAt - start + digestLength + padding);
     ByteBuffer covered = out.nioBuffer(start, digestAt - start);
     k.mac().compute(covered, scratch, 0);
-    out.setBytes(digestAt, scratch, 0, digestLength);
+    out.writeBytes(scratch, 0, digestLength).writeZero(padding);
     nextSend = (nextSend + 1) & 0xFFFF_FFFFL;
   }
 

@@ -153,7 +153,7 @@ public final class Simulator implements AutoCloseable {
               protected void initChannel(SocketChannel ch) {
                 ch.pipeline()
                     .addLast(new CopsDecoder(CopsCodec.DEFAULT_MAX_MESSAGE_SIZE, null))
-                    .addLast(CopsEncoder.INSTANCE)
+                    .addLast(new CopsEncoder())
                     .addLast(
                         new SimpleChannelInboundHandler<Object>() {
                           @Override
