@@ -221,7 +221,9 @@ public final class PepProxy implements Lifecycle {
                 l.name() + "-cached-" + sequence.incrementAndGet(), l, client, subject, false);
         audit.allowedWithoutPdp(l, cached.handle, subject, from);
         conns.put(cached.handle, cached);
+        revocations.admittedOnGrant(cached);
         client.closeFuture().addListener(f -> ended(cached));
+        cached.admitted = true;
         upstreams.connect(cached);
         return;
       }
@@ -265,6 +267,9 @@ public final class PepProxy implements Lifecycle {
       return; // gone while its session was opened
     }
     long asked = System.nanoTime();
+    if (l.connectWithRequest()) {
+      upstreams.connect(conn); // meanwhile: nothing is relayed before the Install (admit)
+    }
     pep.request(handle, context, ProxyRevocations.access(l, subject, from))
         .whenComplete(
             (d, e) -> {
@@ -297,7 +302,10 @@ public final class PepProxy implements Lifecycle {
                             from,
                             subject,
                             ProxyRevocations.reason(d));
-                        upstreams.connect(conn);
+                        upstreams.admit(conn);
+                        if (!l.connectWithRequest()) {
+                          upstreams.connect(conn);
+                        }
                       });
             });
   }
@@ -326,6 +334,7 @@ public final class PepProxy implements Lifecycle {
     Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
     conn.client.close();
     conns.remove(conn.handle);
+    revocations.ended(conn);
     audit.closed(
         conn.listener.name(),
         conn.handle,
@@ -346,6 +355,7 @@ public final class PepProxy implements Lifecycle {
       if (c.listener.closeOnPdpLoss()) {
         audit.revoked(c.listener.name(), c.handle, null);
         conns.remove(c.handle);
+        revocations.ended(c);
         c.close();
       }
     }

@@ -13,6 +13,8 @@ final class ProxiedConnection {
   volatile Channel upstream;
   Relay toUpstream; // set and read on the client's event loop
   Relay toClient;
+  // On the client's event loop: the PDP's Install has come (relaying may start once connected).
+  boolean admitted;
   ProxySessions.Session session; // the MLS session the proxy carries for it, or null
 
   ProxiedConnection(

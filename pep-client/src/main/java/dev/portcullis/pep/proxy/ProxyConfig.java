@@ -73,6 +73,7 @@ public record ProxyConfig(
    * @param maxConnections connections open at once on this listener (deciding or proxied)
    * @param session the MLS session carried for certificate subjects, or null
    * @param idleTimeout a side with no read and no progress writing for this long is closed
+   * @param connectWithRequest connect upstream while the decision is pending, not after the Install
    */
   public record Listener(
       String name,
@@ -86,7 +87,8 @@ public record ProxyConfig(
       Path upstreamTrust,
       int maxConnections,
       Session session,
-      Duration idleTimeout) {
+      Duration idleTimeout,
+      boolean connectWithRequest) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -164,7 +166,8 @@ public record ProxyConfig(
                           .filter(c -> !c.isEmpty())
                           .toList(),
                       XmlConfigReader.value(session, "on-other-level").equals("move")),
-              XmlConfigReader.duration(l, "idle-timeout")));
+              XmlConfigReader.duration(l, "idle-timeout"),
+              XmlConfigReader.value(l, "upstream-connect").equals("with-request")));
     }
     Element audit = XmlConfigReader.child(root, "audit");
     return new ProxyConfig(

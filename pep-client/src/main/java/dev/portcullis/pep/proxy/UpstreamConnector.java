@@ -53,7 +53,10 @@ final class UpstreamConnector {
 
   /**
    * Connects {@code conn}'s upstream on its client's event loop; once connected (and the client
-   * still there and not revoked: {@code stillProxied}), relays both ways and reads again.
+   * still there and not revoked: {@code stillProxied}) and {@link ProxiedConnection#admitted},
+   * relays both ways and reads again. A connection started before its decision ({@code
+   * upstream-connect="with-request"}) waits, connected and reading nothing from either side, for
+   * {@link #admit}; a denial closes the client, and with it this upstream, with no byte relayed.
    */
   void connect(ProxiedConnection conn) {
     Channel client = conn.client;
@@ -115,15 +118,35 @@ final class UpstreamConnector {
                 upstream.close(); // closed or revoked meanwhile
                 return;
               }
-              conn.toUpstream = new Relay(upstream);
-              client.pipeline().addLast(conn.toUpstream);
-              audit.opened(
-                  conn.listener.name(), conn.handle, (InetSocketAddress) upstream.localAddress());
-              if (client.pipeline().get(ProxyTls.HELD) instanceof ProxyTls.Held h) {
-                h.release(client.pipeline().context(ProxyTls.HELD), upstream);
+              if (conn.admitted) {
+                relay(conn);
               }
-              client.config().setAutoRead(true);
-              upstream.config().setAutoRead(true);
             });
+  }
+
+  /**
+   * The PDP's Install for {@code conn} (on its client's event loop): relaying starts now if its
+   * upstream is connected, else when it is.
+   */
+  void admit(ProxiedConnection conn) {
+    conn.admitted = true;
+    Channel upstream = conn.upstream;
+    if (upstream != null && upstream.isActive() && conn.client.isActive()) {
+      relay(conn);
+    }
+  }
+
+  /** Both sides connected and the connection admitted: relay both ways, read again. */
+  private void relay(ProxiedConnection conn) {
+    Channel client = conn.client;
+    Channel upstream = conn.upstream;
+    conn.toUpstream = new Relay(upstream);
+    client.pipeline().addLast(conn.toUpstream);
+    audit.opened(conn.listener.name(), conn.handle, (InetSocketAddress) upstream.localAddress());
+    if (client.pipeline().get(ProxyTls.HELD) instanceof ProxyTls.Held h) {
+      h.release(client.pipeline().context(ProxyTls.HELD), upstream);
+    }
+    client.config().setAutoRead(true);
+    upstream.config().setAutoRead(true);
   }
 }

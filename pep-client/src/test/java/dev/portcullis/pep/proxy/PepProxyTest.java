@@ -139,17 +139,7 @@ class PepProxyTest {
   @BeforeEach
   void start() throws Exception {
     echo = new Echo();
-    Files.writeString(dir.resolve("policy.xml"), ALLOW);
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/></pdp>");
-    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
-    Files.writeString(
-        dir.resolve("pep.xml"),
-        "<pep id=\"proxy-1\"><pdp address=\"127.0.0.1\" port=\""
-            + pdp.address().getPort()
-            + "\"/></pep>");
+    pdp = allowingPdp(dir);
     String up = "127.0.0.1:" + echo.address().getPort();
     Files.writeString(
         dir.resolve("pep-proxy.xml"),
@@ -174,6 +164,25 @@ class PepProxyTest {
     denied = proxy.addresses().get(1);
     proxy.ready().get(10, TimeUnit.SECONDS);
     assertTrue(proxy.pep().isOpen(), "the proxy's PEP is open at its PDP");
+  }
+
+  /**
+   * A PDP in {@code dir} deciding by {@link #ALLOW} (policy.xml, pdp.xml), and the pep.xml of a
+   * proxy's PEP that uses it.
+   */
+  static PdpServer allowingPdp(Path dir) throws Exception {
+    Files.writeString(dir.resolve("policy.xml"), ALLOW);
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/></pdp>");
+    PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"proxy-1\"><pdp address=\"127.0.0.1\" port=\""
+            + pdp.address().getPort()
+            + "\"/></pep>");
+    return pdp;
   }
 
   @AfterEach
