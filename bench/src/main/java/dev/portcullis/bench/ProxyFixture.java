@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The benchmarks' PEP proxy: one listener on loopback in front of {@code upstream}, subject {@code
+ * The benchmarks' PEP proxy: two listeners on loopback in front of {@code upstream}, subject {@code
  * alice} for every loopback client, deciding each connection at {@code pdp}, one event-loop thread,
- * no audit.
+ * no audit. The first ({@code addresses().get(0)}) connects upstream after the Install, the second
+ * while the decision is pending ({@code upstream-connect="with-request"}).
  */
 public final class ProxyFixture {
   private ProxyFixture() {}
@@ -32,12 +33,10 @@ public final class ProxyFixture {
             + "\"/></pep>");
     Files.writeString(
         dir.resolve("pep-proxy.xml"),
-        "<pep-proxy pep=\"pep.xml\"><listener name=\"bench\" listen=\"127.0.0.1:0\" upstream=\""
-            + HostPort.of(upstream)
-            + "\" service=\""
-            + service
-            + "\" max-connections=\"100000\"><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
-            + "</listener></pep-proxy>");
+        "<pep-proxy pep=\"pep.xml\">"
+            + listener("bench", upstream, service, "after-install")
+            + listener("bench-ahead", upstream, service, "with-request")
+            + "</pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
     try {
@@ -47,5 +46,18 @@ public final class ProxyFixture {
       throw new IOException("the proxy's PEP did not open at the PDP " + HostPort.of(pdp));
     }
     return proxy;
+  }
+
+  private static String listener(
+      String name, InetSocketAddress upstream, String service, String upstreamConnect) {
+    return "<listener name=\""
+        + name
+        + "\" listen=\"127.0.0.1:0\" upstream=\""
+        + HostPort.of(upstream)
+        + "\" service=\""
+        + service
+        + "\" max-connections=\"100000\" upstream-connect=\""
+        + upstreamConnect
+        + "\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>";
   }
 }
