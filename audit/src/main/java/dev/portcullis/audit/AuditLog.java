@@ -3,9 +3,9 @@ package dev.portcullis.audit;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.crypto.Digester;
 import dev.portcullis.support.OwnedFile;
-import java.io.BufferedWriter;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -25,11 +25,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Audit records as JSON lines, one per decision, report, connection event and policy change. Event
- * loops only enqueue (a bounded queue: an audit disk that cannot keep up costs records, counted and
- * logged, never a stalled PDP); one background thread formats and writes in batches. Records are
- * chained by SHA-256 hashes ({@link AuditChain}) so that an edited, removed or reordered record is
- * found by {@code pdp-server verify-audit FILE}; appending to an existing file continues its chain.
- * The file is owned ({@link OwnedFile}): one writer at a time, owner-only.
+ * loops only enqueue, and one background thread formats, seals and writes in batches; the queue is
+ * bounded, and when the writer falls behind, whoever records waits for room rather than a record
+ * being dropped (a PDP's decisions slow to the pace its audit log keeps). Records are chained by
+ * SHA-256 hashes ({@link AuditChain}) so that an edited, removed or reordered record is found by
+ * {@code pdp-server verify-audit FILE}; appending to an existing file continues its chain. The file
+ * is owned ({@link OwnedFile}): one writer at a time, owner-only.
  */
 public final class AuditLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
@@ -43,6 +44,10 @@ public final class AuditLog implements AutoCloseable {
   private final Thread writer;
   private final Path file;
   private final LongAdder dropped = new LongAdder();
+
+  /** Records that found the queue full and waited for the writer (none was dropped for it). */
+  private final LongAdder heldUp = new LongAdder();
+
   private final AuditChain chain;
   private final OwnedFile owned;
   private final List<Path> made; // what opening created, for abandon()
@@ -85,15 +90,16 @@ public final class AuditLog implements AutoCloseable {
     }
     // Owned before it is read or written: a second writer would fork the hash chain.
     this.owned = OwnedFile.claim(file, "audit log", waitForOwner);
-    BufferedWriter out;
+    OutputStream out;
     boolean torn;
     Optional<String> head;
     try {
       head = AuditChain.headOf(file, sha256);
       torn = AuditChain.endsMidLine(file);
       out =
-          Files.newBufferedWriter(
-              file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          new BufferedOutputStream(
+              Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND),
+              1 << 16);
     } catch (IOException | RuntimeException e) {
       owned.close();
       throw e;
@@ -108,7 +114,12 @@ public final class AuditLog implements AutoCloseable {
               + " an edit); new records start a new chain after it",
           file);
       if (torn) {
-        out.newLine();
+        try {
+          out.write('\n');
+        } catch (IOException e) {
+          owned.close();
+          throw e;
+        }
       }
       this.chain = new AuditChain(AuditChain.GENESIS, sha256);
     }
@@ -212,6 +223,28 @@ public final class AuditLog implements AutoCloseable {
       }
     }
     if (!queue.offer(m)) {
+      waitForRoom(m);
+    }
+  }
+
+  /**
+   * The queue is full: the writer is behind (a PDP at full load makes records several times faster
+   * than one thread seals and writes them). No record is dropped while the log works: the caller
+   * waits for room, which slows whoever makes records (a PDP's event loop, so its decisions) to the
+   * writer's pace; a PDP does not decide without recording. Only a log that has failed or is
+   * closing drops what still comes, counted.
+   */
+  private void waitForRoom(Map<String, Object> m) {
+    heldUp.increment();
+    try {
+      while (!queue.offer(m, 100, TimeUnit.MILLISECONDS)) {
+        if (failure != null || closed) {
+          dropped.increment();
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       dropped.increment();
     }
   }
@@ -225,7 +258,7 @@ public final class AuditLog implements AutoCloseable {
     return dropped.sum();
   }
 
-  private void run(BufferedWriter out) {
+  private void run(OutputStream out) {
     List<Map<String, Object>> batch = new ArrayList<>(256);
     try (out) {
       while (!closed || !queue.isEmpty()) {
@@ -236,8 +269,8 @@ public final class AuditLog implements AutoCloseable {
         batch.add(first);
         queue.drainTo(batch, 1023);
         for (Map<String, Object> m : batch) {
-          out.write(chain.seal(JSON.writeValueAsString(m)));
-          out.newLine();
+          out.write(chain.seal(JSON.writeValueAsBytes(m)));
+          out.write('\n');
         }
         out.flush();
         batch.clear();
@@ -283,8 +316,17 @@ public final class AuditLog implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    if (heldUp.sum() > 0) {
+      log.info(
+          "audit log {}: {} records waited for the writer to catch up (none dropped for it)",
+          file,
+          heldUp.sum());
+    }
     if (dropped.sum() > 0) {
-      log.warn("audit log {}: {} records dropped (queue full)", file, dropped.sum());
+      log.warn(
+          "audit log {}: {} records dropped: they came after it failed or while it closed",
+          file,
+          dropped.sum());
     }
     try {
       owned.close();

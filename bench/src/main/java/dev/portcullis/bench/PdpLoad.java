@@ -71,6 +71,13 @@ public final class PdpLoad implements Callable<Integer> {
       description = "Rounds of the side-by-side throughput run (default: ${DEFAULT-VALUE}).")
   int throughputRounds;
 
+  @Option(
+      names = "--audit",
+      description =
+          "Record every decision in an audit log (in a scratch folder), as a deployed PDP does;"
+              + " without it the PDP audits nothing.")
+  boolean audit;
+
   @Option(names = "--connects", defaultValue = "2000")
   int connects;
 
@@ -105,20 +112,22 @@ public final class PdpLoad implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PdpConfig cfg = config("pdp-load", "rules", load.policy);
+    Path scratch = Files.createTempDirectory("pdp-load");
+    PdpConfig cfg =
+        config("pdp-load", "rules", load.policy, audit ? scratch.resolve("audit.jsonl") : null);
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;
     EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
     EventLoopGroup rawGroup = new EpollEventLoopGroup(pdpThreads);
     PdpServer started;
-    Path scratch = Files.createTempDirectory("pdp-load");
     CPrograms.Responder cResponder = null;
     try {
       started = PdpServer.start(cfg, pdpThreads);
     } catch (ConfigException e) {
       clientGroup.shutdownGracefully();
       rawGroup.shutdownGracefully();
+      Scratch.delete(scratch);
       System.err.println("error: " + e.getMessage());
       return 2;
     }
@@ -132,8 +141,13 @@ public final class PdpLoad implements Callable<Integer> {
       Channel decoding = LoopbackLoad.decodingServer(rawGroup, fixedDec);
       InetSocketAddress decAddr = (InetSocketAddress) decoding.localAddress();
       System.out.printf(
-          "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread%n",
-          req.length, decLength, load.connections, load.outstanding, pdpThreads);
+          "messages: REQ %d bytes, DEC %d bytes; %d connections x %d outstanding; PDP %d thread(s), client 1 thread; audit %s%n",
+          req.length,
+          decLength,
+          load.connections,
+          load.outstanding,
+          pdpThreads,
+          audit ? "on" : "off");
       String noC = CPrograms.why();
       if (noC != null) {
         System.out.println("no C responder or generator: " + noC + "; Java loads, no C anchor");
@@ -213,6 +227,13 @@ public final class PdpLoad implements Callable<Integer> {
    * policy}: audit, statistics and limits out of the way of a load test.
    */
   static PdpConfig config(String name, String engine, Path policy) {
+    return config(name, engine, policy, null);
+  }
+
+  /**
+   * As {@link #config(String, String, Path)}, recording each decision in {@code audit} if given.
+   */
+  static PdpConfig config(String name, String engine, Path policy, Path audit) {
     return new PdpConfig(
         name,
         InetAddress.getLoopbackAddress(),
@@ -229,7 +250,7 @@ public final class PdpLoad implements Callable<Integer> {
             AccessRequest.CLIENT_TYPE,
             new PdpConfig.ClientTypeConfig(AccessRequest.CLIENT_TYPE, engine, policy, false)),
         List.of(),
-        null,
+        audit,
         Duration.ofHours(1),
         null,
         null,

@@ -22,6 +22,7 @@ class ProxyBenchSmokeTest {
     String report = out.toString();
     assertEquals(0, rc, report);
     assertTrue(report.contains("Portcullis proxy (a decision each)"), report);
+    assertTrue(report.contains("connecting with the request"), report);
     assertTrue(report.contains("anchor: "), report); // HAProxy, or why there is none
     assertTrue(report.contains("20 open connections cut by one policy reload"), report);
     assertTrue(report.contains("revoked 20"), report);
