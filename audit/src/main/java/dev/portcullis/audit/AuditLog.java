@@ -117,6 +117,7 @@ public final class AuditLog implements AutoCloseable {
         try {
           out.write('\n');
         } catch (IOException e) {
+          out.close();
           owned.close();
           throw e;
         }
