@@ -65,8 +65,6 @@ final class Tlv {
     return Collections.unmodifiableMap(new TreeMap<>(e));
   }
 
-  /** One attribute as read: type, value, and the offset of its header. */
-
   /** What a format does with each of its own attributes. */
   @FunctionalInterface
   interface Known {
