@@ -67,8 +67,10 @@ final class ConnectionState {
   /** Set once the PDP has decided to close: later messages are ignored. */
   boolean closing;
 
-  /** The open client types, each with its installed requests in arrival order. */
-  /** Per open client type, its installed requests (an int-keyed map: no boxing per request). */
+  /**
+   * The open client types, each with its installed requests in arrival order (keyed by the int
+   * client type: no boxing per request).
+   */
   final IntObjectMap<Map<Handle, Installed>> sessions = new IntObjectHashMap<>();
 
   ConnectionState(PdpContext server, Channel channel) {
