@@ -487,18 +487,51 @@ class PepProxyTest {
   }
 
   /**
-   * A client that writes 32 MB and reads nothing back: the echo's answers fill the client's socket,
-   * the proxy stops reading the upstream, the echo stops reading, the proxy stops reading the
-   * client, and the client's writes stall. The proxy holds no more than its write-buffer marks
-   * meanwhile; then the reader catches up and every byte arrives, in order.
+   * More bytes than the socket buffers on the path can hold between a writer and a reader that does
+   * not read: the client's buffers are small and fixed here, but the proxy's two sockets and the
+   * echo's one autotune up to the kernel's maxima (tcp_rmem, tcp_wmem: a 32 MiB receive buffer on
+   * the CI machine), so the data exceeds three times their sum. (A fixed 32 MB was once absorbed
+   * whole in CI, and the writer never stalled.)
+   */
+  static int moreThanThePathBuffers() {
+    long most = (6L << 20) + (4L << 20); // Linux's defaults when /proc cannot be read
+    try {
+      most =
+          lastField(Path.of("/proc/sys/net/ipv4/tcp_rmem"))
+              + lastField(Path.of("/proc/sys/net/ipv4/tcp_wmem"));
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or no procfs: the defaults above
+    }
+    return (int) Math.min(Integer.MAX_VALUE - 8, 3 * most + (8L << 20));
+  }
+
+  private static long lastField(Path f) throws IOException {
+    // not Files.readString: on JDK 17 it returns one character of a /proc/sys file
+    String text;
+    try (InputStream in = Files.newInputStream(f)) {
+      text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+    }
+    String[] v = text.trim().split("\\s+");
+    return Long.parseLong(v[v.length - 1]);
+  }
+
+  /**
+   * A client that writes more than the path's socket buffers hold and reads nothing back: the
+   * echo's answers fill the client's socket, the proxy stops reading the upstream, the echo stops
+   * reading, the proxy stops reading the client, and the client's writes stall. The proxy holds no
+   * more than its write-buffer marks meanwhile; then the reader catches up and every byte arrives,
+   * in order.
    */
   @Test
   void aSlowReaderStallsItsWriterInsteadOfFillingTheProxy() throws Exception {
-    byte[] data = new byte[32 << 20];
+    byte[] data = new byte[moreThanThePathBuffers()];
     for (int i = 0; i < data.length; i++) {
       data[i] = (byte) (i * 7 + (i >>> 16));
     }
-    try (Socket s = connect(allowed)) {
+    try (Socket s = new Socket()) {
+      s.setReceiveBufferSize(64 * 1024); // before connecting: small, and not autotuned
+      s.setSendBufferSize(64 * 1024);
+      s.connect(allowed, 5_000);
       s.setSoTimeout(30_000);
       Thread writer =
           new Thread(
