@@ -52,7 +52,8 @@ final class Throughput {
   }
 
   /**
-   * Loads a fresh PDP without a pause and reads its rate every {@link #CLIMB_WINDOW_MS} until
+   * Loads a fresh PDP in back-to-back windows of {@link #CLIMB_WINDOW_MS} (the C generator runs
+   * once per window, reconnecting within milliseconds; the Java one keeps its connections) until
    * {@link #PLATEAU_WINDOWS} windows in a row are within ±5 % of their mean; prints the climb and
    * when the plateau began.
    */
