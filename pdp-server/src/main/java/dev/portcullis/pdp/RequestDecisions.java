@@ -180,7 +180,9 @@ final class RequestDecisions implements AsyncDecisions.Completions {
           d.install() ? "install" : "remove",
           d.data().ruleId());
     }
-    state.channel.write(dec);
+    // Nobody waits on a DEC's write: no promise per decision for the encoder to collect and
+    // complete (a write that fails fails the connection, which the pipeline hears of anyway).
+    state.channel.write(dec, state.channel.voidPromise());
   }
 
   static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
@@ -225,7 +227,7 @@ final class RequestDecisions implements AsyncDecisions.Completions {
       return false;
     }
     state.sessions.get(type).put(h, new Installed(i.request(), i.context(), d));
-    state.channel.write(decision(type, false, h, i.context(), d));
+    state.channel.write(decision(type, false, h, i.context(), d), state.channel.voidPromise());
     server.stats().pushed();
     state.audit(
         "pushed",
