@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cops-frame.h"
+
 #define IN_SIZE (256 * 1024)
 
 struct conn {
@@ -111,16 +113,11 @@ static int on_readable(struct conn *c) {
     }
     c->in_len += (size_t)n;
     size_t off = 0, done = 0;
-    while (c->in_len - off >= 8) {
-      uint32_t len = (uint32_t)c->in[off + 4] << 24 | (uint32_t)c->in[off + 5] << 16 |
-                     (uint32_t)c->in[off + 6] << 8 | c->in[off + 7];
-      if (len < 8 || len > IN_SIZE) {
+    for (long len; (len = cops_frame(c->in + off, c->in_len - off, IN_SIZE)) != 0;) {
+      if (len < 0) {
         return -1;
       }
-      if (c->in_len - off < len) {
-        break;
-      }
-      off += len;
+      off += (size_t)len;
       if (c->open) {
         done++;
       } else {

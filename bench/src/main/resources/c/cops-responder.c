@@ -27,6 +27,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cops-frame.h"
+
 #define MAX_MESSAGE 65536
 #define IN_SIZE (256 * 1024)
 
@@ -78,16 +80,11 @@ static int on_readable(int ep, struct conn *c) {
     }
     c->in_len += (size_t)n;
     size_t off = 0, answers = 0;
-    while (c->in_len - off >= 8) {
-      uint32_t len = (uint32_t)c->in[off + 4] << 24 | (uint32_t)c->in[off + 5] << 16 |
-                     (uint32_t)c->in[off + 6] << 8 | c->in[off + 7];
-      if (len < 8 || len > MAX_MESSAGE) {
+    for (long len; (len = cops_frame(c->in + off, c->in_len - off, MAX_MESSAGE)) != 0;) {
+      if (len < 0) {
         return -1;
       }
-      if (c->in_len - off < len) {
-        break;
-      }
-      off += len;
+      off += (size_t)len;
       answers++;
     }
     memmove(c->in, c->in + off, c->in_len - off);

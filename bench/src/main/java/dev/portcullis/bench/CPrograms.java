@@ -41,6 +41,7 @@ final class CPrograms {
 
   /** Builds both into {@code dir}. */
   static CPrograms build(Path dir) throws IOException, InterruptedException {
+    copy("cops-frame.h", dir); // the framing both include
     String tck = run(List.of("getconf", "CLK_TCK"), 10).strip();
     return new CPrograms(
         compile(dir, "cops-responder"),
@@ -49,13 +50,7 @@ final class CPrograms {
   }
 
   private static Path compile(Path dir, String name) throws IOException, InterruptedException {
-    Path source = dir.resolve(name + ".c");
-    try (InputStream in = CPrograms.class.getResourceAsStream("/c/" + name + ".c")) {
-      if (in == null) {
-        throw new IOException("c/" + name + ".c is not in the benchmarks jar");
-      }
-      Files.copy(in, source);
-    }
+    Path source = copy(name + ".c", dir);
     Path binary = dir.resolve(name);
     String out =
         run(List.of("gcc", "-O2", "-pthread", "-o", binary.toString(), source.toString()), 60);
@@ -63,6 +58,18 @@ final class CPrograms {
       throw new IOException("gcc could not build " + name + ".c: " + out.strip());
     }
     return binary;
+  }
+
+  /** Copies {@code c/FILE} from this jar into {@code dir}. */
+  private static Path copy(String file, Path dir) throws IOException {
+    Path to = dir.resolve(file);
+    try (InputStream in = CPrograms.class.getResourceAsStream("/c/" + file)) {
+      if (in == null) {
+        throw new IOException("c/" + file + " is not in the benchmarks jar");
+      }
+      Files.copy(in, to);
+    }
+    return to;
   }
 
   /** A started responder answering {@code dec} on {@code threads} event loops. */
