@@ -170,7 +170,7 @@ public final class PepEnrolment {
   /** Temporary file then rename: a crash leaves the old file or the new, never half of one. */
   private static void write(Path target, String content, boolean secret) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
+    OwnedFile.createMissing(dir);
     boolean posix = OwnedFile.posix();
     Path tmp =
         posix && secret

@@ -76,6 +76,25 @@ class PepConfigTest {
   }
 
   @Test
+  void aKeyMadeInAMissingDirectoryMakesItOwnerOnly() throws Exception {
+    // The development PKI and the Integrity key share a directory in the samples: whichever is
+    // made first must not leave it readable by others (a fresh clone warned about it).
+    try (PepConfig c =
+        load(
+            "<pep id=\"gw-9\"><security level=\"integrity\"><integrity>"
+                + "<key id=\"3\" secret-file=\"keys/sub/k.hex\" create=\"true\"/></integrity>"
+                + "</security></pep>")) {
+      assertNotNull(c.security().keys());
+      for (Path d : List.of(dir.resolve("keys"), dir.resolve("keys/sub"))) {
+        assertEquals(
+            "rwx------",
+            PosixFilePermissions.toString(Files.getPosixFilePermissions(d)),
+            d.toString());
+      }
+    }
+  }
+
+  @Test
   void mistakesNameTheirPlace() {
     ConfigException e =
         assertThrows(

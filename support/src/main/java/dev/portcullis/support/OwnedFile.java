@@ -41,6 +41,8 @@ public final class OwnedFile implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OwnedFile.class);
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY =
+      PosixFilePermissions.fromString("rwx------");
 
   /** This process's user id (-1 without POSIX attributes). */
   private static final long UID = posix() ? new UnixSystem().getUid() : -1;
@@ -231,13 +233,8 @@ public final class OwnedFile implements AutoCloseable {
   public static void privateDirectory(Path dir, String what) throws IOException {
     Path d = dir.toAbsolutePath().normalize();
     refuseLink(d, what);
-    Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
     if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
-      if (posix()) {
-        Files.createDirectories(d, PosixFilePermissions.asFileAttribute(owner));
-      } else {
-        Files.createDirectories(d);
-      }
+      createMissing(d);
       return;
     }
     if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
@@ -260,13 +257,27 @@ public final class OwnedFile implements AutoCloseable {
               + "); a directory Portcullis did not create is never changed");
     }
     Set<PosixFilePermission> p = Files.getPosixFilePermissions(d, LinkOption.NOFOLLOW_LINKS);
-    if (!p.equals(owner)) {
+    if (!p.equals(OWNER_ONLY_DIRECTORY)) {
       log.warn(
           "{} {} was {}; restricting it to its owner (rwx------)",
           what,
           d,
           PosixFilePermissions.toString(p));
-      Files.setPosixFilePermissions(d, owner);
+      Files.setPosixFilePermissions(d, OWNER_ONLY_DIRECTORY);
+    }
+  }
+
+  /**
+   * Creates the directories of {@code dir} that are missing owner-only ({@code rwx------}) and
+   * leaves those that exist as they are: for the directory of a secret named in a configuration (an
+   * Integrity key, an enrolled key), which may be the configuration's own directory and is then not
+   * ours to narrow, but if Portcullis makes it, nobody else may list or enter it.
+   */
+  public static void createMissing(Path dir) throws IOException {
+    if (posix()) {
+      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+    } else {
+      Files.createDirectories(dir);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.OwnedFile;
 import dev.portcullis.support.XmlConfigReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -224,7 +225,7 @@ public final class IntegrityKeys {
   /** 32 random bytes as hex, owner-only, written whole or not at all; a racing creator wins. */
   private static void create(Path f) throws IOException {
     Path dir = f.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
+    OwnedFile.createMissing(dir);
     byte[] key = new byte[32];
     RANDOM.nextBytes(key);
     Path tmp = Files.createTempFile(dir, ".integrity", ".tmp");
