@@ -1,5 +1,9 @@
 package dev.portcullis.cops;
 
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmCops;
+import dev.portcullis.cops.pcmm.PcmmObject;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
@@ -204,6 +208,43 @@ final class CopsVectors {
             """
             11 0a c0a5 00000010             # SSC, solicited, length 16
             0006 01 01 6831 0000            # Client Handle "h1"
+            """),
+        new Vector(
+            "PCMM Gate-Set DEC",
+            PcmmCops.decision(Handle.of("cm01"), PcmmFormatTest.gateSet()),
+            """
+            10 02 800a 00000074             # DEC, unsolicited, client-type 0x800A, length 116
+            0008 01 01 636d3031             # Client Handle "cm01"
+            0008 02 01 0008 0000            # Context: configuration request
+            0008 06 01 0001 0000            # Decision Flags: Install
+            0054 06 04                      # Client Specific Decision Data, length 84
+            0008 0101 1234 0004             #   Transaction ID, Gate-Set
+            0008 0201 0001 0203             #   AMID
+            0008 0301 0a000001              #   Subscriber ID 10.0.0.1
+            0010 0501 01b8fc01 00c8012c 00000000  # Gate Spec
+            0010 0702 01000000 566f49505f555000   # Service Class Name "VoIP_UP"
+            0018 0601 0011 0000 0a000001 c000020a 0000 13c4 40000000  # Classifier
+            """),
+        new Vector(
+            "PCMM Gate-Report-State RPT",
+            PcmmCops.report(
+                Handle.of("cm01"),
+                GateMessage.of(
+                    new PcmmObject.TransactionId(0, GateCommand.GATE_REPORT_STATE),
+                    PcmmVectors.AMID,
+                    PcmmVectors.SUBSCRIBER,
+                    PcmmVectors.GATE,
+                    new PcmmObject.GateState(PcmmObject.GateState.COMMITTED, 0))),
+            """
+            10 03 800a 00000044             # RPT, unsolicited, client-type 0x800A, length 68
+            0008 01 01 636d3031             # Client Handle "cm01"
+            0008 0c 01 0003 0000            # Report-Type 3: Accounting
+            002c 09 01                      # ClientSI (signaled), length 44
+            0008 0101 0000 000f             #   Transaction ID 0, Gate-Report-State
+            0008 0201 0001 0203             #   AMID
+            0008 0301 0a000001              #   Subscriber ID
+            0008 0401 00abcdef              #   Gate ID
+            0008 0f01 0004 0000             #   Gate State: Committed
             """));
   }
 }
