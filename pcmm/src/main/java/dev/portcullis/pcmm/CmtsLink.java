@@ -1,0 +1,419 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.ClientTypes;
+import dev.portcullis.cops.CopsDecodeFailure;
+import dev.portcullis.cops.CopsDecoder;
+import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.DeleteRequest;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.KeepAlive;
+import dev.portcullis.cops.Report;
+import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmCops;
+import dev.portcullis.cops.pcmm.PcmmFormatException;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.cops.pcmm.PcmmObjects;
+import dev.portcullis.support.Backoff;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The policy server's connection to one CMTS, kept up: it connects (PCMM's direction), accepts the
+ * CMTS's Client-Open, takes the handle of its REQ, answers its keep-alives, and carries gate
+ * control messages as transactions (a Transaction ID per outstanding message, an answer or a
+ * timeout for each). Lost, it fails what was outstanding and connects again with back-off.
+ */
+final class CmtsLink {
+  private static final Logger log = LoggerFactory.getLogger(CmtsLink.class);
+
+  /** What the link tells its policy server, on the link's event loop. */
+  interface Events {
+    void ready(CmtsLink link, boolean again);
+
+    void lost(CmtsLink link, String why);
+
+    void reported(CmtsLink link, GateMessage m);
+  }
+
+  private final String name;
+  private final InetSocketAddress address;
+  private final Bootstrap bootstrap;
+  private final PolicyServer.Settings settings;
+  private final Events events;
+  private final Backoff backoff;
+  private volatile Connection current;
+  private volatile boolean closed;
+  private boolean everReady;
+  private boolean refusedSinceReady;
+  private int failedConnects;
+
+  CmtsLink(
+      String name,
+      InetSocketAddress address,
+      Bootstrap bootstrap,
+      EventLoop loop,
+      PolicyServer.Settings settings,
+      Events events) {
+    this.name = name;
+    this.address = address;
+    this.settings = settings;
+    this.events = events;
+    this.backoff = new Backoff(settings.reconnectMin(), settings.reconnectMax());
+    this.bootstrap =
+        bootstrap
+            .clone(loop) // one loop a link: its back-off, transactions and state on one thread
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, settings.answerTimeout().toMillis()))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new IdleStateHandler(settings.kaSeconds(), 0, 0))
+                        .addLast(new CopsDecoder())
+                        .addLast(new CopsEncoder())
+                        .addLast(new Connection());
+                  }
+                });
+  }
+
+  String name() {
+    return name;
+  }
+
+  InetSocketAddress address() {
+    return address;
+  }
+
+  /** True while a CMTS has opened and sent its REQ on the current connection. */
+  boolean isReady() {
+    Connection c = current;
+    return c != null && c.handle != null && c.channel.isActive();
+  }
+
+  void connect() {
+    if (closed) {
+      return;
+    }
+    bootstrap
+        .connect(address)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (f.isSuccess()) {
+                    failedConnects = 0;
+                    return;
+                  }
+                  if (failedConnects++ == 0) {
+                    log.warn(
+                        "CMTS {} at {}: cannot connect ({}); trying again with back-off",
+                        name,
+                        PolicyServer.show(address),
+                        PolicyServer.why(f.cause()));
+                  }
+                  again(f.channel());
+                });
+  }
+
+  private void again(Channel ch) {
+    if (!closed) {
+      ch.eventLoop().schedule(this::connect, backoff.nextDelayMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Sends {@code command} with {@code objects} after a fresh Transaction ID, and completes with the
+   * CMTS's answer to it; fails with {@link GateRefusedException} when the CMTS is not connected,
+   * the connection is lost, or no answer comes within the answer timeout.
+   */
+  CompletableFuture<GateMessage> exchange(GateCommand command, List<PcmmObject> objects) {
+    CompletableFuture<GateMessage> answer = new CompletableFuture<>();
+    Connection c = current;
+    if (c == null || c.handle == null || !c.channel.isActive()) {
+      answer.completeExceptionally(
+          new GateRefusedException(
+              command.description() + ": CMTS " + name + " is not connected", null));
+      return answer;
+    }
+    c.channel.eventLoop().execute(() -> c.send(command, objects, answer));
+    return answer;
+  }
+
+  void close() {
+    closed = true;
+    Connection c = current;
+    if (c != null) {
+      c.channel.close().awaitUninterruptibly(settings.answerTimeout().toMillis());
+    }
+  }
+
+  /** One TCP connection to the CMTS and its outstanding transactions (its event loop only). */
+  private final class Connection extends SimpleChannelInboundHandler<Object> {
+    private final Map<Integer, CompletableFuture<GateMessage>> pending = new HashMap<>();
+    private Channel channel;
+    private volatile Handle handle;
+    private boolean opened;
+    private int nextTransaction = 1;
+    private String lostBecause;
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      channel = ctx.channel();
+      current = this;
+      if (closed) {
+        ctx.close();
+        return;
+      }
+      log.debug("CMTS {}: connected to {}", name, PolicyServer.show(address));
+      ctx.executor()
+          .schedule(
+              () -> {
+                if (handle == null && channel.isActive()) {
+                  lose(
+                      ctx,
+                      "no Client-Open and REQ within "
+                          + settings.answerTimeout().toSeconds()
+                          + " s");
+                }
+              },
+              settings.answerTimeout().toMillis(),
+              TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof CopsDecodeFailure f) {
+        refuse(
+            ctx,
+            ErrorCode.BAD_MESSAGE_FORMAT,
+            "sent a malformed message: " + f.cause().getMessage());
+      } else if (msg instanceof ClientOpen o) {
+        open(ctx, o);
+      } else if (msg instanceof Request r && opened && r.clientType() == PcmmCops.CLIENT_TYPE) {
+        boolean again = everReady;
+        handle = r.handle();
+        everReady = true;
+        refusedSinceReady = false;
+        backoff.reset();
+        log.info(
+            "CMTS {} at {}: ready (handle {}){}",
+            name,
+            PolicyServer.show(address),
+            r.handle().value().toHex(),
+            again ? ", checking its gates" : "");
+        events.ready(CmtsLink.this, again);
+      } else if (msg instanceof KeepAlive && handle != null) {
+        ctx.writeAndFlush(new KeepAlive(true, null), ctx.voidPromise());
+      } else if (msg instanceof Report r && handle != null && r.handle().equals(handle)) {
+        report(r);
+      } else if (msg instanceof DeleteRequest && handle != null) {
+        lose(ctx, "it deleted its request state (DRQ): gates cannot be sent on it");
+      } else if (msg instanceof ClientClose cc) {
+        lose(ctx, "it closed: " + cc.error());
+      } else {
+        refuse(
+            ctx,
+            ErrorCode.BAD_MESSAGE_FORMAT,
+            "sent " + msg.getClass().getSimpleName() + " out of turn");
+      }
+    }
+
+    private void open(ChannelHandlerContext ctx, ClientOpen o) {
+      if (opened) {
+        refuse(ctx, ErrorCode.BAD_MESSAGE_FORMAT, "sent a second Client-Open");
+        return;
+      }
+      if (o.clientType() != PcmmCops.CLIENT_TYPE) {
+        refuse(
+            ctx,
+            ErrorCode.UNSUPPORTED_CLIENT_TYPE,
+            "opened client type " + ClientTypes.hex(o.clientType()) + " (expected: 0x800A, PCMM)");
+        return;
+      }
+      String version = "";
+      if (o.clientSI() != null && !o.clientSI().named()) {
+        try {
+          for (PcmmObject p : PcmmObjects.decode(o.clientSI().data())) {
+            if (p instanceof PcmmObject.VersionInfo v) {
+              version = ", PCMM version " + v.major() + "." + v.minor();
+            }
+          }
+        } catch (PcmmFormatException e) {
+          log.warn(
+              "CMTS {}: unreadable ClientSI in its Client-Open ignored: {}", name, e.getMessage());
+        }
+      }
+      opened = true;
+      log.debug("CMTS {}: Client-Open from PEP {}{}", name, o.pepId().id(), version);
+      ctx.writeAndFlush(
+          ClientAccept.of(PcmmCops.CLIENT_TYPE, settings.kaSeconds()), ctx.voidPromise());
+    }
+
+    private void report(Report r) {
+      GateMessage m;
+      try {
+        m = PcmmCops.of(r);
+      } catch (PcmmFormatException e) {
+        // an RPT cannot be answered with an error: its transaction times out
+        log.warn("CMTS {}: unreadable gate control message ignored: {}", name, e.getMessage());
+        return;
+      }
+      CompletableFuture<GateMessage> f =
+          m.command() == GateCommand.GATE_REPORT_STATE
+              ? null
+              : pending.remove(m.transactionId().id());
+      if (f != null) {
+        f.complete(m);
+      } else if (m.command() == GateCommand.GATE_REPORT_STATE) {
+        events.reported(CmtsLink.this, m);
+      } else {
+        log.debug("CMTS {}: {} answers no outstanding transaction (late?)", name, m);
+      }
+    }
+
+    void send(
+        GateCommand command, List<PcmmObject> objects, CompletableFuture<GateMessage> answer) {
+      if (!channel.isActive() || handle == null || current != this) {
+        answer.completeExceptionally(
+            new GateRefusedException(
+                command.description() + ": connection to CMTS " + name + " lost", null));
+        return;
+      }
+      if (pending.size() >= 0xFFFF) {
+        answer.completeExceptionally(
+            new GateRefusedException(
+                command.description() + ": 65535 transactions outstanding on CMTS " + name, null));
+        return;
+      }
+      int id = nextTransaction;
+      while (pending.containsKey(id)) {
+        id = id == 0xFFFF ? 1 : id + 1;
+      }
+      nextTransaction = id == 0xFFFF ? 1 : id + 1;
+      int txn = id;
+      pending.put(txn, answer);
+      List<PcmmObject> all = new ArrayList<>(objects.size() + 1);
+      all.add(new PcmmObject.TransactionId(txn, command));
+      all.addAll(objects);
+      channel
+          .writeAndFlush(PcmmCops.decision(handle, new GateMessage(all)))
+          .addListener(
+              w -> {
+                if (!w.isSuccess() && pending.remove(txn, answer)) {
+                  answer.completeExceptionally(
+                      new GateRefusedException(
+                          command.description()
+                              + ": not sent to CMTS "
+                              + name
+                              + ": "
+                              + PolicyServer.why(w.cause()),
+                          null));
+                }
+              });
+      ScheduledFuture<?> timeout =
+          channel
+              .eventLoop()
+              .schedule(
+                  () -> {
+                    if (pending.remove(txn, answer)) {
+                      answer.completeExceptionally(
+                          new GateRefusedException(
+                              command.description()
+                                  + " #"
+                                  + txn
+                                  + ": no answer from CMTS "
+                                  + name
+                                  + " in "
+                                  + settings.answerTimeout().toMillis()
+                                  + " ms",
+                              null));
+                    }
+                  },
+                  settings.answerTimeout().toMillis(),
+                  TimeUnit.MILLISECONDS);
+      answer.whenComplete((m, e) -> timeout.cancel(false));
+    }
+
+    private void refuse(ChannelHandlerContext ctx, ErrorCode code, String why) {
+      lostBecause = why;
+      // once until the CMTS is ready again: a CMTS that misbehaves on every reconnect is not a
+      // warning every few seconds
+      if (!refusedSinceReady) {
+        refusedSinceReady = true;
+        log.warn("CMTS {}: {}; closing, and connecting again with back-off", name, why);
+      } else {
+        log.debug("CMTS {}: {}; closing", name, why);
+      }
+      ctx.writeAndFlush(ClientClose.of(PcmmCops.CLIENT_TYPE, code, 0))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void lose(ChannelHandlerContext ctx, String why) {
+      lostBecause = why;
+      ctx.close();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent) {
+        lose(ctx, "nothing from it in " + settings.kaSeconds() + " s (the KA timer)");
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      lose(ctx, cause instanceof IOException ? PolicyServer.why(cause) : cause.toString());
+      if (!(cause instanceof IOException)) {
+        log.warn("CMTS {}: unexpected failure", name, cause);
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      String why = lostBecause != null ? lostBecause : "connection closed";
+      GateRefusedException lost =
+          new GateRefusedException("connection to CMTS " + name + " lost: " + why, null);
+      List<CompletableFuture<GateMessage>> waiting = new ArrayList<>(pending.values());
+      pending.clear();
+      waiting.forEach(f -> f.completeExceptionally(lost));
+      handle = null;
+      if (closed) {
+        return;
+      }
+      if (opened) {
+        log.warn(
+            "CMTS {} at {}: lost ({}); connecting again", name, PolicyServer.show(address), why);
+        events.lost(CmtsLink.this, why);
+      }
+      again(ctx.channel());
+    }
+  }
+}

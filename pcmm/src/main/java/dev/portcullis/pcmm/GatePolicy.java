@@ -1,0 +1,23 @@
+package dev.portcullis.pcmm;
+
+import java.util.List;
+
+/**
+ * Decides whether a gate may be set: before every Gate-Set, and again for every gate when the
+ * policy changes ({@link PolicyServer#reevaluate()}), where a gate it no longer allows is deleted.
+ */
+public interface GatePolicy {
+  /** The verdict on {@code request}, given the subscriber's other gates on all CMTSs. */
+  Verdict decide(GateRequest request, List<Gate> subscribersGates);
+
+  /** Allowed or not, and why (for logs, the audit and the refused caller). */
+  record Verdict(boolean allowed, String reason) {
+    public static Verdict allow(String reason) {
+      return new Verdict(true, reason);
+    }
+
+    public static Verdict deny(String reason) {
+      return new Verdict(false, reason);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.cops.pcmm.PcmmErrorCode;
+import dev.portcullis.cops.pcmm.PcmmObject;
+
+/** A gate not set, not deleted or not read: refused by policy, by the CMTS, or not answered. */
+public final class GateRefusedException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final transient PcmmObject.PacketCableError error;
+
+  GateRefusedException(String message, PcmmObject.PacketCableError error) {
+    super(message, null, false, false);
+    this.error = error;
+  }
+
+  /** Refused by the CMTS with {@code error}. */
+  static GateRefusedException byCmts(String what, String cmts, PcmmObject.PacketCableError error) {
+    int code = error == null ? 0 : error.code();
+    return new GateRefusedException(
+        what
+            + ": CMTS "
+            + cmts
+            + " answered "
+            + (error == null
+                ? "an -Err without a PacketCable Error"
+                : "error "
+                    + code
+                    + (PcmmErrorCode.isDefined(code)
+                        ? " (" + PcmmErrorCode.valueOf(code).description() + ")"
+                        : "")
+                    + ", subcode 0x"
+                    + Integer.toHexString(error.subcode())),
+        error);
+  }
+
+  /** The CMTS's PacketCable Error, or null when the refusal was not the CMTS's. */
+  public PcmmObject.PacketCableError error() {
+    return error;
+  }
+}

@@ -1,0 +1,438 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmErrorCode;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.EventLoopGroup;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A PacketCable Multimedia policy server: it keeps a connection to each of its CMTSs, asks its
+ * {@link GatePolicy} before each Gate-Set, files the gates the CMTSs acknowledge, deletes those the
+ * policy no longer allows ({@link #reevaluate()}), and after a CMTS reconnects asks it for each
+ * gate it held there (Gate-Info), forgetting those the CMTS no longer has.
+ *
+ * <p>Ready once every CMTS has opened and sent its REQ; a CMTS that is down is connected again with
+ * back-off, and its gates are refused meanwhile (the others are not affected).
+ */
+public final class PolicyServer implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(PolicyServer.class);
+
+  /**
+   * The KA timer sent in each Client-Accept (seconds; the CMTS sends keep-alives within it and a
+   * connection silent for as long is closed), how long an answer may take, and the reconnect
+   * back-off.
+   */
+  public record Settings(
+      int kaSeconds, Duration answerTimeout, Duration reconnectMin, Duration reconnectMax) {
+    public static final Settings DEFAULTS =
+        new Settings(30, Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(30));
+
+    public Settings {
+      if (kaSeconds < 1 || kaSeconds > 0xFFFF) {
+        throw new IllegalArgumentException("KA timer: " + kaSeconds + " s (expected: 1 to 65535)");
+      }
+      Objects.requireNonNull(answerTimeout, "answerTimeout");
+    }
+  }
+
+  private final GatePolicy policy;
+  private final Settings settings;
+  private final EventLoopGroup group;
+  private final Map<String, CmtsLink> links = new LinkedHashMap<>();
+  private final List<GateListener> listeners = new CopyOnWriteArrayList<>();
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private final AtomicInteger readyLinks = new AtomicInteger();
+
+  /** The gates by key, and each subscriber's gates and Gate-Sets in flight: under {@code books}. */
+  private final Object books = new Object();
+
+  private final Map<String, Gate> gates = new HashMap<>();
+  private final Map<InetAddress, List<Gate>> bySubscriber = new HashMap<>();
+
+  private PolicyServer(Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.settings = settings;
+    if (cmtss.isEmpty()) {
+      throw new IllegalArgumentException("policy server: no CMTS (expected: at least one)");
+    }
+    NettySetup.beforeNetty();
+    Transport t = Transport.best();
+    this.group = t.group(Math.min(cmtss.size(), Runtime.getRuntime().availableProcessors()));
+    Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
+    CmtsLink.Events events = new LinkEvents();
+    cmtss.forEach(
+        (name, address) ->
+            links.put(name, new CmtsLink(name, address, b, group.next(), settings, events)));
+  }
+
+  /** Connects to every CMTS; {@link #ready()} completes when all have opened. */
+  public static PolicyServer start(
+      Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
+    PolicyServer s = new PolicyServer(cmtss, policy, settings);
+    s.links.values().forEach(CmtsLink::connect);
+    return s;
+  }
+
+  public void addListener(GateListener l) {
+    listeners.add(l);
+  }
+
+  /** The CMTSs, by name. */
+  public List<String> cmtss() {
+    return List.copyOf(links.keySet());
+  }
+
+  /** True while {@code cmts} is connected and has sent its REQ. */
+  public boolean isReady(String cmts) {
+    CmtsLink l = links.get(cmts);
+    return l != null && l.isReady();
+  }
+
+  /**
+   * Asks the policy, then the CMTS, for a gate: completes with the gate the CMTS acknowledged, or
+   * fails with {@link GateRefusedException} (denied by the policy, an -Err from the CMTS, no
+   * answer, no connection).
+   */
+  public CompletableFuture<Gate> set(String cmts, GateRequest request) {
+    CmtsLink link = link(cmts);
+    Gate inFlight = new Gate(cmts, 0, request, 0);
+    GatePolicy.Verdict v;
+    synchronized (books) {
+      v =
+          policy.decide(
+              request, List.copyOf(bySubscriber.getOrDefault(address(request), List.of())));
+      if (v.allowed()) {
+        file(inFlight); // counted against the subscriber's limits until answered
+      }
+    }
+    if (!v.allowed()) {
+      return CompletableFuture.failedFuture(
+          new GateRefusedException(
+              "Gate-Set for "
+                  + inFlight.request().subscriber().address().getHostAddress()
+                  + " denied by policy: "
+                  + v.reason(),
+              null));
+    }
+    return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
+        .handle(
+            (m, e) -> {
+              synchronized (books) {
+                unfile(inFlight);
+              }
+              if (e != null) {
+                throw new CompletionException(e);
+              }
+              if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
+                Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
+                synchronized (books) {
+                  if (gates.containsKey(g.key())) {
+                    // the CMTS gave an ID it had given for a gate we hold: refuse to file it twice
+                    throw new CompletionException(
+                        new GateRefusedException(
+                            "Gate-Set: CMTS "
+                                + cmts
+                                + " acknowledged with the ID of "
+                                + gates.get(g.key())
+                                + " again",
+                            null));
+                  }
+                  file(g);
+                }
+                listeners.forEach(l -> l.set(g, v.reason()));
+                return g;
+              }
+              throw new CompletionException(
+                  m.command() == GateCommand.GATE_SET_ERR
+                      ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
+                      : new GateRefusedException(
+                          "Gate-Set: CMTS " + cmts + " answered " + m, null));
+            });
+  }
+
+  /** Deletes {@code gate} on its CMTS; a CMTS that no longer has it counts as deleted. */
+  public CompletableFuture<Void> delete(Gate gate, String reason) {
+    return link(gate.cmts())
+        .exchange(GateCommand.GATE_DELETE, idObjects(gate))
+        .thenApply(
+            m -> {
+              boolean gone =
+                  m.command() == GateCommand.GATE_DELETE_ACK
+                      || (m.command() == GateCommand.GATE_DELETE_ERR
+                          && m.error() != null
+                          && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code());
+              if (!gone) {
+                throw new CompletionException(
+                    m.command() == GateCommand.GATE_DELETE_ERR
+                        ? GateRefusedException.byCmts("Gate-Delete", gate.cmts(), m.error())
+                        : new GateRefusedException(
+                            "Gate-Delete: CMTS " + gate.cmts() + " answered " + m, null));
+              }
+              boolean had;
+              synchronized (books) {
+                had = unfile(gate);
+              }
+              if (had) {
+                listeners.forEach(l -> l.deleted(gate, reason));
+              }
+              return null;
+            });
+  }
+
+  /** Asks the CMTS for {@code gate} (Gate-Info); completes with its answer, -Ack or -Err. */
+  public CompletableFuture<GateMessage> info(Gate gate) {
+    return link(gate.cmts()).exchange(GateCommand.GATE_INFO, idObjects(gate));
+  }
+
+  /** The gates held now, on every CMTS. */
+  public List<Gate> gates() {
+    synchronized (books) {
+      return List.copyOf(gates.values());
+    }
+  }
+
+  /** The gates held now on {@code cmts}. */
+  public List<Gate> gates(String cmts) {
+    synchronized (books) {
+      return gates.values().stream().filter(g -> g.cmts().equals(cmts)).toList();
+    }
+  }
+
+  /**
+   * Decides every gate again and deletes, at once and all together, those the policy no longer
+   * allows; completes with how many were deleted once every CMTS has answered.
+   */
+  public CompletableFuture<Integer> reevaluate() {
+    List<Gate> doomed = new ArrayList<>();
+    Map<Gate, String> why = new HashMap<>();
+    synchronized (books) {
+      for (Gate g : gates.values()) {
+        List<Gate> others =
+            new ArrayList<>(bySubscriber.getOrDefault(address(g.request()), List.of()));
+        others.remove(g);
+        others.removeAll(doomed);
+        GatePolicy.Verdict v = policy.decide(g.request(), others);
+        if (!v.allowed()) {
+          doomed.add(g);
+          why.put(g, "policy no longer allows it: " + v.reason());
+        }
+      }
+    }
+    if (!doomed.isEmpty()) {
+      log.info("policy change: deleting {} gates it no longer allows", doomed.size());
+    }
+    CompletableFuture<?>[] all = new CompletableFuture<?>[doomed.size()];
+    for (int i = 0; i < all.length; i++) {
+      Gate g = doomed.get(i);
+      all[i] =
+          delete(g, why.get(g))
+              .exceptionally(
+                  e -> {
+                    log.warn("{}: not deleted after a policy change: {}", g, why(e));
+                    return null;
+                  });
+    }
+    return CompletableFuture.allOf(all).thenApply(x -> doomed.size());
+  }
+
+  private List<PcmmObject> idObjects(Gate g) {
+    return List.of(g.request().amid(), g.request().subscriber(), new PcmmObject.GateId(g.gateId()));
+  }
+
+  private CmtsLink link(String cmts) {
+    CmtsLink l = links.get(cmts);
+    if (l == null) {
+      throw new IllegalArgumentException(
+          "no CMTS named " + cmts + " (expected one of " + links.keySet() + ")");
+    }
+    return l;
+  }
+
+  private static InetAddress address(GateRequest r) {
+    return r.subscriber().address();
+  }
+
+  /** Files {@code g} (under {@code books}). */
+  private void file(Gate g) {
+    if (g.gateId() != 0) {
+      gates.put(g.key(), g);
+    }
+    bySubscriber.computeIfAbsent(address(g.request()), a -> new ArrayList<>()).add(g);
+  }
+
+  /** Unfiles {@code g} (under {@code books}); true if it was filed. */
+  private boolean unfile(Gate g) {
+    boolean had = g.gateId() == 0 || gates.remove(g.key()) != null;
+    List<Gate> l = bySubscriber.get(address(g.request()));
+    if (l != null) {
+      for (int i = 0; i < l.size(); i++) {
+        Gate x = l.get(i);
+        if (x.cmts().equals(g.cmts())
+            && x.gateId() == g.gateId()
+            && x.request().equals(g.request())) {
+          l.remove(i);
+          break;
+        }
+      }
+      if (l.isEmpty()) {
+        bySubscriber.remove(address(g.request()));
+      }
+    }
+    return had;
+  }
+
+  /** After a reconnect: asks the CMTS for each gate held there; forgets those it lacks. */
+  private void check(CmtsLink link) {
+    for (Gate g : gates(link.name())) {
+      info(g)
+          .thenAccept(
+              m -> {
+                if (m.command() == GateCommand.GATE_INFO_ERR
+                    && m.error() != null
+                    && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
+                  boolean had;
+                  synchronized (books) {
+                    had = unfile(g);
+                  }
+                  if (had) {
+                    log.warn("{}: the CMTS no longer has it after reconnecting; forgotten", g);
+                    listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
+                  }
+                } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
+                  stateChanged(g, m.gateState().state());
+                }
+              })
+          .exceptionally(
+              e -> {
+                log.debug("{}: not checked after reconnecting: {}", g, why(e));
+                return null;
+              });
+    }
+  }
+
+  private void stateChanged(Gate g, int state) {
+    Gate now;
+    synchronized (books) {
+      Gate held = gates.get(g.key());
+      if (held == null || held.state() == state) {
+        return;
+      }
+      now = held.withState(state);
+      unfile(held);
+      file(now);
+    }
+    listeners.forEach(l -> l.stateChanged(now));
+  }
+
+  private final class LinkEvents implements CmtsLink.Events {
+    @Override
+    public void ready(CmtsLink link, boolean again) {
+      if (again) {
+        check(link);
+      } else if (readyLinks.incrementAndGet() == links.size()) {
+        log.info("policy server: all {} CMTSs ready", links.size());
+        ready.complete(null);
+      }
+    }
+
+    @Override
+    public void lost(CmtsLink link, String why) {
+      // gates stay filed: the CMTS keeps them, and they are checked when it is back
+    }
+
+    @Override
+    public void reported(CmtsLink link, GateMessage m) {
+      if (m.gateId() == null || m.gateState() == null) {
+        log.warn(
+            "CMTS {}: Gate-Report-State without {} ignored",
+            link.name(),
+            m.gateId() == null ? "a Gate ID" : "a Gate State");
+        return;
+      }
+      Gate held;
+      synchronized (books) {
+        held = gates.get(Gate.key(link.name(), m.gateId().id()));
+      }
+      if (held == null) {
+        log.debug("CMTS {}: state report for a gate not held here: {}", link.name(), m);
+        return;
+      }
+      if (m.gateState().state() == PcmmObject.GateState.IDLE) {
+        boolean had;
+        synchronized (books) {
+          had = unfile(held);
+        }
+        if (had) {
+          listeners.forEach(
+              l -> l.deleted(held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
+        }
+      } else {
+        stateChanged(held, m.gateState().state());
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready.isDone()
+        && !stopped.isDone()
+        && links.values().stream().allMatch(CmtsLink::isReady);
+  }
+
+  @Override
+  public CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
+  @Override
+  public void close() {
+    if (stopped.isDone()) {
+      return;
+    }
+    links.values().forEach(CmtsLink::close);
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    stopped.complete(null);
+  }
+
+  static String show(InetSocketAddress a) {
+    return a.getHostString() + ":" + a.getPort();
+  }
+
+  static String why(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    if (e instanceof ConnectException) {
+      return "connection refused";
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  }
+}

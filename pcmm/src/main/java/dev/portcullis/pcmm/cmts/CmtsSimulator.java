@@ -1,0 +1,374 @@
+package dev.portcullis.pcmm.cmts;
+
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.ClientSI;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.CopsDecodeFailure;
+import dev.portcullis.cops.CopsDecoder;
+import dev.portcullis.cops.CopsEncoder;
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.KeepAlive;
+import dev.portcullis.cops.PepId;
+import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmCops;
+import dev.portcullis.cops.pcmm.PcmmErrorCode;
+import dev.portcullis.cops.pcmm.PcmmFormatException;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.cops.pcmm.PcmmObjects;
+import dev.portcullis.cops.pcmm.TrafficProfile;
+import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.NettySetup;
+import dev.portcullis.support.Transport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Simulated CMTSs, each listening on its own loopback port. A policy server that connects gets a
+ * Client-Open (client type 0x800A, PEPID the CMTS's name, the Version Info in a ClientSI), and
+ * after its Client-Accept a REQ (R-Type configuration) whose handle carries the gates; the CMTS
+ * then sends keep-alives at a third of the KA timer. Gates are kept by the CMTS, not by the
+ * connection: a policy server that reconnects finds them (or not, after {@link Cmts#forget}).
+ */
+public final class CmtsSimulator extends Lifecycle.Bound {
+  /** How a simulated CMTS behaves. */
+  public record Profile(Set<String> serviceClasses, int gatesPerSubscriber, int major, int minor) {
+    /** Service classes "VoIP_UP", "VoIP_DN", "BE"; 64 gates a subscriber; version 1.0. */
+    public static final Profile DEFAULT = new Profile(Set.of("VoIP_UP", "VoIP_DN", "BE"), 64, 1, 0);
+
+    public Profile {
+      serviceClasses = Set.copyOf(serviceClasses);
+    }
+  }
+
+  private final EventLoopGroup group;
+  private final List<Cmts> cmtss = new ArrayList<>();
+
+  /** Starts {@code count} CMTSs named cmts-1 to cmts-N on free loopback ports. */
+  public CmtsSimulator(int count, Profile profile) {
+    NettySetup.beforeNetty();
+    Transport t = Transport.best();
+    group = t.group(Math.min(2, Runtime.getRuntime().availableProcessors()));
+    try {
+      for (int i = 1; i <= count; i++) {
+        Cmts c = new Cmts("cmts-" + i, profile);
+        Channel server =
+            new ServerBootstrap()
+                .group(group)
+                .channel(t.serverChannel())
+                .childHandler(
+                    new ChannelInitializer<SocketChannel>() {
+                      @Override
+                      protected void initChannel(SocketChannel ch) {
+                        c.connections.add(ch);
+                        ch.pipeline()
+                            .addLast(new CopsDecoder())
+                            .addLast(new CopsEncoder())
+                            .addLast(c.new Session());
+                      }
+                    })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .syncUninterruptibly()
+                .channel();
+        c.address = (InetSocketAddress) server.localAddress();
+        c.connections.add(server);
+        cmtss.add(c);
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  public List<Cmts> cmtss() {
+    return List.copyOf(cmtss);
+  }
+
+  public Cmts cmts(String name) {
+    return cmtss.stream().filter(c -> c.name.equals(name)).findFirst().orElseThrow();
+  }
+
+  /** Every CMTS by name and address: what a policy server is given. */
+  public Map<String, InetSocketAddress> addresses() {
+    Map<String, InetSocketAddress> m = new java.util.LinkedHashMap<>();
+    cmtss.forEach(c -> m.put(c.name, c.address));
+    return m;
+  }
+
+  /** Gates held on all CMTSs. */
+  public int gates() {
+    return cmtss.stream().mapToInt(c -> c.gates.size()).sum();
+  }
+
+  @Override
+  public void close() {
+    cmtss.forEach(c -> c.connections.close().awaitUninterruptibly(2_000));
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    stoppedNow();
+  }
+
+  /** One simulated CMTS: its gates and what it counted. */
+  public static final class Cmts {
+    private final String name;
+    private final Profile profile;
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final Map<Integer, Held> gates = new ConcurrentHashMap<>();
+    private final Map<java.net.InetAddress, AtomicLong> perSubscriber = new ConcurrentHashMap<>();
+    private final AtomicLong created = new AtomicLong();
+    private final AtomicLong deleted = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile InetSocketAddress address;
+
+    private record Held(GateMessage set) {}
+
+    Cmts(String name, Profile profile) {
+      this.name = name;
+      this.profile = profile;
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public InetSocketAddress address() {
+      return address;
+    }
+
+    /** Gates held now. */
+    public int gates() {
+      return gates.size();
+    }
+
+    /** Gates made by a Gate-Set (not counting modifications), deleted, and -Err answers sent. */
+    public long created() {
+      return created.get();
+    }
+
+    public long deleted() {
+      return deleted.get();
+    }
+
+    public long refused() {
+      return refused.get();
+    }
+
+    /** Drops every policy-server connection (the gates stay, as on a CMTS). */
+    public void dropConnections() {
+      for (Channel ch : connections) {
+        if (ch.parent() != null) {
+          ch.close();
+        }
+      }
+    }
+
+    /** Forgets a gate as a CMTS that lost it would; true if it had it. */
+    public boolean forget(int gateId) {
+      Held h = gates.remove(gateId);
+      if (h != null) {
+        perSubscriber.get(subscriber(h.set())).decrementAndGet();
+      }
+      return h != null;
+    }
+
+    /** The Gate IDs held now. */
+    public Set<Integer> gateIds() {
+      return Set.copyOf(gates.keySet());
+    }
+
+    private static java.net.InetAddress subscriber(GateMessage m) {
+      return m.subscriber().address();
+    }
+
+    /** One policy server's connection. */
+    final class Session extends SimpleChannelInboundHandler<Object> {
+      private final Handle handle = Handle.of(name);
+      private ScheduledFuture<?> keepAlive;
+
+      @Override
+      public void channelActive(ChannelHandlerContext ctx) {
+        ClientSI version =
+            new ClientSI(
+                false,
+                PcmmObjects.encode(
+                    List.of(new PcmmObject.VersionInfo(profile.major(), profile.minor()))));
+        ctx.writeAndFlush(
+            new ClientOpen(PcmmCops.CLIENT_TYPE, false, new PepId(name), version, null, null));
+      }
+
+      @Override
+      protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ClientAccept cat) {
+          long period = Math.max(1, cat.kaTimer().seconds() * 1000L / 3);
+          keepAlive =
+              ctx.executor()
+                  .scheduleAtFixedRate(
+                      () -> ctx.writeAndFlush(new KeepAlive(false, null)),
+                      period,
+                      period,
+                      TimeUnit.MILLISECONDS);
+          ctx.writeAndFlush(
+              Request.of(PcmmCops.CLIENT_TYPE, handle, new Context(Context.R_CONFIGURATION, 0)));
+        } else if (msg instanceof Decision d && d.handle().equals(handle)) {
+          GateMessage answer = answer(d);
+          if (answer != null) {
+            ctx.writeAndFlush(PcmmCops.report(handle, answer));
+          }
+        } else if (msg instanceof CopsDecodeFailure
+            || msg instanceof dev.portcullis.cops.ClientClose) {
+          ctx.close();
+        }
+      }
+
+      @Override
+      public void channelInactive(ChannelHandlerContext ctx) {
+        if (keepAlive != null) {
+          keepAlive.cancel(false);
+        }
+      }
+
+      @Override
+      public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+      }
+    }
+
+    /** The CMTS's answer to a DEC, or null for one it does not answer. */
+    GateMessage answer(Decision d) {
+      GateMessage m;
+      try {
+        m = PcmmCops.of(d);
+      } catch (PcmmFormatException e) {
+        refused.incrementAndGet();
+        // no Transaction ID to answer with when the message cannot be read: a CMTS drops it
+        return null;
+      }
+      GateCommand c = m.command();
+      if (c == null
+          || !c.fromPolicyServer()
+          || c == GateCommand.PDP_CONFIG
+          || c == GateCommand.SYNCH_REQUEST) {
+        return err(m, GateCommand.INVALID_GATE_CMD_ERR, PcmmErrorCode.UNKNOWN_GATE_COMMAND, 0);
+      }
+      GateCommand errCommand =
+          c == GateCommand.GATE_SET
+              ? GateCommand.GATE_SET_ERR
+              : c == GateCommand.GATE_INFO
+                  ? GateCommand.GATE_INFO_ERR
+                  : GateCommand.GATE_DELETE_ERR;
+      PcmmObject.PacketCableError missing = m.missing();
+      if (missing != null) {
+        return err(m, errCommand, PcmmErrorCode.MISSING_REQUIRED_OBJECT, missing.subcode());
+      }
+      if (!m.unknown().isEmpty()) {
+        PcmmObject.Unknown u = m.unknown().get(0);
+        return err(
+            m,
+            errCommand,
+            PcmmErrorCode.INVALID_OBJECT,
+            PcmmErrorCode.objectSubcode(u.sNum(), u.sType()));
+      }
+      switch (c) {
+        case GATE_SET:
+          return set(m);
+        case GATE_INFO:
+          {
+            Held h = gates.get(m.gateId().id());
+            if (h == null) {
+              return err(m, errCommand, PcmmErrorCode.UNKNOWN_GATE_ID, 0);
+            }
+            List<PcmmObject> l = ack(m, GateCommand.GATE_INFO_ACK, m.gateId());
+            for (PcmmObject o : h.set().objects()) {
+              if (o instanceof PcmmObject.GateSpec
+                  || o instanceof TrafficProfile
+                  || o instanceof dev.portcullis.cops.pcmm.PcmmClassifier) {
+                l.add(o);
+              }
+            }
+            l.add(new PcmmObject.GateUsageInfo(0, false));
+            l.add(new PcmmObject.GateTimeInfo(0));
+            l.add(new PcmmObject.GateState(PcmmObject.GateState.AUTHORIZED, 0));
+            return new GateMessage(l);
+          }
+        case GATE_DELETE:
+          if (!forget(m.gateId().id())) {
+            return err(m, errCommand, PcmmErrorCode.UNKNOWN_GATE_ID, 0);
+          }
+          deleted.incrementAndGet();
+          return new GateMessage(ack(m, GateCommand.GATE_DELETE_ACK, m.gateId()));
+        default:
+          return err(m, GateCommand.INVALID_GATE_CMD_ERR, PcmmErrorCode.UNKNOWN_GATE_COMMAND, 0);
+      }
+    }
+
+    private GateMessage set(GateMessage m) {
+      if (m.trafficProfile() instanceof TrafficProfile.ServiceClassName scn
+          && !profile.serviceClasses().contains(scn.name())) {
+        return err(m, GateCommand.GATE_SET_ERR, PcmmErrorCode.UNDEFINED_SERVICE_CLASS_NAME, 0);
+      }
+      if (m.gateId() != null) { // a modification of a gate this CMTS holds
+        if (gates.replace(m.gateId().id(), new Held(m)) == null) {
+          return err(m, GateCommand.GATE_SET_ERR, PcmmErrorCode.UNKNOWN_GATE_ID, 0);
+        }
+        return new GateMessage(ack(m, GateCommand.GATE_SET_ACK, m.gateId()));
+      }
+      AtomicLong n = perSubscriber.computeIfAbsent(subscriber(m), a -> new AtomicLong());
+      if (n.incrementAndGet() > profile.gatesPerSubscriber()) {
+        n.decrementAndGet();
+        return err(m, GateCommand.GATE_SET_ERR, PcmmErrorCode.INSUFFICIENT_RESOURCES, 0);
+      }
+      int id;
+      do {
+        id = ThreadLocalRandom.current().nextInt();
+      } while (id == 0 || gates.putIfAbsent(id, new Held(m)) != null);
+      created.incrementAndGet();
+      return new GateMessage(ack(m, GateCommand.GATE_SET_ACK, new PcmmObject.GateId(id)));
+    }
+
+    private static List<PcmmObject> ack(GateMessage m, GateCommand c, PcmmObject.GateId id) {
+      List<PcmmObject> l = new ArrayList<>();
+      l.add(new PcmmObject.TransactionId(m.transactionId().id(), c));
+      l.add(m.amid());
+      l.add(m.subscriber());
+      l.add(id);
+      return l;
+    }
+
+    private GateMessage err(GateMessage m, GateCommand c, PcmmErrorCode code, int subcode) {
+      refused.incrementAndGet();
+      List<PcmmObject> l = new ArrayList<>();
+      l.add(new PcmmObject.TransactionId(m.transactionId().id(), c));
+      if (m.amid() != null) {
+        l.add(m.amid());
+      }
+      if (m.subscriber() != null) {
+        l.add(m.subscriber());
+      }
+      if (m.gateId() != null) {
+        l.add(m.gateId());
+      }
+      l.add(new PcmmObject.PacketCableError(code, subcode));
+      return new GateMessage(l);
+    }
+  }
+}
