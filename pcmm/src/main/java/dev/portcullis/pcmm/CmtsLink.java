@@ -29,6 +29,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
@@ -97,6 +98,9 @@ final class CmtsLink {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ch.pipeline()
+                        // many Gate-Sets or -Deletes at once (a policy change) leave in a few
+                        // writes, not one each; a flush inside a read waits for its end
+                        .addLast(new FlushConsolidationHandler(256, true))
                         .addLast(new IdleStateHandler(settings.kaSeconds(), 0, 0))
                         .addLast(new CopsDecoder())
                         .addLast(new CopsEncoder())
@@ -163,7 +167,11 @@ final class CmtsLink {
               command.description() + ": CMTS " + name + " is not connected", null));
       return answer;
     }
-    c.channel.eventLoop().execute(() -> c.send(command, objects, answer));
+    if (c.channel.eventLoop().inEventLoop()) {
+      c.send(command, objects, answer); // an answer's callback sending the next: no hand-over
+    } else {
+      c.channel.eventLoop().execute(() -> c.send(command, objects, answer));
+    }
     return answer;
   }
 

@@ -12,8 +12,8 @@ public record Gate(String cmts, int gateId, GateRequest request, int state) {
     return new Gate(cmts, gateId, request, state);
   }
 
-  /** The key a policy server files it under: unique per CMTS. */
-  String key() {
+  /** The key a policy server files it under: the CMTS's name and the Gate ID, unique. */
+  public String key() {
     return key(cmts, gateId);
   }
 

@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -227,13 +228,16 @@ public final class PolicyServer implements Lifecycle {
    */
   public CompletableFuture<Integer> reevaluate() {
     List<Gate> doomed = new ArrayList<>();
-    Map<Gate, String> why = new HashMap<>();
+    // by identity: the books hold one instance of each gate (records compare whole requests)
+    Map<Gate, String> why = new IdentityHashMap<>();
     synchronized (books) {
       for (Gate g : gates.values()) {
-        List<Gate> others =
-            new ArrayList<>(bySubscriber.getOrDefault(address(g.request()), List.of()));
-        others.remove(g);
-        others.removeAll(doomed);
+        List<Gate> others = new ArrayList<>();
+        for (Gate o : bySubscriber.getOrDefault(address(g.request()), List.of())) {
+          if (o != g && !why.containsKey(o)) {
+            others.add(o);
+          }
+        }
         GatePolicy.Verdict v = policy.decide(g.request(), others);
         if (!v.allowed()) {
           doomed.add(g);

@@ -232,12 +232,17 @@ public final class CmtsSimulator extends Lifecycle.Bound {
         } else if (msg instanceof Decision d && d.handle().equals(handle)) {
           GateMessage answer = answer(d);
           if (answer != null) {
-            ctx.writeAndFlush(PcmmCops.report(handle, answer));
+            ctx.write(PcmmCops.report(handle, answer), ctx.voidPromise()); // flushed per read batch
           }
         } else if (msg instanceof CopsDecodeFailure
             || msg instanceof dev.portcullis.cops.ClientClose) {
           ctx.close();
         }
+      }
+
+      @Override
+      public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
       }
 
       @Override
