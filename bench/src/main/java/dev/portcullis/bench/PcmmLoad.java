@@ -1,6 +1,7 @@
 package dev.portcullis.bench;
 
 import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.pcmm.GateCommand;
@@ -13,6 +14,7 @@ import dev.portcullis.pcmm.PolicyServer;
 import dev.portcullis.pcmm.SubscriberLimits;
 import dev.portcullis.pcmm.cmts.CmtsSimulator;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepClient;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import io.netty.channel.EventLoopGroup;
@@ -120,23 +122,37 @@ public final class PcmmLoad implements Callable<Integer> {
       LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, Math.max(1, roundTrips / 4));
       gateRoundTrips(ps, first, Math.max(1, roundTrips / 4)); // warm-up
       long[] cops = new long[0];
+      long[] library = new long[0];
       long[] pcmm = new long[0];
-      for (int r = 0; r < rounds; r++) {
-        cops =
-            PdpLoad.concat(
-                cops,
-                LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds));
-        pcmm = PdpLoad.concat(pcmm, gateRoundTrips(ps, first, roundTrips / rounds));
+      try (PepClient pep =
+          PepClient.builder()
+              .pdp(pdp.address())
+              .pepId("pcmm-load")
+              .requestTimeout(Duration.ofSeconds(30))
+              .build()) {
+        pep.open().get(30, TimeUnit.SECONDS);
+        pepRoundTrips(pep, Math.max(1, roundTrips / 4)); // warm-up
+        for (int r = 0; r < rounds; r++) {
+          cops =
+              PdpLoad.concat(
+                  cops,
+                  LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds));
+          library = PdpLoad.concat(library, pepRoundTrips(pep, roundTrips / rounds));
+          pcmm = PdpLoad.concat(pcmm, gateRoundTrips(ps, first, roundTrips / rounds));
+        }
       }
       out.printf("round trip, one outstanding, %d rounds alternating (us):%n", rounds);
       out.printf("  %-28s %9s %9s %9s%n", "", "mean", "median", "p99");
-      out.println(PdpLoad.rowText("REQ -> DEC (PDP)", cops));
+      out.println(PdpLoad.rowText("REQ -> DEC, raw client", cops));
+      out.println(PdpLoad.rowText("REQ -> DEC, PepClient", library));
       out.println(PdpLoad.rowText("Gate-Set -> Gate-Set-Ack", pcmm));
       out.printf(
           Locale.ROOT,
-          "  Gate-Set / REQ-DEC: mean %.2fx, median %.2fx%n",
+          "  Gate-Set / REQ-DEC raw: mean %.2fx, median %.2fx; / PepClient: mean %.2fx, median %.2fx%n",
           PdpLoad.mean(pcmm) / PdpLoad.mean(cops),
-          (double) median(pcmm) / median(cops));
+          (double) median(pcmm) / median(cops),
+          PdpLoad.mean(pcmm) / PdpLoad.mean(library),
+          (double) median(pcmm) / median(library));
       out.flush();
 
       // 2. many gates over many CMTSs
@@ -262,6 +278,40 @@ public final class PcmmLoad implements Callable<Integer> {
     long[] s = v.clone();
     java.util.Arrays.sort(s);
     return s[s.length / 2];
+  }
+
+  /**
+   * {@code n} REQ/DEC round trips through the PEP library, one outstanding, each sent from the last
+   * answer's callback (as the Gate-Sets are).
+   */
+  private static long[] pepRoundTrips(PepClient pep, int n) throws Exception {
+    long[] rtt = new long[n];
+    AccessRequest ar = CopsLayers.rulesRequest();
+    Context ctx = new Context(Context.R_INCOMING, 0);
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    new Object() {
+      int i;
+
+      void next() {
+        long t = System.nanoTime();
+        pep.request("h", ctx, ar)
+            .whenComplete(
+                (d, e) -> {
+                  if (e != null) {
+                    done.completeExceptionally(e);
+                    return;
+                  }
+                  rtt[i++] = System.nanoTime() - t;
+                  if (i == n) {
+                    done.complete(null);
+                  } else {
+                    next();
+                  }
+                });
+      }
+    }.next();
+    done.get(120, TimeUnit.SECONDS);
+    return rtt;
   }
 
   /**

@@ -29,6 +29,6 @@ class PcmmLoadSmokeTest {
     assertEquals(0, rc, out.toString());
     assertTrue(out.toString().contains("lost 0, set twice 0"), out.toString());
     assertTrue(out.toString().contains("30 of 60 gates deleted"), out.toString());
-    assertTrue(out.toString().contains("Gate-Set / REQ-DEC"), out.toString());
+    assertTrue(out.toString().contains("Gate-Set / REQ-DEC raw"), out.toString());
   }
 }
