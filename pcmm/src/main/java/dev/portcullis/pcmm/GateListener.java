@@ -2,6 +2,15 @@ package dev.portcullis.pcmm;
 
 /** What happens to gates, for the audit, metrics and applications. Called off the event loops. */
 public interface GateListener {
+  /**
+   * The policy allowed a Gate-Set, which is about to be sent: called before the CMTS can act on it,
+   * so that a record of the decision precedes the gate it makes.
+   */
+  default void allowed(String cmts, GateRequest request, String reason) {}
+
+  /** A Gate-Set not made: denied by the policy, refused by the CMTS, or not answered. */
+  default void refused(String cmts, GateRequest request, String reason) {}
+
   /** A CMTS acknowledged a Gate-Set: the gate exists. */
   default void set(Gate gate, String reason) {}
 

@@ -130,48 +130,53 @@ public final class PolicyServer implements Lifecycle {
       }
     }
     if (!v.allowed()) {
+      String why = "denied by policy: " + v.reason();
+      listeners.forEach(l -> l.refused(cmts, request, why));
       return CompletableFuture.failedFuture(
           new GateRefusedException(
-              "Gate-Set for "
-                  + inFlight.request().subscriber().address().getHostAddress()
-                  + " denied by policy: "
-                  + v.reason(),
-              null));
+              "Gate-Set for " + request.subscriber().address().getHostAddress() + " " + why, null));
     }
+    listeners.forEach(l -> l.allowed(cmts, request, v.reason()));
     return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
-        .handle(
-            (m, e) -> {
-              synchronized (books) {
-                unfile(inFlight);
-              }
-              if (e != null) {
-                throw new CompletionException(e);
-              }
-              if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
-                Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
-                synchronized (books) {
-                  if (gates.containsKey(g.key())) {
-                    // the CMTS gave an ID it had given for a gate we hold: refuse to file it twice
-                    throw new CompletionException(
-                        new GateRefusedException(
-                            "Gate-Set: CMTS "
-                                + cmts
-                                + " acknowledged with the ID of "
-                                + gates.get(g.key())
-                                + " again",
-                            null));
-                  }
-                  file(g);
-                }
-                listeners.forEach(l -> l.set(g, v.reason()));
-                return g;
-              }
-              throw new CompletionException(
-                  m.command() == GateCommand.GATE_SET_ERR
-                      ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
-                      : new GateRefusedException(
-                          "Gate-Set: CMTS " + cmts + " answered " + m, null));
-            });
+        .handle((m, e) -> answered(inFlight, v, m, e));
+  }
+
+  /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
+  private Gate answered(Gate inFlight, GatePolicy.Verdict v, GateMessage m, Throwable e) {
+    synchronized (books) {
+      unfile(inFlight);
+    }
+    String cmts = inFlight.cmts();
+    GateRequest request = inFlight.request();
+    Throwable refusal;
+    if (e != null) {
+      refusal = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
+      Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
+      Gate held;
+      synchronized (books) {
+        held = gates.get(g.key());
+        if (held == null) {
+          file(g);
+        }
+      }
+      if (held == null) {
+        listeners.forEach(l -> l.set(g, v.reason()));
+        return g;
+      }
+      // the CMTS gave an ID it had given for a gate held here: never file a gate twice
+      refusal =
+          new GateRefusedException(
+              "Gate-Set: CMTS " + cmts + " acknowledged with the ID of " + held + " again", null);
+    } else {
+      refusal =
+          m.command() == GateCommand.GATE_SET_ERR
+              ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
+              : new GateRefusedException("Gate-Set: CMTS " + cmts + " answered " + m, null);
+    }
+    String why = why(refusal);
+    listeners.forEach(l -> l.refused(cmts, request, why));
+    throw new CompletionException(refusal);
   }
 
   /** Deletes {@code gate} on its CMTS; a CMTS that no longer has it counts as deleted. */

@@ -1,0 +1,113 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.cops.pcmm.TrafficProfile;
+import java.util.Objects;
+
+/**
+ * Every gate's life in a hash-chained audit log: the policy's decision before the Gate-Set leaves
+ * ({@code gate-allowed}), then what became of it: {@code gate-set} with the CMTS's Gate ID, {@code
+ * gate-refused} (by the policy or the CMTS, with why), {@code gate-state}, {@code gate-deleted} and
+ * {@code gate-lost}, each naming the CMTS, the subscriber and the application manager.
+ */
+public final class GateAudit implements GateListener {
+  private final AuditLog log;
+
+  public GateAudit(AuditLog log) {
+    this.log = Objects.requireNonNull(log, "log");
+  }
+
+  @Override
+  public void allowed(String cmts, GateRequest request, String reason) {
+    log.record(
+        "gate-allowed",
+        "cmts",
+        cmts,
+        "subscriber",
+        subscriber(request),
+        "amid",
+        amid(request.amid()),
+        "profile",
+        profile(request.trafficProfile()),
+        "classifiers",
+        request.classifiers().size(),
+        "reason",
+        reason);
+  }
+
+  @Override
+  public void refused(String cmts, GateRequest request, String reason) {
+    log.record(
+        "gate-refused",
+        "cmts",
+        cmts,
+        "subscriber",
+        subscriber(request),
+        "amid",
+        amid(request.amid()),
+        "profile",
+        profile(request.trafficProfile()),
+        "reason",
+        reason);
+  }
+
+  @Override
+  public void set(Gate gate, String reason) {
+    record("gate-set", gate, "reason", reason);
+  }
+
+  @Override
+  public void deleted(Gate gate, String reason) {
+    record("gate-deleted", gate, "reason", reason);
+  }
+
+  @Override
+  public void lost(Gate gate, String reason) {
+    record("gate-lost", gate, "reason", reason);
+  }
+
+  @Override
+  public void stateChanged(Gate gate) {
+    record("gate-state", gate, "state", gate.state());
+  }
+
+  private void record(String event, Gate g, String key, Object value) {
+    log.record(
+        event,
+        "cmts",
+        g.cmts(),
+        "gate",
+        String.format("%08x", g.gateId()),
+        "subscriber",
+        subscriber(g.request()),
+        "amid",
+        amid(g.request().amid()),
+        key,
+        value);
+  }
+
+  private static String subscriber(GateRequest r) {
+    return r.subscriber().address().getHostAddress();
+  }
+
+  private static String amid(PcmmObject.Amid a) {
+    return a.applicationType() + "/" + a.applicationManagerTag();
+  }
+
+  /** A traffic profile in a few words: its kind, and the service class by name. */
+  static String profile(TrafficProfile p) {
+    if (p instanceof TrafficProfile.ServiceClassName s) {
+      return "service class " + s.name();
+    }
+    return switch (p.sType()) {
+          case 1 -> "flow spec";
+          case 3 -> "best effort";
+          case 6 -> "UGS";
+          case 8 -> "downstream";
+          default -> "profile 7/" + p.sType();
+        }
+        + ", envelope "
+        + p.envelope();
+  }
+}
