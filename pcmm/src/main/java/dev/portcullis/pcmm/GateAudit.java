@@ -20,8 +20,17 @@ public final class GateAudit implements GateListener {
 
   @Override
   public void allowed(String cmts, GateRequest request, String reason) {
+    record("gate-allowed", cmts, request, reason);
+  }
+
+  @Override
+  public void refused(String cmts, GateRequest request, String reason) {
+    record("gate-refused", cmts, request, reason);
+  }
+
+  private void record(String event, String cmts, GateRequest request, String reason) {
     log.record(
-        "gate-allowed",
+        event,
         "cmts",
         cmts,
         "subscriber",
@@ -32,22 +41,6 @@ public final class GateAudit implements GateListener {
         profile(request.trafficProfile()),
         "classifiers",
         request.classifiers().size(),
-        "reason",
-        reason);
-  }
-
-  @Override
-  public void refused(String cmts, GateRequest request, String reason) {
-    log.record(
-        "gate-refused",
-        "cmts",
-        cmts,
-        "subscriber",
-        subscriber(request),
-        "amid",
-        amid(request.amid()),
-        "profile",
-        profile(request.trafficProfile()),
         "reason",
         reason);
   }
