@@ -25,6 +25,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -232,11 +233,23 @@ public final class PolicyServer implements Lifecycle {
    * allows; completes with how many were deleted once every CMTS has answered.
    */
   public CompletableFuture<Integer> reevaluate() {
+    return reevaluate(g -> true);
+  }
+
+  /**
+   * As {@link #reevaluate()} for the gates {@code affected} selects only: after a change that
+   * touches some subscribers (one revoked, one's limits changed), exactly their gates are decided
+   * again.
+   */
+  public CompletableFuture<Integer> reevaluate(Predicate<Gate> affected) {
     List<Gate> doomed = new ArrayList<>();
     // by identity: the books hold one instance of each gate (records compare whole requests)
     Map<Gate, String> why = new IdentityHashMap<>();
     synchronized (books) {
       for (Gate g : gates.values()) {
+        if (!affected.test(g)) {
+          continue;
+        }
         List<Gate> others = new ArrayList<>();
         for (Gate o : bySubscriber.getOrDefault(address(g.request()), List.of())) {
           if (o != g && !why.containsKey(o)) {

@@ -1,18 +1,21 @@
 package dev.portcullis.pcmm;
 
 import dev.portcullis.cops.pcmm.TrafficProfile;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The simplest PCMM engine: a subscriber may hold at most {@code maxGates} gates, and only of the
  * named service classes (an empty set allows any traffic profile, a non-empty one only DOCSIS
- * Service Class Names in it). Set {@link #maxGates} and {@link #serviceClasses} at run time and
- * call {@link PolicyServer#reevaluate()} to apply the change to existing gates.
+ * Service Class Names in it), and a revoked subscriber none. Change the limits at run time with
+ * {@link #limits} and call {@link PolicyServer#reevaluate()} to apply them to existing gates.
  */
 public final class SubscriberLimits implements GatePolicy {
   private volatile int maxGates;
   private volatile Set<String> serviceClasses;
+  private final Set<InetAddress> revoked = ConcurrentHashMap.newKeySet();
 
   public SubscriberLimits(int maxGates, Set<String> serviceClasses) {
     limits(maxGates, serviceClasses);
@@ -27,8 +30,25 @@ public final class SubscriberLimits implements GatePolicy {
     this.maxGates = maxGates;
   }
 
+  /**
+   * Revokes {@code subscriber}: no gate for it is allowed until {@link #restore}. Follow with
+   * {@code reevaluate(g -> subscriber's)} to delete the gates it holds.
+   */
+  public void revoke(InetAddress subscriber) {
+    revoked.add(subscriber);
+  }
+
+  /** Allows {@code subscriber} gates again within the limits. */
+  public void restore(InetAddress subscriber) {
+    revoked.remove(subscriber);
+  }
+
   @Override
   public Verdict decide(GateRequest request, List<Gate> subscribersGates) {
+    if (revoked.contains(request.subscriber().address())) {
+      return Verdict.deny(
+          "subscriber " + request.subscriber().address().getHostAddress() + " revoked");
+    }
     Set<String> classes = serviceClasses;
     if (!classes.isEmpty()) {
       if (!(request.trafficProfile() instanceof TrafficProfile.ServiceClassName scn)) {

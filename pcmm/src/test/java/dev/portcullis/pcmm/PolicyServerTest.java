@@ -176,6 +176,40 @@ class PolicyServerTest {
   }
 
   @Test
+  void aRevokedSubscriberLosesExactlyItsGatesAtOnce() throws Exception {
+    SubscriberLimits limits = new SubscriberLimits(10, Set.of());
+    AtomicInteger asked = new AtomicInteger();
+    GatePolicy counted =
+        (r, others) -> {
+          asked.incrementAndGet();
+          return limits.decide(r, others);
+        };
+    try (CmtsSimulator sim = new CmtsSimulator(3, CmtsSimulator.Profile.DEFAULT);
+        PolicyServer ps = PolicyServer.start(sim.addresses(), counted, FAST)) {
+      join(ps.ready());
+      for (int sub = 0; sub < 3; sub++) {
+        for (int i = 0; i < 6; i++) {
+          join(ps.set("cmts-" + (1 + i % 3), request(sub, "BE", 1000 + i)));
+        }
+      }
+      InetAddress two = request(2, "BE", 0).subscriber().address();
+      limits.revoke(two);
+      asked.set(0);
+      assertEquals(6, join(ps.reevaluate(g -> g.request().subscriber().address().equals(two))));
+      assertEquals(6, asked.get(), "only the revoked subscriber's gates are decided again");
+      assertEquals(12, ps.gates().size());
+      assertTrue(
+          ps.gates().stream().noneMatch(g -> g.request().subscriber().address().equals(two)));
+      assertEquals(12, sim.gates(), "deleted on every CMTS it had gates on");
+      Throwable e = failure(ps.set("cmts-1", request(2, "BE", 9)));
+      assertTrue(e.getMessage().contains("subscriber 10.1.0.2 revoked"), e.getMessage());
+      limits.restore(two);
+      join(ps.set("cmts-1", request(2, "BE", 9)));
+      assertEquals(13, sim.gates());
+    }
+  }
+
+  @Test
   void aCmtsThatDropsTheConnectionIsReconnectedAndItsGatesChecked() throws Exception {
     try (CmtsSimulator sim = new CmtsSimulator(2, CmtsSimulator.Profile.DEFAULT);
         PolicyServer ps =
