@@ -246,6 +246,34 @@ class PolicyServerTest {
     }
   }
 
+  @Test
+  void keepAlivesKeepACmtsAndSilenceEndsIt() throws Exception {
+    PolicyServer.Settings oneSecond =
+        new PolicyServer.Settings(
+            1, Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(300));
+    try (CmtsSimulator talking = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
+        CmtsSimulator silent = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT.silent())) {
+      Map<String, InetSocketAddress> cmtss = new LinkedHashMap<>();
+      cmtss.put("talking", talking.cmtss().get(0).address());
+      cmtss.put("silent", silent.cmtss().get(0).address());
+      try (PolicyServer ps =
+          PolicyServer.start(cmtss, new SubscriberLimits(10, Set.of()), oneSecond)) {
+        join(ps.ready());
+        // A real wait is the thing under test: the policy server's 1 s KA timer runs on its event
+        // loop's clock; keep-alives every third of it must keep one CMTS, silence must end the
+        // other.
+        Thread.sleep(3_500);
+        CmtsSimulator.Cmts t = talking.cmtss().get(0);
+        CmtsSimulator.Cmts s = silent.cmtss().get(0);
+        assertEquals(1, t.opened(), "the talking CMTS kept its one connection");
+        assertTrue(t.echoes() >= 5, "keep-alives echoed: " + t.echoes());
+        assertTrue(
+            s.opened() >= 3, "the silent CMTS was closed and connected again: " + s.opened());
+        join(ps.set("talking", request(1, "BE", 80)));
+      }
+    }
+  }
+
   /** A "CMTS" that answers every connection with junk, counting them. */
   static final class JunkCmts implements AutoCloseable {
     final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

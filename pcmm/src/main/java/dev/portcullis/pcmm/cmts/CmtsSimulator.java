@@ -53,12 +53,26 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class CmtsSimulator extends Lifecycle.Bound {
   /** How a simulated CMTS behaves. */
-  public record Profile(Set<String> serviceClasses, int gatesPerSubscriber, int major, int minor) {
-    /** Service classes "VoIP_UP", "VoIP_DN", "BE"; 64 gates a subscriber; version 1.0. */
-    public static final Profile DEFAULT = new Profile(Set.of("VoIP_UP", "VoIP_DN", "BE"), 64, 1, 0);
+  public record Profile(
+      Set<String> serviceClasses,
+      int gatesPerSubscriber,
+      int major,
+      int minor,
+      boolean keepAlives) {
+    /**
+     * Service classes "VoIP_UP", "VoIP_DN", "BE"; 64 gates a subscriber; version 1.0; keep-alives
+     * at a third of the KA timer.
+     */
+    public static final Profile DEFAULT =
+        new Profile(Set.of("VoIP_UP", "VoIP_DN", "BE"), 64, 1, 0, true);
 
     public Profile {
       serviceClasses = Set.copyOf(serviceClasses);
+    }
+
+    /** This profile without keep-alives: a CMTS gone silent after its REQ. */
+    public Profile silent() {
+      return new Profile(serviceClasses, gatesPerSubscriber, major, minor, false);
     }
   }
 
@@ -138,6 +152,8 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     private final AtomicLong created = new AtomicLong();
     private final AtomicLong deleted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong echoes = new AtomicLong();
     private volatile InetSocketAddress address;
 
     private record Held(GateMessage set) {}
@@ -171,6 +187,16 @@ public final class CmtsSimulator extends Lifecycle.Bound {
 
     public long refused() {
       return refused.get();
+    }
+
+    /** Policy-server connections this CMTS opened (sent a Client-Open on). */
+    public long opened() {
+      return opened.get();
+    }
+
+    /** Keep-alives the policy server echoed. */
+    public long echoes() {
+      return echoes.get();
     }
 
     /** Drops every policy-server connection (the gates stay, as on a CMTS). */
@@ -214,19 +240,22 @@ public final class CmtsSimulator extends Lifecycle.Bound {
                     List.of(new PcmmObject.VersionInfo(profile.major(), profile.minor()))));
         ctx.writeAndFlush(
             new ClientOpen(PcmmCops.CLIENT_TYPE, false, new PepId(name), version, null, null));
+        opened.incrementAndGet();
       }
 
       @Override
       protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ClientAccept cat) {
           long period = Math.max(1, cat.kaTimer().seconds() * 1000L / 3);
-          keepAlive =
-              ctx.executor()
-                  .scheduleAtFixedRate(
-                      () -> ctx.writeAndFlush(new KeepAlive(false, null)),
-                      period,
-                      period,
-                      TimeUnit.MILLISECONDS);
+          if (profile.keepAlives()) {
+            keepAlive =
+                ctx.executor()
+                    .scheduleAtFixedRate(
+                        () -> ctx.writeAndFlush(new KeepAlive(false, null)),
+                        period,
+                        period,
+                        TimeUnit.MILLISECONDS);
+          }
           ctx.writeAndFlush(
               Request.of(PcmmCops.CLIENT_TYPE, handle, new Context(Context.R_CONFIGURATION, 0)));
         } else if (msg instanceof Decision d && d.handle().equals(handle)) {
@@ -234,6 +263,8 @@ public final class CmtsSimulator extends Lifecycle.Bound {
           if (answer != null) {
             ctx.write(PcmmCops.report(handle, answer), ctx.voidPromise()); // flushed per read batch
           }
+        } else if (msg instanceof KeepAlive) {
+          echoes.incrementAndGet();
         } else if (msg instanceof CopsDecodeFailure
             || msg instanceof dev.portcullis.cops.ClientClose) {
           ctx.close();
