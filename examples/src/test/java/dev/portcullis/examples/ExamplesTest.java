@@ -43,6 +43,25 @@ class ExamplesTest {
   }
 
   @Test
+  void aPcmmPolicyServerSetsGatesWithinPolicyAndRevokesThem() throws Exception {
+    assertEquals(
+        List.of(
+            "gate-allowed",
+            "gate-set",
+            "gate-allowed",
+            "gate-set",
+            "gate-refused",
+            "gate-deleted",
+            "gate-deleted"),
+        PcmmGates.run(out));
+    assertTrue(
+        printed().contains("third gate refused") && printed().contains("limit 2"), printed());
+    assertTrue(printed().contains("2 gates deleted"), printed());
+    assertTrue(printed().contains("gates left on the CMTSs: 0"), printed());
+    assertTrue(printed().contains("intact, 7 records"), printed());
+  }
+
+  @Test
   void theVerifierAloneAcceptsSealedPacketsAndDropsForgeries() throws Exception {
     List<Outcome> outcomes = ActivePacketCheck.run(out);
     assertEquals(ActivePacketCheck.EXPECTED, outcomes);
