@@ -267,10 +267,22 @@ public final class ZooKeeperStateStore implements StateStore {
       zk.sync(full, (rc, p, ctx) -> {}, null);
       Stat stat = new Stat();
       byte[] data = zk.getData(full, false, stat);
+      if (log.isDebugEnabled()) {
+        // which write a linearizable read saw (a fleet test once saw a deleted entry here)
+        log.debug(
+            "{}: read {} after sync: version {}, owner {}, created at zxid {}, changed at {}",
+            where,
+            path,
+            stat.getVersion(),
+            Long.toHexString(stat.getEphemeralOwner()),
+            Long.toHexString(stat.getCzxid()),
+            Long.toHexString(stat.getMzxid()));
+      }
       return Optional.of(
           new Versioned(
               data == null ? new byte[0] : data, stat.getVersion(), stat.getEphemeralOwner()));
     } catch (KeeperException.NoNodeException e) {
+      log.debug("{}: read {} after sync: none", where, path);
       return Optional.empty();
     } catch (Exception e) {
       throw failure("read", path, e);
@@ -289,6 +301,7 @@ public final class ZooKeeperStateStore implements StateStore {
       if (lifetime == Lifetime.LEASED) {
         leases.put(path, liveness.session());
       }
+      log.debug("{}: created {} ({})", where, path, lifetime);
       return true;
     } catch (KeeperException.NodeExistsException e) {
       return false;
@@ -301,7 +314,14 @@ public final class ZooKeeperStateStore implements StateStore {
   public boolean replace(String path, byte[] data, int version) throws StoreException {
     StorePaths.check(path);
     try {
-      client.setData().withVersion(version).forPath(path, data);
+      Stat stat = client.setData().withVersion(version).forPath(path, data);
+      log.debug(
+          "{}: replaced {} (version {} -> {}, zxid {})",
+          where,
+          path,
+          version,
+          stat.getVersion(),
+          Long.toHexString(stat.getMzxid()));
       return true;
     } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
       return false;
@@ -316,6 +336,7 @@ public final class ZooKeeperStateStore implements StateStore {
     try {
       client.delete().withVersion(version).forPath(path);
       leases.remove(path);
+      log.debug("{}: deleted {} (version {})", where, path, version);
       return true;
     } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
       return false;
