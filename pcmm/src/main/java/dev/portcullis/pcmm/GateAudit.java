@@ -88,19 +88,10 @@ public final class GateAudit implements GateListener {
     return a.applicationType() + "/" + a.applicationManagerTag();
   }
 
-  /** A traffic profile in a few words: its kind, and the service class by name. */
+  /** A traffic profile in a few words: the service class by name, or the profile's kind. */
   static String profile(TrafficProfile p) {
-    if (p instanceof TrafficProfile.ServiceClassName s) {
-      return "service class " + s.name();
-    }
-    return switch (p.sType()) {
-          case 1 -> "flow spec";
-          case 3 -> "best effort";
-          case 6 -> "UGS";
-          case 8 -> "downstream";
-          default -> "profile 7/" + p.sType();
-        }
-        + ", envelope "
-        + p.envelope();
+    return p instanceof TrafficProfile.ServiceClassName s
+        ? "service class " + s.name()
+        : EngineGatePolicy.service(p) + ", envelope " + p.envelope();
   }
 }
