@@ -152,6 +152,14 @@ public final class PolicyServer implements Lifecycle {
     Throwable refusal;
     if (e != null) {
       refusal = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    } else if (m.command() == GateCommand.GATE_SET_ACK
+        && m.gateId() != null
+        && m.gateId().id() == 0) {
+      // 0 is no gate: these books (and an application) could not tell it from a Gate-Set in
+      // flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
+      refusal =
+          new GateRefusedException(
+              "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate", null);
     } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
       Gate held;

@@ -1,0 +1,187 @@
+package dev.portcullis.pcmm;
+
+import static dev.portcullis.pcmm.PolicyServerTest.FAST;
+import static dev.portcullis.pcmm.PolicyServerTest.failure;
+import static dev.portcullis.pcmm.PolicyServerTest.join;
+import static dev.portcullis.pcmm.PolicyServerTest.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.ClientAccept;
+import dev.portcullis.cops.ClientOpen;
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.cops.CopsMessage;
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmCops;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** CMTSs that answer wrongly on purpose: the policy server's books stay true. */
+@Timeout(60)
+class HostileCmtsTest {
+  /**
+   * A CMTS on a blocking socket that opens, takes the Client-Accept, sends its REQ, then answers
+   * each gate control message with what {@code answer} makes of it (a list of messages to send).
+   */
+  static final class ScriptedCmts implements AutoCloseable {
+    final ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+    final Thread thread;
+
+    ScriptedCmts(Function<GateMessage, List<GateMessage>> answer) throws IOException {
+      thread =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try (Socket s = server.accept()) {
+                    serve(s, answer);
+                  } catch (Exception e) {
+                    // the policy server hung up, or the test ended: next
+                  }
+                }
+              },
+              "scripted-cmts");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private static void serve(Socket s, Function<GateMessage, List<GateMessage>> answer)
+        throws Exception {
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      OutputStream out = s.getOutputStream();
+      Handle h = Handle.of("scripted");
+      out.write(CopsCodec.encode(ClientOpen.of(PcmmCops.CLIENT_TYPE, "scripted")));
+      if (!(read(in) instanceof ClientAccept)) {
+        return;
+      }
+      out.write(
+          CopsCodec.encode(
+              Request.of(PcmmCops.CLIENT_TYPE, h, new Context(Context.R_CONFIGURATION, 0))));
+      while (true) {
+        if (read(in) instanceof Decision d) {
+          for (GateMessage m : answer.apply(PcmmCops.of(d))) {
+            out.write(CopsCodec.encode(PcmmCops.report(h, m)));
+          }
+        }
+      }
+    }
+
+    private static CopsMessage read(DataInputStream in) throws Exception {
+      byte[] header = new byte[8];
+      in.readFully(header);
+      int len =
+          (header[4] & 0xff) << 24
+              | (header[5] & 0xff) << 16
+              | (header[6] & 0xff) << 8
+              | (header[7] & 0xff);
+      byte[] all = new byte[len];
+      System.arraycopy(header, 0, all, 0, 8);
+      in.readFully(all, 8, len - 8);
+      return CopsCodec.decode(all);
+    }
+
+    InetSocketAddress address() {
+      return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+
+  static GateMessage ack(GateMessage set, PcmmObject.GateId id) {
+    return GateMessage.of(
+        new PcmmObject.TransactionId(set.transactionId().id(), GateCommand.GATE_SET_ACK),
+        set.amid(),
+        set.subscriber(),
+        id);
+  }
+
+  PolicyServer serverFor(ScriptedCmts cmts) throws Exception {
+    PolicyServer ps =
+        PolicyServer.start(
+            Map.of("scripted", cmts.address()), new SubscriberLimits(100, Set.of()), FAST);
+    join(ps.ready());
+    return ps;
+  }
+
+  @Test
+  void anAckWithoutARealGateIdFilesNoGate() throws Exception {
+    try (ScriptedCmts cmts = new ScriptedCmts(m -> List.of(ack(m, new PcmmObject.GateId(0))));
+        PolicyServer ps = serverFor(cmts)) {
+      Throwable e = failure(ps.set("scripted", request(1, "BE", 80)));
+      assertInstanceOf(GateRefusedException.class, e);
+      assertTrue(e.getMessage().contains("Gate ID 0"), e.getMessage());
+      assertEquals(0, ps.gates().size());
+    }
+  }
+
+  @Test
+  void anAckWithoutAGateIdOrWithOneHeldAlreadyFilesNoGate() throws Exception {
+    try (ScriptedCmts cmts =
+            new ScriptedCmts(
+                m ->
+                    m.transactionId().id() == 2
+                        ? List.of(
+                            GateMessage.of(
+                                new PcmmObject.TransactionId(2, GateCommand.GATE_SET_ACK),
+                                m.amid(),
+                                m.subscriber()))
+                        : List.of(ack(m, new PcmmObject.GateId(0x1234))));
+        PolicyServer ps = serverFor(cmts)) {
+      Gate g = join(ps.set("scripted", request(1, "BE", 80)));
+      assertEquals(0x1234, g.gateId());
+      Throwable e = failure(ps.set("scripted", request(2, "BE", 80))); // txn 2: no Gate ID
+      assertTrue(e.getMessage().contains("answered"), e.getMessage());
+      e = failure(ps.set("scripted", request(3, "BE", 80))); // the same Gate ID again
+      assertTrue(e.getMessage().contains("again"), e.getMessage());
+      assertEquals(List.of(g), ps.gates());
+    }
+  }
+
+  @Test
+  void answersToNothingAndStrayStateReportsChangeNothing() throws Exception {
+    try (ScriptedCmts cmts =
+            new ScriptedCmts(
+                m ->
+                    List.of(
+                        // a state report closing a gate nobody holds, an answer to no
+                        // transaction, then the real answer
+                        GateMessage.of(
+                            new PcmmObject.TransactionId(0, GateCommand.GATE_REPORT_STATE),
+                            m.amid(),
+                            m.subscriber(),
+                            new PcmmObject.GateId(0x999),
+                            new PcmmObject.GateState(PcmmObject.GateState.IDLE, 13)),
+                        ack(
+                            GateMessage.of(
+                                new PcmmObject.TransactionId(0x7777, GateCommand.GATE_SET),
+                                m.amid(),
+                                m.subscriber()),
+                            new PcmmObject.GateId(0x4242)),
+                        ack(m, new PcmmObject.GateId(0x5555))));
+        PolicyServer ps = serverFor(cmts)) {
+      Gate g = join(ps.set("scripted", request(1, "BE", 80)));
+      assertEquals(0x5555, g.gateId());
+      assertEquals(List.of(g), ps.gates());
+    }
+  }
+}
