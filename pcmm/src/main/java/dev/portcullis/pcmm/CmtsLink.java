@@ -190,6 +190,7 @@ final class CmtsLink {
     private volatile Handle handle;
     private boolean opened;
     private int nextTransaction = 1;
+    private int unreadable;
     private String lostBecause;
 
     @Override
@@ -218,6 +219,9 @@ final class CmtsLink {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      if (lostBecause != null) {
+        return; // closing: what else the CMTS sent in this read is not acted on
+      }
       if (msg instanceof CopsDecodeFailure f) {
         refuse(
             ctx,
@@ -290,8 +294,16 @@ final class CmtsLink {
       try {
         m = PcmmCops.of(r);
       } catch (PcmmFormatException e) {
-        // an RPT cannot be answered with an error: its transaction times out
-        log.warn("CMTS {}: unreadable gate control message ignored: {}", name, e.getMessage());
+        // an RPT cannot be answered with an error: its transaction times out. Said once a
+        // connection at WARN, so that a CMTS sending nothing else cannot fill the log
+        if (unreadable++ == 0) {
+          log.warn(
+              "CMTS {}: unreadable gate control message ignored (more are logged at DEBUG): {}",
+              name,
+              e.getMessage());
+        } else {
+          log.debug("CMTS {}: unreadable gate control message ignored: {}", name, e.getMessage());
+        }
         return;
       }
       CompletableFuture<GateMessage> f =

@@ -123,9 +123,7 @@ public final class PolicyServer implements Lifecycle {
     Gate inFlight = new Gate(cmts, 0, request, 0);
     GatePolicy.Verdict v;
     synchronized (books) {
-      v =
-          policy.decide(
-              request, List.copyOf(bySubscriber.getOrDefault(address(request), List.of())));
+      v = decide(request, List.copyOf(bySubscriber.getOrDefault(address(request), List.of())));
       if (v.allowed()) {
         file(inFlight); // counted against the subscriber's limits until answered
       }
@@ -264,7 +262,15 @@ public final class PolicyServer implements Lifecycle {
             others.add(o);
           }
         }
-        GatePolicy.Verdict v = policy.decide(g.request(), others);
+        GatePolicy.Verdict v;
+        try {
+          v = policy.decide(g.request(), others);
+        } catch (RuntimeException e) {
+          // a policy that cannot decide takes no gate away: the gate stays, and the failure is
+          // said (a new Gate-Set would be refused)
+          log.warn("{}: kept, the policy failed deciding it again: {}", g, e.toString());
+          continue;
+        }
         if (!v.allowed()) {
           doomed.add(g);
           why.put(g, "policy no longer allows it: " + v.reason());
@@ -286,6 +292,19 @@ public final class PolicyServer implements Lifecycle {
                   });
     }
     return CompletableFuture.allOf(all).thenApply(x -> doomed.size());
+  }
+
+  /** The policy's verdict; a policy that throws denies (fails closed), with the failure logged. */
+  private GatePolicy.Verdict decide(GateRequest request, List<Gate> subscribersGates) {
+    try {
+      return policy.decide(request, subscribersGates);
+    } catch (RuntimeException e) {
+      log.warn(
+          "policy failed deciding a Gate-Set for {}; refused: {}",
+          request.subscriber().address().getHostAddress(),
+          e.toString());
+      return GatePolicy.Verdict.deny("the policy failed: " + e);
+    }
   }
 
   private List<PcmmObject> idObjects(Gate g) {

@@ -139,6 +139,30 @@ class PolicyServerTest {
   }
 
   @Test
+  void aPolicyThatThrowsRefusesNewGatesAndTakesNoneAway() throws Exception {
+    SubscriberLimits limits = new SubscriberLimits(10, Set.of());
+    boolean[] broken = {false};
+    GatePolicy fragile =
+        (r, others) -> {
+          if (broken[0]) {
+            throw new IllegalStateException("directory unreachable");
+          }
+          return limits.decide(r, others);
+        };
+    try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
+        PolicyServer ps = PolicyServer.start(sim.addresses(), fragile, FAST)) {
+      join(ps.ready());
+      join(ps.set("cmts-1", request(1, "BE", 80)));
+      broken[0] = true;
+      Throwable e = failure(ps.set("cmts-1", request(2, "BE", 80)));
+      assertTrue(e.getMessage().contains("the policy failed"), e.getMessage());
+      assertEquals(0, join(ps.reevaluate()));
+      assertEquals(1, ps.gates().size());
+      assertEquals(1, sim.gates());
+    }
+  }
+
+  @Test
   void aPolicyChangeDeletesExactlyTheGatesItNoLongerAllows() throws Exception {
     SubscriberLimits limits = new SubscriberLimits(10, Set.of());
     try (CmtsSimulator sim = new CmtsSimulator(2, CmtsSimulator.Profile.DEFAULT);
