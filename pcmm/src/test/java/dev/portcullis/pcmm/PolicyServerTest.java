@@ -234,6 +234,45 @@ class PolicyServerTest {
   }
 
   @Test
+  void aGatesStateFollowsTheCmtsReports() throws Exception {
+    try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
+        PolicyServer ps =
+            PolicyServer.start(sim.addresses(), new SubscriberLimits(10, Set.of()), FAST)) {
+      join(ps.ready());
+      Gate a = join(ps.set("cmts-1", request(1, "VoIP_UP", 5060)));
+      Gate b = join(ps.set("cmts-1", request(2, "VoIP_UP", 5060)));
+      List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+      ps.addListener(
+          new GateListener() {
+            @Override
+            public void stateChanged(Gate gate) {
+              heard.add("state " + gate.state());
+            }
+
+            @Override
+            public void deleted(Gate gate, String reason) {
+              heard.add("deleted: " + reason);
+            }
+          });
+      CmtsSimulator.Cmts c = sim.cmts("cmts-1");
+      assertTrue(c.reportState(a.gateId(), PcmmObject.GateState.COMMITTED, 0));
+      await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 1);
+      assertEquals(
+          PcmmObject.GateState.COMMITTED,
+          ps.gates().stream()
+              .filter(g -> g.gateId() == a.gateId())
+              .findFirst()
+              .orElseThrow()
+              .state());
+      assertTrue(c.reportState(b.gateId(), PcmmObject.GateState.IDLE, 5)); // T3: inactivity
+      await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 2);
+      assertEquals(List.of("state 4", "deleted: the CMTS closed it (reason 5)"), heard);
+      assertEquals(1, ps.gates().size());
+      assertEquals(1, sim.gates());
+    }
+  }
+
+  @Test
   void aCmtsThatDropsTheConnectionIsReconnectedAndItsGatesChecked() throws Exception {
     try (CmtsSimulator sim = new CmtsSimulator(2, CmtsSimulator.Profile.DEFAULT);
         PolicyServer ps =

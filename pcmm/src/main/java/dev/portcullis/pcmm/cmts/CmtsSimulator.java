@@ -217,6 +217,34 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       return h != null;
     }
 
+    /**
+     * Reports a gate's new state to every policy server connected (Gate-Report-State, as a CMTS
+     * does when a gate is committed or closed); a closed gate ({@code IDLE}) is forgotten here.
+     * True if the gate is held.
+     */
+    public boolean reportState(int gateId, int state, int reason) {
+      Held h = gates.get(gateId);
+      if (h == null) {
+        return false;
+      }
+      if (state == PcmmObject.GateState.IDLE) {
+        forget(gateId);
+      }
+      GateMessage m =
+          GateMessage.of(
+              new PcmmObject.TransactionId(0, GateCommand.GATE_REPORT_STATE),
+              h.set().amid(),
+              h.set().subscriber(),
+              new PcmmObject.GateId(gateId),
+              new PcmmObject.GateState(state, reason));
+      for (Channel ch : connections) {
+        if (ch.parent() != null) {
+          ch.writeAndFlush(PcmmCops.report(Handle.of(name), m));
+        }
+      }
+      return true;
+    }
+
     /** The Gate IDs held now. */
     public Set<Integer> gateIds() {
       return Set.copyOf(gates.keySet());
