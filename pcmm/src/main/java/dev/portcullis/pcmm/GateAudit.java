@@ -8,8 +8,9 @@ import java.util.Objects;
 /**
  * Every gate's life in a hash-chained audit log: the policy's decision before the Gate-Set leaves
  * ({@code gate-allowed}), then what became of it: {@code gate-set} with the CMTS's Gate ID, {@code
- * gate-refused} (by the policy or the CMTS, with why), {@code gate-state}, {@code gate-deleted} and
- * {@code gate-lost}, each naming the CMTS, the subscriber and the application manager.
+ * gate-refused} (by the policy or the CMTS, with why), {@code gate-modified}, {@code gate-state},
+ * {@code gate-deleted} and {@code gate-lost}, each naming the CMTS, the subscriber and the
+ * application manager.
  */
 public final class GateAudit implements GateListener {
   private final AuditLog log;
@@ -48,6 +49,15 @@ public final class GateAudit implements GateListener {
   @Override
   public void set(Gate gate, String reason) {
     record("gate-set", gate, "reason", reason);
+  }
+
+  @Override
+  public void modified(Gate was, Gate now, String reason) {
+    record(
+        "gate-modified",
+        now,
+        "reason",
+        reason + "; profile now " + profile(now.request().trafficProfile()));
   }
 
   @Override

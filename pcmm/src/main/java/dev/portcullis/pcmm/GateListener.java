@@ -14,6 +14,9 @@ public interface GateListener {
   /** A CMTS acknowledged a Gate-Set: the gate exists. */
   default void set(Gate gate, String reason) {}
 
+  /** A CMTS acknowledged a change of a gate: {@code was} is now {@code now} (same Gate ID). */
+  default void modified(Gate was, Gate now, String reason) {}
+
   /** A CMTS acknowledged a Gate-Delete, or answered it with Unknown GateID. */
   default void deleted(Gate gate, String reason) {}
 

@@ -186,6 +186,75 @@ public final class PolicyServer implements Lifecycle {
     throw new CompletionException(refusal);
   }
 
+  /**
+   * Changes what {@code gate} authorizes (its Gate Spec, traffic profile, classifiers, extras) to
+   * {@code changed}, for the same subscriber and application manager: the policy decides the new
+   * request (the gate itself not counted against the subscriber's limits), then a Gate-Set with the
+   * Gate ID. Completes with the gate as the CMTS now holds it; on a refusal the gate stays as it
+   * was.
+   */
+  public CompletableFuture<Gate> modify(Gate gate, GateRequest changed) {
+    if (!changed.subscriber().equals(gate.request().subscriber())
+        || !changed.amid().equals(gate.request().amid())) {
+      throw new IllegalArgumentException(
+          gate
+              + ": a modification keeps the subscriber and the AMID (expected "
+              + gate.request().subscriber().address().getHostAddress()
+              + ", "
+              + gate.request().amid()
+              + ")");
+    }
+    GatePolicy.Verdict v;
+    synchronized (books) {
+      if (!gate.equals(gates.get(gate.key()))) {
+        return CompletableFuture.failedFuture(
+            new GateRefusedException(gate + " is not held here (deleted, or changed since)", null));
+      }
+      List<Gate> others = new ArrayList<>(bySubscriber.getOrDefault(address(changed), List.of()));
+      others.remove(gate);
+      v = decide(changed, others);
+    }
+    if (!v.allowed()) {
+      String why = "denied by policy: " + v.reason();
+      listeners.forEach(l -> l.refused(gate.cmts(), changed, why));
+      return CompletableFuture.failedFuture(
+          new GateRefusedException("change of " + gate + " " + why, null));
+    }
+    listeners.forEach(l -> l.allowed(gate.cmts(), changed, v.reason()));
+    return link(gate.cmts())
+        .exchange(
+            GateCommand.GATE_SET, changed.gateSetObjects(new PcmmObject.GateId(gate.gateId())))
+        .thenApply(
+            m -> {
+              if (m.command() != GateCommand.GATE_SET_ACK
+                  || m.gateId() == null
+                  || m.gateId().id() != gate.gateId()) {
+                GateRefusedException r =
+                    m.command() == GateCommand.GATE_SET_ERR
+                        ? GateRefusedException.byCmts("Gate-Set (change)", gate.cmts(), m.error())
+                        : new GateRefusedException(
+                            "Gate-Set (change): CMTS " + gate.cmts() + " answered " + m, null);
+                listeners.forEach(l -> l.refused(gate.cmts(), changed, r.getMessage()));
+                throw new CompletionException(r);
+              }
+              Gate now = new Gate(gate.cmts(), gate.gateId(), changed, gate.state());
+              boolean held;
+              synchronized (books) {
+                held = unfile(gate);
+                if (held) {
+                  file(now);
+                }
+              }
+              if (!held) {
+                // deleted meanwhile (a policy change, the CMTS's own report): not filed again
+                throw new CompletionException(
+                    new GateRefusedException(gate + " ended while it was being changed", null));
+              }
+              listeners.forEach(l -> l.modified(gate, now, v.reason()));
+              return now;
+            });
+  }
+
   /** Deletes {@code gate} on its CMTS; a CMTS that no longer has it counts as deleted. */
   public CompletableFuture<Void> delete(Gate gate, String reason) {
     return link(gate.cmts())

@@ -234,6 +234,28 @@ class PolicyServerTest {
   }
 
   @Test
+  void aGateIsChangedInPlaceWithinPolicy() throws Exception {
+    SubscriberLimits limits = new SubscriberLimits(1, Set.of("VoIP_UP", "BE"));
+    try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
+        PolicyServer ps = PolicyServer.start(sim.addresses(), limits, FAST)) {
+      join(ps.ready());
+      Gate g = join(ps.set("cmts-1", request(1, "VoIP_UP", 5060)));
+      // the subscriber's limit is 1: the gate itself does not count against its own change
+      Gate changed = join(ps.modify(g, request(1, "BE", 5060)));
+      assertEquals(g.gateId(), changed.gateId());
+      assertEquals(List.of(changed), ps.gates());
+      assertEquals(1, sim.gates(), "changed in place, not a second gate");
+      assertEquals(1, sim.cmts("cmts-1").created());
+      Throwable e = failure(ps.modify(changed, request(1, "VoIP_DN", 5060)));
+      assertTrue(e.getMessage().contains("service class VoIP_DN not allowed"), e.getMessage());
+      e = failure(ps.modify(g, request(1, "BE", 5061)));
+      assertTrue(e.getMessage().contains("not held here"), e.getMessage());
+      assertThrows(IllegalArgumentException.class, () -> ps.modify(changed, request(2, "BE", 80)));
+      assertEquals(List.of(changed), ps.gates());
+    }
+  }
+
+  @Test
   void aGatesStateFollowsTheCmtsReports() throws Exception {
     try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
         PolicyServer ps =
