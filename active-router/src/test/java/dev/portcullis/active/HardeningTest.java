@@ -52,9 +52,24 @@ class HardeningTest {
 
   @BeforeEach
   void start() throws Exception {
-    domain = new Domain(TestDomain.config(tmp), Clock.systemUTC());
-    cs = domain.codeServer();
-    as = domain.authServer();
+    // Free ports are chosen before the servers bind them; another process (or a connection's
+    // ephemeral port) can take one meanwhile: new ports, up to three times.
+    for (int attempt = 1; ; attempt++) {
+      domain = new Domain(TestDomain.config(tmp), Clock.systemUTC());
+      cs = null;
+      try {
+        cs = domain.codeServer();
+        as = domain.authServer();
+        break;
+      } catch (java.net.BindException e) {
+        if (cs != null) {
+          cs.close();
+        }
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
     now = System.currentTimeMillis() / 1000;
   }
 
@@ -63,7 +78,9 @@ class HardeningTest {
     if (as != null) {
       as.close();
     }
-    cs.close();
+    if (cs != null) {
+      cs.close();
+    }
   }
 
   private static SessionRequest request(String user, long sst) {

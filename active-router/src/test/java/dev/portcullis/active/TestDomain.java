@@ -23,11 +23,19 @@ public final class TestDomain {
   /** The sample with {@code edit} applied to its text after the port changes. */
   public static RosaConfig config(Path dir, UnaryOperator<String> edit) throws Exception {
     String xml = Files.readString(Path.of("..", "config", "rosa.xml"));
-    xml = xml.replace("127.0.0.1:7443", "127.0.0.1:" + tcpPort());
-    xml = xml.replace("127.0.0.1:7444", "127.0.0.1:" + tcpPort());
-    xml = xml.replace("127.0.0.1:7501", "127.0.0.1:" + udpPort());
-    xml = xml.replace("127.0.0.1:7502", "127.0.0.1:" + udpPort());
-    xml = xml.replace("127.0.0.1:7600", "127.0.0.1:" + udpPort());
+    // Every port held until all are chosen, so that no two are the same (a port closed and asked
+    // for again can come back: the Authorization Server once found the Code Server on its port).
+    try (ServerSocket as = tcp();
+        ServerSocket cs = tcp();
+        DatagramSocket r1 = udp();
+        DatagramSocket r2 = udp();
+        DatagramSocket src = udp()) {
+      xml = xml.replace("127.0.0.1:7443", "127.0.0.1:" + as.getLocalPort());
+      xml = xml.replace("127.0.0.1:7444", "127.0.0.1:" + cs.getLocalPort());
+      xml = xml.replace("127.0.0.1:7501", "127.0.0.1:" + r1.getLocalPort());
+      xml = xml.replace("127.0.0.1:7502", "127.0.0.1:" + r2.getLocalPort());
+      xml = xml.replace("127.0.0.1:7600", "127.0.0.1:" + src.getLocalPort());
+    }
     xml = xml.replace("directory=\"../target/rosa-pki\"", "directory=\"pki\"");
     xml =
         xml.replace(
@@ -41,15 +49,23 @@ public final class TestDomain {
   }
 
   static int tcpPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = tcp()) {
       return s.getLocalPort();
     }
   }
 
   static int udpPort() throws IOException {
-    try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+    try (DatagramSocket s = udp()) {
       return s.getLocalPort();
     }
+  }
+
+  private static ServerSocket tcp() throws IOException {
+    return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+  }
+
+  private static DatagramSocket udp() throws IOException {
+    return new DatagramSocket(0, InetAddress.getLoopbackAddress());
   }
 
   /**
