@@ -48,18 +48,6 @@ public final class TestDomain {
     return RosaConfig.load(f);
   }
 
-  static int tcpPort() throws IOException {
-    try (ServerSocket s = tcp()) {
-      return s.getLocalPort();
-    }
-  }
-
-  static int udpPort() throws IOException {
-    try (DatagramSocket s = udp()) {
-      return s.getLocalPort();
-    }
-  }
-
   private static ServerSocket tcp() throws IOException {
     return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
   }
