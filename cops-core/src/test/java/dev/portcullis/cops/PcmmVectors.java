@@ -1,6 +1,8 @@
 package dev.portcullis.cops;
 
+import dev.portcullis.cops.pcmm.AfterI02;
 import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateExtra;
 import dev.portcullis.cops.pcmm.PcmmClassifier;
 import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.cops.pcmm.TrafficProfile;
@@ -255,7 +257,7 @@ final class PcmmVectors {
             """),
         new Vector(
             "Event Generation Info",
-            new PcmmObject.EventGenerationInfo(
+            new GateExtra.EventGenerationInfo(
                 ip4("192.0.2.50"),
                 1813,
                 ip4("192.0.2.51"),
@@ -272,21 +274,21 @@ final class PcmmVectors {
             """),
         new Vector(
             "Volume-Based Usage Limit",
-            new PcmmObject.VolumeBasedUsageLimit(1_048_576),
+            new GateExtra.VolumeBasedUsageLimit(1_048_576),
             """
             000c 09 01           # Length 12, S-Num 9, S-Type 1
             0000000000100000     # 1,048,576 kilobytes
             """),
         new Vector(
             "Time-Based Usage Limit",
-            new PcmmObject.TimeBasedUsageLimit(3600),
+            new GateExtra.TimeBasedUsageLimit(3600),
             """
             0008 0a 01   # Length 8, S-Num 10, S-Type 1
             00000e10     # 3600 s
             """),
         new Vector(
             "Opaque Data",
-            new PcmmObject.OpaqueData(hex("706f727463756c6c69730000")),
+            new GateExtra.OpaqueData(hex("706f727463756c6c69730000")),
             """
             0010 0b 01                  # Length 16, S-Num 11, S-Type 1
             706f727463756c6c69730000    # the application manager's 12 octets
@@ -336,21 +338,21 @@ final class PcmmVectors {
             """),
         new Vector(
             "PSID",
-            new PcmmObject.Psid(7),
+            new AfterI02.Psid(7),
             """
             0008 11 01   # Length 8, S-Num 17, S-Type 1
             00000007     # PSID 7
             """),
         new Vector(
             "Synch Options",
-            new PcmmObject.SynchOptions(0, 1),
+            new AfterI02.SynchOptions(0, 1),
             """
             0008 12 01   # Length 8, S-Num 18, S-Type 1
             0000 00 01   # two reserved octets, Report Type 0 (standard), Synch Type 1 (incremental)
             """),
         new Vector(
             "Msg Receipt Key",
-            new PcmmObject.MsgReceiptKey(0xdeadbeef),
+            new AfterI02.MsgReceiptKey(0xdeadbeef),
             """
             0008 13 01   # Length 8, S-Num 19, S-Type 1
             deadbeef     # key

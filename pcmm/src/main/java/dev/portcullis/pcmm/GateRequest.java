@@ -1,5 +1,6 @@
 package dev.portcullis.pcmm;
 
+import dev.portcullis.cops.pcmm.GateExtra;
 import dev.portcullis.cops.pcmm.PcmmClassifier;
 import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.cops.pcmm.TrafficProfile;
@@ -18,7 +19,7 @@ public record GateRequest(
     PcmmObject.GateSpec gateSpec,
     TrafficProfile trafficProfile,
     List<PcmmClassifier> classifiers,
-    List<PcmmObject> extras) {
+    List<GateExtra> extras) {
   public GateRequest {
     Objects.requireNonNull(amid, "amid");
     Objects.requireNonNull(subscriber, "subscriber");
@@ -29,17 +30,6 @@ public record GateRequest(
       throw new IllegalArgumentException("gate request: no classifier (expected: at least one)");
     }
     extras = List.copyOf(extras == null ? List.of() : extras);
-    for (PcmmObject o : extras) {
-      if (!(o instanceof PcmmObject.EventGenerationInfo
-          || o instanceof PcmmObject.VolumeBasedUsageLimit
-          || o instanceof PcmmObject.TimeBasedUsageLimit
-          || o instanceof PcmmObject.OpaqueData)) {
-        throw new IllegalArgumentException(
-            "gate request extra: "
-                + o
-                + " (expected: Event Generation Info, a usage limit or Opaque Data)");
-      }
-    }
   }
 
   /** The Gate-Set's objects after its Transaction ID, in the order I02 lists them. */

@@ -1,7 +1,6 @@
 package dev.portcullis.cops.pcmm;
 
 import dev.portcullis.cops.Bytes;
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -20,18 +19,13 @@ public sealed interface PcmmObject
         PcmmObject.GateSpec,
         PcmmClassifier,
         TrafficProfile,
-        PcmmObject.EventGenerationInfo,
-        PcmmObject.VolumeBasedUsageLimit,
-        PcmmObject.TimeBasedUsageLimit,
-        PcmmObject.OpaqueData,
+        GateExtra,
         PcmmObject.GateTimeInfo,
         PcmmObject.GateUsageInfo,
         PcmmObject.PacketCableError,
         PcmmObject.GateState,
         PcmmObject.VersionInfo,
-        PcmmObject.Psid,
-        PcmmObject.SynchOptions,
-        PcmmObject.MsgReceiptKey,
+        AfterI02,
         PcmmObject.Unknown {
 
   /** S-Num values. */
@@ -221,114 +215,6 @@ public sealed interface PcmmObject
     }
   }
 
-  /**
-   * Event Generation Info (8/1): the primary and secondary Record Keeping Servers (IPv4 address and
-   * port, two reserved octets each) and the 24-octet Billing Correlation ID.
-   */
-  record EventGenerationInfo(
-      Inet4Address primaryRks,
-      int primaryPort,
-      Inet4Address secondaryRks,
-      int secondaryPort,
-      Bytes billingCorrelationId)
-      implements PcmmObject {
-    public EventGenerationInfo {
-      Objects.requireNonNull(primaryRks, "primaryRks");
-      Objects.requireNonNull(secondaryRks, "secondaryRks");
-      Fields.u16("PRKS port", primaryPort);
-      Fields.u16("SRKS port", secondaryPort);
-      if (billingCorrelationId.length() != 24) {
-        throw new IllegalArgumentException(
-            "Billing Correlation ID: " + billingCorrelationId.length() + " octets (expected: 24)");
-      }
-    }
-
-    @Override
-    public int sNum() {
-      return SNum.EVENT_GENERATION_INFO;
-    }
-
-    @Override
-    public int contentLength() {
-      return 40;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.put(primaryRks.getAddress()).putShort((short) primaryPort).putShort((short) 0);
-      out.put(secondaryRks.getAddress()).putShort((short) secondaryPort).putShort((short) 0);
-      out.put(billingCorrelationId.toArray());
-    }
-  }
-
-  /** Volume-Based Usage Limit (9/1): kilobytes, 64 bits. */
-  record VolumeBasedUsageLimit(long kilobytes) implements PcmmObject {
-    @Override
-    public int sNum() {
-      return SNum.VOLUME_BASED_USAGE_LIMIT;
-    }
-
-    @Override
-    public int contentLength() {
-      return 8;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.putLong(kilobytes);
-    }
-  }
-
-  /** Time-Based Usage Limit (10/1): seconds, 32 bits unsigned. */
-  record TimeBasedUsageLimit(long seconds) implements PcmmObject {
-    public TimeBasedUsageLimit {
-      Fields.u32("Time Limit", seconds);
-    }
-
-    @Override
-    public int sNum() {
-      return SNum.TIME_BASED_USAGE_LIMIT;
-    }
-
-    @Override
-    public int contentLength() {
-      return 4;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.putInt((int) seconds);
-    }
-  }
-
-  /**
-   * Opaque Data (11/1): the Application Manager's own octets, passed through; a multiple of 4
-   * octets so that the next object stays aligned.
-   */
-  record OpaqueData(Bytes data) implements PcmmObject {
-    public OpaqueData {
-      if (data.length() % 4 != 0 || data.length() > 0xFFFF - 4) {
-        throw new IllegalArgumentException(
-            "Opaque Data: " + data.length() + " octets (expected: a multiple of 4, at most 65528)");
-      }
-    }
-
-    @Override
-    public int sNum() {
-      return SNum.OPAQUE_DATA;
-    }
-
-    @Override
-    public int contentLength() {
-      return data.length();
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.put(data.toArray());
-    }
-  }
-
   /** Gate Time Info (12/1): seconds the gate has been committed, 32 bits unsigned. */
   record GateTimeInfo(long seconds) implements PcmmObject {
     public GateTimeInfo {
@@ -470,68 +356,6 @@ public sealed interface PcmmObject
     @Override
     public void writeContent(ByteBuffer out) {
       out.putShort((short) major).putShort((short) minor);
-    }
-  }
-
-  /** PSID (17/1, after I02): the Policy Server's 32-bit identifier. */
-  record Psid(int id) implements PcmmObject {
-    @Override
-    public int sNum() {
-      return SNum.PSID;
-    }
-
-    @Override
-    public int contentLength() {
-      return 4;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.putInt(id);
-    }
-  }
-
-  /**
-   * Synch Options (18/1, after I02): two reserved octets, Report Type (0 standard, 1 complete gate
-   * data) and Synch Type (0 full, 1 incremental).
-   */
-  record SynchOptions(int reportType, int synchType) implements PcmmObject {
-    public SynchOptions {
-      Fields.u8("Report Type", reportType);
-      Fields.u8("Synch Type", synchType);
-    }
-
-    @Override
-    public int sNum() {
-      return SNum.SYNCH_OPTIONS;
-    }
-
-    @Override
-    public int contentLength() {
-      return 4;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.putShort((short) 0).put((byte) reportType).put((byte) synchType);
-    }
-  }
-
-  /** Msg Receipt Key (19/1, after I02): 32 bits matching a Msg-Receipt to its message. */
-  record MsgReceiptKey(int key) implements PcmmObject {
-    @Override
-    public int sNum() {
-      return SNum.MSG_RECEIPT_KEY;
-    }
-
-    @Override
-    public int contentLength() {
-      return 4;
-    }
-
-    @Override
-    public void writeContent(ByteBuffer out) {
-      out.putInt(key);
     }
   }
 

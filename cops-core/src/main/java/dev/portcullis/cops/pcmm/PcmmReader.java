@@ -181,24 +181,24 @@ final class PcmmReader {
           Inet4Address srks = ip4();
           int sPort = u16();
           skip(2);
-          return new PcmmObject.EventGenerationInfo(prks, pPort, srks, sPort, rest());
+          return new GateExtra.EventGenerationInfo(prks, pPort, srks, sPort, rest());
         }
         break;
       case SNum.VOLUME_BASED_USAGE_LIMIT:
         if (sType == 1) {
           length(12);
-          return new PcmmObject.VolumeBasedUsageLimit(i64());
+          return new GateExtra.VolumeBasedUsageLimit(i64());
         }
         break;
       case SNum.TIME_BASED_USAGE_LIMIT:
         if (sType == 1) {
           length(8);
-          return new PcmmObject.TimeBasedUsageLimit(u32());
+          return new GateExtra.TimeBasedUsageLimit(u32());
         }
         break;
       case SNum.OPAQUE_DATA:
         if (sType == 1) {
-          return new PcmmObject.OpaqueData(rest());
+          return new GateExtra.OpaqueData(rest());
         }
         break;
       case SNum.GATE_TIME_INFO:
@@ -236,20 +236,20 @@ final class PcmmReader {
       case SNum.PSID:
         if (sType == 1) {
           length(8);
-          return new PcmmObject.Psid(i32());
+          return new AfterI02.Psid(i32());
         }
         break;
       case SNum.SYNCH_OPTIONS:
         if (sType == 1) {
           length(8);
           skip(2);
-          return new PcmmObject.SynchOptions(u8(), u8());
+          return new AfterI02.SynchOptions(u8(), u8());
         }
         break;
       case SNum.MSG_RECEIPT_KEY:
         if (sType == 1) {
           length(8);
-          return new PcmmObject.MsgReceiptKey(i32());
+          return new AfterI02.MsgReceiptKey(i32());
         }
         break;
       default:
