@@ -20,6 +20,7 @@ import dev.portcullis.cops.pcmm.PcmmFormatException;
 import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.cops.pcmm.PcmmObjects;
 import dev.portcullis.support.Backoff;
+import dev.portcullis.support.HostPort;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -140,8 +141,8 @@ final class CmtsLink {
                     log.warn(
                         "CMTS {} at {}: cannot connect ({}); trying again with back-off",
                         name,
-                        PolicyServer.show(address),
-                        PolicyServer.why(f.cause()));
+                        HostPort.of(address),
+                        GateRefusedException.why(f.cause()));
                   }
                   again(f.channel());
                 });
@@ -201,7 +202,7 @@ final class CmtsLink {
         ctx.close();
         return;
       }
-      log.debug("CMTS {}: connected to {}", name, PolicyServer.show(address));
+      log.debug("CMTS {}: connected to {}", name, HostPort.of(address));
       ctx.executor()
           .schedule(
               () -> {
@@ -238,7 +239,7 @@ final class CmtsLink {
         log.info(
             "CMTS {} at {}: ready (handle {}){}",
             name,
-            PolicyServer.show(address),
+            HostPort.of(address),
             r.handle().value().toHex(),
             again ? ", checking its gates" : "");
         events.ready(CmtsLink.this, again);
@@ -354,7 +355,7 @@ final class CmtsLink {
                               + ": not sent to CMTS "
                               + name
                               + ": "
-                              + PolicyServer.why(w.cause()),
+                              + GateRefusedException.why(w.cause()),
                           null));
                 }
               });
@@ -410,7 +411,7 @@ final class CmtsLink {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      lose(ctx, cause instanceof IOException ? PolicyServer.why(cause) : cause.toString());
+      lose(ctx, cause instanceof IOException ? GateRefusedException.why(cause) : cause.toString());
       if (!(cause instanceof IOException)) {
         log.warn("CMTS {}: unexpected failure", name, cause);
       }
@@ -429,8 +430,7 @@ final class CmtsLink {
         return;
       }
       if (opened) {
-        log.warn(
-            "CMTS {} at {}: lost ({}); connecting again", name, PolicyServer.show(address), why);
+        log.warn("CMTS {} at {}: lost ({}); connecting again", name, HostPort.of(address), why);
         events.lost(CmtsLink.this, why);
       }
       again(ctx.channel());

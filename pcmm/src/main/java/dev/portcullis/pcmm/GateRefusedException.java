@@ -2,6 +2,8 @@ package dev.portcullis.pcmm;
 
 import dev.portcullis.cops.pcmm.PcmmErrorCode;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import java.net.ConnectException;
+import java.util.concurrent.CompletionException;
 
 /** A gate not set, not deleted or not read: refused by policy, by the CMTS, or not answered. */
 public final class GateRefusedException extends Exception {
@@ -37,5 +39,16 @@ public final class GateRefusedException extends Exception {
   /** The CMTS's PacketCable Error, or null when the refusal was not the CMTS's. */
   public PcmmObject.PacketCableError error() {
     return error;
+  }
+
+  /** A failure in a few words: the cause inside a CompletionException, "connection refused". */
+  static String why(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    if (e instanceof ConnectException) {
+      return "connection refused";
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }

@@ -9,13 +9,9 @@ import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
-import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,11 +64,7 @@ public final class PolicyServer implements Lifecycle {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final AtomicInteger readyLinks = new AtomicInteger();
 
-  /** The gates by key, and each subscriber's gates and Gate-Sets in flight: under {@code books}. */
-  private final Object books = new Object();
-
-  private final Map<String, Gate> gates = new HashMap<>();
-  private final Map<InetAddress, List<Gate>> bySubscriber = new HashMap<>();
+  private final GateBooks books = new GateBooks();
 
   private PolicyServer(Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -121,13 +113,8 @@ public final class PolicyServer implements Lifecycle {
   public CompletableFuture<Gate> set(String cmts, GateRequest request) {
     CmtsLink link = link(cmts);
     Gate inFlight = new Gate(cmts, 0, request, 0);
-    GatePolicy.Verdict v;
-    synchronized (books) {
-      v = decide(request, List.copyOf(bySubscriber.getOrDefault(address(request), List.of())));
-      if (v.allowed()) {
-        file(inFlight); // counted against the subscriber's limits until answered
-      }
-    }
+    // counted against the subscriber's limits until answered
+    GatePolicy.Verdict v = books.reserve(inFlight, this::decide);
     if (!v.allowed()) {
       String why = "denied by policy: " + v.reason();
       listeners.forEach(l -> l.refused(cmts, request, why));
@@ -142,9 +129,7 @@ public final class PolicyServer implements Lifecycle {
 
   /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
   private Gate answered(Gate inFlight, GatePolicy.Verdict v, GateMessage m, Throwable e) {
-    synchronized (books) {
-      unfile(inFlight);
-    }
+    books.unfile(inFlight);
     String cmts = inFlight.cmts();
     GateRequest request = inFlight.request();
     Throwable refusal;
@@ -160,13 +145,7 @@ public final class PolicyServer implements Lifecycle {
               "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate", null);
     } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
-      Gate held;
-      synchronized (books) {
-        held = gates.get(g.key());
-        if (held == null) {
-          file(g);
-        }
-      }
+      Gate held = books.fileIfAbsent(g);
       if (held == null) {
         listeners.forEach(l -> l.set(g, v.reason()));
         return g;
@@ -181,7 +160,7 @@ public final class PolicyServer implements Lifecycle {
               ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
               : new GateRefusedException("Gate-Set: CMTS " + cmts + " answered " + m, null);
     }
-    String why = why(refusal);
+    String why = GateRefusedException.why(refusal);
     listeners.forEach(l -> l.refused(cmts, request, why));
     throw new CompletionException(refusal);
   }
@@ -204,15 +183,10 @@ public final class PolicyServer implements Lifecycle {
               + gate.request().amid()
               + ")");
     }
-    GatePolicy.Verdict v;
-    synchronized (books) {
-      if (!gate.equals(gates.get(gate.key()))) {
-        return CompletableFuture.failedFuture(
-            new GateRefusedException(gate + " is not held here (deleted, or changed since)", null));
-      }
-      List<Gate> others = new ArrayList<>(bySubscriber.getOrDefault(address(changed), List.of()));
-      others.remove(gate);
-      v = decide(changed, others);
+    GatePolicy.Verdict v = books.decideChange(gate, changed, this::decide);
+    if (v == null) {
+      return CompletableFuture.failedFuture(
+          new GateRefusedException(gate + " is not held here (deleted, or changed since)", null));
     }
     if (!v.allowed()) {
       String why = "denied by policy: " + v.reason();
@@ -238,14 +212,7 @@ public final class PolicyServer implements Lifecycle {
                 throw new CompletionException(r);
               }
               Gate now = new Gate(gate.cmts(), gate.gateId(), changed, gate.state());
-              boolean held;
-              synchronized (books) {
-                held = unfile(gate);
-                if (held) {
-                  file(now);
-                }
-              }
-              if (!held) {
+              if (!books.replace(gate, now)) {
                 // deleted meanwhile (a policy change, the CMTS's own report): not filed again
                 throw new CompletionException(
                     new GateRefusedException(gate + " ended while it was being changed", null));
@@ -273,11 +240,7 @@ public final class PolicyServer implements Lifecycle {
                         : new GateRefusedException(
                             "Gate-Delete: CMTS " + gate.cmts() + " answered " + m, null));
               }
-              boolean had;
-              synchronized (books) {
-                had = unfile(gate);
-              }
-              if (had) {
+              if (books.unfile(gate)) {
                 listeners.forEach(l -> l.deleted(gate, reason));
               }
               return null;
@@ -291,16 +254,12 @@ public final class PolicyServer implements Lifecycle {
 
   /** The gates held now, on every CMTS. */
   public List<Gate> gates() {
-    synchronized (books) {
-      return List.copyOf(gates.values());
-    }
+    return books.all();
   }
 
   /** The gates held now on {@code cmts}. */
   public List<Gate> gates(String cmts) {
-    synchronized (books) {
-      return gates.values().stream().filter(g -> g.cmts().equals(cmts)).toList();
-    }
+    return books.of(cmts);
   }
 
   /**
@@ -317,35 +276,22 @@ public final class PolicyServer implements Lifecycle {
    * again.
    */
   public CompletableFuture<Integer> reevaluate(Predicate<Gate> affected) {
-    List<Gate> doomed = new ArrayList<>();
-    // by identity: the books hold one instance of each gate (records compare whole requests)
-    Map<Gate, String> why = new IdentityHashMap<>();
-    synchronized (books) {
-      for (Gate g : gates.values()) {
-        if (!affected.test(g)) {
-          continue;
-        }
-        List<Gate> others = new ArrayList<>();
-        for (Gate o : bySubscriber.getOrDefault(address(g.request()), List.of())) {
-          if (o != g && !why.containsKey(o)) {
-            others.add(o);
-          }
-        }
-        GatePolicy.Verdict v;
-        try {
-          v = policy.decide(g.request(), others);
-        } catch (RuntimeException e) {
-          // a policy that cannot decide takes no gate away: the gate stays, and the failure is
-          // said (a new Gate-Set would be refused)
-          log.warn("{}: kept, the policy failed deciding it again: {}", g, e.toString());
-          continue;
-        }
-        if (!v.allowed()) {
-          doomed.add(g);
-          why.put(g, "policy no longer allows it: " + v.reason());
-        }
-      }
-    }
+    Map<Gate, String> why =
+        books.doomed(
+            affected,
+            (g, others) -> {
+              GatePolicy.Verdict v;
+              try {
+                v = policy.decide(g.request(), others);
+              } catch (RuntimeException e) {
+                // a policy that cannot decide takes no gate away: the gate stays, and the failure
+                // is said (a new Gate-Set would be refused)
+                log.warn("{}: kept, the policy failed deciding it again: {}", g, e.toString());
+                return null;
+              }
+              return v.allowed() ? null : "policy no longer allows it: " + v.reason();
+            });
+    List<Gate> doomed = new ArrayList<>(why.keySet());
     if (!doomed.isEmpty()) {
       log.info("policy change: deleting {} gates it no longer allows", doomed.size());
     }
@@ -356,7 +302,10 @@ public final class PolicyServer implements Lifecycle {
           delete(g, why.get(g))
               .exceptionally(
                   e -> {
-                    log.warn("{}: not deleted after a policy change: {}", g, why(e));
+                    log.warn(
+                        "{}: not deleted after a policy change: {}",
+                        g,
+                        GateRefusedException.why(e));
                     return null;
                   });
     }
@@ -389,39 +338,6 @@ public final class PolicyServer implements Lifecycle {
     return l;
   }
 
-  private static InetAddress address(GateRequest r) {
-    return r.subscriber().address();
-  }
-
-  /** Files {@code g} (under {@code books}). */
-  private void file(Gate g) {
-    if (g.gateId() != 0) {
-      gates.put(g.key(), g);
-    }
-    bySubscriber.computeIfAbsent(address(g.request()), a -> new ArrayList<>()).add(g);
-  }
-
-  /** Unfiles {@code g} (under {@code books}); true if it was filed. */
-  private boolean unfile(Gate g) {
-    boolean had = g.gateId() == 0 || gates.remove(g.key()) != null;
-    List<Gate> l = bySubscriber.get(address(g.request()));
-    if (l != null) {
-      for (int i = 0; i < l.size(); i++) {
-        Gate x = l.get(i);
-        if (x.cmts().equals(g.cmts())
-            && x.gateId() == g.gateId()
-            && x.request().equals(g.request())) {
-          l.remove(i);
-          break;
-        }
-      }
-      if (l.isEmpty()) {
-        bySubscriber.remove(address(g.request()));
-      }
-    }
-    return had;
-  }
-
   /** After a reconnect: asks the CMTS for each gate held there; forgets those it lacks. */
   private void check(CmtsLink link) {
     for (Gate g : gates(link.name())) {
@@ -431,11 +347,7 @@ public final class PolicyServer implements Lifecycle {
                 if (m.command() == GateCommand.GATE_INFO_ERR
                     && m.error() != null
                     && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
-                  boolean had;
-                  synchronized (books) {
-                    had = unfile(g);
-                  }
-                  if (had) {
+                  if (books.unfile(g)) {
                     log.warn("{}: the CMTS no longer has it after reconnecting; forgotten", g);
                     listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
                   }
@@ -445,24 +357,21 @@ public final class PolicyServer implements Lifecycle {
               })
           .exceptionally(
               e -> {
-                log.debug("{}: not checked after reconnecting: {}", g, why(e));
+                log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
                 return null;
               });
     }
   }
 
   private void stateChanged(Gate g, int state) {
-    Gate now;
-    synchronized (books) {
-      Gate held = gates.get(g.key());
-      if (held == null || held.state() == state) {
-        return;
-      }
-      now = held.withState(state);
-      unfile(held);
-      file(now);
+    Gate held = books.get(g.cmts(), g.gateId());
+    if (held == null || held.state() == state) {
+      return;
     }
-    listeners.forEach(l -> l.stateChanged(now));
+    Gate now = held.withState(state);
+    if (books.replace(held, now)) {
+      listeners.forEach(l -> l.stateChanged(now));
+    }
   }
 
   private final class LinkEvents implements CmtsLink.Events {
@@ -490,20 +399,13 @@ public final class PolicyServer implements Lifecycle {
             m.gateId() == null ? "a Gate ID" : "a Gate State");
         return;
       }
-      Gate held;
-      synchronized (books) {
-        held = gates.get(Gate.key(link.name(), m.gateId().id()));
-      }
+      Gate held = books.get(link.name(), m.gateId().id());
       if (held == null) {
         log.debug("CMTS {}: state report for a gate not held here: {}", link.name(), m);
         return;
       }
       if (m.gateState().state() == PcmmObject.GateState.IDLE) {
-        boolean had;
-        synchronized (books) {
-          had = unfile(held);
-        }
-        if (had) {
+        if (books.unfile(held)) {
           listeners.forEach(
               l -> l.deleted(held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
         }
@@ -538,19 +440,5 @@ public final class PolicyServer implements Lifecycle {
     links.values().forEach(CmtsLink::close);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     stopped.complete(null);
-  }
-
-  static String show(InetSocketAddress a) {
-    return a.getHostString() + ":" + a.getPort();
-  }
-
-  static String why(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    if (e instanceof ConnectException) {
-      return "connection refused";
-    }
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }
