@@ -15,31 +15,16 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +39,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +58,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Exactly these paths (404 for any other, {@code /readyz} and {@code /metricsXYZ} included) and
- * exactly {@code GET} and {@code HEAD} (405 for any other method, lowercase {@code get} included).
+ * exactly {@code GET} and {@code HEAD} (405 for any other method, lowercase {@code get} included),
+ * and the APIs a component adds ({@link #route}: the PCMM policy server's gates), each under its
+ * own path with its own methods, its request body read whole (at most {@value HttpRoute#MAX_BODY}
+ * bytes) before it is handed over.
  *
  * <p>Health probes are never starved by slow clients or scrapes. One Netty event loop reads every
  * connection without blocking, so a client that sends its request slowly holds no thread, only a
@@ -130,9 +119,10 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   private final Channel server;
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final AtomicInteger open = new AtomicInteger();
-  private final LongAdder refused = new LongAdder();
+  final LongAdder refused = new LongAdder();
   private final List<Named> checks = new CopyOnWriteArrayList<>();
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+  final List<HttpRoute> routes = new CopyOnWriteArrayList<>();
 
   private MetricsEndpoint(
       PrometheusMeterRegistry registry,
@@ -225,6 +215,21 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
     checks.add(new Named(name, check));
   }
 
+  /**
+   * Serves {@code route} beside the endpoint's own paths, which it may not shadow. Routes added
+   * after start serve from the next request on.
+   */
+  public void route(HttpRoute route) {
+    String p = route.prefix();
+    if (!p.startsWith("/")
+        || p.endsWith("/")
+        || List.of("/metrics", "/health", "/ready").contains(p)) {
+      throw new IllegalArgumentException(
+          "route prefix " + p + " (expected: /name, not /metrics, /health or /ready)");
+    }
+    routes.add(route);
+  }
+
   /** Runs before each scrape (to refresh meters that mirror state, a provider table say). */
   public void beforeScrape(Runnable r) {
     beforeScrape.add(r);
@@ -249,154 +254,47 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
     }
     ch.closeFuture().addListener(f -> open.decrementAndGet());
     children.add(ch);
-    ch.pipeline().addLast(new HttpServerCodec(4096, 8192, 8192)).addLast(new Exchange());
+    ch.pipeline()
+        .addLast(new HttpServerCodec(4096, 8192, 8192))
+        .addLast(new HttpServerExpectContinueHandler()) // curl waits for it before a body
+        .addLast(new Exchange(this));
+  }
+
+  /** The failing readiness checks, each "name: why"; empty when ready. */
+  List<String> failingChecks() {
+    List<String> failing = new ArrayList<>();
+    for (Named n : checks) {
+      String why;
+      try {
+        why = n.check().get();
+      } catch (RuntimeException e) {
+        why = e.toString();
+      }
+      if (why != null) {
+        failing.add(n.name() + ": " + why);
+      }
+    }
+    return failing;
   }
 
   /**
-   * One request, one answer, then close: the deadline runs from the connection's opening to the
-   * request's head, and again from the answer to its last byte taken by the socket.
+   * Scrapes on the scrape thread, one at a time, and gives the text to {@code done}.
+   *
+   * @throws RejectedExecutionException when 16 scrapes wait already
    */
-  private final class Exchange extends ChannelInboundHandlerAdapter {
-    private ScheduledFuture<?> deadline;
-    private boolean answered;
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-      arm(ctx);
-    }
-
-    private void arm(ChannelHandlerContext ctx) {
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      deadline =
-          ctx.executor()
-              .schedule(
-                  () -> {
-                    refused.increment(); // too slow to send its request, or to take its answer
-                    ctx.close();
-                  },
-                  MAX_EXCHANGE_SECONDS,
-                  TimeUnit.SECONDS);
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      try {
-        if (answered || !(msg instanceof HttpRequest r)) {
-          return; // a body, or anything after the one request: not read into anything
-        }
-        answered = true;
-        ctx.channel().config().setAutoRead(false); // nothing more is read from this connection
-        if (!r.decoderResult().isSuccess()) {
-          refused.increment();
-          boolean tooLong = r.decoderResult().cause() instanceof TooLongFrameException;
-          send(ctx, r, tooLong ? 431 : 400, tooLong ? "request too long\n" : "bad request\n");
-          return;
-        }
-        route(ctx, r);
-      } finally {
-        ReferenceCountUtil.release(msg);
-      }
-    }
-
-    private void route(ChannelHandlerContext ctx, HttpRequest r) {
-      String path = new QueryStringDecoder(r.uri()).path();
-      boolean known = path.equals("/metrics") || path.equals("/health") || path.equals("/ready");
-      if (!known) {
-        send(ctx, r, 404, "not found\n");
-        return;
-      }
-      HttpMethod m = r.method();
-      if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
-        send(ctx, r, 405, "method not allowed\n");
-        return;
-      }
-      switch (path) {
-        case "/health" -> send(ctx, r, 200, "ok\n");
-        case "/ready" -> ready(ctx, r);
-        default -> scrape(ctx, r);
-      }
-    }
-
-    private void ready(ChannelHandlerContext ctx, HttpRequest r) {
-      List<String> failing = new ArrayList<>();
-      for (Named n : checks) {
-        String why;
-        try {
-          why = n.check().get();
-        } catch (RuntimeException e) {
-          why = e.toString();
-        }
-        if (why != null) {
-          failing.add(n.name() + ": " + why);
-        }
-      }
-      send(
-          ctx,
-          r,
-          failing.isEmpty() ? 200 : 503,
-          failing.isEmpty() ? "ready\n" : String.join("\n", failing) + "\n");
-    }
-
-    private void scrape(ChannelHandlerContext ctx, HttpRequest r) {
-      try {
-        scrapes.execute(
-            () -> {
-              for (Runnable b : beforeScrape) {
-                try {
-                  b.run();
-                } catch (RuntimeException e) {
-                  log.warn("metrics: refreshing before a scrape failed: {}", e.toString());
-                }
-              }
-              String text = registry.scrape();
-              ctx.executor().execute(() -> send(ctx, r, 200, PROMETHEUS, text));
-            });
-      } catch (RejectedExecutionException e) {
-        send(ctx, r, 503, "busy: scrapes queued\n");
-      }
-    }
-
-    private void send(ChannelHandlerContext ctx, HttpRequest r, int status, String body) {
-      send(ctx, r, status, "text/plain; charset=utf-8", body);
-    }
-
-    private void send(
-        ChannelHandlerContext ctx, HttpRequest r, int status, String type, String body) {
-      byte[] b = body.getBytes(StandardCharsets.UTF_8);
-      boolean head = r.method().equals(HttpMethod.HEAD);
-      FullHttpResponse res =
-          new DefaultFullHttpResponse(
-              HttpVersion.HTTP_1_1,
-              HttpResponseStatus.valueOf(status),
-              head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(b));
-      res.headers()
-          .set(HttpHeaderNames.CONTENT_TYPE, type)
-          .setInt(HttpHeaderNames.CONTENT_LENGTH, b.length)
-          .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-      if (status == 405) {
-        res.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
-      }
-      arm(ctx); // the answer must be taken within the limit too
-      ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-      ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close(); // a reset or a write to a gone client: its problem, nobody else's
-    }
+  void scrape(Consumer<byte[]> done) {
+    scrapes.execute(
+        () -> {
+          for (Runnable b : beforeScrape) {
+            try {
+              b.run();
+            } catch (RuntimeException e) {
+              log.warn("metrics: refreshing before a scrape failed: {}", e.toString());
+            }
+          }
+          done.accept(registry.scrape().getBytes(StandardCharsets.UTF_8));
+        });
   }
-
-  private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
 
   @Override
   public void close() {

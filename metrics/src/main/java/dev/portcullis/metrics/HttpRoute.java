@@ -1,0 +1,69 @@
+package dev.portcullis.metrics;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An API served on a component's operator endpoint beside {@code /metrics}, {@code /health} and
+ * {@code /ready} (the PCMM policy server's gates for application managers, say): every request
+ * whose path is {@link #prefix()} or below it, with one of {@link #methods()}, gets the endpoint's
+ * hardening (deadlines, connection limit, header and body limits, one request a connection) and is
+ * then handed over whole.
+ */
+public interface HttpRoute {
+  /** Request bodies longer than this are refused (413) before the route sees them. */
+  int MAX_BODY = 64 * 1024;
+
+  /** {@code /gates}: the path this route serves, and everything below it. */
+  String prefix();
+
+  /** The methods it takes (upper case); any other is answered 405 with these in Allow. */
+  Set<String> methods();
+
+  /**
+   * Answers one request. Called on the endpoint's event loop: anything slow must run elsewhere and
+   * complete the future later; a future that fails is answered 500 with no detail (the failure is
+   * logged), one not complete within {@code 30 s} is answered 504.
+   */
+  CompletableFuture<Reply> handle(Request request);
+
+  /**
+   * One request, read whole.
+   *
+   * @param path the decoded path, no query
+   * @param query the query's parameters, decoded
+   * @param authorization the Authorization header, or null
+   * @param remote who sent it
+   */
+  record Request(
+      String method,
+      String path,
+      Map<String, List<String>> query,
+      String authorization,
+      String contentType,
+      byte[] body,
+      InetSocketAddress remote) {
+
+    /** The first value of query parameter {@code name}, or null. */
+    public String param(String name) {
+      List<String> v = query.get(name);
+      return v == null || v.isEmpty() ? null : v.get(0);
+    }
+  }
+
+  /** An answer: its status, content type and body. */
+  record Reply(int status, String contentType, byte[] body) {
+    public static Reply json(int status, String json) {
+      return new Reply(
+          status, "application/json; charset=utf-8", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static Reply text(int status, String text) {
+      return new Reply(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+}
