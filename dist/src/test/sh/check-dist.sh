@@ -17,7 +17,7 @@ mkdir -p "$work"
 tar -xzf "$tarball" -C "$work"
 home=$(ls -d "$work"/portcullis-*)
 
-for b in pdp-server pep-client active-router portcullis-crypto; do
+for b in pdp-server pep-client active-router portcullis-crypto pcmm-server; do
   [ -x "$home/bin/$b" ] || fail "bin/$b is not executable"
   "$home/bin/$b" --help >"$work/$b.help" 2>&1 || fail "bin/$b --help failed: $(cat "$work/$b.help")"
   grep -q "^Usage: $b" "$work/$b.help" || fail "bin/$b --help printed no usage: $(cat "$work/$b.help")"
@@ -26,7 +26,7 @@ for b in pdp-server pep-client active-router portcullis-crypto; do
   fi
 done
 for c in "pdp-server verify-audit" "pep-client request" "pep-client proxy" "active-router router" \
-  "portcullis-crypto status"; do
+  "portcullis-crypto status" "pcmm-server cmts-simulator"; do
   # shellcheck disable=SC2086
   "$home/bin/"$c --help >"$work/sub.help" 2>&1 || fail "bin/$c --help failed: $(cat "$work/sub.help")"
 done

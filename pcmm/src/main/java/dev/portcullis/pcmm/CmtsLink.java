@@ -19,6 +19,7 @@ import dev.portcullis.cops.pcmm.PcmmCops;
 import dev.portcullis.cops.pcmm.PcmmFormatException;
 import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.cops.pcmm.PcmmObjects;
+import dev.portcullis.pcmm.GateRefusedException.Kind;
 import dev.portcullis.support.Backoff;
 import dev.portcullis.support.HostPort;
 import io.netty.bootstrap.Bootstrap;
@@ -165,7 +166,9 @@ final class CmtsLink {
     if (c == null || c.handle == null || !c.channel.isActive()) {
       answer.completeExceptionally(
           new GateRefusedException(
-              command.description() + ": CMTS " + name + " is not connected", null));
+              Kind.UNAVAILABLE,
+              command.description() + ": CMTS " + name + " is not connected",
+              null));
       return answer;
     }
     if (c.channel.eventLoop().inEventLoop()) {
@@ -325,13 +328,17 @@ final class CmtsLink {
       if (!channel.isActive() || handle == null || current != this) {
         answer.completeExceptionally(
             new GateRefusedException(
-                command.description() + ": connection to CMTS " + name + " lost", null));
+                Kind.UNAVAILABLE,
+                command.description() + ": connection to CMTS " + name + " lost",
+                null));
         return;
       }
       if (pending.size() >= 0xFFFF) {
         answer.completeExceptionally(
             new GateRefusedException(
-                command.description() + ": 65535 transactions outstanding on CMTS " + name, null));
+                Kind.UNAVAILABLE,
+                command.description() + ": 65535 transactions outstanding on CMTS " + name,
+                null));
         return;
       }
       int id = nextTransaction;
@@ -351,6 +358,7 @@ final class CmtsLink {
                 if (!w.isSuccess() && pending.remove(txn, answer)) {
                   answer.completeExceptionally(
                       new GateRefusedException(
+                          Kind.UNAVAILABLE,
                           command.description()
                               + ": not sent to CMTS "
                               + name
@@ -367,6 +375,7 @@ final class CmtsLink {
                     if (pending.remove(txn, answer)) {
                       answer.completeExceptionally(
                           new GateRefusedException(
+                              Kind.NO_ANSWER,
                               command.description()
                                   + " #"
                                   + txn
@@ -421,7 +430,8 @@ final class CmtsLink {
     public void channelInactive(ChannelHandlerContext ctx) {
       String why = lostBecause != null ? lostBecause : "connection closed";
       GateRefusedException lost =
-          new GateRefusedException("connection to CMTS " + name + " lost: " + why, null);
+          new GateRefusedException(
+              Kind.NO_ANSWER, "connection to CMTS " + name + " lost: " + why, null);
       List<CompletableFuture<GateMessage>> waiting = new ArrayList<>(pending.values());
       pending.clear();
       waiting.forEach(f -> f.completeExceptionally(lost));

@@ -9,17 +9,39 @@ import java.util.concurrent.CompletionException;
 public final class GateRefusedException extends Exception {
   private static final long serialVersionUID = 1L;
 
+  /** Who refused, or what kept the request from an answer. */
+  public enum Kind {
+    /** The policy denied it. */
+    POLICY,
+    /** The CMTS answered with an -Err (or an answer that cannot be taken). */
+    CMTS,
+    /** Not sent: the CMTS is not connected, or too busy. */
+    UNAVAILABLE,
+    /** Sent, but no answer came (a timeout, the connection lost): the outcome is not known. */
+    NO_ANSWER,
+    /** The gate is not held here (deleted, or changed since). */
+    NOT_HELD
+  }
+
+  private final Kind kind;
   private final transient PcmmObject.PacketCableError error;
 
-  GateRefusedException(String message, PcmmObject.PacketCableError error) {
+  GateRefusedException(Kind kind, String message, PcmmObject.PacketCableError error) {
     super(message, null, false, false);
+    this.kind = kind;
     this.error = error;
+  }
+
+  /** Who refused, or what kept the request from an answer. */
+  public Kind kind() {
+    return kind;
   }
 
   /** Refused by the CMTS with {@code error}. */
   static GateRefusedException byCmts(String what, String cmts, PcmmObject.PacketCableError error) {
     int code = error == null ? 0 : error.code();
     return new GateRefusedException(
+        Kind.CMTS,
         what
             + ": CMTS "
             + cmts

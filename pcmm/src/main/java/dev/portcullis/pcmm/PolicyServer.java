@@ -4,6 +4,7 @@ import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmErrorCode;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.pcmm.GateRefusedException.Kind;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.NettySetup;
 import dev.portcullis.support.Transport;
@@ -120,7 +121,9 @@ public final class PolicyServer implements Lifecycle {
       listeners.forEach(l -> l.refused(cmts, request, why));
       return CompletableFuture.failedFuture(
           new GateRefusedException(
-              "Gate-Set for " + request.subscriber().address().getHostAddress() + " " + why, null));
+              Kind.POLICY,
+              "Gate-Set for " + request.subscriber().address().getHostAddress() + " " + why,
+              null));
     }
     listeners.forEach(l -> l.allowed(cmts, request, v.reason()));
     return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
@@ -142,7 +145,9 @@ public final class PolicyServer implements Lifecycle {
       // flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
       refusal =
           new GateRefusedException(
-              "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate", null);
+              Kind.CMTS,
+              "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate",
+              null);
     } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
       Gate held = books.fileIfAbsent(g);
@@ -153,12 +158,15 @@ public final class PolicyServer implements Lifecycle {
       // the CMTS gave an ID it had given for a gate held here: never file a gate twice
       refusal =
           new GateRefusedException(
-              "Gate-Set: CMTS " + cmts + " acknowledged with the ID of " + held + " again", null);
+              Kind.CMTS,
+              "Gate-Set: CMTS " + cmts + " acknowledged with the ID of " + held + " again",
+              null);
     } else {
       refusal =
           m.command() == GateCommand.GATE_SET_ERR
               ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
-              : new GateRefusedException("Gate-Set: CMTS " + cmts + " answered " + m, null);
+              : new GateRefusedException(
+                  Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
     }
     String why = GateRefusedException.why(refusal);
     listeners.forEach(l -> l.refused(cmts, request, why));
@@ -186,13 +194,14 @@ public final class PolicyServer implements Lifecycle {
     GatePolicy.Verdict v = books.decideChange(gate, changed, this::decide);
     if (v == null) {
       return CompletableFuture.failedFuture(
-          new GateRefusedException(gate + " is not held here (deleted, or changed since)", null));
+          new GateRefusedException(
+              Kind.NOT_HELD, gate + " is not held here (deleted, or changed since)", null));
     }
     if (!v.allowed()) {
       String why = "denied by policy: " + v.reason();
       listeners.forEach(l -> l.refused(gate.cmts(), changed, why));
       return CompletableFuture.failedFuture(
-          new GateRefusedException("change of " + gate + " " + why, null));
+          new GateRefusedException(Kind.POLICY, "change of " + gate + " " + why, null));
     }
     listeners.forEach(l -> l.allowed(gate.cmts(), changed, v.reason()));
     return link(gate.cmts())
@@ -207,7 +216,9 @@ public final class PolicyServer implements Lifecycle {
                     m.command() == GateCommand.GATE_SET_ERR
                         ? GateRefusedException.byCmts("Gate-Set (change)", gate.cmts(), m.error())
                         : new GateRefusedException(
-                            "Gate-Set (change): CMTS " + gate.cmts() + " answered " + m, null);
+                            Kind.CMTS,
+                            "Gate-Set (change): CMTS " + gate.cmts() + " answered " + m,
+                            null);
                 listeners.forEach(l -> l.refused(gate.cmts(), changed, r.getMessage()));
                 throw new CompletionException(r);
               }
@@ -215,7 +226,8 @@ public final class PolicyServer implements Lifecycle {
               if (!books.replace(gate, now)) {
                 // deleted meanwhile (a policy change, the CMTS's own report): not filed again
                 throw new CompletionException(
-                    new GateRefusedException(gate + " ended while it was being changed", null));
+                    new GateRefusedException(
+                        Kind.NOT_HELD, gate + " ended while it was being changed", null));
               }
               listeners.forEach(l -> l.modified(gate, now, v.reason()));
               return now;
@@ -238,7 +250,9 @@ public final class PolicyServer implements Lifecycle {
                     m.command() == GateCommand.GATE_DELETE_ERR
                         ? GateRefusedException.byCmts("Gate-Delete", gate.cmts(), m.error())
                         : new GateRefusedException(
-                            "Gate-Delete: CMTS " + gate.cmts() + " answered " + m, null));
+                            Kind.CMTS,
+                            "Gate-Delete: CMTS " + gate.cmts() + " answered " + m,
+                            null));
               }
               if (books.unfile(gate)) {
                 listeners.forEach(l -> l.deleted(gate, reason));

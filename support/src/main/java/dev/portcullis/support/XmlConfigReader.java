@@ -318,13 +318,33 @@ public final class XmlConfigReader {
   public static InetSocketAddress socketAddress(Element e, String name, InetSocketAddress dflt)
       throws ConfigException {
     String v = attr(e, name, null);
-    if (v == null) {
-      return dflt;
-    }
+    return v == null ? dflt : socketAddress(e, name, v, v);
+  }
+
+  /**
+   * A socket address attribute whose port may be left out ({@code 192.0.2.1}, {@code [2001:db8::1]}
+   * or {@code 2001:db8::1} for {@code defaultPort}; {@code 192.0.2.1:3919} for another).
+   */
+  public static InetSocketAddress socketAddress(Element e, String name, int defaultPort)
+      throws ConfigException {
+    String v = value(e, name).trim();
+    boolean hasPort =
+        v.startsWith("[")
+            ? v.contains("]:")
+            : v.indexOf(':') >= 0 && v.indexOf(':') == v.lastIndexOf(':');
+    String full =
+        hasPort
+            ? v
+            : (v.contains(":") && !v.startsWith("[") ? "[" + v + "]" : v) + ":" + defaultPort;
+    return socketAddress(e, name, v, full);
+  }
+
+  private static InetSocketAddress socketAddress(Element e, String name, String v, String full)
+      throws ConfigException {
     String host;
     int port;
     try {
-      InetSocketAddress u = HostPort.parse(v);
+      InetSocketAddress u = HostPort.parse(full);
       host = u.getHostString();
       port = u.getPort();
     } catch (IllegalArgumentException x) {

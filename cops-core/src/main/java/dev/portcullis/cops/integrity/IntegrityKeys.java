@@ -8,16 +8,13 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.support.ConfigException;
-import dev.portcullis.support.OwnedFile;
+import dev.portcullis.support.SecretFile;
 import dev.portcullis.support.XmlConfigReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -47,8 +44,6 @@ public final class IntegrityKeys {
       return new ConfigException(source, line, -1, "key", "secret-file", problem, null);
     }
   }
-
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private IntegrityKeys() {}
 
@@ -187,7 +182,7 @@ public final class IntegrityKeys {
     Path f = s.secretFile();
     try {
       if (s.create() && !Files.exists(f)) {
-        create(f);
+        SecretFile.createRandomHex(f, 32);
       }
       String text = Files.readString(f, StandardCharsets.US_ASCII).replaceAll("\\s+", "");
       byte[] key;
@@ -219,31 +214,6 @@ public final class IntegrityKeys {
               + " not found (create=\"true\" makes one)");
     } catch (IOException e) {
       throw s.error("Integrity key " + s.id() + ": cannot read " + f + ": " + e);
-    }
-  }
-
-  /** 32 random bytes as hex, owner-only, written whole or not at all; a racing creator wins. */
-  private static void create(Path f) throws IOException {
-    Path dir = f.toAbsolutePath().getParent();
-    OwnedFile.createMissing(dir);
-    byte[] key = new byte[32];
-    RANDOM.nextBytes(key);
-    Path tmp = Files.createTempFile(dir, ".integrity", ".tmp");
-    try {
-      try {
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException e) {
-        // not a POSIX file system
-      }
-      Files.writeString(tmp, HexFormat.of().formatHex(key) + "\n", StandardCharsets.US_ASCII);
-      try {
-        Files.move(tmp, f);
-      } catch (FileAlreadyExistsException e) {
-        // another process made it first; use theirs
-      }
-    } finally {
-      Arrays.fill(key, (byte) 0);
-      Files.deleteIfExists(tmp);
     }
   }
 }

@@ -81,11 +81,16 @@ public final class CmtsSimulator extends Lifecycle.Bound {
 
   /** Starts {@code count} CMTSs named cmts-1 to cmts-N on free loopback ports. */
   public CmtsSimulator(int count, Profile profile) {
+    this(java.util.Collections.nCopies(count, new InetSocketAddress("127.0.0.1", 0)), profile);
+  }
+
+  /** Starts a CMTS on each address (port 0: a free one), named cmts-1 to cmts-N in order. */
+  public CmtsSimulator(List<InetSocketAddress> listen, Profile profile) {
     NettySetup.beforeNetty();
     Transport t = Transport.best();
     group = t.group(Math.min(2, Runtime.getRuntime().availableProcessors()));
     try {
-      for (int i = 1; i <= count; i++) {
+      for (int i = 1; i <= listen.size(); i++) {
         Cmts c = new Cmts("cmts-" + i, profile);
         Channel server =
             new ServerBootstrap()
@@ -102,7 +107,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
                             .addLast(c.new Session());
                       }
                     })
-                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .bind(listen.get(i - 1))
                 .syncUninterruptibly()
                 .channel();
         c.address = (InetSocketAddress) server.localAddress();

@@ -1,0 +1,237 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.metrics.MetricsEndpoint;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Lifecycle;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The policy server as {@code pcmm.xml} describes it: the CMTS connections, the policy (engine,
+ * limits, or both), the audit, and the HTTP endpoint with {@code /gates} for application managers,
+ * {@code /metrics}, {@code /health} and {@code /ready}. What {@code pcmm-server} runs.
+ */
+public final class PcmmServer implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(PcmmServer.class);
+
+  private final Path file;
+  private final EngineGatePolicy engine;
+  private final SubscriberLimits limits;
+  private final AuditLog audit;
+  private final PolicyServer server;
+  private final MetricsEndpoint http;
+
+  private PcmmServer(
+      Path file,
+      EngineGatePolicy engine,
+      SubscriberLimits limits,
+      AuditLog audit,
+      PolicyServer server,
+      MetricsEndpoint http) {
+    this.file = file;
+    this.engine = engine;
+    this.limits = limits;
+    this.audit = audit;
+    this.server = server;
+    this.http = http;
+  }
+
+  /**
+   * Starts the policy server {@code file} configures: loads the policy, opens the audit, connects
+   * to every CMTS (without waiting for them: {@link PolicyServer#ready()}), and opens the endpoint.
+   *
+   * @throws ConfigException a configuration or policy mistake, with its file and line
+   * @throws IOException the audit log or the endpoint's address cannot be taken
+   */
+  public static PcmmServer start(Path file) throws ConfigException, IOException {
+    PcmmConfig c = PcmmConfig.load(file);
+    EngineGatePolicy engine =
+        c.policy() == null ? null : EngineGatePolicy.load(c.policy().engine(), c.policy().file());
+    SubscriberLimits limits =
+        c.limits() == null
+            ? null
+            : new SubscriberLimits(c.limits().gatesPerSubscriber(), c.limits().serviceClasses());
+    List<GatePolicy> parts = new ArrayList<>();
+    if (engine != null) {
+      parts.add(engine);
+    }
+    if (limits != null) {
+      parts.add(limits);
+    }
+    GatePolicy policy = parts.size() == 1 ? parts.get(0) : GatePolicy.all(engine, limits);
+    AuditLog audit = AuditLog.open(c.audit());
+    MetricsEndpoint http = null;
+    PolicyServer server = null;
+    try {
+      if (c.http() != null) {
+        http = MetricsEndpoint.start(c.http(), "pcmm");
+      }
+      server = PolicyServer.start(c.cmtss(), policy, c.settings());
+      server.addListener(new GateAudit(audit));
+      PcmmServer s = new PcmmServer(file, engine, limits, audit, server, http);
+      if (http != null) {
+        s.instrument(http.registry());
+        http.route(new GateApi(server, c.applicationManagers()));
+      }
+      audit.onFailure(
+          e -> {
+            // a policy server that cannot record gates must not make them
+            log.error("audit log cannot be written ({}): stopping", e.getMessage());
+            s.close();
+          });
+      log.info(
+          "policy server: {} CMTSs {}, gates decided by {}{}",
+          c.cmtss().size(),
+          c.cmtss().keySet(),
+          c.policy() != null
+              ? "the " + c.policy().engine() + " engine (" + c.policy().file() + ")"
+              : "",
+          limits != null ? (engine != null ? " and " : "") + "per-subscriber limits" : "");
+      return s;
+    } catch (RuntimeException | IOException e) {
+      if (server != null) {
+        server.close();
+      }
+      if (http != null) {
+        http.close();
+      }
+      audit.close();
+      throw e;
+    }
+  }
+
+  private void instrument(MeterRegistry r) {
+    Gauge.builder("portcullis.pcmm.gates", server, s -> s.gates().size())
+        .description("Gates held on all CMTSs")
+        .register(r);
+    for (String cmts : server.cmtss()) {
+      Gauge.builder("portcullis.pcmm.cmts.connected", server, s -> s.isReady(cmts) ? 1 : 0)
+          .description("1 while the CMTS is connected and has sent its REQ")
+          .tag("cmts", cmts)
+          .register(r);
+    }
+    Counter set = Counter.builder("portcullis.pcmm.gate.sets").tag("result", "set").register(r);
+    Counter refused =
+        Counter.builder("portcullis.pcmm.gate.sets").tag("result", "refused").register(r);
+    Counter deleted =
+        Counter.builder("portcullis.pcmm.gates.ended").tag("how", "deleted").register(r);
+    Counter lost = Counter.builder("portcullis.pcmm.gates.ended").tag("how", "lost").register(r);
+    server.addListener(
+        new GateListener() {
+          @Override
+          public void set(Gate gate, String reason) {
+            set.increment();
+          }
+
+          @Override
+          public void refused(String cmts, GateRequest request, String reason) {
+            refused.increment();
+          }
+
+          @Override
+          public void deleted(Gate gate, String reason) {
+            deleted.increment();
+          }
+
+          @Override
+          public void lost(Gate gate, String reason) {
+            lost.increment();
+          }
+        });
+    http.readiness(
+        "cmts",
+        () -> {
+          List<String> down = server.cmtss().stream().filter(c -> !server.isReady(c)).toList();
+          return down.isEmpty() ? null : "not connected: " + String.join(", ", down);
+        });
+    http.readiness(
+        "audit",
+        () ->
+            audit.failure() == null
+                ? null
+                : "audit log cannot be written: " + audit.failure().getMessage());
+  }
+
+  /** The policy server, for applications in the same process. */
+  public PolicyServer server() {
+    return server;
+  }
+
+  /** The endpoint, or null when the configuration has no {@code <http>}. */
+  public MetricsEndpoint http() {
+    return http;
+  }
+
+  /**
+   * Reads the policy file and the limits again (SIGHUP) and deletes at once the gates they no
+   * longer allow. A file with a mistake changes nothing: the policy in use stays.
+   *
+   * @return how many gates were deleted, when every CMTS has answered
+   * @throws ConfigException the mistake, with its file and line
+   */
+  public CompletableFuture<Integer> reload() throws ConfigException {
+    PcmmConfig c = PcmmConfig.load(file);
+    if ((c.limits() == null) != (limits == null) || (c.policy() == null) != (engine == null)) {
+      throw new ConfigException(
+          file.toString(),
+          "adding or removing <policy> or <limits> needs a restart (the policy in use stays)",
+          null);
+    }
+    if (engine != null) {
+      engine.reload();
+    }
+    if (limits != null) {
+      limits.limits(c.limits().gatesPerSubscriber(), c.limits().serviceClasses());
+    }
+    return server
+        .reevaluate()
+        .whenComplete(
+            (n, e) -> {
+              if (e == null) {
+                log.info("policy reloaded: {} gates no longer allowed, deleted", n);
+              } else {
+                log.warn(
+                    "policy reloaded; deleting the gates it no longer allows: {}", e.toString());
+              }
+            });
+  }
+
+  @Override
+  public CompletableFuture<Void> ready() {
+    return server.ready();
+  }
+
+  @Override
+  public boolean isReady() {
+    return server.isReady();
+  }
+
+  @Override
+  public CompletableFuture<Void> stopped() {
+    return server.stopped();
+  }
+
+  @Override
+  public void close() {
+    if (http != null) {
+      http.close();
+    }
+    server.close();
+    audit.close();
+    try {
+      server.stopped().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // closed as far as it goes
+    }
+  }
+}
