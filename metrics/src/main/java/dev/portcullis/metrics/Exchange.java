@@ -24,6 +24,7 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -167,7 +168,7 @@ final class Exchange extends ChannelInboundHandlerAdapter {
                     .execute(
                         () -> {
                           if (ok != null) {
-                            send(ctx, r, ok.status(), ok.contentType(), ok.body(), null);
+                            send(ctx, r, ok.status(), ok.contentType(), ok.body(), ok.headers());
                           } else if (failed instanceof TimeoutException
                               || failed.getCause() instanceof TimeoutException) {
                             answer(ctx, r, 504, "no answer within " + ROUTE_SECONDS + " s\n");
@@ -207,7 +208,8 @@ final class Exchange extends ChannelInboundHandlerAdapter {
 
   private void scrape(ChannelHandlerContext ctx, HttpRequest r) {
     try {
-      endpoint.scrape(b -> ctx.executor().execute(() -> send(ctx, r, 200, PROMETHEUS, b, null)));
+      endpoint.scrape(
+          b -> ctx.executor().execute(() -> send(ctx, r, 200, PROMETHEUS, b, Map.of())));
     } catch (RejectedExecutionException e) {
       answer(ctx, r, 503, "busy: scrapes queued\n");
     }
@@ -219,12 +221,23 @@ final class Exchange extends ChannelInboundHandlerAdapter {
 
   private void answer(
       ChannelHandlerContext ctx, HttpRequest r, int status, String text, String allow) {
-    send(ctx, r, status, TEXT, text.getBytes(StandardCharsets.UTF_8), allow);
+    send(
+        ctx,
+        r,
+        status,
+        TEXT,
+        text.getBytes(StandardCharsets.UTF_8),
+        allow == null ? Map.of() : Map.of(HttpHeaderNames.ALLOW.toString(), allow));
   }
 
   /** Answers and closes: one request a connection. */
   private void send(
-      ChannelHandlerContext ctx, HttpRequest r, int status, String type, byte[] b, String allow) {
+      ChannelHandlerContext ctx,
+      HttpRequest r,
+      int status,
+      String type,
+      byte[] b,
+      Map<String, String> headers) {
     ctx.channel().config().setAutoRead(false); // nothing more is read from this connection
     boolean head = r.method().equals(HttpMethod.HEAD);
     FullHttpResponse res =
@@ -236,9 +249,7 @@ final class Exchange extends ChannelInboundHandlerAdapter {
         .set(HttpHeaderNames.CONTENT_TYPE, type)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, b.length)
         .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    if (allow != null) {
-      res.headers().set(HttpHeaderNames.ALLOW, allow);
-    }
+    headers.forEach((n, v) -> res.headers().set(n, v));
     arm(ctx); // the answer must be taken within the limit too
     ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
   }

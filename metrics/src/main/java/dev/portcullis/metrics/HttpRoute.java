@@ -55,8 +55,23 @@ public interface HttpRoute {
     }
   }
 
-  /** An answer: its status, content type and body. */
-  record Reply(int status, String contentType, byte[] body) {
+  /** An answer: its status, content type, body, and headers of its own (Location, say). */
+  record Reply(int status, String contentType, byte[] body, Map<String, String> headers) {
+    public Reply {
+      headers = Map.copyOf(headers);
+    }
+
+    public Reply(int status, String contentType, byte[] body) {
+      this(status, contentType, body, Map.of());
+    }
+
+    /** This reply with {@code name: value} added. */
+    public Reply with(String name, String value) {
+      Map<String, String> h = new java.util.LinkedHashMap<>(headers);
+      h.put(name, value);
+      return new Reply(status, contentType, body, h);
+    }
+
     public static Reply json(int status, String json) {
       return new Reply(
           status, "application/json; charset=utf-8", json.getBytes(StandardCharsets.UTF_8));

@@ -43,7 +43,7 @@ class HttpRouteTest {
         return answer != null
             ? answer
             : CompletableFuture.completedFuture(
-                Reply.json(201, "{\"got\":" + r.body().length + "}"));
+                Reply.json(201, "{\"got\":" + r.body().length + "}").with("x-seen", "yes"));
       }
     };
   }
@@ -88,6 +88,7 @@ class HttpRouteTest {
                   + body.substring(0, half),
               body.substring(half));
       assertTrue(r.startsWith("HTTP/1.1 201 "), r);
+      assertTrue(r.contains("\r\nx-seen: yes\r\n"), r);
       assertTrue(r.endsWith("{\"got\":" + body.length() + "}"), r);
       HttpRoute.Request q = seen.get();
       assertEquals("POST", q.method());

@@ -37,11 +37,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,6 +176,12 @@ final class CmtsLink {
     return answer;
   }
 
+  /** Connects (again) after {@link #close}: a fleet member taking the CMTS over. */
+  void hold() {
+    closed = false;
+    connect();
+  }
+
   void close() {
     closed = true;
     Connection c = current;
@@ -189,11 +192,10 @@ final class CmtsLink {
 
   /** One TCP connection to the CMTS and its outstanding transactions (its event loop only). */
   private final class Connection extends SimpleChannelInboundHandler<Object> {
-    private final Map<Integer, CompletableFuture<GateMessage>> pending = new HashMap<>();
+    private final Transactions pending = new Transactions(name, settings.answerTimeout());
     private Channel channel;
     private volatile Handle handle;
     private boolean opened;
-    private int nextTransaction = 1;
     private int unreadable;
     private String lostBecause;
 
@@ -313,7 +315,7 @@ final class CmtsLink {
       CompletableFuture<GateMessage> f =
           m.command() == GateCommand.GATE_REPORT_STATE
               ? null
-              : pending.remove(m.transactionId().id());
+              : pending.take(m.transactionId().id());
       if (f != null) {
         f.complete(m);
       } else if (m.command() == GateCommand.GATE_REPORT_STATE) {
@@ -333,21 +335,10 @@ final class CmtsLink {
                 null));
         return;
       }
-      if (pending.size() >= 0xFFFF) {
-        answer.completeExceptionally(
-            new GateRefusedException(
-                Kind.UNAVAILABLE,
-                command.description() + ": 65535 transactions outstanding on CMTS " + name,
-                null));
+      int txn = pending.open(command, answer, channel.eventLoop());
+      if (txn == 0) {
         return;
       }
-      int id = nextTransaction;
-      while (pending.containsKey(id)) {
-        id = id == 0xFFFF ? 1 : id + 1;
-      }
-      nextTransaction = id == 0xFFFF ? 1 : id + 1;
-      int txn = id;
-      pending.put(txn, answer);
       List<PcmmObject> all = new ArrayList<>(objects.size() + 1);
       all.add(new PcmmObject.TransactionId(txn, command));
       all.addAll(objects);
@@ -355,8 +346,10 @@ final class CmtsLink {
           .writeAndFlush(PcmmCops.decision(handle, new GateMessage(all)))
           .addListener(
               w -> {
-                if (!w.isSuccess() && pending.remove(txn, answer)) {
-                  answer.completeExceptionally(
+                if (!w.isSuccess()) {
+                  pending.fail(
+                      txn,
+                      answer,
                       new GateRefusedException(
                           Kind.UNAVAILABLE,
                           command.description()
@@ -367,29 +360,6 @@ final class CmtsLink {
                           null));
                 }
               });
-      ScheduledFuture<?> timeout =
-          channel
-              .eventLoop()
-              .schedule(
-                  () -> {
-                    if (pending.remove(txn, answer)) {
-                      answer.completeExceptionally(
-                          new GateRefusedException(
-                              Kind.NO_ANSWER,
-                              command.description()
-                                  + " #"
-                                  + txn
-                                  + ": no answer from CMTS "
-                                  + name
-                                  + " in "
-                                  + settings.answerTimeout().toMillis()
-                                  + " ms",
-                              null));
-                    }
-                  },
-                  settings.answerTimeout().toMillis(),
-                  TimeUnit.MILLISECONDS);
-      answer.whenComplete((m, e) -> timeout.cancel(false));
     }
 
     private void refuse(ChannelHandlerContext ctx, ErrorCode code, String why) {
@@ -432,9 +402,7 @@ final class CmtsLink {
       GateRefusedException lost =
           new GateRefusedException(
               Kind.NO_ANSWER, "connection to CMTS " + name + " lost: " + why, null);
-      List<CompletableFuture<GateMessage>> waiting = new ArrayList<>(pending.values());
-      pending.clear();
-      waiting.forEach(f -> f.completeExceptionally(lost));
+      pending.failAll(lost);
       handle = null;
       if (closed) {
         return;

@@ -7,6 +7,12 @@ import dev.portcullis.cops.pcmm.PcmmObject;
  * last reported (Gate State values; {@link PcmmObject.GateState#AUTHORIZED} after a Gate-Set-Ack).
  */
 public record Gate(String cmts, int gateId, GateRequest request, int state) {
+  /**
+   * The state of a Gate-Set whose answer was lost (Gate ID 0): the gate may exist on the CMTS. Not
+   * a Gate State value (those are 1 to 4).
+   */
+  public static final int IN_DOUBT = -1;
+
   /** This gate in {@code state}. */
   Gate withState(int state) {
     return new Gate(cmts, gateId, request, state);

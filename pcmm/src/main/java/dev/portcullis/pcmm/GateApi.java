@@ -5,12 +5,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.metrics.HttpRoute;
 import dev.portcullis.pcmm.GateRefusedException.Kind;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +37,43 @@ final class GateApi implements HttpRoute {
 
   private final PolicyServer server;
   private final List<PcmmConfig.ApplicationManager> managers;
+  private final Function<String, Optional<String>> owner;
 
-  GateApi(PolicyServer server, List<PcmmConfig.ApplicationManager> managers) {
+  /**
+   * @param owner the endpoint ({@code host:port}) of the fleet member holding a CMTS this server
+   *     does not hold, where a request for it is redirected (307)
+   */
+  GateApi(
+      PolicyServer server,
+      List<PcmmConfig.ApplicationManager> managers,
+      Function<String, Optional<String>> owner) {
     this.server = server;
     this.managers = List.copyOf(managers);
+    this.owner = owner;
+  }
+
+  /** 307 to the member holding {@code cmts}, for the same request; null if none is known. */
+  private Reply elsewhere(String cmts, Request r) {
+    if (server.isReady(cmts)) {
+      return null;
+    }
+    return owner
+        .apply(cmts)
+        .map(
+            o ->
+                Reply.json(
+                        307,
+                        GateJson.JSON
+                            .createObjectNode()
+                            .put("error", "CMTS " + cmts + " is held by the fleet member at " + o)
+                            .toString())
+                    .with("location", "http://" + o + r.path() + query(r)))
+        .orElse(null);
+  }
+
+  private static String query(Request r) {
+    String s = r.param("subscriber");
+    return s == null ? "" : "?subscriber=" + URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   @Override
@@ -67,6 +104,10 @@ final class GateApi implements HttpRoute {
     }
     if (parts.length != 3 || r.method().equals("POST")) {
       return done(error(404, "no such resource (expected: /gates or /gates/CMTS/GATE-ID)"));
+    }
+    Reply away = server.cmtss().contains(parts[1]) ? elsewhere(parts[1], r) : null;
+    if (away != null) {
+      return done(away);
     }
     Gate g = find(am, parts[1], parts[2]);
     if (g == null) {
@@ -104,6 +145,10 @@ final class GateApi implements HttpRoute {
           error(
               404,
               "cmts: no CMTS named " + p.cmts() + " (expected one of " + server.cmtss() + ")"));
+    }
+    Reply away = elsewhere(p.cmts(), r);
+    if (away != null) {
+      return done(away);
     }
     return server
         .set(p.cmts(), p.request())
@@ -198,6 +243,7 @@ final class GateApi implements HttpRoute {
           case UNAVAILABLE -> 503;
           case NO_ANSWER -> 504;
           case NOT_HELD -> 404;
+          case IN_DOUBT -> 409;
         };
     ObjectNode o = GateJson.JSON.createObjectNode().put("error", g.getMessage());
     if (g.kind() == Kind.CMTS && g.error() != null) {

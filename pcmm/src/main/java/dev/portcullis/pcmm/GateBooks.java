@@ -20,8 +20,16 @@ final class GateBooks {
 
   /**
    * Decides {@code inFlight}'s request; if allowed, files it until its answer ({@link #unfile}).
+   * Null, nothing decided, when a Gate-Set for the same request on the same CMTS is in doubt.
    */
   synchronized GatePolicy.Verdict reserve(Gate inFlight, GatePolicy policy) {
+    for (Gate g : ofSubscriber(inFlight)) {
+      if (g.state() == Gate.IN_DOUBT
+          && g.cmts().equals(inFlight.cmts())
+          && g.request().equals(inFlight.request())) {
+        return null; // the same flows' Gate-Set is in doubt: it may have made this gate already
+      }
+    }
     GatePolicy.Verdict v = policy.decide(inFlight.request(), List.copyOf(ofSubscriber(inFlight)));
     if (v.allowed()) {
       file(inFlight);
@@ -99,17 +107,33 @@ final class GateBooks {
     return gates.values().stream().filter(g -> g.cmts().equals(cmts)).toList();
   }
 
-  /** Unfiles {@code g}; true if it was filed (a Gate-Set in flight always was). */
+  /** Files a Gate-Set in doubt (Gate ID 0): counted against its subscriber until unfiled. */
+  synchronized void fileInDoubt(Gate g) {
+    file(g);
+  }
+
+  /** Unfiles every gate, and every Gate-Set in doubt, on {@code cmts} (given to another member). */
+  synchronized void unfileAll(String cmts) {
+    gates.values().removeIf(g -> g.cmts().equals(cmts));
+    for (List<Gate> l : bySubscriber.values()) {
+      l.removeIf(g -> g.cmts().equals(cmts) && (g.gateId() != 0 || g.state() == Gate.IN_DOUBT));
+    }
+    bySubscriber.values().removeIf(List::isEmpty);
+  }
+
+  /** Unfiles {@code g}; true if it was filed. */
   synchronized boolean unfile(Gate g) {
-    boolean had = g.gateId() == 0 || gates.remove(g.key()) != null;
+    boolean had = g.gateId() != 0 && gates.remove(g.key()) != null;
     List<Gate> l = bySubscriber.get(subscriber(g));
     if (l != null) {
       for (int i = 0; i < l.size(); i++) {
         Gate x = l.get(i);
         if (x.cmts().equals(g.cmts())
             && x.gateId() == g.gateId()
+            && x.state() == g.state()
             && x.request().equals(g.request())) {
           l.remove(i);
+          had |= g.gateId() == 0;
           break;
         }
       }

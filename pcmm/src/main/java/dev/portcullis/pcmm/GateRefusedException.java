@@ -20,7 +20,9 @@ public final class GateRefusedException extends Exception {
     /** Sent, but no answer came (a timeout, the connection lost): the outcome is not known. */
     NO_ANSWER,
     /** The gate is not held here (deleted, or changed since). */
-    NOT_HELD
+    NOT_HELD,
+    /** A Gate-Set for the same flows got no answer: it may have made the gate already. */
+    IN_DOUBT
   }
 
   private final Kind kind;

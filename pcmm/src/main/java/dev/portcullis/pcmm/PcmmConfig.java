@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.pcmm.PcmmCops;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.XmlConfigReader;
@@ -32,6 +33,8 @@ import org.w3c.dom.Element;
  * @param limits the per-subscriber limits, or null for none (at least one of the two is there)
  * @param audit the audit log, or null for none
  * @param http where the operator endpoint listens, or null for none
+ * @param state the store a fleet shares, or null for none
+ * @param fleet this server as a fleet member, or null for a lone server
  */
 public record PcmmConfig(
     String source,
@@ -41,12 +44,23 @@ public record PcmmConfig(
     Limits limits,
     Path audit,
     InetSocketAddress http,
-    List<ApplicationManager> applicationManagers) {
+    List<ApplicationManager> applicationManagers,
+    StateConfig state,
+    Fleet fleet) {
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PcmmConfig.class, "/dev/portcullis/pcmm/pcmm.xsd");
 
+  /** A CMTS's or a member's name: it is a path segment in the fleet's store. */
+  private static final String NAME = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}";
+
+  private static final String NAME_EXPECTED =
+      "1 to 64 of A-Z a-z 0-9 . _ -, beginning with a letter or digit";
+
   /** {@code <policy>}: a policy engine by name and its file. */
   public record Policy(String engine, Path file) {}
+
+  /** {@code <fleet>}: this member's name, and how long it leaves a free CMTS to the first. */
+  public record Fleet(String member, Duration claimDelay) {}
 
   /** {@code <limits>}. */
   public record Limits(int gatesPerSubscriber, Set<String> serviceClasses) {}
@@ -66,9 +80,8 @@ public record PcmmConfig(
     Set<InetSocketAddress> addresses = new HashSet<>();
     for (Element c : children(root, "cmts")) {
       String name = attr(c, "name", "").trim();
-      if (name.isEmpty() || !name.matches("[A-Za-z0-9._-]{1,64}")) {
-        throw error(
-            c, "name", "CMTS name \"" + name + "\" (expected: 1 to 64 of A-Z a-z 0-9 . _ -)");
+      if (!name.matches(NAME)) {
+        throw error(c, "name", "CMTS name \"" + name + "\" (expected: " + NAME_EXPECTED + ")");
       }
       if (cmtss.containsKey(name)) {
         throw error(c, "name", "CMTS " + name + " defined twice");
@@ -91,6 +104,16 @@ public record PcmmConfig(
           "neither <policy> nor <limits>: every gate would be allowed (expected: at least one)");
     }
     Element http = XmlConfigReader.child(root, "http");
+    Element state = XmlConfigReader.child(root, "state");
+    Element fleet = XmlConfigReader.child(root, "fleet");
+    if ((state == null) != (fleet == null)) {
+      throw error(
+          state != null ? state : fleet,
+          null,
+          state != null
+              ? "<state> without <fleet> (expected both: the store is the fleet's)"
+              : "<fleet> without <state> (expected both: the fleet shares its CMTSs through it)");
+    }
     return new PcmmConfig(
         file.toString(),
         Collections.unmodifiableMap(cmtss),
@@ -103,7 +126,21 @@ public record PcmmConfig(
         limitsElement == null ? null : limits(limitsElement),
         ConfigFiles.writableFile(XmlConfigReader.child(root, "audit"), "file", dir),
         http == null ? null : XmlConfigReader.socketAddress(http, "listen", null),
-        http == null ? List.of() : managers(http, dir));
+        http == null ? List.of() : managers(http, dir),
+        StateConfig.parse(state, dir),
+        fleet == null ? null : fleet(fleet));
+  }
+
+  private static Fleet fleet(Element f) throws ConfigException {
+    String member = attr(f, "member", "").trim();
+    if (!member.matches(NAME)) {
+      throw error(f, "member", "member \"" + member + "\" (expected: " + NAME_EXPECTED + ")");
+    }
+    Duration d = XmlConfigReader.duration(f, "claim-delay");
+    if (d.compareTo(Duration.ofMinutes(1)) > 0) {
+      throw error(f, "claim-delay", "claim-delay: " + d + " (expected: PT0S to PT1M)");
+    }
+    return new Fleet(member, d);
   }
 
   private static PolicyServer.Settings settings(Element c) throws ConfigException {

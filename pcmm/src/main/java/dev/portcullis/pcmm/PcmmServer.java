@@ -2,7 +2,10 @@ package dev.portcullis.pcmm;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.metrics.MetricsEndpoint;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -11,6 +14,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -30,6 +35,10 @@ public final class PcmmServer implements Lifecycle {
   private final AuditLog audit;
   private final PolicyServer server;
   private final MetricsEndpoint http;
+  private final Fleet fleet;
+
+  /** A fleet member's store and its part in the fleet; null for a lone server. */
+  private record Fleet(StateStore store, FleetGates gates) {}
 
   private PcmmServer(
       Path file,
@@ -37,13 +46,15 @@ public final class PcmmServer implements Lifecycle {
       SubscriberLimits limits,
       AuditLog audit,
       PolicyServer server,
-      MetricsEndpoint http) {
+      MetricsEndpoint http,
+      Fleet fleet) {
     this.file = file;
     this.engine = engine;
     this.limits = limits;
     this.audit = audit;
     this.server = server;
     this.http = http;
+    this.fleet = fleet;
   }
 
   /**
@@ -53,7 +64,7 @@ public final class PcmmServer implements Lifecycle {
    * @throws ConfigException a configuration or policy mistake, with its file and line
    * @throws IOException the audit log or the endpoint's address cannot be taken
    */
-  public static PcmmServer start(Path file) throws ConfigException, IOException {
+  public static PcmmServer start(Path file) throws ConfigException, IOException, StoreException {
     PcmmConfig c = PcmmConfig.load(file);
     EngineGatePolicy engine =
         c.policy() == null ? null : EngineGatePolicy.load(c.policy().engine(), c.policy().file());
@@ -72,16 +83,39 @@ public final class PcmmServer implements Lifecycle {
     AuditLog audit = AuditLog.open(c.audit());
     MetricsEndpoint http = null;
     PolicyServer server = null;
+    Fleet fleet = null;
     try {
       if (c.http() != null) {
         http = MetricsEndpoint.start(c.http(), "pcmm");
       }
-      server = PolicyServer.start(c.cmtss(), policy, c.settings());
+      if (c.fleet() != null) {
+        StateStore store = c.state().open();
+        fleet =
+            new Fleet(
+                store,
+                new FleetGates(
+                    store,
+                    c.fleet().member(),
+                    http == null ? null : HostPort.of(http.address()),
+                    c.cmtss().keySet(),
+                    c.fleet().claimDelay()));
+        server = PolicyServer.member(c.cmtss(), policy, c.settings(), fleet.gates());
+      } else {
+        server = PolicyServer.start(c.cmtss(), policy, c.settings());
+      }
       server.addListener(new GateAudit(audit));
-      PcmmServer s = new PcmmServer(file, engine, limits, audit, server, http);
+      PcmmServer s = new PcmmServer(file, engine, limits, audit, server, http, fleet);
       if (http != null) {
         s.instrument(http.registry());
-        http.route(new GateApi(server, c.applicationManagers()));
+        http.route(
+            new GateApi(
+                server,
+                c.applicationManagers(),
+                fleet == null ? cmts -> Optional.empty() : fleet.gates()::ownerEndpoint));
+      }
+      if (fleet != null) {
+        server.addListener(fleet.gates());
+        fleet.gates().join(server);
       }
       audit.onFailure(
           e -> {
@@ -98,9 +132,13 @@ public final class PcmmServer implements Lifecycle {
               : "",
           limits != null ? (engine != null ? " and " : "") + "per-subscriber limits" : "");
       return s;
-    } catch (RuntimeException | IOException e) {
+    } catch (RuntimeException | IOException | StoreException e) {
       if (server != null) {
         server.close();
+      }
+      if (fleet != null) {
+        fleet.gates().close();
+        fleet.store().close();
       }
       if (http != null) {
         http.close();
@@ -151,7 +189,10 @@ public final class PcmmServer implements Lifecycle {
     http.readiness(
         "cmts",
         () -> {
-          List<String> down = server.cmtss().stream().filter(c -> !server.isReady(c)).toList();
+          List<String> down =
+              server.cmtss().stream()
+                  .filter(c -> held().contains(c) && !server.isReady(c))
+                  .toList();
           return down.isEmpty() ? null : "not connected: " + String.join(", ", down);
         });
     http.readiness(
@@ -206,14 +247,22 @@ public final class PcmmServer implements Lifecycle {
             });
   }
 
+  /** A lone server: every CMTS has opened. A fleet member: it has joined the fleet. */
   @Override
   public CompletableFuture<Void> ready() {
-    return server.ready();
+    return fleet == null ? server.ready() : fleet.gates().joined();
   }
 
   @Override
   public boolean isReady() {
-    return server.isReady();
+    return fleet == null
+        ? server.isReady()
+        : fleet.gates().joined().isDone() && fleet.store().connection().up();
+  }
+
+  /** The CMTSs this server holds: all of them, or a fleet member's share. */
+  public Set<String> held() {
+    return fleet == null ? Set.copyOf(server.cmtss()) : fleet.gates().held();
   }
 
   @Override
@@ -226,7 +275,13 @@ public final class PcmmServer implements Lifecycle {
     if (http != null) {
       http.close();
     }
+    if (fleet != null) {
+      fleet.gates().close();
+    }
     server.close();
+    if (fleet != null) {
+      fleet.store().close(); // this member's leases end: its CMTSs are taken over
+    }
     audit.close();
     try {
       server.stopped().get(5, TimeUnit.SECONDS);

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,9 +63,10 @@ public final class PolicyServer implements Lifecycle {
   private final List<GateListener> listeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-  private final AtomicInteger readyLinks = new AtomicInteger();
 
   private final GateBooks books = new GateBooks();
+  private volatile GateJournal journal = GateJournal.NONE;
+  private final Doubts doubts;
 
   private PolicyServer(Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -77,7 +78,9 @@ public final class PolicyServer implements Lifecycle {
     Transport t = Transport.best();
     this.group = t.group(Math.min(cmtss.size(), Runtime.getRuntime().availableProcessors()));
     Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
-    CmtsLink.Events events = new LinkEvents();
+    this.doubts = new Doubts(books, group, settings.answerTimeout(), () -> journal);
+    CmtsLink.Events events =
+        new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null));
     cmtss.forEach(
         (name, address) ->
             links.put(name, new CmtsLink(name, address, b, group.next(), settings, events)));
@@ -89,6 +92,47 @@ public final class PolicyServer implements Lifecycle {
     PolicyServer s = new PolicyServer(cmtss, policy, settings);
     s.links.values().forEach(CmtsLink::connect);
     return s;
+  }
+
+  /**
+   * A fleet member's server: it connects to no CMTS until it {@link #adopt}s one, and records each
+   * Gate-Set in {@code journal} before it leaves.
+   */
+  static PolicyServer member(
+      Map<String, InetSocketAddress> cmtss,
+      GatePolicy policy,
+      Settings settings,
+      GateJournal journal) {
+    PolicyServer s = new PolicyServer(cmtss, policy, settings);
+    s.journal = journal;
+    return s;
+  }
+
+  /**
+   * Takes {@code cmts} over with the gates a predecessor recorded, and the Gate-Sets it sent whose
+   * answers it never recorded (in doubt, by intent): connects, then asks the CMTS for each gate
+   * (Gate-Info), forgetting those it no longer has. No Gate-Set is sent again.
+   */
+  void adopt(String cmts, List<Gate> gates, Map<String, GateRequest> inDoubt) {
+    for (Gate g : gates) {
+      if (books.fileIfAbsent(g) != null) {
+        log.warn("{}: recorded twice in the fleet's store; filed once", g);
+      }
+    }
+    inDoubt.forEach((intent, r) -> doubts.file(new Gate(cmts, 0, r, Gate.IN_DOUBT), intent));
+    log.info(
+        "CMTS {}: held here now, with {} gates and {} Gate-Sets in doubt from the fleet's store",
+        cmts,
+        gates.size(),
+        inDoubt.size());
+    link(cmts).hold();
+  }
+
+  /** Gives {@code cmts} up (another member takes it): its connection closed, its gates unfiled. */
+  void release(String cmts) {
+    link(cmts).close();
+    books.unfileAll(cmts);
+    log.info("CMTS {}: given up", cmts);
   }
 
   public void addListener(GateListener l) {
@@ -116,22 +160,39 @@ public final class PolicyServer implements Lifecycle {
     Gate inFlight = new Gate(cmts, 0, request, 0);
     // counted against the subscriber's limits until answered
     GatePolicy.Verdict v = books.reserve(inFlight, this::decide);
-    if (!v.allowed()) {
-      String why = "denied by policy: " + v.reason();
+    if (v == null || !v.allowed()) {
+      // before anything leaves: the same flows in doubt, or the policy's no
+      String why =
+          v == null
+              ? "a Gate-Set for the same flows on " + cmts + " is in doubt (its answer was lost)"
+              : "denied by policy: " + v.reason();
       listeners.forEach(l -> l.refused(cmts, request, why));
       return CompletableFuture.failedFuture(
           new GateRefusedException(
-              Kind.POLICY,
+              v == null ? Kind.IN_DOUBT : Kind.POLICY,
               "Gate-Set for " + request.subscriber().address().getHostAddress() + " " + why,
               null));
     }
     listeners.forEach(l -> l.allowed(cmts, request, v.reason()));
-    return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
-        .handle((m, e) -> answered(inFlight, v, m, e));
+    GateJournal j = journal;
+    if (j == GateJournal.NONE) {
+      return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
+          .handle((m, e) -> answered(inFlight, v, null, m, e));
+    }
+    // write-ahead: the intent is durable before the Gate-Set leaves, or it does not leave
+    AtomicReference<String> intent = new AtomicReference<>();
+    return j.intend(cmts, request)
+        .thenCompose(
+            id -> {
+              intent.set(id);
+              return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null));
+            })
+        .handle((m, e) -> answered(inFlight, v, intent.get(), m, e));
   }
 
   /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
-  private Gate answered(Gate inFlight, GatePolicy.Verdict v, GateMessage m, Throwable e) {
+  private Gate answered(
+      Gate inFlight, GatePolicy.Verdict v, String intent, GateMessage m, Throwable e) {
     books.unfile(inFlight);
     String cmts = inFlight.cmts();
     GateRequest request = inFlight.request();
@@ -152,6 +213,7 @@ public final class PolicyServer implements Lifecycle {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
       Gate held = books.fileIfAbsent(g);
       if (held == null) {
+        journal.resolved(intent, g);
         listeners.forEach(l -> l.set(g, v.reason()));
         return g;
       }
@@ -167,6 +229,11 @@ public final class PolicyServer implements Lifecycle {
               ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
               : new GateRefusedException(
                   Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
+    }
+    if (intent != null && refusal instanceof GateRefusedException r && r.kind() == Kind.NO_ANSWER) {
+      doubts.file(inFlight, intent);
+    } else if (intent != null) {
+      journal.resolved(intent, null);
     }
     String why = GateRefusedException.why(refusal);
     listeners.forEach(l -> l.refused(cmts, request, why));
@@ -350,83 +417,6 @@ public final class PolicyServer implements Lifecycle {
           "no CMTS named " + cmts + " (expected one of " + links.keySet() + ")");
     }
     return l;
-  }
-
-  /** After a reconnect: asks the CMTS for each gate held there; forgets those it lacks. */
-  private void check(CmtsLink link) {
-    for (Gate g : gates(link.name())) {
-      info(g)
-          .thenAccept(
-              m -> {
-                if (m.command() == GateCommand.GATE_INFO_ERR
-                    && m.error() != null
-                    && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
-                  if (books.unfile(g)) {
-                    log.warn("{}: the CMTS no longer has it after reconnecting; forgotten", g);
-                    listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
-                  }
-                } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
-                  stateChanged(g, m.gateState().state());
-                }
-              })
-          .exceptionally(
-              e -> {
-                log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
-                return null;
-              });
-    }
-  }
-
-  private void stateChanged(Gate g, int state) {
-    Gate held = books.get(g.cmts(), g.gateId());
-    if (held == null || held.state() == state) {
-      return;
-    }
-    Gate now = held.withState(state);
-    if (books.replace(held, now)) {
-      listeners.forEach(l -> l.stateChanged(now));
-    }
-  }
-
-  private final class LinkEvents implements CmtsLink.Events {
-    @Override
-    public void ready(CmtsLink link, boolean again) {
-      if (again) {
-        check(link);
-      } else if (readyLinks.incrementAndGet() == links.size()) {
-        log.info("policy server: all {} CMTSs ready", links.size());
-        ready.complete(null);
-      }
-    }
-
-    @Override
-    public void lost(CmtsLink link, String why) {
-      // gates stay filed: the CMTS keeps them, and they are checked when it is back
-    }
-
-    @Override
-    public void reported(CmtsLink link, GateMessage m) {
-      if (m.gateId() == null || m.gateState() == null) {
-        log.warn(
-            "CMTS {}: Gate-Report-State without {} ignored",
-            link.name(),
-            m.gateId() == null ? "a Gate ID" : "a Gate State");
-        return;
-      }
-      Gate held = books.get(link.name(), m.gateId().id());
-      if (held == null) {
-        log.debug("CMTS {}: state report for a gate not held here: {}", link.name(), m);
-        return;
-      }
-      if (m.gateState().state() == PcmmObject.GateState.IDLE) {
-        if (books.unfile(held)) {
-          listeners.forEach(
-              l -> l.deleted(held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
-        }
-      } else {
-        stateChanged(held, m.gateState().state());
-      }
-    }
   }
 
   @Override

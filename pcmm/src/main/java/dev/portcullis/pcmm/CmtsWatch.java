@@ -1,0 +1,117 @@
+package dev.portcullis.pcmm;
+
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmErrorCode;
+import dev.portcullis.cops.pcmm.PcmmObject;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What each CMTS tells its policy server, on the CMTS's event loop: that it is ready (then each
+ * gate held there is asked for: after a reconnect, or a CMTS taken over with its gates), that it
+ * was lost (its gates stay filed: the CMTS keeps them), and its Gate-Report-States.
+ */
+final class CmtsWatch implements CmtsLink.Events {
+  private static final Logger log = LoggerFactory.getLogger(PolicyServer.class);
+
+  private final PolicyServer server;
+  private final GateBooks books;
+  private final List<GateListener> listeners;
+  private final int count;
+  private final Runnable allReady;
+  private final AtomicInteger readyLinks = new AtomicInteger();
+
+  /** {@code allReady} runs once, when each of the {@code count} CMTSs has been ready once. */
+  CmtsWatch(
+      PolicyServer server,
+      GateBooks books,
+      List<GateListener> listeners,
+      int count,
+      Runnable allReady) {
+    this.server = server;
+    this.books = books;
+    this.listeners = listeners;
+    this.count = count;
+    this.allReady = allReady;
+  }
+
+  /** After a reconnect: asks the CMTS for each gate held there; forgets those it lacks. */
+  private void check(CmtsLink link) {
+    for (Gate g : books.of(link.name())) {
+      server
+          .info(g)
+          .thenAccept(
+              m -> {
+                if (m.command() == GateCommand.GATE_INFO_ERR
+                    && m.error() != null
+                    && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
+                  if (books.unfile(g)) {
+                    log.warn("{}: the CMTS no longer has it after reconnecting; forgotten", g);
+                    listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
+                  }
+                } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
+                  stateChanged(g, m.gateState().state());
+                }
+              })
+          .exceptionally(
+              e -> {
+                log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
+                return null;
+              });
+    }
+  }
+
+  private void stateChanged(Gate g, int state) {
+    Gate held = books.get(g.cmts(), g.gateId());
+    if (held == null || held.state() == state) {
+      return;
+    }
+    Gate now = held.withState(state);
+    if (books.replace(held, now)) {
+      listeners.forEach(l -> l.stateChanged(now));
+    }
+  }
+
+  @Override
+  public void ready(CmtsLink link, boolean again) {
+    if (again || !books.of(link.name()).isEmpty()) {
+      check(link); // after a reconnect, or a CMTS taken over with its gates
+    }
+    if (!again && readyLinks.incrementAndGet() == count) {
+      log.info("policy server: all {} CMTSs ready", count);
+      allReady.run();
+    }
+  }
+
+  @Override
+  public void lost(CmtsLink link, String why) {
+    // gates stay filed: the CMTS keeps them, and they are checked when it is back
+  }
+
+  @Override
+  public void reported(CmtsLink link, GateMessage m) {
+    if (m.gateId() == null || m.gateState() == null) {
+      log.warn(
+          "CMTS {}: Gate-Report-State without {} ignored",
+          link.name(),
+          m.gateId() == null ? "a Gate ID" : "a Gate State");
+      return;
+    }
+    Gate held = books.get(link.name(), m.gateId().id());
+    if (held == null) {
+      log.debug("CMTS {}: state report for a gate not held here: {}", link.name(), m);
+      return;
+    }
+    if (m.gateState().state() == PcmmObject.GateState.IDLE) {
+      if (books.unfile(held)) {
+        listeners.forEach(
+            l -> l.deleted(held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
+      }
+    } else {
+      stateChanged(held, m.gateState().state());
+    }
+  }
+}
