@@ -63,6 +63,8 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   private final Duration claimDelay;
   private final ScheduledExecutorService worker;
   private final Set<String> held = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> owners = new ConcurrentHashMap<>(); // CMTS -> member
+  private final Map<String, String> endpoints = new ConcurrentHashMap<>(); // member -> host:port
   private final AtomicLong intents = new AtomicLong();
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private volatile PolicyServer server;
@@ -94,7 +96,7 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
           try {
             announce();
             store.watch(OWNERS, e -> worker.execute(() -> ownerChanged(e)));
-            store.watch(MEMBERS, e -> worker.execute(this::claimFree));
+            store.watch(MEMBERS, e -> worker.execute(() -> memberChanged(e)));
             joined.complete(null);
           } catch (StoreException e) {
             joined.completeExceptionally(e);
@@ -114,22 +116,15 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
 
   /**
    * The HTTP endpoint of the member holding {@code cmts} ({@code host:port}), empty when it is
-   * free, held here, or its member has no endpoint.
+   * free, held here, or its member has no endpoint. From the watches: no I/O (the HTTP endpoint's
+   * event loop asks).
    */
   Optional<String> ownerEndpoint(String cmts) {
-    try {
-      Optional<Versioned> o = store.read(OWNERS + "/" + cmts);
-      if (o.isEmpty() || !store.live(o.get().owner())) {
-        return Optional.empty();
-      }
-      String m = text(o.get());
-      if (m.equals(member)) {
-        return Optional.empty();
-      }
-      return store.read(MEMBERS + "/" + m).map(FleetGates::text).filter(t -> !t.isEmpty());
-    } catch (StoreException e) {
+    String m = owners.get(cmts);
+    if (m == null || m.equals(member)) {
       return Optional.empty();
     }
+    return Optional.ofNullable(endpoints.get(m)).filter(t -> !t.isEmpty());
   }
 
   private void announce() throws StoreException {
@@ -158,8 +153,27 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   }
 
   private void ownerChanged(StoreEvent e) {
+    watched(e, owners);
     if (e.kind() == StoreEvent.Kind.READY || e.kind() == StoreEvent.Kind.REMOVED) {
       claimFree();
+    }
+  }
+
+  private void memberChanged(StoreEvent e) {
+    watched(e, endpoints);
+    claimFree();
+  }
+
+  /** Mirrors a watched directory's entries (by last path segment) into {@code into}. */
+  private static void watched(StoreEvent e, Map<String, String> into) {
+    if (e.path() == null) {
+      return;
+    }
+    String name = e.path().substring(e.path().lastIndexOf('/') + 1);
+    if (e.kind() == StoreEvent.Kind.PUT) {
+      into.put(name, text(e.value()));
+    } else if (e.kind() == StoreEvent.Kind.REMOVED) {
+      into.remove(name);
     }
   }
 
