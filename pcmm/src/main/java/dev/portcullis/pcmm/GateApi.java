@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.metrics.HttpRoute;
 import dev.portcullis.pcmm.GateRefusedException.Kind;
+import dev.portcullis.support.LogSummary;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -38,6 +41,9 @@ final class GateApi implements HttpRoute {
   private final PolicyServer server;
   private final List<PcmmConfig.ApplicationManager> managers;
   private final Function<String, Optional<String>> owner;
+  private final LogSummary refusals =
+      new LogSummary(
+          log, "/gates requests without a valid token", Duration.ofMinutes(1), Clock.systemUTC());
 
   /**
    * @param owner the endpoint ({@code host:port}) of the fleet member holding a CMTS this server
@@ -90,7 +96,9 @@ final class GateApi implements HttpRoute {
   public CompletableFuture<Reply> handle(Request r) {
     PcmmConfig.ApplicationManager am = authenticate(r.authorization());
     if (am == null) {
-      log.info("{} {} from {}: no valid token", r.method(), r.path(), r.remote());
+      // anyone who reaches the endpoint can cause this at will: the first a minute, then counted
+      refusals.warn(
+          "no valid token", "{} {} from {}: no valid token", r.method(), r.path(), r.remote());
       return done(error(401, "no valid token (expected: Authorization: Bearer TOKEN)"));
     }
     String[] parts = r.path().substring(prefix().length()).split("/", -1);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.pcmm.cmts.CmtsSimulator;
+import dev.portcullis.support.LogLines;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -152,6 +153,13 @@ class GateApiTest {
   @Test
   void withoutAValidTokenNothingIsAnswered() throws Exception {
     String body = gate("cmts-1", "10.0.0.1", "VoIP_UP");
+    try (LogLines log = LogLines.of(GateApi.class)) {
+      for (int i = 0; i < 50; i++) {
+        assertEquals(401, call("GET", "/gates", "00".repeat(16 + i), null).statusCode());
+      }
+      // anyone can cause these at will: the first is said, the rest counted
+      assertEquals(1, log.warnings().size(), log.lines().toString());
+    }
     assertEquals(401, call("POST", "/gates", null, body).statusCode());
     assertEquals(401, call("POST", "/gates", "00".repeat(32), body).statusCode());
     assertEquals(401, call("POST", "/gates", "not hex", body).statusCode());
