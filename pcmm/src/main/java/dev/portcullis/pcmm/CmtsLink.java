@@ -116,6 +116,12 @@ final class CmtsLink {
     return address;
   }
 
+  /** The most transactions outstanding at once on the current connection (0 without one). */
+  int mostOutstanding() {
+    Connection c = current;
+    return c == null ? 0 : c.pending.most();
+  }
+
   /** True while a CMTS has opened and sent its REQ on the current connection. */
   boolean isReady() {
     Connection c = current;

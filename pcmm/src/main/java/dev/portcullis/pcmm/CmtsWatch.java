@@ -4,6 +4,7 @@ import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmErrorCode;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -24,6 +25,9 @@ final class CmtsWatch implements CmtsLink.Events {
   private final Runnable allReady;
   private final AtomicInteger readyLinks = new AtomicInteger();
 
+  /** Gate-Infos outstanding at once while a CMTS's gates are checked. */
+  static final int CHECK_WINDOW = 64;
+
   /** {@code allReady} runs once, when each of the {@code count} CMTSs has been ready once. */
   CmtsWatch(
       PolicyServer server,
@@ -38,30 +42,67 @@ final class CmtsWatch implements CmtsLink.Events {
     this.allReady = allReady;
   }
 
-  /** After a reconnect: asks the CMTS for each gate held there; forgets those it lacks. */
+  /**
+   * After a reconnect, or a takeover: asks the CMTS for each gate held there (Gate-Info), at most
+   * {@value #CHECK_WINDOW} at a time so that thousands of gates do not arrive at once; forgets
+   * those it no longer has, and says so in one line when all are checked.
+   */
   private void check(CmtsLink link) {
-    for (Gate g : books.of(link.name())) {
-      server
-          .info(g)
-          .thenAccept(
-              m -> {
-                if (m.command() == GateCommand.GATE_INFO_ERR
-                    && m.error() != null
-                    && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
-                  if (books.unfile(g)) {
-                    log.warn("{}: the CMTS no longer has it after reconnecting; forgotten", g);
-                    listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
-                  }
-                } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
-                  stateChanged(g, m.gateState().state());
-                }
-              })
-          .exceptionally(
-              e -> {
-                log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
-                return null;
-              });
+    List<Gate> gates = books.of(link.name());
+    Iterator<Gate> todo = gates.iterator();
+    AtomicInteger left = new AtomicInteger(gates.size());
+    AtomicInteger lost = new AtomicInteger();
+    Runnable done =
+        () -> {
+          if (lost.get() > 0) {
+            log.warn(
+                "CMTS {}: {} of {} gates no longer there after reconnecting; forgotten",
+                link.name(),
+                lost.get(),
+                gates.size());
+          } else {
+            log.info("CMTS {}: all {} gates there after reconnecting", link.name(), gates.size());
+          }
+        };
+    for (int i = 0; i < CHECK_WINDOW; i++) {
+      checkNext(todo, left, lost, done);
     }
+  }
+
+  private void checkNext(
+      Iterator<Gate> todo, AtomicInteger left, AtomicInteger lost, Runnable done) {
+    Gate g;
+    synchronized (todo) {
+      if (!todo.hasNext()) {
+        return;
+      }
+      g = todo.next();
+    }
+    server
+        .info(g)
+        .whenComplete(
+            (m, e) -> {
+              if (e != null) {
+                // not connected (again): the next ready checks them all; the rest are not sent
+                log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
+                return;
+              }
+              if (m.command() == GateCommand.GATE_INFO_ERR
+                  && m.error() != null
+                  && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
+                if (books.unfile(g)) {
+                  lost.incrementAndGet();
+                  log.debug("{}: the CMTS no longer has it after reconnecting; forgotten", g);
+                  listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
+                }
+              } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
+                stateChanged(g, m.gateState().state());
+              }
+              if (left.decrementAndGet() == 0) {
+                done.run();
+              }
+              checkNext(todo, left, lost, done);
+            });
   }
 
   private void stateChanged(Gate g, int state) {

@@ -144,6 +144,11 @@ public final class PolicyServer implements Lifecycle {
     return List.copyOf(links.keySet());
   }
 
+  /** The most gate control transactions outstanding at once on {@code cmts}'s connection now. */
+  int mostOutstanding(String cmts) {
+    return link(cmts).mostOutstanding();
+  }
+
   /** True while {@code cmts} is connected and has sent its REQ. */
   public boolean isReady(String cmts) {
     CmtsLink l = links.get(cmts);

@@ -23,6 +23,7 @@ final class Transactions {
   private final String cmts;
   private final Duration timeout;
   private int next = 1;
+  private volatile int most;
 
   Transactions(String cmts, Duration timeout) {
     this.cmts = cmts;
@@ -49,6 +50,7 @@ final class Transactions {
     next = id == 0xFFFF ? 1 : id + 1;
     int txn = id;
     pending.put(txn, answer);
+    most = Math.max(most, pending.size());
     ScheduledFuture<?> t =
         loop.schedule(
             () -> {
@@ -71,6 +73,11 @@ final class Transactions {
             TimeUnit.MILLISECONDS);
     answer.whenComplete((m, e) -> t.cancel(false));
     return txn;
+  }
+
+  /** The most transactions this connection has had outstanding at once. */
+  int most() {
+    return most;
   }
 
   /** Fails {@code txn}'s answer, if it is still outstanding, with {@code e}. */

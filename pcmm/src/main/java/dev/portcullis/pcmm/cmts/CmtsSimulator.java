@@ -159,6 +159,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong echoes = new AtomicLong();
+    private final AtomicLong queried = new AtomicLong();
     private volatile InetSocketAddress address;
 
     private record Held(GateMessage set) {}
@@ -202,6 +203,11 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     /** Keep-alives the policy server echoed. */
     public long echoes() {
       return echoes.get();
+    }
+
+    /** Gate-Infos answered (-Ack or -Err). */
+    public long queried() {
+      return queried.get();
     }
 
     /** Drops every policy-server connection (the gates stay, as on a CMTS). */
@@ -361,6 +367,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
         case GATE_SET:
           return set(m);
         case GATE_INFO:
+          queried.incrementAndGet();
           {
             Held h = gates.get(m.gateId().id());
             if (h == null) {
