@@ -10,27 +10,20 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import javax.xml.parsers.SAXParser;
 import javax.xml.parsers.SAXParserFactory;
 import javax.xml.validation.Schema;
 import javax.xml.validation.SchemaFactory;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
-import org.xml.sax.Attributes;
-import org.xml.sax.Locator;
 import org.xml.sax.SAXException;
 import org.xml.sax.SAXParseException;
-import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * Reads an XML configuration file, validates it against a schema shipped in a jar, and returns a
@@ -42,9 +35,9 @@ import org.xml.sax.helpers.DefaultHandler;
  * once.
  */
 public final class XmlConfigReader {
-  private static final String LINE = "portcullis.line";
-  private static final String COLUMN = "portcullis.column";
-  private static final String SOURCE = "portcullis.source";
+  static final String LINE = "portcullis.line";
+  static final String COLUMN = "portcullis.column";
+  static final String SOURCE = "portcullis.source";
   private static final String PATH = "portcullis.path"; // of an element made by orDefaults
 
   private static final Pattern ELEMENT = Pattern.compile("element ['\"]([^'\"]+)['\"]");
@@ -89,11 +82,11 @@ public final class XmlConfigReader {
 
   /** Reads and validates a stream; {@code source} names it in errors. */
   public Element read(InputStream in, String source) throws ConfigException {
-    Builder b = new Builder(source);
+    LocatedDom b = new LocatedDom(source);
     try {
       newParser().parse(in, b);
       b.flush();
-    } catch (Abort e) {
+    } catch (LocatedDom.Abort e) {
       throw e.error;
     } catch (SAXParseException e) {
       ConfigException pending = b.pending();
@@ -377,122 +370,6 @@ public final class XmlConfigReader {
       return Durations.parse(v);
     } catch (IllegalArgumentException x) {
       throw error(e, name, name + ": " + v + " (expected: " + Durations.EXPECTED + ")");
-    }
-  }
-
-  // ---- SAX to DOM with locations ----------------------------------------------------------------
-
-  private static final class Abort extends SAXException {
-    private static final long serialVersionUID = 1L;
-    final transient ConfigException error;
-
-    Abort(ConfigException error) {
-      super(error.getMessage());
-      this.error = error;
-    }
-  }
-
-  private static final class Builder extends DefaultHandler {
-    final String source;
-    final Document doc;
-    final Deque<Element> open = new ArrayDeque<>();
-    final List<SAXParseException> errors = new ArrayList<>();
-    Locator locator;
-
-    Builder(String source) {
-      this.source = source;
-      try {
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setNamespaceAware(true);
-        this.doc = f.newDocumentBuilder().newDocument();
-      } catch (ParserConfigurationException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    String current() {
-      return open.isEmpty() ? null : open.peek().getLocalName();
-    }
-
-    @Override
-    public void setDocumentLocator(Locator l) {
-      this.locator = l;
-    }
-
-    @Override
-    public void error(SAXParseException e) {
-      // A schema violation arrives before the content callback for its tag, often as a type
-      // message then an attribute message: collect them, report the group at the next callback.
-      errors.add(e);
-    }
-
-    @Override
-    public void fatalError(SAXParseException e) throws SAXException {
-      throw e;
-    }
-
-    ConfigException pending() {
-      if (errors.isEmpty()) {
-        return null;
-      }
-      ConfigException e = describe(source, new ArrayList<>(errors), current());
-      errors.clear();
-      return e;
-    }
-
-    void flush() throws ConfigException {
-      ConfigException e = pending();
-      if (e != null) {
-        throw e;
-      }
-    }
-
-    private void check() throws Abort {
-      ConfigException e = pending();
-      if (e != null) {
-        throw new Abort(e);
-      }
-    }
-
-    @Override
-    public void startElement(String uri, String localName, String qName, Attributes attrs)
-        throws SAXException {
-      check();
-      Element e = doc.createElementNS(uri.isEmpty() ? null : uri, qName);
-      for (int i = 0; i < attrs.getLength(); i++) {
-        e.setAttribute(attrs.getQName(i), attrs.getValue(i));
-      }
-      e.setUserData(LINE, locator == null ? -1 : locator.getLineNumber(), null);
-      e.setUserData(COLUMN, locator == null ? -1 : locator.getColumnNumber(), null);
-      e.setUserData(SOURCE, source, null);
-      if (open.isEmpty()) {
-        doc.appendChild(e);
-      } else {
-        open.peek().appendChild(e);
-      }
-      open.push(e);
-    }
-
-    @Override
-    public void endElement(String uri, String localName, String qName) throws SAXException {
-      check();
-      open.pop();
-    }
-
-    @Override
-    public void characters(char[] ch, int start, int length) throws SAXException {
-      check();
-      if (!open.isEmpty()) {
-        String s = new String(ch, start, length);
-        if (!s.isBlank()) {
-          open.peek().appendChild(doc.createTextNode(s));
-        }
-      }
-    }
-
-    @Override
-    public void endDocument() throws SAXException {
-      check();
     }
   }
 }
