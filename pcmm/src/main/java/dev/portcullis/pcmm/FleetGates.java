@@ -245,6 +245,11 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
         }
       }
       server.adopt(cmts, gates, inDoubt);
+      log.info(
+          "CMTS {}: held here now, with {} gates and {} Gate-Sets in doubt from the fleet's store",
+          cmts,
+          gates.size(),
+          inDoubt.size());
     } catch (StoreException | RuntimeException e) {
       log.warn("CMTS {}: not taken over: {}", cmts, e.getMessage());
       if (held.remove(cmts)) {

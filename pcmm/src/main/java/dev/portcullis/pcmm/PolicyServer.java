@@ -120,11 +120,6 @@ public final class PolicyServer implements Lifecycle {
       }
     }
     inDoubt.forEach((intent, r) -> doubts.file(new Gate(cmts, 0, r, Gate.IN_DOUBT), intent));
-    log.info(
-        "CMTS {}: held here now, with {} gates and {} Gate-Sets in doubt from the fleet's store",
-        cmts,
-        gates.size(),
-        inDoubt.size());
     link(cmts).hold();
   }
 

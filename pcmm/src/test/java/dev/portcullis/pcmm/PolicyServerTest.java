@@ -331,33 +331,6 @@ class PolicyServerTest {
     }
   }
 
-  /**
-   * After a reconnect a CMTS's gates are asked for a window at a time: 600 gates, never more than
-   * the window's Gate-Infos outstanding on the new connection (all 600 at once before the window).
-   */
-  @Test
-  void aReconnectAsksForThousandsOfGatesAWindowAtATime() throws Exception {
-    try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
-        PolicyServer ps =
-            PolicyServer.start(sim.addresses(), new SubscriberLimits(10, Set.of()), FAST)) {
-      join(ps.ready());
-      List<CompletableFuture<Gate>> sets = new ArrayList<>();
-      for (int i = 0; i < 600; i++) {
-        sets.add(ps.set("cmts-1", request(i, "BE", 80)));
-      }
-      for (CompletableFuture<Gate> f : sets) {
-        join(f);
-      }
-      CmtsSimulator.Cmts c1 = sim.cmts("cmts-1");
-      long before = c1.queried();
-      c1.dropConnections();
-      await().atMost(Duration.ofSeconds(20)).until(() -> c1.queried() - before == 600);
-      assertEquals(600, ps.gates("cmts-1").size());
-      int most = ps.mostOutstanding("cmts-1");
-      assertTrue(most > 1 && most <= CmtsWatch.CHECK_WINDOW, "Gate-Infos outstanding: " + most);
-    }
-  }
-
   @Test
   void keepAlivesKeepACmtsAndSilenceEndsIt() throws Exception {
     PolicyServer.Settings oneSecond =
