@@ -45,6 +45,5 @@ final class Doubts {
             },
             wait,
             TimeUnit.MILLISECONDS);
-    journal.get().inDoubt(intent);
   }
 }

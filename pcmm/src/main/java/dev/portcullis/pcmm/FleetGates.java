@@ -316,11 +316,6 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   }
 
   @Override
-  public void inDoubt(String intent) {
-    // the intent stays as it is
-  }
-
-  @Override
   public void expired(String cmts, String intent) {
     worker.execute(() -> delete(INTENTS + "/" + intent));
   }

@@ -18,10 +18,10 @@ interface GateJournal {
   /** The intent's Gate-Set made {@code gate} (filed under its Gate ID), or was refused (null). */
   void resolved(String intent, Gate gate);
 
-  /** The intent's Gate-Set got no answer: the gate may exist; the intent stays until it expires. */
-  void inDoubt(String intent);
-
-  /** An in-doubt intent expired ({@link PolicyServer}'s T1 wait): forgotten. */
+  /**
+   * An intent whose Gate-Set got no answer stays as it is (the gate may exist) until it expires
+   * ({@link Doubts}: the gate's T1): then it is forgotten.
+   */
   void expired(String cmts, String intent);
 
   /** Records nothing: a lone policy server. */
@@ -34,9 +34,6 @@ interface GateJournal {
 
         @Override
         public void resolved(String intent, Gate gate) {}
-
-        @Override
-        public void inDoubt(String intent) {}
 
         @Override
         public void expired(String cmts, String intent) {}
