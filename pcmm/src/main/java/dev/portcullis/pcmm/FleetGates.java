@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,13 +91,13 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   /** Joins the fleet: announces the member, then takes the free CMTSs it ranks first for. */
   void join(PolicyServer s) {
     this.server = s;
-    store.onConnectionChange(c -> worker.execute(() -> connection(c)));
+    store.onConnectionChange(c -> later(() -> connection(c)));
     worker.execute(
         () -> {
           try {
             announce();
-            store.watch(OWNERS, e -> worker.execute(() -> ownerChanged(e)));
-            store.watch(MEMBERS, e -> worker.execute(() -> memberChanged(e)));
+            store.watch(OWNERS, e -> later(() -> ownerChanged(e)));
+            store.watch(MEMBERS, e -> later(() -> memberChanged(e)));
             joined.complete(null);
           } catch (StoreException e) {
             joined.completeExceptionally(e);
@@ -267,6 +268,23 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
 
   @Override
   public CompletableFuture<String> intend(String cmts, GateRequest request) {
+    CompletableFuture<String> leaving =
+        CompletableFuture.failedFuture(
+            new GateRefusedException(
+                GateRefusedException.Kind.UNAVAILABLE,
+                "Gate-Set: not sent, this member is leaving the fleet",
+                null));
+    if (closed) {
+      return leaving;
+    }
+    try {
+      return intent(cmts, request);
+    } catch (RejectedExecutionException e) {
+      return leaving;
+    }
+  }
+
+  private CompletableFuture<String> intent(String cmts, GateRequest request) {
     return CompletableFuture.supplyAsync(
         () -> {
           String name = System.currentTimeMillis() + "-" + intents.incrementAndGet() + "-" + member;
@@ -294,7 +312,7 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
 
   @Override
   public void resolved(String intent, Gate gate) {
-    worker.execute(
+    later(
         () -> {
           try {
             if (gate != null
@@ -317,29 +335,29 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
 
   @Override
   public void expired(String cmts, String intent) {
-    worker.execute(() -> delete(INTENTS + "/" + intent));
+    later(() -> delete(INTENTS + "/" + intent));
   }
 
   // ---- the gates' records, as they change ------------------------------------------------------
 
   @Override
   public void modified(Gate was, Gate now, String reason) {
-    worker.execute(() -> rewrite(now));
+    later(() -> rewrite(now));
   }
 
   @Override
   public void stateChanged(Gate gate) {
-    worker.execute(() -> rewrite(gate));
+    later(() -> rewrite(gate));
   }
 
   @Override
   public void deleted(Gate gate, String reason) {
-    worker.execute(() -> delete(path(gate)));
+    later(() -> delete(path(gate)));
   }
 
   @Override
   public void lost(Gate gate, String reason) {
-    worker.execute(() -> delete(path(gate)));
+    later(() -> delete(path(gate)));
   }
 
   private void rewrite(Gate g) {
@@ -367,6 +385,15 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
 
   private static String text(Versioned v) {
     return new String(v.data(), StandardCharsets.UTF_8);
+  }
+
+  /** Runs {@code r} on the worker, in order; nothing once the member has left. */
+  private void later(Runnable r) {
+    try {
+      worker.execute(r);
+    } catch (RejectedExecutionException e) {
+      log.debug("fleet: member {} has left; a store update not made", member);
+    }
   }
 
   /** Leaves: the member's leases end with its store (closed by its owner), its CMTSs freed. */
