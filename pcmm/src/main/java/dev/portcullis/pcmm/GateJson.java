@@ -61,12 +61,24 @@ final class GateJson {
 
   /** Reads a gate request for the application manager {@code amid}. */
   static Parsed request(byte[] body, PcmmObject.Amid amid) throws BadRequest {
+    try {
+      return read(body, amid);
+    } catch (IllegalArgumentException e) {
+      // a value the PCMM objects refuse that the checks here let through: still the request's
+      throw new BadRequest(e.getMessage());
+    }
+  }
+
+  private static Parsed read(byte[] body, PcmmObject.Amid amid) throws BadRequest {
     JsonNode root;
     try {
       root = JSON.readTree(body);
     } catch (JsonProcessingException e) {
+      // some of Jackson's refusals (its nesting and length limits) carry no location
       throw new BadRequest(
-          "not JSON: " + e.getOriginalMessage() + " at offset " + e.getLocation().getCharOffset());
+          "not JSON: "
+              + e.getOriginalMessage()
+              + (e.getLocation() == null ? "" : " at offset " + e.getLocation().getCharOffset()));
     } catch (java.io.IOException e) {
       throw new BadRequest("not JSON: " + e.getMessage());
     }

@@ -172,6 +172,10 @@ class GateApiTest {
   void eachRefusalSaysWhoRefusedAndWhy() throws Exception {
     HttpResponse<String> badJson = call("POST", "/gates", voice, "{\"cmts\": ");
     assertEquals(400, badJson.statusCode());
+    // nested past Jackson's limit (1,000 deep, within the 64 KiB body): refused as JSON, not a 500
+    HttpResponse<String> deep = call("POST", "/gates", voice, "[".repeat(5000) + "]".repeat(5000));
+    assertEquals(400, deep.statusCode(), deep.body());
+    assertEquals(400, call("POST", "/gates", voice, "").statusCode());
     assertTrue(json(badJson).get("error").asText().startsWith("not JSON"), badJson.body());
     HttpResponse<String> unknown =
         call(
