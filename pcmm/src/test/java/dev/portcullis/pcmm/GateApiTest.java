@@ -215,6 +215,32 @@ class GateApiTest {
     assertEquals(0, cmtss.gates());
   }
 
+  /** Mangled bodies (a fixed seed: flipped, dropped and doubled bytes): a 4xx each, never a 500. */
+  @Test
+  void mangledRequestsAreRefusedNeverFailed() throws Exception {
+    java.util.Random random = new java.util.Random(33);
+    byte[] valid = gate("cmts-1", "10.0.0.1", "VoIP_UP").getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < 300; i++) {
+      byte[] b = valid.clone();
+      int at = random.nextInt(b.length);
+      switch (i % 3) {
+        case 0 -> b[at] = (byte) random.nextInt(256);
+        case 1 -> b = java.util.Arrays.copyOf(b, at);
+        default -> {
+          byte[] c = new byte[b.length + 1];
+          System.arraycopy(b, 0, c, 0, at + 1);
+          System.arraycopy(b, at, c, at + 1, b.length - at);
+          b = c;
+        }
+      }
+      HttpResponse<String> r =
+          call("POST", "/gates", voice, new String(b, StandardCharsets.ISO_8859_1));
+      assertTrue(
+          r.statusCode() == 201 || (r.statusCode() >= 400 && r.statusCode() < 500),
+          r.statusCode() + " for " + new String(b, StandardCharsets.ISO_8859_1) + ": " + r.body());
+    }
+  }
+
   @Test
   void aPolicyChangeDeletesTheGatesItNoLongerAllows() throws Exception {
     assertEquals(
