@@ -15,7 +15,14 @@ import java.util.function.Predicate;
  * One lock: every decision that depends on the books is made under it, with the filing it leads to.
  */
 final class GateBooks {
-  private final Map<String, Gate> gates = new HashMap<>();
+  /** A gate's key: its CMTS and Gate ID (a record: no string made for each look-up). */
+  private record Key(String cmts, int gateId) {
+    static Key of(Gate g) {
+      return new Key(g.cmts(), g.gateId());
+    }
+  }
+
+  private final Map<Key, Gate> gates = new HashMap<>();
   private final Map<InetAddress, List<Gate>> bySubscriber = new HashMap<>();
 
   /**
@@ -42,7 +49,7 @@ final class GateBooks {
    * if {@code gate} is not held as it is (deleted, or changed since).
    */
   synchronized GatePolicy.Verdict decideChange(Gate gate, GateRequest changed, GatePolicy policy) {
-    if (!gate.equals(gates.get(gate.key()))) {
+    if (!gate.equals(gates.get(Key.of(gate)))) {
       return null;
     }
     List<Gate> others = new ArrayList<>(ofSubscriber(gate));
@@ -76,9 +83,15 @@ final class GateBooks {
     return why;
   }
 
+  /** Unfiles the Gate-Set {@code inFlight} and files the gate it made, as {@link #fileIfAbsent}. */
+  synchronized Gate settle(Gate inFlight, Gate g) {
+    unfile(inFlight);
+    return fileIfAbsent(g);
+  }
+
   /** Files {@code g} unless a gate with its key is held: then that gate, and nothing filed. */
   synchronized Gate fileIfAbsent(Gate g) {
-    Gate held = gates.get(g.key());
+    Gate held = gates.get(Key.of(g));
     if (held == null) {
       file(g);
     }
@@ -96,7 +109,7 @@ final class GateBooks {
 
   /** The gate held under {@code cmts} and {@code gateId}, or null. */
   synchronized Gate get(String cmts, int gateId) {
-    return gates.get(Gate.key(cmts, gateId));
+    return gates.get(new Key(cmts, gateId));
   }
 
   synchronized List<Gate> all() {
@@ -123,7 +136,7 @@ final class GateBooks {
 
   /** Unfiles {@code g}; true if it was filed. */
   synchronized boolean unfile(Gate g) {
-    boolean had = g.gateId() != 0 && gates.remove(g.key()) != null;
+    boolean had = g.gateId() != 0 && gates.remove(Key.of(g)) != null;
     List<Gate> l = bySubscriber.get(subscriber(g));
     if (l != null) {
       for (int i = 0; i < l.size(); i++) {
@@ -146,7 +159,7 @@ final class GateBooks {
 
   private void file(Gate g) {
     if (g.gateId() != 0) {
-      gates.put(g.key(), g);
+      gates.put(Key.of(g), g);
     }
     bySubscriber.computeIfAbsent(subscriber(g), a -> new ArrayList<>()).add(g);
   }

@@ -193,7 +193,14 @@ public final class PolicyServer implements Lifecycle {
   /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
   private Gate answered(
       Gate inFlight, GatePolicy.Verdict v, String intent, GateMessage m, Throwable e) {
-    books.unfile(inFlight);
+    boolean acked =
+        e == null
+            && m.command() == GateCommand.GATE_SET_ACK
+            && m.gateId() != null
+            && m.gateId().id() != 0;
+    if (!acked) {
+      books.unfile(inFlight);
+    }
     String cmts = inFlight.cmts();
     GateRequest request = inFlight.request();
     Throwable refusal;
@@ -211,7 +218,7 @@ public final class PolicyServer implements Lifecycle {
               null);
     } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
-      Gate held = books.fileIfAbsent(g);
+      Gate held = books.settle(inFlight, g); // one lock: the Gate-Set out of flight, its gate in
       if (held == null) {
         journal.resolved(intent, g);
         listeners.forEach(l -> l.set(g, v.reason()));

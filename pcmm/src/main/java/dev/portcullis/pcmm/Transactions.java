@@ -8,6 +8,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -16,14 +17,20 @@ import java.util.concurrent.TimeUnit;
 /**
  * The gate control transactions outstanding on one connection to a CMTS: a fresh Transaction ID for
  * each (1 to 65535, skipping those outstanding), completed by the CMTS's answer to it, or failed
- * after the answer timeout or when the connection is lost. Its connection's event loop only.
+ * when the connection is lost, or when the answer timeout has passed: one sweep a quarter of the
+ * timeout checks them all (so a timeout fires up to a quarter late), instead of a timer a
+ * transaction to schedule and cancel on every round trip. Its connection's event loop only.
  */
 final class Transactions {
-  private final Map<Integer, CompletableFuture<GateMessage>> pending = new HashMap<>();
+  private record Waiting(
+      CompletableFuture<GateMessage> answer, GateCommand command, long deadlineNanos) {}
+
+  private final Map<Integer, Waiting> pending = new HashMap<>();
   private final String cmts;
   private final Duration timeout;
   private int next = 1;
   private volatile int most;
+  private ScheduledFuture<?> sweep;
 
   Transactions(String cmts, Duration timeout) {
     this.cmts = cmts;
@@ -32,7 +39,8 @@ final class Transactions {
 
   /**
    * Opens a transaction for {@code answer}: its ID, or 0 (and {@code answer} failed) when 65535 are
-   * outstanding. The answer fails with "no answer" after the timeout, scheduled on {@code loop}.
+   * outstanding. The answer fails with "no answer" once the timeout has passed, checked on {@code
+   * loop}.
    */
   int open(GateCommand command, CompletableFuture<GateMessage> answer, EventLoop loop) {
     if (pending.size() >= 0xFFFF) {
@@ -48,31 +56,41 @@ final class Transactions {
       id = id == 0xFFFF ? 1 : id + 1;
     }
     next = id == 0xFFFF ? 1 : id + 1;
-    int txn = id;
-    pending.put(txn, answer);
+    pending.put(id, new Waiting(answer, command, System.nanoTime() + timeout.toNanos()));
     most = Math.max(most, pending.size());
-    ScheduledFuture<?> t =
-        loop.schedule(
-            () -> {
-              if (pending.remove(txn, answer)) {
-                answer.completeExceptionally(
-                    new GateRefusedException(
-                        Kind.NO_ANSWER,
-                        command.description()
-                            + " #"
-                            + txn
-                            + ": no answer from CMTS "
-                            + cmts
-                            + " in "
-                            + timeout.toMillis()
-                            + " ms",
-                        null));
-              }
-            },
-            timeout.toMillis(),
-            TimeUnit.MILLISECONDS);
-    answer.whenComplete((m, e) -> t.cancel(false));
-    return txn;
+    if (sweep == null) {
+      long period = Math.max(10, timeout.toMillis() / 4);
+      sweep = loop.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.MILLISECONDS);
+    }
+    return id;
+  }
+
+  private void sweep() {
+    long now = System.nanoTime();
+    List<Map.Entry<Integer, Waiting>> late = new ArrayList<>();
+    for (Iterator<Map.Entry<Integer, Waiting>> i = pending.entrySet().iterator(); i.hasNext(); ) {
+      Map.Entry<Integer, Waiting> e = i.next();
+      if (now - e.getValue().deadlineNanos() >= 0) {
+        late.add(e);
+        i.remove();
+      }
+    }
+    for (Map.Entry<Integer, Waiting> e : late) {
+      e.getValue()
+          .answer()
+          .completeExceptionally(
+              new GateRefusedException(
+                  Kind.NO_ANSWER,
+                  e.getValue().command().description()
+                      + " #"
+                      + e.getKey()
+                      + ": no answer from CMTS "
+                      + cmts
+                      + " in "
+                      + timeout.toMillis()
+                      + " ms",
+                  null));
+    }
   }
 
   /** The most transactions this connection has had outstanding at once. */
@@ -82,20 +100,26 @@ final class Transactions {
 
   /** Fails {@code txn}'s answer, if it is still outstanding, with {@code e}. */
   void fail(int txn, CompletableFuture<GateMessage> answer, GateRefusedException e) {
-    if (pending.remove(txn, answer)) {
+    Waiting w = pending.get(txn);
+    if (w != null && w.answer() == answer) {
+      pending.remove(txn);
       answer.completeExceptionally(e);
     }
   }
 
   /** The answer waiting for {@code txn}, taken out; null if none (a late or stray answer). */
   CompletableFuture<GateMessage> take(int txn) {
-    return pending.remove(txn);
+    Waiting w = pending.remove(txn);
+    return w == null ? null : w.answer();
   }
 
-  /** Fails every outstanding transaction: the connection is lost. */
+  /** Fails every outstanding transaction, and stops the sweep: the connection is lost. */
   void failAll(GateRefusedException e) {
-    List<CompletableFuture<GateMessage>> waiting = new ArrayList<>(pending.values());
+    if (sweep != null) {
+      sweep.cancel(false);
+    }
+    List<Waiting> waiting = new ArrayList<>(pending.values());
     pending.clear();
-    waiting.forEach(f -> f.completeExceptionally(e));
+    waiting.forEach(w -> w.answer().completeExceptionally(e));
   }
 }
