@@ -158,12 +158,12 @@ public final class PcmmServer implements Lifecycle {
           .tag("cmts", cmts)
           .register(r);
     }
-    Counter set = Counter.builder("portcullis.pcmm.gate.sets").tag("result", "set").register(r);
-    Counter refused =
-        Counter.builder("portcullis.pcmm.gate.sets").tag("result", "refused").register(r);
-    Counter deleted =
-        Counter.builder("portcullis.pcmm.gates.ended").tag("how", "deleted").register(r);
-    Counter lost = Counter.builder("portcullis.pcmm.gates.ended").tag("how", "lost").register(r);
+    String sets = "Gate-Sets by outcome: set, or refused (by the policy or the CMTS, or no answer)";
+    String ended = "Gates ended: deleted (Gate-Delete acknowledged), or lost (gone from the CMTS)";
+    Counter set = counter(r, "portcullis.pcmm.gate.sets", sets, "result", "set");
+    Counter refused = counter(r, "portcullis.pcmm.gate.sets", sets, "result", "refused");
+    Counter deleted = counter(r, "portcullis.pcmm.gates.ended", ended, "how", "deleted");
+    Counter lost = counter(r, "portcullis.pcmm.gates.ended", ended, "how", "lost");
     server.addListener(
         new GateListener() {
           @Override
@@ -201,6 +201,11 @@ public final class PcmmServer implements Lifecycle {
             audit.failure() == null
                 ? null
                 : "audit log cannot be written: " + audit.failure().getMessage());
+  }
+
+  private static Counter counter(
+      MeterRegistry r, String name, String description, String tag, String value) {
+    return Counter.builder(name).description(description).tag(tag, value).register(r);
   }
 
   /** The policy server, for applications in the same process. */

@@ -148,6 +148,14 @@ class GateApiTest {
     assertEquals(0, cmtss.gates());
     assertEquals(0, json(call("GET", "/gates", voice, null)).size());
     assertEquals(404, call("DELETE", href, voice, null).statusCode());
+
+    String metrics = call("GET", "/metrics", null, null).body();
+    assertTrue(
+        metrics.contains("# HELP portcullis_pcmm_gate_sets_total Gate-Sets by outcome")
+            && metrics.contains(
+                "portcullis_pcmm_gate_sets_total{component=\"pcmm\",result=\"set\"} 1.0")
+            && metrics.contains("portcullis_pcmm_gates{component=\"pcmm\"} 0.0"),
+        metrics);
   }
 
   @Test
