@@ -1,5 +1,6 @@
 package dev.portcullis.support;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.logging.Handler;
 import java.util.logging.LogManager;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -22,6 +23,48 @@ public final class Programs {
       System.setProperty("logback.configurationFile", logbackConfig);
     }
     routeJulToSlf4j();
+  }
+
+  /**
+   * Closes {@code c} when the process is asked to stop (SIGTERM, Ctrl-C: a shutdown hook named
+   * {@code name}); a server command then prints its "listening" line and waits with {@link
+   * Stop#await}, which returns once {@code c} is closed, or at {@link Stop#release} (the server
+   * stopped on its own). A failure while closing is one line on stderr: the process is ending.
+   */
+  public static Stop closeOnStop(String name, AutoCloseable c) {
+    Stop stop = new Stop();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    c.close();
+                  } catch (Exception e) {
+                    System.err.println(name + ": while stopping: " + e);
+                  }
+                  stop.release();
+                },
+                name));
+    return stop;
+  }
+
+  /** What a server command waits on until it is stopped ({@link #closeOnStop}). */
+  public static final class Stop {
+    private final CountDownLatch latch = new CountDownLatch(1);
+
+    /** Lets {@link #await} return. */
+    public void release() {
+      latch.countDown();
+    }
+
+    /** Waits until the process is asked to stop and the server is closed, or {@link #release}. */
+    public void await() {
+      try {
+        latch.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**

@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -83,10 +82,14 @@ public final class ActiveMain implements Callable<Integer> {
       Domain d = new Domain(c, Clock.systemUTC());
       T server = start.start(d);
       InetSocketAddress at = c.metricsOf(component);
-      runUntilStopped(
-          withMetrics(
-              at == null ? null : ComponentMetrics.server(at, component, d, stats.apply(server)),
-              server));
+      Programs.closeOnStop(
+              "active-router",
+              withMetrics(
+                  at == null
+                      ? null
+                      : ComponentMetrics.server(at, component, d, stats.apply(server)),
+                  server))
+          .await();
       return 0;
     }
   }
@@ -104,22 +107,6 @@ public final class ActiveMain implements Callable<Integer> {
           m.close();
           c.close();
         };
-  }
-
-  static void runUntilStopped(AutoCloseable c) throws InterruptedException {
-    CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  try {
-                    c.close();
-                  } catch (Exception e) {
-                    System.err.println("active-router: while stopping: " + e);
-                  }
-                  stop.countDown();
-                }));
-    stop.await();
   }
 
   @Command(name = "router", description = "Runs one Active Router of the domain.")
@@ -169,7 +156,7 @@ public final class ActiveMain implements Callable<Integer> {
       stats.start();
       InetSocketAddress at = c.metricsOf(id);
       MetricsEndpoint m = at == null ? null : ComponentMetrics.router(at, d, r);
-      runUntilStopped(withMetrics(m, r));
+      Programs.closeOnStop("active-router", withMetrics(m, r)).await();
       return 0;
     }
   }

@@ -3,13 +3,13 @@ package dev.portcullis.pcmm.cli;
 import dev.portcullis.pcmm.cmts.CmtsSimulator;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.Programs;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -62,15 +62,7 @@ final class CmtsSimulatorCommand implements Callable<Integer> {
             addresses,
             new CmtsSimulator.Profile(
                 Set.copyOf(serviceClasses), p.gatesPerSubscriber(), p.major(), p.minor(), true));
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  sim.close();
-                  stopped.countDown();
-                },
-                "cmts-simulator-shutdown"));
+    Programs.Stop stopped = Programs.closeOnStop("cmts-simulator-shutdown", sim);
     for (CmtsSimulator.Cmts c : sim.cmtss()) {
       spec.commandLine().getOut().println(c.name() + " listening on " + HostPort.of(c.address()));
     }

@@ -8,7 +8,6 @@ import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -57,16 +56,8 @@ public final class PcmmMain implements Callable<Integer> {
           }
         },
         log);
-    CountDownLatch stopped = new CountDownLatch(1);
-    server.stopped().whenComplete((v, e) -> stopped.countDown());
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  server.close();
-                  stopped.countDown();
-                },
-                "pcmm-shutdown"));
+    Programs.Stop stopped = Programs.closeOnStop("pcmm-shutdown", server);
+    server.stopped().whenComplete((v, e) -> stopped.release()); // stopped on its own (audit)
     // the CMTSs connect in their own time; each is said in the log as it opens
     spec.commandLine()
         .getOut()
@@ -77,11 +68,7 @@ public final class PcmmMain implements Callable<Integer> {
                     ? ""
                     : ", http://" + HostPort.of(server.http().address()) + "/gates"));
     spec.commandLine().getOut().flush();
-    try {
-      stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    stopped.await();
     return 0;
   }
 }

@@ -8,7 +8,6 @@ import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
 import java.net.InetAddress;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -84,18 +83,15 @@ public final class PdpMain implements Callable<Integer> {
           }
         },
         LoggerFactory.getLogger(PdpMain.class));
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  // SIGTERM: a fleet member first sends its PEPs to the others (docs/fleet.md);
-                  // decisions being made finish
-                  server.drain(server.config().drainTime());
-                  server.close();
-                  stopped.countDown();
-                },
-                "pdp-shutdown"));
+    Programs.Stop stopped =
+        Programs.closeOnStop(
+            "pdp-shutdown",
+            () -> {
+              // SIGTERM: a fleet member first sends its PEPs to the others (docs/fleet.md);
+              // decisions being made finish
+              server.drain(server.config().drainTime());
+              server.close();
+            });
     spec.commandLine()
         .getOut()
         .println(
@@ -104,11 +100,7 @@ public final class PdpMain implements Callable<Integer> {
                 + ":"
                 + server.address().getPort());
     spec.commandLine().getOut().flush();
-    try {
-      stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    stopped.await();
     return 0;
   }
 }

@@ -5,12 +5,12 @@ import dev.portcullis.pep.tunnel.TunnelAgent;
 import dev.portcullis.pep.tunnel.TunnelAgentConfig;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Programs;
 import dev.portcullis.tunnel.TunnelInstaller.Accounting;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -59,16 +59,13 @@ final class TunnelAgentCommand implements Callable<Integer> {
               + e.getMessage()
               + "): is strongSwan's charon running with the vici plugin?");
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  agent.close(); // its tunnels come down: they are no longer the PDP's
-                  cfg.pep().close();
-                  stopped.countDown();
-                },
-                "tunnel-agent-shutdown"));
+    Programs.Stop stopped =
+        Programs.closeOnStop(
+            "tunnel-agent-shutdown",
+            () -> {
+              agent.close(); // its tunnels come down: they are no longer the PDP's
+              cfg.pep().close();
+            });
     try {
       agent.open().get(30, TimeUnit.SECONDS);
       if (cfg.gateway() != null) {
