@@ -193,30 +193,11 @@ public final class PolicyServer implements Lifecycle {
   /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
   private Gate answered(
       Gate inFlight, GatePolicy.Verdict v, String intent, GateMessage m, Throwable e) {
-    boolean acked =
-        e == null
-            && m.command() == GateCommand.GATE_SET_ACK
-            && m.gateId() != null
-            && m.gateId().id() != 0;
-    if (!acked) {
-      books.unfile(inFlight);
-    }
     String cmts = inFlight.cmts();
     GateRequest request = inFlight.request();
     Throwable refusal;
-    if (e != null) {
-      refusal = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    } else if (m.command() == GateCommand.GATE_SET_ACK
-        && m.gateId() != null
-        && m.gateId().id() == 0) {
-      // 0 is no gate: these books (and an application) could not tell it from a Gate-Set in
-      // flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
-      refusal =
-          new GateRefusedException(
-              Kind.CMTS,
-              "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate",
-              null);
-    } else if (m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null) {
+    boolean ack = e == null && m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null;
+    if (ack && m.gateId().id() != 0) {
       Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
       Gate held = books.settle(inFlight, g); // one lock: the Gate-Set out of flight, its gate in
       if (held == null) {
@@ -231,11 +212,23 @@ public final class PolicyServer implements Lifecycle {
               "Gate-Set: CMTS " + cmts + " acknowledged with the ID of " + held + " again",
               null);
     } else {
+      books.unfile(inFlight);
+      // an ID of 0 is no gate: these books (and an application) could not tell it from a Gate-Set
+      // in flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
       refusal =
-          m.command() == GateCommand.GATE_SET_ERR
-              ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
-              : new GateRefusedException(
-                  Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
+          e != null
+              ? (e instanceof CompletionException && e.getCause() != null ? e.getCause() : e)
+              : ack
+                  ? new GateRefusedException(
+                      Kind.CMTS,
+                      "Gate-Set: CMTS "
+                          + cmts
+                          + " acknowledged with Gate ID 0, which names no gate",
+                      null)
+                  : m.command() == GateCommand.GATE_SET_ERR
+                      ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
+                      : new GateRefusedException(
+                          Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
     }
     if (intent != null && refusal instanceof GateRefusedException r && r.kind() == Kind.NO_ANSWER) {
       doubts.file(inFlight, intent);
