@@ -1,5 +1,6 @@
 package dev.portcullis.bench;
 
+import dev.portcullis.bench.cost.Stats;
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodec;
@@ -66,8 +67,16 @@ public final class PcmmLoad implements Callable<Integer> {
   @Option(names = "--round-trips", defaultValue = "20000", description = "Round trips a side.")
   int roundTrips;
 
-  @Option(names = "--rounds", defaultValue = "4", description = "Alternating rounds.")
+  @Option(names = "--rounds", defaultValue = "8", description = "Alternating rounds.")
   int rounds;
+
+  @Option(
+      names = "--warm-up-seconds",
+      defaultValue = "60",
+      description =
+          "At most this long warming up before the round trips, until a pass leaves the JIT"
+              + " quiet (default: ${DEFAULT-VALUE}).")
+  int warmUpSeconds;
 
   @Option(names = "--revoke", defaultValue = "1000", description = "Gates a policy change ends.")
   int revoke;
@@ -119,11 +128,13 @@ public final class PcmmLoad implements Callable<Integer> {
       byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
       byte[] req = PdpLoad.request(0);
       String first = ps.cmtss().get(0);
-      LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, Math.max(1, roundTrips / 4));
-      gateRoundTrips(ps, first, Math.max(1, roundTrips / 4)); // warm-up
       long[] cops = new long[0];
       long[] library = new long[0];
       long[] pcmm = new long[0];
+      double[] byLibrary = new double[rounds];
+      double[] byRaw = new double[rounds];
+      long libraryCpu = 0;
+      long pcmmCpu = 0;
       try (PepClient pep =
           PepClient.builder()
               .pdp(pdp.address())
@@ -131,14 +142,33 @@ public final class PcmmLoad implements Callable<Integer> {
               .requestTimeout(Duration.ofSeconds(30))
               .build()) {
         pep.open().get(30, TimeUnit.SECONDS);
-        pepRoundTrips(pep, Math.max(1, roundTrips / 4)); // warm-up
+        int pass = Math.max(1, roundTrips / rounds);
+        JitWarmUp.Result warm =
+            JitWarmUp.run(
+                () -> {
+                  LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, pass);
+                  pepRoundTrips(pep, pass);
+                  gateRoundTrips(ps, first, pass);
+                },
+                2,
+                20,
+                warmUpSeconds * 1000L);
+        out.println(warm.describe());
         for (int r = 0; r < rounds; r++) {
-          cops =
-              PdpLoad.concat(
-                  cops,
-                  LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds));
-          library = PdpLoad.concat(library, pepRoundTrips(pep, roundTrips / rounds));
-          pcmm = PdpLoad.concat(pcmm, gateRoundTrips(ps, first, roundTrips / rounds));
+          long[] raw =
+              LoopbackLoad.pingPong(clientGroup, pdp.address(), opn, req, roundTrips / rounds);
+          // CPU of the whole JVM while one side works: its two event loops (and the JIT, the GC)
+          long cpu = Throughput.thisProcessCpuNanos();
+          long[] lib = pepRoundTrips(pep, roundTrips / rounds);
+          libraryCpu += Throughput.thisProcessCpuNanos() - cpu;
+          cpu = Throughput.thisProcessCpuNanos();
+          long[] gate = gateRoundTrips(ps, first, roundTrips / rounds);
+          pcmmCpu += Throughput.thisProcessCpuNanos() - cpu;
+          byLibrary[r] = (double) median(gate) / median(lib);
+          byRaw[r] = (double) median(gate) / median(raw);
+          cops = PdpLoad.concat(cops, raw);
+          library = PdpLoad.concat(library, lib);
+          pcmm = PdpLoad.concat(pcmm, gate);
         }
       }
       out.printf("round trip, one outstanding, %d rounds alternating (us):%n", rounds);
@@ -146,13 +176,30 @@ public final class PcmmLoad implements Callable<Integer> {
       out.println(PdpLoad.rowText("REQ -> DEC, raw client", cops));
       out.println(PdpLoad.rowText("REQ -> DEC, PepClient", library));
       out.println(PdpLoad.rowText("Gate-Set -> Gate-Set-Ack", pcmm));
+      Stats lib = Stats.of(byLibrary);
+      Stats raw = Stats.of(byRaw);
       out.printf(
           Locale.ROOT,
-          "  Gate-Set / REQ-DEC raw: mean %.2fx, median %.2fx; / PepClient: mean %.2fx, median %.2fx%n",
-          PdpLoad.mean(pcmm) / PdpLoad.mean(cops),
-          (double) median(pcmm) / median(cops),
-          PdpLoad.mean(pcmm) / PdpLoad.mean(library),
-          (double) median(pcmm) / median(library));
+          "  Gate-Set / REQ-DEC via PepClient, median of the rounds' median ratios: %.2fx"
+              + " (95 %% interval %.2f-%.2fx, rounds %.2f-%.2fx); / raw client: %.2fx (%.2f-%.2fx)%n",
+          lib.median(),
+          lib.medianLow(),
+          lib.medianHigh(),
+          lib.min(),
+          lib.max(),
+          raw.median(),
+          raw.medianLow(),
+          raw.medianHigh());
+      // a Gate-Set round trip is followed by an untimed Gate-Delete: two exchanges a sample
+      double libraryPer = (double) libraryCpu / library.length;
+      double pcmmPer = (double) pcmmCpu / (2.0 * pcmm.length);
+      out.printf(
+          Locale.ROOT,
+          "  CPU per exchange, both ends (JVM): REQ/DEC via PepClient %.1f us,"
+              + " Gate-Set or Gate-Delete %.1f us (%.2fx)%n",
+          libraryPer / 1e3,
+          pcmmPer / 1e3,
+          pcmmPer / libraryPer);
       out.flush();
 
       // 2. many gates over many CMTSs

@@ -203,7 +203,7 @@ final class Throughput {
    * CPU time of this JVM, all threads: with the C generator loading, the responder being measured
    * is the only one here at work (the others wait for connections).
    */
-  private static long thisProcessCpuNanos() {
+  static long thisProcessCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();

@@ -25,10 +25,12 @@ class PcmmLoadSmokeTest {
             "--gates", "300",
             "--round-trips", "40",
             "--rounds", "2",
-            "--revoke", "30");
+            "--revoke", "30",
+            "--warm-up-seconds", "0");
     assertEquals(0, rc, out.toString());
     assertTrue(out.toString().contains("lost 0, set twice 0"), out.toString());
     assertTrue(out.toString().contains("30 of 60 gates deleted"), out.toString());
-    assertTrue(out.toString().contains("Gate-Set / REQ-DEC raw"), out.toString());
+    assertTrue(out.toString().contains("Gate-Set / REQ-DEC via PepClient"), out.toString());
+    assertTrue(out.toString().contains("CPU per exchange"), out.toString());
   }
 }
