@@ -1,6 +1,8 @@
 package dev.portcullis.pep.proxy;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelOption;
 
 /** A proxied connection: the client's channel and, once allowed, the upstream's. */
 final class ProxiedConnection {
@@ -26,12 +28,33 @@ final class ProxiedConnection {
     this.asked = asked;
   }
 
-  /** Cuts both sides at once (a revocation, the proxy stopping): nothing queued goes out. */
+  /**
+   * Cuts both sides at once (a revocation, the proxy stopping): nothing queued goes out, not even
+   * what the kernel holds. A plain close would send its FIN only after the socket's send queue, up
+   * to the socket's send buffer of bytes relayed before the cut, which a client that reads slowly
+   * would go on receiving after its access was revoked; an abortive close (SO_LINGER 0) discards
+   * the queue and resets both peers.
+   */
   void close() {
-    client.close();
+    abort(client);
     Channel u = upstream;
     if (u != null) {
-      u.close();
+      abort(u);
     }
+  }
+
+  private static void abort(Channel ch) {
+    if (!ch.eventLoop().inEventLoop()) {
+      ch.eventLoop().execute(() -> abort(ch));
+      return;
+    }
+    if (ch.isOpen()) {
+      try {
+        ch.config().setOption(ChannelOption.SO_LINGER, 0);
+      } catch (ChannelException e) {
+        // closed under us: nothing queued to discard
+      }
+    }
+    ch.close();
   }
 }
