@@ -32,11 +32,11 @@ final class JitWarmUp {
   private JitWarmUp() {}
 
   /**
-   * Runs {@code pass} until one whole pass leaves the JIT's compile time (all compiler threads)
-   * grown by less than {@code quietMillis}, at least {@code minPasses} times and for at most {@code
+   * Runs {@code pass} until one whole pass grows the JIT's compile time (all compiler threads) by
+   * less than 2 % of the pass's own time, at least {@code minPasses} times and for at most {@code
    * limitMillis}.
    */
-  static Result run(Pass pass, int minPasses, long quietMillis, long limitMillis) throws Exception {
+  static Result run(Pass pass, int minPasses, long limitMillis) throws Exception {
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
     long start = System.nanoTime();
@@ -45,11 +45,13 @@ final class JitWarmUp {
     boolean quiet = false;
     while (true) {
       long before = timed ? jit.getTotalCompilationTime() : 0;
+      long passStart = System.nanoTime();
       pass.run();
       passes++;
       long grew = timed ? jit.getTotalCompilationTime() - before : 0;
+      long passMillis = (System.nanoTime() - passStart) / 1_000_000;
       long elapsed = (System.nanoTime() - start) / 1_000_000;
-      if (passes >= minPasses && (!timed || grew < quietMillis)) {
+      if (passes >= minPasses && (!timed || grew * 50 < passMillis)) {
         quiet = timed;
         break;
       }

@@ -151,7 +151,6 @@ public final class PcmmLoad implements Callable<Integer> {
                   gateRoundTrips(ps, first, pass);
                 },
                 2,
-                20,
                 warmUpSeconds * 1000L);
         out.println(warm.describe());
         for (int r = 0; r < rounds; r++) {

@@ -64,9 +64,17 @@ public final class SecureCopsBench implements Callable<Integer> {
       names = "--warmup",
       defaultValue = "0.2",
       description =
-          "Fraction of each cell's count run first, in the same order, and not counted"
+          "Fraction of each cell's count a warm-up pass runs, in the same order, not counted"
               + " (default: ${DEFAULT-VALUE}).")
   double warmup;
+
+  @Option(
+      names = "--warm-up-seconds",
+      defaultValue = "60",
+      description =
+          "At most this long repeating the warm-up pass until one leaves the JIT quiet"
+              + " (default: ${DEFAULT-VALUE}).")
+  int warmUpSeconds;
 
   @Option(
       names = "--rounds",
@@ -164,20 +172,15 @@ public final class SecureCopsBench implements Callable<Integer> {
       for (Cell c : stack) {
         c.open();
       }
-      // Warm-up: every code path once, in the same order, then the measured rounds. The cells
-      // take turns round by round, so drift on a noisy machine falls on all of them alike.
-      for (int round = -1; round < rounds; round++) {
-        boolean measured = round >= 0;
-        int k = measured ? connects / rounds : Math.max(1, (int) (connects * warmup));
-        for (Cell c : setup) {
-          c.connects(k, measured);
-        }
-        int r = measured ? roundTrips / rounds : Math.max(1, (int) (roundTrips * warmup));
-        int d = measured ? decisions / rounds : Math.max(window, (int) (decisions * warmup));
-        for (Cell c : stack) {
-          c.roundTrips(r, measured);
-          c.burst(d, window, measured);
-        }
+      // Warm-up: every code path, in the same order, until a pass leaves the JIT quiet; then the
+      // measured rounds. The cells take turns round by round, so drift on a noisy machine falls
+      // on all of them alike.
+      JitWarmUp.Result warm =
+          JitWarmUp.run(() -> round(setup, stack, false), 1, warmUpSeconds * 1000L);
+      out.println(warm.describe());
+      out.flush();
+      for (int round = 0; round < rounds; round++) {
+        round(setup, stack, true);
       }
       report(out, setup, stack, te);
     } finally {
@@ -191,6 +194,20 @@ public final class SecureCopsBench implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** One round of every cell: a measured one, or a warm-up pass of the --warmup fraction. */
+  private void round(List<Cell> setup, List<Cell> stack, boolean measured) throws Exception {
+    int k = measured ? connects / rounds : Math.max(1, (int) (connects * warmup));
+    for (Cell c : setup) {
+      c.connects(k, measured);
+    }
+    int r = measured ? roundTrips / rounds : Math.max(1, (int) (roundTrips * warmup));
+    int d = measured ? decisions / rounds : Math.max(window, (int) (decisions * warmup));
+    for (Cell c : stack) {
+      c.roundTrips(r, measured);
+      c.burst(d, window, measured);
+    }
   }
 
   private void report(PrintWriter out, List<Cell> setup, List<Cell> stack, TlsEngine te) {

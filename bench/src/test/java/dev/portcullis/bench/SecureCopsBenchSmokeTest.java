@@ -25,6 +25,7 @@ class SecureCopsBenchSmokeTest {
             "--decisions", "256",
             "--window", "16",
             "--rounds", "2",
+            "--warm-up-seconds", "0",
             "--engines", "openssl,jdk");
     String report = out.toString();
     assertEquals(0, rc, report);
