@@ -2,14 +2,12 @@ package dev.portcullis.pdp;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
-import dev.portcullis.cops.Decision;
-import dev.portcullis.cops.DecisionCommand;
-import dev.portcullis.cops.DecisionFlags;
-import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pdp.TunnelBook.End;
+import dev.portcullis.pdp.TunnelBook.Live;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelAuthority;
@@ -19,24 +17,20 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The PDP's tunnel desk (client type 0xC0A8, docs/tunnels.md): the gateway agents standing by, the
- * tunnels granted and where each end stands, and the AAA steps of the dynamic VPN tunnels paper
- * (its table 4), each one an audit record.
+ * The PDP's tunnel desk (client type 0xC0A8, docs/tunnels.md): the AAA steps of the dynamic VPN
+ * tunnels paper (its table 4), each one an audit record, and what ends a tunnel; the gateway agents
+ * standing by and the tunnels granted, with where each end stands, are its {@link TunnelBook}.
  *
  * <p>A client agent's request is authenticated (its subject is the identity its TLS certificate
  * proved; a one-time credential it names enrolled that identity and carried no tunnel before),
@@ -48,56 +42,17 @@ import org.slf4j.LoggerFactory;
  * grants it, or when its subject is revoked; every end is pushed as a Remove and audited, and the
  * agents' accounting reports close the record.
  *
- * <p>All state lives on one thread of its own (the event loops hand work over), so it needs no
- * locks; DECs are written from there (Netty hands them to the connection's loop). No key is kept:
- * each grant is zeroed once written.
+ * <p>All state, the book's too, lives on one thread of its own (the event loops hand work over), so
+ * it needs no locks; DECs are written from there (Netty hands them to the connection's loop). No
+ * key is kept: each grant is zeroed once written.
  */
 final class TunnelDesk implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class);
 
-  static final int TYPE = TunnelRequest.CLIENT_TYPE;
+  static final int TYPE = TunnelBook.TYPE;
 
   /** How long a gateway agent has to report its charon holds a new tunnel. */
   static final Duration GATEWAY_WAIT = Duration.ofSeconds(10);
-
-  /** One end of a tunnel: the agent's connection and the handle the tunnel travels on. */
-  record End(ConnectionState conn, Handle handle, Context context) {
-    String pep() {
-      return conn.pepId;
-    }
-  }
-
-  /** A tunnel as the PDP sees it now (no key). */
-  record View(
-      String id,
-      String subject,
-      String gateway,
-      TunnelRequest.Objective objective,
-      String clientState,
-      String gatewayState,
-      Instant until) {}
-
-  /** A granted tunnel, on the desk's thread. */
-  private static final class Live {
-    final TunnelAuthority.Granted granted;
-    final End client;
-    final End gateway;
-    TunnelGrant clientGrant; // holds the key until the client has it, then zeroed
-    ScheduledFuture<?> waiting;
-    String clientState = "granted";
-    String gatewayState = "keyed";
-
-    Live(TunnelAuthority.Granted granted, End client, End gateway, TunnelGrant clientGrant) {
-      this.granted = granted;
-      this.client = client;
-      this.gateway = gateway;
-      this.clientGrant = clientGrant;
-    }
-
-    String id() {
-      return granted.id();
-    }
-  }
 
   private final TunnelAuthority authority;
   private final WatchedFile policyFile;
@@ -111,8 +66,7 @@ final class TunnelDesk implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
-  private final Map<String, End> gateways = new HashMap<>();
-  private final Map<String, Live> tunnels = new HashMap<>();
+  private final TunnelBook book;
 
   private TunnelDesk(
       TunnelAuthority authority,
@@ -121,6 +75,7 @@ final class TunnelDesk implements AutoCloseable {
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit) {
     this.authority = authority;
+    this.book = new TunnelBook(authority);
     this.policyFile = policyFile;
     this.admission = new TunnelAdmission(credentials);
     this.mls = mls;
@@ -191,16 +146,16 @@ final class TunnelDesk implements AutoCloseable {
     if (why != null) {
       e.conn().audit("tunnel-gateway-refused", e.pep(), "gateway", r.gateway(), "reason", why);
       log.warn("tunnels: {}", why);
-      decide(e, true, false, TunnelGrant.refusal(why));
+      TunnelBook.decide(e, true, false, TunnelGrant.refusal(why));
       return;
     }
-    End before = gateways.put(r.gateway(), e);
+    End before = book.standBy(r.gateway(), e);
     if (before != null && before.conn() != e.conn()) {
       log.info("tunnels: gateway {} stands by on a new connection", r.gateway());
     }
     e.conn().audit("tunnel-gateway-ready", e.pep(), "gateway", r.gateway());
     log.info("tunnels: gateway {} ({}) stands by", r.gateway(), e.conn().peer);
-    decide(e, true, true, null);
+    TunnelBook.decide(e, true, true, null);
   }
 
   private void grant(End e, TunnelRequest r) {
@@ -242,7 +197,7 @@ final class TunnelDesk implements AutoCloseable {
       return;
     }
     TunnelAuthority.Granted g = authority.find(o.client().tunnelId());
-    End gw = gateways.get(g.gateway());
+    End gw = book.gateway(g.gateway());
     if (gw == null || !gw.conn().channel.isActive()) {
       withdraw(e, r, o, "gateway " + g.gateway() + "'s tunnel agent is not connected");
       return;
@@ -257,7 +212,7 @@ final class TunnelDesk implements AutoCloseable {
       e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
     }
     Live t = new Live(g, e, gw, o.client());
-    tunnels.put(g.id(), t);
+    book.add(t);
     e.conn()
         .audit(
             "tunnel-authorized",
@@ -275,7 +230,7 @@ final class TunnelDesk implements AutoCloseable {
             "until",
             g.until().toString());
     // The gateway first: the client initiates once the gateway's charon holds the tunnel.
-    decide(gw, false, true, o.gateway());
+    TunnelBook.decide(gw, false, true, o.gateway());
     o.gateway().zero();
     gw.conn().audit("tunnel-key-issued", gw.pep(), "tunnel", g.id(), "end", "gateway");
     t.waiting =
@@ -312,14 +267,14 @@ final class TunnelDesk implements AutoCloseable {
             rule,
             "reason",
             why);
-    decide(e, true, false, TunnelGrant.refusal(why));
+    TunnelBook.decide(e, true, false, TunnelGrant.refusal(why));
   }
 
   /** The gateway did not report in time: the tunnel is refused to its client and taken back. */
   private void gatewayLate(String id) {
-    Live t = tunnels.get(id);
+    Live t = book.get(id);
     if (t != null && t.clientGrant != null) {
-      end(t, "gateway " + t.granted.gateway() + " did not install the tunnel in time");
+      book.end(t, "gateway " + t.granted.gateway() + " did not install the tunnel in time");
     }
   }
 
@@ -331,7 +286,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   private void reported(ConnectionState c, Handle handle, TunnelReport r) {
-    Live t = tunnels.get(r.tunnelId());
+    Live t = book.get(r.tunnelId());
     boolean atGateway = t != null && t.gateway.conn() == c && t.gateway.handle().equals(handle);
     boolean atClient = t != null && t.client.conn() == c && t.client.handle().equals(handle);
     Object[] counters =
@@ -361,21 +316,11 @@ final class TunnelDesk implements AutoCloseable {
       t.clientState = state;
     }
     if (atGateway && r.state() == TunnelReport.State.UP && t.clientGrant != null) {
-      deliver(t);
+      book.deliver(t);
     } else if (r.state() == TunnelReport.State.FAILED && t.clientGrant != null) {
-      end(t, "gateway " + t.granted.gateway() + " could not install the tunnel: " + r.reason());
+      book.end(
+          t, "gateway " + t.granted.gateway() + " could not install the tunnel: " + r.reason());
     }
-  }
-
-  /** The gateway holds the tunnel: the client gets its grant (Install) and initiates. */
-  private void deliver(Live t) {
-    if (t.waiting != null) {
-      t.waiting.cancel(false);
-    }
-    decide(t.client, true, true, t.clientGrant);
-    t.clientGrant.zero();
-    t.clientGrant = null;
-    t.client.conn().audit("tunnel-key-issued", t.client.pep(), "tunnel", t.id(), "end", "client");
   }
 
   // ---- ends -------------------------------------------------------------------------------------
@@ -383,28 +328,15 @@ final class TunnelDesk implements AutoCloseable {
   /** A client deleted its tunnel's request state (DRQ): the tunnel ends at the gateway too. */
   void released(ConnectionState c, Handle handle) {
     run(
-        () -> {
-          for (Live t : List.copyOf(tunnels.values())) {
-            if (t.client.conn() == c && t.client.handle().equals(handle)) {
-              end(t, "released by " + t.client.pep());
-            }
-          }
-        });
+        () ->
+            book.endWhere(
+                t -> t.client.conn() == c && t.client.handle().equals(handle),
+                t -> "released by " + t.client.pep()));
   }
 
   /** A connection ended (or closed the tunnel client type): its tunnels end at the other end. */
   void gone(ConnectionState c) {
-    run(
-        () -> {
-          gateways.values().removeIf(e -> e.conn() == c);
-          for (Live t : List.copyOf(tunnels.values())) {
-            if (t.client.conn() == c) {
-              end(t, "client agent " + t.client.pep() + " disconnected");
-            } else if (t.gateway.conn() == c) {
-              end(t, "gateway agent " + t.gateway.pep() + " disconnected");
-            }
-          }
-        });
+    run(() -> book.gone(c));
   }
 
   /**
@@ -414,14 +346,14 @@ final class TunnelDesk implements AutoCloseable {
   void sessionsChanged() {
     run(
         () ->
-            ended(
+            book.ended(
                 authority.review(TunnelAuthority.Sessions.of(mls.get())),
                 "the subject's multilevel session ended"));
   }
 
   /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */
   void expire() {
-    run(() -> ended(authority.expired(), "lifetime over"));
+    run(() -> book.ended(authority.expired(), "lifetime over"));
   }
 
   /** Ends every tunnel of {@code subject} (its revocation); returns how many. */
@@ -429,7 +361,7 @@ final class TunnelDesk implements AutoCloseable {
     return call(
         () -> {
           List<TunnelAuthority.Granted> g = authority.revokeSubject(subject);
-          ended(g, reason);
+          book.ended(g, reason);
           return g.size();
         });
   }
@@ -438,11 +370,11 @@ final class TunnelDesk implements AutoCloseable {
   boolean revoke(String id, String reason) {
     return call(
         () -> {
-          Live t = tunnels.get(id);
+          Live t = book.get(id);
           if (t == null) {
             return false;
           }
-          end(t, reason);
+          book.end(t, reason);
           return true;
         });
   }
@@ -492,102 +424,17 @@ final class TunnelDesk implements AutoCloseable {
     log.info(
         "tunnel policy reloaded: {}; {} tunnels no longer granted", next.describe(), gone.size());
     audit.record("policy-reloaded", "clientType", TYPE, "policy", next.describe());
-    ended(gone, "the tunnel policy no longer grants it");
-  }
-
-  private void ended(List<TunnelAuthority.Granted> granted, String reason) {
-    for (TunnelAuthority.Granted g : granted) {
-      Live t = tunnels.get(g.id());
-      if (t != null) {
-        end(t, reason);
-      }
-    }
-  }
-
-  /** Ends a tunnel: a Remove to each end still connected, forgotten, audited. */
-  private void end(Live t, String reason) {
-    tunnels.remove(t.id());
-    authority.ended(t.id());
-    if (t.waiting != null) {
-      t.waiting.cancel(false);
-    }
-    TunnelGrant removal = TunnelGrant.removal(t.id(), reason);
-    if (t.clientGrant != null) {
-      // never delivered: the client's request is answered with the refusal
-      t.clientGrant.zero();
-      t.clientGrant = null;
-      decide(t.client, true, false, TunnelGrant.refusal(reason));
-    } else {
-      decide(t.client, false, false, removal);
-    }
-    decide(t.gateway, false, false, removal);
-    t.client
-        .conn()
-        .audit(
-            "tunnel-revoked",
-            t.client.pep(),
-            "tunnel",
-            t.id(),
-            "subject",
-            t.granted.subject(),
-            "gateway",
-            t.granted.gateway(),
-            "reason",
-            reason);
-    log.info(
-        "tunnels: {} ({} to {}) removed: {}",
-        t.id(),
-        t.granted.subject(),
-        t.granted.gateway(),
-        reason);
-  }
-
-  // ---- the wire and the view --------------------------------------------------------------------
-
-  /** A DEC on {@code e}'s handle; {@code data} null for none. Dropped if the connection is gone. */
-  private static void decide(End e, boolean solicited, boolean install, TunnelGrant data) {
-    if (!e.conn().channel.isActive()) {
-      return;
-    }
-    e.conn()
-        .channel
-        .writeAndFlush(
-            Decision.of(
-                TYPE,
-                solicited,
-                e.handle(),
-                new DecisionSet(
-                    e.context(),
-                    new DecisionFlags(
-                        false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
-                    null,
-                    null,
-                    data == null ? null : data.toDecisionData(),
-                    null)));
+    book.ended(gone, "the tunnel policy no longer grants it");
   }
 
   /** The tunnels granted now, with where each end stands. */
-  List<View> view() {
-    return call(
-        () ->
-            tunnels.values().stream()
-                .map(
-                    t ->
-                        new View(
-                            t.id(),
-                            t.granted.subject(),
-                            t.granted.gateway(),
-                            t.granted.objective(),
-                            t.clientState,
-                            t.gatewayState,
-                            t.granted.until()))
-                .sorted(java.util.Comparator.comparing(View::id))
-                .toList());
+  List<TunnelBook.View> view() {
+    return call(book::view);
   }
 
   /** The gateways whose agents stand by. */
   List<String> gateways() {
-    return call(() -> gateways.keySet().stream().sorted().toList());
+    return call(book::gateways);
   }
 
   private <T> T call(java.util.concurrent.Callable<T> c) {

@@ -1,0 +1,220 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.DecisionCommand;
+import dev.portcullis.cops.DecisionFlags;
+import dev.portcullis.cops.DecisionSet;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.access.TunnelGrant;
+import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pdp.tunnel.TunnelAuthority;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tunnel desk's books (docs/tunnels.md): the gateway agents standing by, the tunnels granted
+ * with where each end stands, and the DECs that key, deliver and end them. {@link TunnelDesk}
+ * decides; this keeps and carries out. Confined to the desk's thread: no locks.
+ */
+final class TunnelBook {
+  private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class); // one log name
+
+  static final int TYPE = TunnelRequest.CLIENT_TYPE;
+
+  /** One end of a tunnel: the agent's connection and the handle the tunnel travels on. */
+  record End(ConnectionState conn, Handle handle, Context context) {
+    String pep() {
+      return conn.pepId;
+    }
+  }
+
+  /** A tunnel as the PDP sees it now (no key). */
+  record View(
+      String id,
+      String subject,
+      String gateway,
+      TunnelRequest.Objective objective,
+      String clientState,
+      String gatewayState,
+      Instant until) {}
+
+  /** A granted tunnel. */
+  static final class Live {
+    final TunnelAuthority.Granted granted;
+    final End client;
+    final End gateway;
+    TunnelGrant clientGrant; // holds the key until the client has it, then zeroed
+    ScheduledFuture<?> waiting;
+    String clientState = "granted";
+    String gatewayState = "keyed";
+
+    Live(TunnelAuthority.Granted granted, End client, End gateway, TunnelGrant clientGrant) {
+      this.granted = granted;
+      this.client = client;
+      this.gateway = gateway;
+      this.clientGrant = clientGrant;
+    }
+
+    String id() {
+      return granted.id();
+    }
+  }
+
+  private final TunnelAuthority authority;
+  private final Map<String, End> gateways = new HashMap<>();
+  private final Map<String, Live> tunnels = new HashMap<>();
+
+  TunnelBook(TunnelAuthority authority) {
+    this.authority = authority;
+  }
+
+  /** The agent standing by for {@code gateway}, or null. */
+  End gateway(String gateway) {
+    return gateways.get(gateway);
+  }
+
+  /** {@code e} stands by for {@code gateway} now; returns the one it replaces, or null. */
+  End standBy(String gateway, End e) {
+    return gateways.put(gateway, e);
+  }
+
+  /** The tunnel {@code id}, or null. */
+  Live get(String id) {
+    return tunnels.get(id);
+  }
+
+  void add(Live t) {
+    tunnels.put(t.id(), t);
+  }
+
+  /** Ends the tunnels an end of which {@code matches}, with {@code reason} for each. */
+  void endWhere(Predicate<Live> matches, Function<Live, String> reason) {
+    for (Live t : List.copyOf(tunnels.values())) {
+      if (matches.test(t)) {
+        end(t, reason.apply(t));
+      }
+    }
+  }
+
+  /** {@code c} is gone: it stands by for no gateway, its tunnels end at the other end. */
+  void gone(ConnectionState c) {
+    gateways.values().removeIf(e -> e.conn() == c);
+    endWhere(
+        t -> t.client.conn() == c || t.gateway.conn() == c,
+        t ->
+            t.client.conn() == c
+                ? "client agent " + t.client.pep() + " disconnected"
+                : "gateway agent " + t.gateway.pep() + " disconnected");
+  }
+
+  /** The gateway holds the tunnel: the client gets its grant (Install) and initiates. */
+  void deliver(Live t) {
+    if (t.waiting != null) {
+      t.waiting.cancel(false);
+    }
+    decide(t.client, true, true, t.clientGrant);
+    t.clientGrant.zero();
+    t.clientGrant = null;
+    t.client.conn().audit("tunnel-key-issued", t.client.pep(), "tunnel", t.id(), "end", "client");
+  }
+
+  /** Ends those of {@code granted} still in the book, with {@code reason}. */
+  void ended(List<TunnelAuthority.Granted> granted, String reason) {
+    for (TunnelAuthority.Granted g : granted) {
+      Live t = tunnels.get(g.id());
+      if (t != null) {
+        end(t, reason);
+      }
+    }
+  }
+
+  /** Ends a tunnel: a Remove to each end still connected, forgotten, audited. */
+  void end(Live t, String reason) {
+    tunnels.remove(t.id());
+    authority.ended(t.id());
+    if (t.waiting != null) {
+      t.waiting.cancel(false);
+    }
+    TunnelGrant removal = TunnelGrant.removal(t.id(), reason);
+    if (t.clientGrant != null) {
+      // never delivered: the client's request is answered with the refusal
+      t.clientGrant.zero();
+      t.clientGrant = null;
+      decide(t.client, true, false, TunnelGrant.refusal(reason));
+    } else {
+      decide(t.client, false, false, removal);
+    }
+    decide(t.gateway, false, false, removal);
+    t.client
+        .conn()
+        .audit(
+            "tunnel-revoked",
+            t.client.pep(),
+            "tunnel",
+            t.id(),
+            "subject",
+            t.granted.subject(),
+            "gateway",
+            t.granted.gateway(),
+            "reason",
+            reason);
+    log.info(
+        "tunnels: {} ({} to {}) removed: {}",
+        t.id(),
+        t.granted.subject(),
+        t.granted.gateway(),
+        reason);
+  }
+
+  /** A DEC on {@code e}'s handle; {@code data} null for none. Dropped if the connection is gone. */
+  static void decide(End e, boolean solicited, boolean install, TunnelGrant data) {
+    if (!e.conn().channel.isActive()) {
+      return;
+    }
+    e.conn()
+        .channel
+        .writeAndFlush(
+            Decision.of(
+                TYPE,
+                solicited,
+                e.handle(),
+                new DecisionSet(
+                    e.context(),
+                    new DecisionFlags(
+                        false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
+                    null,
+                    null,
+                    data == null ? null : data.toDecisionData(),
+                    null)));
+  }
+
+  /** The tunnels granted now, with where each end stands. */
+  List<View> view() {
+    return tunnels.values().stream()
+        .map(
+            t ->
+                new View(
+                    t.id(),
+                    t.granted.subject(),
+                    t.granted.gateway(),
+                    t.granted.objective(),
+                    t.clientState,
+                    t.gatewayState,
+                    t.granted.until()))
+        .sorted(java.util.Comparator.comparing(View::id))
+        .toList();
+  }
+
+  /** The gateways whose agents stand by. */
+  List<String> gateways() {
+    return gateways.keySet().stream().sorted().toList();
+  }
+}
