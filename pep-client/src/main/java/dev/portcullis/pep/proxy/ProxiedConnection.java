@@ -3,6 +3,7 @@ package dev.portcullis.pep.proxy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
+import java.util.concurrent.RejectedExecutionException;
 
 /** A proxied connection: the client's channel and, once allowed, the upstream's. */
 final class ProxiedConnection {
@@ -45,7 +46,11 @@ final class ProxiedConnection {
 
   private static void abort(Channel ch) {
     if (!ch.eventLoop().inEventLoop()) {
-      ch.eventLoop().execute(() -> abort(ch));
+      try {
+        ch.eventLoop().execute(() -> abort(ch));
+      } catch (RejectedExecutionException e) {
+        ch.close(); // its loop is stopping: closed as it stops, the plain way
+      }
       return;
     }
     if (ch.isOpen()) {
