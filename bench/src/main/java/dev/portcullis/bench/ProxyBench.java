@@ -67,6 +67,14 @@ public final class ProxyBench implements Callable<Integer> {
   int rounds;
 
   @Option(
+      names = "--threads",
+      defaultValue = "1",
+      description =
+          "The proxy's event-loop threads (default: ${DEFAULT-VALUE}, as HAProxy's nbthread 1 in"
+              + " the anchor; the proxy command's own default is 2 x cores).")
+  int threads;
+
+  @Option(
       names = "--haproxy",
       paramLabel = "PATH",
       description = "The HAProxy executable for the anchor (default: haproxy on the PATH).")
@@ -233,7 +241,7 @@ public final class ProxyBench implements Callable<Integer> {
               + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/>"
               + "<stats interval=\"PT1H\"/></pdp>");
       try (PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
-          PepProxy proxy = ProxyFixture.start(dir, pdp.address(), up.address(), "bench");
+          PepProxy proxy = ProxyFixture.start(dir, pdp.address(), up.address(), "bench", threads);
           Haproxy anchor = anchor(haproxyBinary, dir, up.address(), out)) {
         InetSocketAddress via = proxy.addresses().get(0);
         List<Route> paths = new ArrayList<>();

@@ -22,9 +22,16 @@ import java.util.concurrent.TimeoutException;
 public final class ProxyFixture {
   private ProxyFixture() {}
 
-  /** Starts the proxy and waits (at most 10 s) until its PEP is open at the PDP. */
+  /** Starts the proxy on one event loop and waits (at most 10 s) until its PEP is open. */
   public static PepProxy start(
       Path dir, InetSocketAddress pdp, InetSocketAddress upstream, String service)
+      throws Exception {
+    return start(dir, pdp, upstream, service, 1);
+  }
+
+  /** Starts the proxy on {@code threads} event loops and waits until its PEP is open. */
+  public static PepProxy start(
+      Path dir, InetSocketAddress pdp, InetSocketAddress upstream, String service, int threads)
       throws Exception {
     Files.writeString(
         dir.resolve("pep.xml"),
@@ -38,7 +45,8 @@ public final class ProxyFixture {
             + listener("bench-ahead", upstream, service, "with-request")
             + "</pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-    PepProxy proxy = new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), 1, AuditLog.NONE);
+    PepProxy proxy =
+        new PepProxy(cfg, PepConfig.load(cfg.pep()).clientBuilder(), threads, AuditLog.NONE);
     try {
       proxy.ready().get(10, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {

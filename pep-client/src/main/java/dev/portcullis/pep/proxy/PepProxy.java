@@ -331,7 +331,9 @@ public final class PepProxy implements Lifecycle {
   }
 
   private void ended(ProxiedConnection conn) {
-    Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
+    if (!conn.cut) {
+      Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
+    }
     conn.client.close();
     conns.remove(conn.handle);
     revocations.ended(conn);

@@ -19,6 +19,7 @@ final class ProxiedConnection {
   // On the client's event loop: the PDP's Install has come (relaying may start once connected).
   boolean admitted;
   ProxySessions.Session session; // the MLS session the proxy carries for it, or null
+  volatile boolean cut; // ended by the proxy (a revocation, the PDP's loss, stopping), not a side
 
   ProxiedConnection(
       String handle, ProxyConfig.Listener listener, Channel client, String subject, boolean asked) {
@@ -30,29 +31,37 @@ final class ProxiedConnection {
   }
 
   /**
-   * Cuts both sides at once (a revocation, the proxy stopping): nothing queued goes out, not even
-   * what the kernel holds. A plain close would send its FIN only after the socket's send queue, up
-   * to the socket's send buffer of bytes relayed before the cut, which a client that reads slowly
-   * would go on receiving after its access was revoked; an abortive close (SO_LINGER 0) discards
-   * the queue and resets both peers.
+   * Cuts both sides (a revocation, the proxy stopping): nothing queued goes out either way, not
+   * even what the kernel holds. A plain close sends its FIN only after the socket's send queue, up
+   * to a send buffer of bytes relayed before the cut, which a client that reads slowly would go on
+   * receiving after its access was revoked (and the service the client's last bytes); an abortive
+   * close (SO_LINGER 0) discards the queue and resets the peer. The client is cut at once; its
+   * upstream just after, as a task on the upstream's loop, so that a mass revocation read in one
+   * batch cuts every client before it spends the same again on the upstreams (nothing moves between
+   * the two meanwhile: the client's side is closed).
    */
   void close() {
-    abort(client);
+    cut = true;
+    if (client.eventLoop().inEventLoop()) {
+      abort(client);
+    } else {
+      later(client);
+    }
     Channel u = upstream;
     if (u != null) {
-      abort(u);
+      later(u);
+    }
+  }
+
+  private static void later(Channel ch) {
+    try {
+      ch.eventLoop().execute(() -> abort(ch));
+    } catch (RejectedExecutionException e) {
+      ch.close(); // its loop is stopping: closed as it stops, the plain way
     }
   }
 
   private static void abort(Channel ch) {
-    if (!ch.eventLoop().inEventLoop()) {
-      try {
-        ch.eventLoop().execute(() -> abort(ch));
-      } catch (RejectedExecutionException e) {
-        ch.close(); // its loop is stopping: closed as it stops, the plain way
-      }
-      return;
-    }
     if (ch.isOpen()) {
       try {
         ch.config().setOption(ChannelOption.SO_LINGER, 0);

@@ -16,6 +16,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +87,13 @@ class ProxyRevocationTest {
   void proxy(String type, String service, String access, PdpServer... pdps) throws Exception {
     echo = new PepProxyTest.Echo();
     open.add(echo);
+    proxyTo(echo.address(), type, service, access, pdps);
+  }
+
+  /** The same proxy in front of {@code upstream}. */
+  void proxyTo(
+      InetSocketAddress upstream, String type, String service, String access, PdpServer... pdps)
+      throws Exception {
     StringBuilder pep = new StringBuilder("<pep id=\"proxy-1\" client-type=\"" + type + "\">");
     for (PdpServer p : pdps) {
       pep.append("<pdp address=\"127.0.0.1\" port=\"").append(p.address().getPort()).append("\"/>");
@@ -95,7 +103,7 @@ class ProxyRevocationTest {
         dir.resolve("pep-proxy.xml"),
         "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\""
             + "127.0.0.1:"
-            + echo.address().getPort()
+            + upstream.getPort()
             + "\" service=\""
             + service
             + "\""
@@ -238,6 +246,59 @@ class ProxyRevocationTest {
             + " bytes read after the cut, more than the "
             + 2 * held
             + " her receive buffer held");
+  }
+
+  /**
+   * The other way: the service gets none of alice's bytes after the cut. She writes more than the
+   * path holds to a service that does not read; her access is revoked; then the service reads, and
+   * gets at most what its own receive buffer held before the cut. The proxy closed the service's
+   * side gracefully before, flushing what alice had sent, and its socket's queue, after the
+   * revocation.
+   */
+  @Test
+  void aCutConnectionDeliversNothingQueuedToTheServiceAfterTheRevocation() throws Exception {
+    try (ServerSocket service = new ServerSocket()) {
+      service.setReceiveBufferSize(4096); // inherited by the accepted socket: its window
+      service.bind(new InetSocketAddress("127.0.0.1", 0));
+      PdpServer a = pdp("a", 0, BOTH);
+      proxyTo((InetSocketAddress) service.getLocalSocketAddress(), "0xC0A5", "echo", "", a);
+      Socket s = connect("alice");
+      Thread writer =
+          new Thread(
+              () -> {
+                byte[] chunk = new byte[64 * 1024];
+                try {
+                  for (int i = 0; i < 64; i++) { // 4 MiB, more than the path can hold
+                    s.getOutputStream().write(chunk);
+                  }
+                } catch (IOException e) {
+                  // cut
+                }
+              });
+      writer.setDaemon(true);
+      writer.start();
+      Socket up = service.accept();
+      open.add(up);
+      up.setSoTimeout(5_000);
+      int held = up.getReceiveBufferSize();
+      Thread.sleep(500); // alice's bytes fill every buffer up to the service, which does not read
+      Files.writeString(dir.resolve("a-rules.xml"), BOB_ONLY);
+      a.reload(0xC0A5);
+      await().atMost(Duration.ofSeconds(10)).until(() -> proxy.counters().revoked.get() == 1);
+      Thread.sleep(500); // the cut's closes have run on the proxy's loop
+      long after = 0;
+      byte[] b = new byte[8192];
+      try {
+        for (int n; (n = up.getInputStream().read(b)) > 0; ) {
+          after += n;
+        }
+      } catch (IOException e) {
+        // reset: the end
+      }
+      assertTrue(
+          after <= 2L * held,
+          after + " bytes reached the service after the cut, more than its receive buffer held");
+    }
   }
 
   /**
