@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -191,6 +192,38 @@ class ProxyRevocationTest {
     withoutPdpAliceRefusedBobCached(a);
   }
 
+  /** Writes 4 MiB into {@code s} from a thread of its own, more than the path can hold. */
+  static void writeMoreThanThePathHolds(Socket s) {
+    Thread writer =
+        new Thread(
+            () -> {
+              byte[] chunk = new byte[64 * 1024];
+              try {
+                for (int i = 0; i < 64; i++) {
+                  s.getOutputStream().write(chunk);
+                }
+              } catch (IOException e) {
+                // cut
+              }
+            });
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /** The bytes {@code s} reads until its end (a FIN or a reset). */
+  static long bytesToTheEnd(Socket s) throws IOException {
+    long n = 0;
+    byte[] b = new byte[8192];
+    try {
+      for (int r; (r = s.getInputStream().read(b)) > 0; ) {
+        n += r;
+      }
+    } catch (SocketException e) {
+      // reset: the end
+    }
+    return n;
+  }
+
   /**
    * A cut ends the flow at once, including the bytes the proxy had relayed into the kernel's send
    * queue towards a client that reads slowly: alice stops reading while the echo's answers pile up,
@@ -210,34 +243,13 @@ class ProxyRevocationTest {
     open.add(s);
     assertEquals("hi", roundTrip(s, "hi"), "relayed");
     int held = s.getReceiveBufferSize();
-    Thread writer =
-        new Thread(
-            () -> {
-              byte[] chunk = new byte[64 * 1024];
-              try {
-                for (int i = 0; i < 64; i++) { // 4 MiB, more than the path can hold
-                  s.getOutputStream().write(chunk);
-                }
-              } catch (IOException e) {
-                // cut
-              }
-            });
-    writer.setDaemon(true);
-    writer.start();
+    writeMoreThanThePathHolds(s);
     Thread.sleep(500); // the echo's answers fill every buffer back to alice, who does not read
     Files.writeString(dir.resolve("a-rules.xml"), BOB_ONLY);
     a.reload(0xC0A5);
     await().atMost(Duration.ofSeconds(10)).until(() -> proxy.counters().revoked.get() == 1);
     Thread.sleep(500); // the cut's close has run on the proxy's loop (a task queued to it)
-    long after = 0;
-    byte[] b = new byte[8192];
-    try {
-      for (int n; (n = s.getInputStream().read(b)) > 0; ) {
-        after += n;
-      }
-    } catch (IOException e) {
-      // reset: the end
-    }
+    long after = bytesToTheEnd(s);
     // Linux doubles SO_RCVBUF for its bookkeeping (socket(7)), so her queue holds up to twice it;
     // a plain close delivered ~3 MB here (the proxy's send buffer, grown by autotuning)
     assertTrue(
@@ -263,20 +275,7 @@ class ProxyRevocationTest {
       PdpServer a = pdp("a", 0, BOTH);
       proxyTo((InetSocketAddress) service.getLocalSocketAddress(), "0xC0A5", "echo", "", a);
       Socket s = connect("alice");
-      Thread writer =
-          new Thread(
-              () -> {
-                byte[] chunk = new byte[64 * 1024];
-                try {
-                  for (int i = 0; i < 64; i++) { // 4 MiB, more than the path can hold
-                    s.getOutputStream().write(chunk);
-                  }
-                } catch (IOException e) {
-                  // cut
-                }
-              });
-      writer.setDaemon(true);
-      writer.start();
+      writeMoreThanThePathHolds(s);
       Socket up = service.accept();
       open.add(up);
       up.setSoTimeout(5_000);
@@ -286,15 +285,7 @@ class ProxyRevocationTest {
       a.reload(0xC0A5);
       await().atMost(Duration.ofSeconds(10)).until(() -> proxy.counters().revoked.get() == 1);
       Thread.sleep(500); // the cut's closes have run on the proxy's loop
-      long after = 0;
-      byte[] b = new byte[8192];
-      try {
-        for (int n; (n = up.getInputStream().read(b)) > 0; ) {
-          after += n;
-        }
-      } catch (IOException e) {
-        // reset: the end
-      }
+      long after = bytesToTheEnd(up);
       assertTrue(
           after <= 2L * held,
           after + " bytes reached the service after the cut, more than its receive buffer held");
