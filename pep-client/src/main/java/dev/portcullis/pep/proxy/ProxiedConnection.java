@@ -37,8 +37,9 @@ final class ProxiedConnection {
    * receiving after its access was revoked (and the service the client's last bytes); an abortive
    * close (SO_LINGER 0) discards the queue and resets the peer. The client is cut at once; its
    * upstream just after, as a task on the upstream's loop, so that a mass revocation read in one
-   * batch cuts every client before it spends the same again on the upstreams (nothing moves between
-   * the two meanwhile: the client's side is closed).
+   * batch cuts every client before it spends the same again on the upstreams (the client's side
+   * closed, nothing new is read from it meanwhile; ProxyRevocationTest bounds what the service gets
+   * after the cut).
    */
   void close() {
     cut = true;
