@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
@@ -87,6 +88,18 @@ class FleetGatesTest {
     s.ready().get(30, TimeUnit.SECONDS);
     members.add(s);
     return s;
+  }
+
+  /** {@code set} fails within {@code seconds}, refused as {@code kind}. */
+  private static void assertRefused(
+      GateRefusedException.Kind kind, CompletableFuture<?> set, int seconds) {
+    ExecutionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> set.get(seconds, TimeUnit.SECONDS));
+    GateRefusedException r =
+        org.junit.jupiter.api.Assertions.assertInstanceOf(
+            GateRefusedException.class, e.getCause(), e.toString());
+    assertEquals(kind, r.kind(), e.toString());
   }
 
   private static GateRequest voice(int i) throws Exception {
@@ -212,14 +225,7 @@ class FleetGatesTest {
     members.remove(a);
     await().atMost(Duration.ofSeconds(30)).until(() -> b.held().size() == 2);
     await().atMost(Duration.ofSeconds(10)).until(() -> b.server().isReady("cmts-1"));
-    ExecutionException e =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            ExecutionException.class,
-            () -> b.server().set("cmts-1", voice(2)).get(20, TimeUnit.SECONDS));
-    assertEquals(
-        GateRefusedException.Kind.IN_DOUBT,
-        ((GateRefusedException) e.getCause()).kind(),
-        e.toString());
+    assertRefused(GateRefusedException.Kind.IN_DOUBT, b.server().set("cmts-1", voice(2)), 20);
     // other flows are set as usual, and the gate held before is still held
     b.server().set("cmts-1", voice(3)).get(20, TimeUnit.SECONDS);
     assertEquals(2, b.server().gates("cmts-1").size());
@@ -233,14 +239,7 @@ class FleetGatesTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> a.held().size() == 2);
     await().atMost(Duration.ofSeconds(10)).until(() -> a.server().isReady("cmts-1"));
     zk.stop();
-    ExecutionException e =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            ExecutionException.class,
-            () -> a.server().set("cmts-1", voice(1)).get(60, TimeUnit.SECONDS));
-    assertEquals(
-        GateRefusedException.Kind.UNAVAILABLE,
-        ((GateRefusedException) e.getCause()).kind(),
-        e.toString());
+    assertRefused(GateRefusedException.Kind.UNAVAILABLE, a.server().set("cmts-1", voice(1)), 60);
     assertEquals(0, cmtss.cmts("cmts-1").created(), "nothing sent without its intent recorded");
     zk.restart(); // back within the session: the member goes on holding its CMTSs
     await()
