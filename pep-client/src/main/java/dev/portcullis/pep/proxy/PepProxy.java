@@ -3,7 +3,6 @@ package dev.portcullis.pep.proxy;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
-import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
@@ -14,7 +13,6 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
-import io.micrometer.core.instrument.Timer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
@@ -30,7 +28,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +57,6 @@ public final class PepProxy implements Lifecycle {
 
   private final List<Channel> servers = new ArrayList<>();
   private final Map<String, ProxiedConnection> conns = new ConcurrentHashMap<>();
-  private final AtomicLong sequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean draining; // SIGTERM: no new connections, the open ones go on a while
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -75,6 +71,9 @@ public final class PepProxy implements Lifecycle {
 
   /** Revocations and the cached grants they end; made once the PEP exists, before it opens. */
   private final ProxyRevocations revocations;
+
+  /** Who gets in, and each connection's end; made with the revocations. */
+  private final ProxyAdmission admission;
 
   /**
    * Binds every listener and opens the PEP's connection; the proxy serves once this returns (a PDP
@@ -143,6 +142,9 @@ public final class PepProxy implements Lifecycle {
             context);
     this.upstreams =
         new UpstreamConnector(TRANSPORT, listeners, counters, this.audit, conns::containsKey);
+    this.admission =
+        new ProxyAdmission(
+            conns, pep, context, counters, this.audit, sessions, revocations, upstreams);
     audit.onFailure(
         e -> {
           // A proxy that cannot audit must not admit: stop, off the writer thread.
@@ -196,159 +198,9 @@ public final class PepProxy implements Lifecycle {
             });
   }
 
-  /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
+  /** A connection accepted on {@code l}: decided by {@link ProxyAdmission}. */
   private void decide(ProxyConfig.Listener l, SocketChannel client, String subject) {
-    InetSocketAddress from = client.remoteAddress();
-    if (subject == null) {
-      counters.noSubject.incrementAndGet();
-      audit.refused(l.name(), from, null, "no-subject");
-      log.debug(
-          "proxy {}: connection from {} refused: no subject for that address", l.name(), from);
-      client.close();
-      return;
-    }
-    if (!pep.isOpen()) {
-      if (revocations.grants().holds(subject, l.name())) {
-        counters.allowedFromCache.incrementAndGet();
-        log.debug(
-            "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
-                + " still valid",
-            l.name(),
-            from,
-            subject);
-        ProxiedConnection cached =
-            new ProxiedConnection(
-                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, subject, false);
-        audit.allowedWithoutPdp(l, cached.handle, subject, from);
-        conns.put(cached.handle, cached);
-        revocations.admittedOnGrant(cached);
-        client.closeFuture().addListener(f -> ended(cached));
-        cached.admitted = true;
-        upstreams.connect(cached);
-        return;
-      }
-      counters.failedClosed.incrementAndGet();
-      audit.refused(l.name(), from, subject, "no-pdp");
-      log.debug("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
-      client.close();
-      return;
-    }
-    String handle = l.name() + "-" + sequence.incrementAndGet();
-    ProxiedConnection conn = new ProxiedConnection(handle, l, client, subject, true);
-    conns.put(handle, conn);
-    client.closeFuture().addListener(f -> ended(conn));
-    if (l.session() == null) {
-      ask(conn, subject, from);
-      return;
-    }
-    // the subject's session first (logged in, or moved, at this listener's level)
-    conn.session = sessions.enter(subject, l.name(), l.session());
-    conn.session.ready.whenComplete(
-        (v, e) ->
-            client
-                .eventLoop()
-                .execute(
-                    () -> {
-                      if (e == null) {
-                        ask(conn, subject, from);
-                        return;
-                      }
-                      denied(conn, subject, from, null, e.getCause() != null ? e.getCause() : e);
-                    }));
-  }
-
-  /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
-  private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
-    ProxyConfig.Listener l = conn.listener;
-    String handle = conn.handle;
-    Channel client = conn.client;
-    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
-    if (!client.isActive()) {
-      return; // gone while its session was opened
-    }
-    long asked = System.nanoTime();
-    if (l.connectWithRequest()) {
-      upstreams.connect(conn); // meanwhile: nothing is relayed before the Install (admit)
-    }
-    pep.request(handle, context, ProxyRevocations.access(l, subject, from))
-        .whenComplete(
-            (d, e) -> {
-              // On the PEP's event loop, in the order of its DECs: a grant is remembered before
-              // a later Remove of the same subject can be seen, so that Remove ends it.
-              if (e == null && d.granted()) {
-                Long secs = d.data() == null ? null : d.data().validForSeconds();
-                if (secs != null && secs > 0) {
-                  revocations.grants().grant(subject, l.name(), Duration.ofSeconds(secs));
-                }
-              }
-              client
-                  .eventLoop()
-                  .execute(
-                      () -> {
-                        Timer rtt = counters.decisionRoundTrip;
-                        if (rtt != null && e == null) {
-                          rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
-                        }
-                        if (e != null || !d.granted()) {
-                          denied(conn, subject, from, d, e);
-                          return;
-                        }
-                        counters.allowed.incrementAndGet();
-                        audit.decided(l, handle, subject, from, d, null);
-                        log.debug(
-                            "proxy {}: {} from {} as {} allowed ({})",
-                            l.name(),
-                            handle,
-                            from,
-                            subject,
-                            ProxyRevocations.reason(d));
-                        upstreams.admit(conn);
-                        if (!l.connectWithRequest()) {
-                          upstreams.connect(conn);
-                        }
-                      });
-            });
-  }
-
-  /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
-  private void denied(
-      ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
-    counters.denied.incrementAndGet();
-    if ((d != null || e instanceof ProxySessions.Refused)
-        && revocations.grants().revoke(subject, conn.listener.name())) {
-      // a later denial here ends the subject's earlier grant here
-      log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
-    }
-    audit.decided(conn.listener, conn.handle, subject, from, d, e);
-    log.debug(
-        "proxy {}: {} from {} as {} denied: {}",
-        conn.listener.name(),
-        conn.handle,
-        from,
-        subject,
-        e != null ? e.getMessage() : ProxyRevocations.reason(d));
-    conn.client.close();
-  }
-
-  private void ended(ProxiedConnection conn) {
-    if (!conn.cut) {
-      Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
-    }
-    conn.client.close();
-    conns.remove(conn.handle);
-    revocations.ended(conn);
-    audit.closed(
-        conn.listener.name(),
-        conn.handle,
-        conn.toUpstream == null ? 0 : conn.toUpstream.bytes(),
-        conn.toClient == null ? 0 : conn.toClient.bytes(),
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - conn.started));
-    if (conn.asked) {
-      pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
-    }
-    if (conn.session != null && sessions.leave(conn.session)) {
-      revocations.ofSubject(conn.subject, "logged out"); // the last connection ended the session
-    }
+    admission.decide(l, client, subject);
   }
 
   private void pdpLost(PepException why) {

@@ -1,0 +1,211 @@
+package dev.portcullis.pep.proxy;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.ReasonCode;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import io.micrometer.core.instrument.Timer;
+import io.netty.channel.Channel;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who gets through the proxy (docs/pep-proxy.md): an accepted connection is asked for at the PDP
+ * (after its subject's MLS session where the listener carries one) and connected upstream on an
+ * Install, admitted on a cached grant while no PDP is there, or refused; and each connection's end
+ * deletes its request state and is audited. {@link PepProxy} owns the listeners, the PEP and the
+ * lifecycle; {@link ProxyRevocations} ends what was admitted.
+ */
+final class ProxyAdmission {
+  private static final Logger log = LoggerFactory.getLogger(PepProxy.class); // one log name
+
+  private final Map<String, ProxiedConnection> conns;
+  private final AtomicLong sequence = new AtomicLong();
+  private final PepClient pep;
+  private final Context context;
+  private final ProxyCounters counters;
+  private final ProxyAudit audit;
+  private final ProxySessions sessions;
+  private final ProxyRevocations revocations;
+  private final UpstreamConnector upstreams;
+
+  ProxyAdmission(
+      Map<String, ProxiedConnection> conns,
+      PepClient pep,
+      Context context,
+      ProxyCounters counters,
+      ProxyAudit audit,
+      ProxySessions sessions,
+      ProxyRevocations revocations,
+      UpstreamConnector upstreams) {
+    this.conns = conns;
+    this.pep = pep;
+    this.context = context;
+    this.counters = counters;
+    this.audit = audit;
+    this.sessions = sessions;
+    this.revocations = revocations;
+    this.upstreams = upstreams;
+  }
+
+  /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
+  void decide(ProxyConfig.Listener l, SocketChannel client, String subject) {
+    InetSocketAddress from = client.remoteAddress();
+    if (subject == null) {
+      counters.noSubject.incrementAndGet();
+      audit.refused(l.name(), from, null, "no-subject");
+      log.debug(
+          "proxy {}: connection from {} refused: no subject for that address", l.name(), from);
+      client.close();
+      return;
+    }
+    if (!pep.isOpen()) {
+      if (revocations.grants().holds(subject, l.name())) {
+        counters.allowedFromCache.incrementAndGet();
+        log.debug(
+            "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
+                + " still valid",
+            l.name(),
+            from,
+            subject);
+        ProxiedConnection cached =
+            new ProxiedConnection(
+                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, subject, false);
+        audit.allowedWithoutPdp(l, cached.handle, subject, from);
+        conns.put(cached.handle, cached);
+        revocations.admittedOnGrant(cached);
+        client.closeFuture().addListener(f -> ended(cached));
+        cached.admitted = true;
+        upstreams.connect(cached);
+        return;
+      }
+      counters.failedClosed.incrementAndGet();
+      audit.refused(l.name(), from, subject, "no-pdp");
+      log.debug("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
+      client.close();
+      return;
+    }
+    String handle = l.name() + "-" + sequence.incrementAndGet();
+    ProxiedConnection conn = new ProxiedConnection(handle, l, client, subject, true);
+    conns.put(handle, conn);
+    client.closeFuture().addListener(f -> ended(conn));
+    if (l.session() == null) {
+      ask(conn, subject, from);
+      return;
+    }
+    // the subject's session first (logged in, or moved, at this listener's level)
+    conn.session = sessions.enter(subject, l.name(), l.session());
+    conn.session.ready.whenComplete(
+        (v, e) ->
+            client
+                .eventLoop()
+                .execute(
+                    () -> {
+                      if (e == null) {
+                        ask(conn, subject, from);
+                        return;
+                      }
+                      denied(conn, subject, from, null, e.getCause() != null ? e.getCause() : e);
+                    }));
+  }
+
+  /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
+  private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
+    ProxyConfig.Listener l = conn.listener;
+    String handle = conn.handle;
+    Channel client = conn.client;
+    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
+    if (!client.isActive()) {
+      return; // gone while its session was opened
+    }
+    long asked = System.nanoTime();
+    if (l.connectWithRequest()) {
+      upstreams.connect(conn); // meanwhile: nothing is relayed before the Install (admit)
+    }
+    pep.request(handle, context, ProxyRevocations.access(l, subject, from))
+        .whenComplete(
+            (d, e) -> {
+              // On the PEP's event loop, in the order of its DECs: a grant is remembered before
+              // a later Remove of the same subject can be seen, so that Remove ends it.
+              if (e == null && d.granted()) {
+                Long secs = d.data() == null ? null : d.data().validForSeconds();
+                if (secs != null && secs > 0) {
+                  revocations.grants().grant(subject, l.name(), Duration.ofSeconds(secs));
+                }
+              }
+              client
+                  .eventLoop()
+                  .execute(
+                      () -> {
+                        Timer rtt = counters.decisionRoundTrip;
+                        if (rtt != null && e == null) {
+                          rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+                        }
+                        if (e != null || !d.granted()) {
+                          denied(conn, subject, from, d, e);
+                          return;
+                        }
+                        counters.allowed.incrementAndGet();
+                        audit.decided(l, handle, subject, from, d, null);
+                        log.debug(
+                            "proxy {}: {} from {} as {} allowed ({})",
+                            l.name(),
+                            handle,
+                            from,
+                            subject,
+                            ProxyRevocations.reason(d));
+                        upstreams.admit(conn);
+                        if (!l.connectWithRequest()) {
+                          upstreams.connect(conn);
+                        }
+                      });
+            });
+  }
+
+  /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
+  private void denied(
+      ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
+    counters.denied.incrementAndGet();
+    if ((d != null || e instanceof ProxySessions.Refused)
+        && revocations.grants().revoke(subject, conn.listener.name())) {
+      // a later denial here ends the subject's earlier grant here
+      log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
+    }
+    audit.decided(conn.listener, conn.handle, subject, from, d, e);
+    log.debug(
+        "proxy {}: {} from {} as {} denied: {}",
+        conn.listener.name(),
+        conn.handle,
+        from,
+        subject,
+        e != null ? e.getMessage() : ProxyRevocations.reason(d));
+    conn.client.close();
+  }
+
+  private void ended(ProxiedConnection conn) {
+    if (!conn.cut) {
+      Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
+    }
+    conn.client.close();
+    conns.remove(conn.handle);
+    revocations.ended(conn);
+    audit.closed(
+        conn.listener.name(),
+        conn.handle,
+        conn.toUpstream == null ? 0 : conn.toUpstream.bytes(),
+        conn.toClient == null ? 0 : conn.toClient.bytes(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - conn.started));
+    if (conn.asked) {
+      pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
+    }
+    if (conn.session != null && sessions.leave(conn.session)) {
+      revocations.ofSubject(conn.subject, "logged out"); // the last connection ended the session
+    }
+  }
+}
