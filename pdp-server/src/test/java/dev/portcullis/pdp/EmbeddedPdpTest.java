@@ -59,7 +59,12 @@ abstract class EmbeddedPdpTest {
       throws Exception {
     pdp = new FakePdpContext(redirects, rate, maxHandles, maxPending);
     pdp.engines.put(TYPE, engine);
-    ch = new EmbeddedChannel(new PdpChannelInitializer(pdp, null));
+    // The embedded loop's clock is the wall clock plus what advanceTimeBy added unless frozen: a
+    // slow machine would then fire a timer the test has not reached yet. Frozen before anything
+    // is scheduled, it moves only with advance().
+    ch = new EmbeddedChannel(false, false, new PdpChannelInitializer(pdp, null));
+    ch.freezeTime();
+    ch.register();
   }
 
   @AfterEach

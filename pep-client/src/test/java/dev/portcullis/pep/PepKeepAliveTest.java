@@ -30,6 +30,7 @@ class PepKeepAliveTest {
   @Test
   void keepAlivesGoOutBetweenAQuarterAndThreeQuartersOfTheTimer() {
     EmbeddedChannel ch = new EmbeddedChannel(new PepKeepAlive("gw-1"));
+    ch.freezeTime(); // the loop's clock moves only with advanceTimeBy, not with the wall clock
     ch.writeInbound(accept(0xC0A5, 8));
     assertInstanceOf(ClientAccept.class, ch.readInbound(), "the CAT goes on");
     IdleStateHandler idle = ch.pipeline().get(IdleStateHandler.class);
