@@ -84,7 +84,8 @@ public final class ProxyBench implements Callable<Integer> {
 
   static final String RULES =
       "<rules><rule id=\"bench\" decision=\"install\" reason=\"measuring\">"
-          + "<match operation=\"ACCESS\" subject=\"alice\" service=\"bench\"/></rule>"
+          + "<match operation=\"ACCESS\" subject=\"alice\" service=\"bench\"/>"
+          + "<grant valid-for=\"PT1H\"/></rule>"
           + "<default decision=\"remove\" reason=\"no rule allows this\"/></rules>";
 
   public static void main(String[] args) {
@@ -255,6 +256,8 @@ public final class ProxyBench implements Callable<Integer> {
         Route ahead =
             new Route("  connecting with the request", proxy.addresses().get(1)); // overlapped
         paths.add(ahead);
+        Route reuse = new Route("  reusing the subject's grant", proxy.addresses().get(2));
+        paths.add(reuse);
         for (int i = 0; i < Math.max(100, connects / 5); i++) {
           for (Route p : paths) {
             crr(p.address);
@@ -299,79 +302,18 @@ public final class ProxyBench implements Callable<Integer> {
         if (base != paths.get(0)) {
           out.printf(
               "%nagainst %s: CRR p50 %.2fx (aim <= 1.5x), streaming %.2fx (aim >= 0.9x);"
-                  + " connecting with the request: CRR p50 %.2fx%n",
+                  + " connecting with the request: CRR p50 %.2fx; reusing the grant: CRR p50"
+                  + " %.2fx%n",
               base.name,
               (double) proxied.p(0.5) / base.p(0.5),
               proxied.megabytesPerSecond / base.megabytesPerSecond,
-              (double) ahead.p(0.5) / base.p(0.5));
+              (double) ahead.p(0.5) / base.p(0.5),
+              (double) reuse.p(0.5) / base.p(0.5));
         }
-        // revocation: open connections, then a policy that no longer allows them; their ends
-        // are seen by one selector, so each close is timed when it happens
-        List<SocketChannel> held = new ArrayList<>();
-        try (Selector selector = Selector.open()) {
-          for (int i = 0; i < open; i++) {
-            Socket s = new Socket();
-            s.connect(via, 5_000);
-            s.getOutputStream().write(1);
-            s.setSoTimeout(10_000);
-            s.getInputStream().read();
-            s.close(); // warm the path; the measured ones are non-blocking below
-            SocketChannel ch = SocketChannel.open(via);
-            ch.write(ByteBuffer.wrap(new byte[] {1}));
-            ByteBuffer one = ByteBuffer.allocate(1);
-            while (one.hasRemaining()) {
-              ch.read(one);
-            }
-            ch.configureBlocking(false);
-            ch.register(selector, SelectionKey.OP_READ, i);
-            held.add(ch);
-          }
-          Files.writeString(dir.resolve("policy.xml"), RULES.replace("alice", "nobody"));
-          proxy.counters().firstRevocationAt.set(0);
-          long t0 = System.nanoTime();
-          pdp.reload(0xC0A5);
-          long[] cut = new long[open];
-          int closed = 0;
-          ByteBuffer sink = ByteBuffer.allocate(64);
-          while (closed < open) {
-            if (selector.select(10_000) == 0) {
-              throw new IllegalStateException((open - closed) + " connections still open");
-            }
-            long now = System.nanoTime();
-            for (SelectionKey k : selector.selectedKeys()) {
-              sink.clear();
-              int n;
-              try {
-                n = ((SocketChannel) k.channel()).read(sink);
-              } catch (IOException e) {
-                n = -1; // reset
-              }
-              if (n < 0) {
-                cut[closed++] = now;
-                k.cancel();
-              }
-            }
-            selector.selectedKeys().clear();
-          }
-          long dec = proxy.counters().firstRevocationAt.get();
-          long last = 0;
-          for (long c : cut) {
-            last = Math.max(last, c);
-          }
-          out.printf(
-              "%nrevocation: %d open connections cut by one policy reload: the first DEC reached"
-                  + " the proxy %.1f ms after the reload began, the last %.1f ms after the first;"
-                  + " all %d closed %.1f ms after the first DEC%n",
-              open,
-              (dec - t0) / 1e6,
-              (proxy.counters().lastRevocationAt.get() - dec) / 1e6,
-              open,
-              (last - dec) / 1e6);
-        } finally {
-          for (SocketChannel ch : held) {
-            ch.close();
-          }
-        }
+        revocation(out, dir, pdp, proxy, via, "each decided on its own request");
+        Files.writeString(dir.resolve("policy.xml"), RULES); // alice again: a new grant
+        pdp.reload(0xC0A5);
+        revocation(out, dir, pdp, proxy, proxy.addresses().get(2), "admitted on one reused grant");
         out.println("proxy: " + proxy.counters());
       }
     } finally {
@@ -379,5 +321,81 @@ public final class ProxyBench implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /**
+   * {@link #open} connections through {@code via}, then a policy that no longer allows them: how
+   * long until the last is closed. Their ends are seen by one selector, so each close is timed when
+   * it happens.
+   */
+  private void revocation(
+      PrintWriter out, Path dir, PdpServer pdp, PepProxy proxy, InetSocketAddress via, String how)
+      throws Exception {
+    List<SocketChannel> held = new ArrayList<>();
+    try (Selector selector = Selector.open()) {
+      for (int i = 0; i < open; i++) {
+        Socket s = new Socket();
+        s.connect(via, 5_000);
+        s.getOutputStream().write(1);
+        s.setSoTimeout(10_000);
+        s.getInputStream().read();
+        s.close(); // warm the path; the measured ones are non-blocking below
+        SocketChannel ch = SocketChannel.open(via);
+        ch.write(ByteBuffer.wrap(new byte[] {1}));
+        ByteBuffer one = ByteBuffer.allocate(1);
+        while (one.hasRemaining()) {
+          ch.read(one);
+        }
+        ch.configureBlocking(false);
+        ch.register(selector, SelectionKey.OP_READ, i);
+        held.add(ch);
+      }
+      Files.writeString(dir.resolve("policy.xml"), RULES.replace("alice", "nobody"));
+      proxy.counters().firstRevocationAt.set(0);
+      long t0 = System.nanoTime();
+      pdp.reload(0xC0A5);
+      long[] cut = new long[open];
+      int closed = 0;
+      ByteBuffer sink = ByteBuffer.allocate(64);
+      while (closed < open) {
+        if (selector.select(10_000) == 0) {
+          throw new IllegalStateException((open - closed) + " connections still open");
+        }
+        long now = System.nanoTime();
+        for (SelectionKey k : selector.selectedKeys()) {
+          sink.clear();
+          int n;
+          try {
+            n = ((SocketChannel) k.channel()).read(sink);
+          } catch (IOException e) {
+            n = -1; // reset
+          }
+          if (n < 0) {
+            cut[closed++] = now;
+            k.cancel();
+          }
+        }
+        selector.selectedKeys().clear();
+      }
+      long dec = proxy.counters().firstRevocationAt.get();
+      long last = 0;
+      for (long c : cut) {
+        last = Math.max(last, c);
+      }
+      out.printf(
+          "%nrevocation: %d open connections (%s) cut by one policy reload: the first DEC"
+              + " reached the proxy %.1f ms after the reload began, the last cut began %.1f ms"
+              + " after it; all %d closed %.1f ms after the first DEC%n",
+          open,
+          how,
+          (dec - t0) / 1e6,
+          (proxy.counters().lastRevocationAt.get() - dec) / 1e6,
+          open,
+          (last - dec) / 1e6);
+    } finally {
+      for (SocketChannel ch : held) {
+        ch.close();
+      }
+    }
   }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeoutException;
  * The benchmarks' PEP proxy: two listeners on loopback in front of {@code upstream}, subject {@code
  * alice} for every loopback client, deciding each connection at {@code pdp}, one event-loop thread,
  * no audit. The first ({@code addresses().get(0)}) connects upstream after the Install, the second
- * while the decision is pending ({@code upstream-connect="with-request"}).
+ * while the decision is pending ({@code upstream-connect="with-request"}), the third admits a
+ * subject holding a grant with a validity on it without a request each ({@code grants="reuse"}).
  */
 public final class ProxyFixture {
   private ProxyFixture() {}
@@ -43,6 +44,7 @@ public final class ProxyFixture {
         "<pep-proxy pep=\"pep.xml\">"
             + listener("bench", upstream, service, "after-install")
             + listener("bench-ahead", upstream, service, "with-request")
+            + listener("bench-reuse", upstream, service, "after-install\" grants=\"reuse")
             + "</pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepProxy proxy =

@@ -136,6 +136,7 @@ public final class PepProxy implements Lifecycle {
         new ProxyRevocations(
             conns,
             new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE),
+            new GrantAnchors(pep, ticker),
             counters,
             this.audit,
             pep,

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Who gets through the proxy (docs/pep-proxy.md): an accepted connection is asked for at the PDP
  * (after its subject's MLS session where the listener carries one) and connected upstream on an
- * Install, admitted on a cached grant while no PDP is there, or refused; and each connection's end
- * deletes its request state and is audited. {@link PepProxy} owns the listeners, the PEP and the
- * lifecycle; {@link ProxyRevocations} ends what was admitted.
+ * Install, admitted on a cached grant while no PDP is there (or on a reused one while it is), or
+ * refused; and each connection's end deletes its request state and is audited. {@link PepProxy}
+ * owns the listeners, the PEP and the lifecycle; {@link ProxyRevocations} ends what was admitted.
  */
 final class ProxyAdmission {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class); // one log name
@@ -66,29 +66,16 @@ final class ProxyAdmission {
       return;
     }
     if (!pep.isOpen()) {
-      if (revocations.grants().holds(subject, l.name())) {
-        counters.allowedFromCache.incrementAndGet();
-        log.debug(
-            "proxy {}: connection from {} as {} allowed without a PDP: an earlier grant is"
-                + " still valid",
-            l.name(),
-            from,
-            subject);
-        ProxiedConnection cached =
-            new ProxiedConnection(
-                l.name() + "-cached-" + sequence.incrementAndGet(), l, client, subject, false);
-        audit.allowedWithoutPdp(l, cached.handle, subject, from);
-        conns.put(cached.handle, cached);
-        revocations.admittedOnGrant(cached);
-        client.closeFuture().addListener(f -> ended(cached));
-        cached.admitted = true;
-        upstreams.connect(cached);
+      if (onGrant(l, client, subject, from, true)) {
         return;
       }
       counters.failedClosed.incrementAndGet();
       audit.refused(l.name(), from, subject, "no-pdp");
       log.debug("proxy {}: connection from {} refused: no PDP (failing closed)", l.name(), from);
       client.close();
+      return;
+    }
+    if (l.reuseGrants() && onGrant(l, client, subject, from, false)) {
       return;
     }
     String handle = l.name() + "-" + sequence.incrementAndGet();
@@ -115,6 +102,40 @@ final class ProxyAdmission {
                     }));
   }
 
+  /**
+   * Admits {@code client} on {@code subject}'s grant on {@code l}, if it holds one: cached, while
+   * no PDP can be asked ({@code pdpAway}), or reused while one is there (its request state held at
+   * the PDP). False, with nothing done, if it holds none.
+   */
+  private boolean onGrant(
+      ProxyConfig.Listener l,
+      SocketChannel client,
+      String subject,
+      InetSocketAddress from,
+      boolean pdpAway) {
+    String kind = pdpAway ? "-cached-" : "-reused-";
+    ProxiedConnection c =
+        new ProxiedConnection(
+            l.name() + kind + sequence.incrementAndGet(), l, client, subject, false);
+    conns.put(c.handle, c); // first: a revocation that finds it must be able to cut it
+    if (!revocations.admitOnGrant(c, pdpAway)) {
+      conns.remove(c.handle);
+      return false;
+    }
+    (pdpAway ? counters.allowedFromCache : counters.allowedOnGrant).incrementAndGet();
+    log.debug(
+        "proxy {}: connection from {} as {} allowed {}",
+        l.name(),
+        from,
+        subject,
+        pdpAway ? "without a PDP: an earlier grant is still valid" : "on its reused grant");
+    audit.allowedOnGrant(l, c.handle, subject, from, pdpAway);
+    client.closeFuture().addListener(f -> ended(c));
+    c.admitted = true;
+    upstreams.connect(c);
+    return true;
+  }
+
   /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
   private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
     ProxyConfig.Listener l = conn.listener;
@@ -137,6 +158,9 @@ final class ProxyAdmission {
                 Long secs = d.data() == null ? null : d.data().validForSeconds();
                 if (secs != null && secs > 0) {
                   revocations.grants().grant(subject, l.name(), Duration.ofSeconds(secs));
+                  if (l.reuseGrants()) {
+                    revocations.anchor(conn, Duration.ofSeconds(secs));
+                  }
                 }
               }
               client
@@ -173,7 +197,7 @@ final class ProxyAdmission {
       ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
     counters.denied.incrementAndGet();
     if ((d != null || e instanceof ProxySessions.Refused)
-        && revocations.grants().revoke(subject, conn.listener.name())) {
+        && revocations.denied(subject, conn.listener.name())) {
       // a later denial here ends the subject's earlier grant here
       log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
     }
@@ -194,14 +218,14 @@ final class ProxyAdmission {
     }
     conn.client.close();
     conns.remove(conn.handle);
-    revocations.ended(conn);
+    boolean delete = revocations.ended(conn);
     audit.closed(
         conn.listener.name(),
         conn.handle,
         conn.toUpstream == null ? 0 : conn.toUpstream.bytes(),
         conn.toClient == null ? 0 : conn.toClient.bytes(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - conn.started));
-    if (conn.asked) {
+    if (delete) {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
     if (conn.session != null && sessions.leave(conn.session)) {

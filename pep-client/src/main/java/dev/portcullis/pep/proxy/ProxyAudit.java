@@ -43,10 +43,23 @@ final class ProxyAudit {
   }
 
   /** Allowed with no PDP reachable, under an earlier grant that is still valid. */
-  void allowedWithoutPdp(
-      ProxyConfig.Listener l, String handle, String subject, InetSocketAddress client) {
+  /** Admitted on an earlier grant: cached while no PDP is there, or reused (grants="reuse"). */
+  void allowedOnGrant(
+      ProxyConfig.Listener l,
+      String handle,
+      String subject,
+      InetSocketAddress client,
+      boolean pdpAway) {
     decision(
-        l, handle, subject, client, "install", null, "an earlier grant is still valid (no PDP)");
+        l,
+        handle,
+        subject,
+        client,
+        "install",
+        null,
+        pdpAway
+            ? "an earlier grant is still valid (no PDP)"
+            : "an earlier grant is still valid (reused; its request state held at the PDP)");
   }
 
   private void decision(

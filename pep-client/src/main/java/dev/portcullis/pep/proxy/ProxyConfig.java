@@ -74,6 +74,8 @@ public record ProxyConfig(
    * @param session the MLS session carried for certificate subjects, or null
    * @param idleTimeout a side with no read and no progress writing for this long is closed
    * @param connectWithRequest connect upstream while the decision is pending, not after the Install
+   * @param reuseGrants while the PDP is there too, admit a subject holding a grant with a validity
+   *     on this listener at once, on that grant (its request state kept installed until it ends)
    */
   public record Listener(
       String name,
@@ -88,7 +90,8 @@ public record ProxyConfig(
       int maxConnections,
       Session session,
       Duration idleTimeout,
-      boolean connectWithRequest) {
+      boolean connectWithRequest,
+      boolean reuseGrants) {
 
     /** The subject a client at {@code address} is, or null when no mapping names it. */
     public String subject(InetAddress address) {
@@ -133,6 +136,16 @@ public record ProxyConfig(
       String access = XmlConfigReader.value(l, "access");
       Element tls = XmlConfigReader.child(l, "tls");
       Element session = XmlConfigReader.child(l, "session");
+      boolean reuseGrants = XmlConfigReader.value(l, "grants").equals("reuse");
+      if (session != null && reuseGrants) {
+        throw error(
+            l,
+            "grants",
+            "listener "
+                + name
+                + ": grants=\"reuse\" with a <session>: a session's level is decided per"
+                + " connection, so its connections cannot be admitted on an earlier grant");
+      }
       if (session != null && tls == null) {
         throw error(
             session,
@@ -167,7 +180,8 @@ public record ProxyConfig(
                           .toList(),
                       XmlConfigReader.value(session, "on-other-level").equals("move")),
               XmlConfigReader.duration(l, "idle-timeout"),
-              XmlConfigReader.value(l, "upstream-connect").equals("with-request")));
+              XmlConfigReader.value(l, "upstream-connect").equals("with-request"),
+              reuseGrants));
     }
     Element audit = XmlConfigReader.child(root, "audit");
     return new ProxyConfig(

@@ -14,6 +14,12 @@ public final class ProxyCounters {
   public final AtomicLong upstreamFailed = new AtomicLong();
   public final AtomicLong tlsRefused = new AtomicLong();
   public final AtomicLong allowedFromCache = new AtomicLong();
+
+  /**
+   * Connections admitted on their subject's reused grant while the PDP is there (grants="reuse").
+   */
+  public final AtomicLong allowedOnGrant = new AtomicLong();
+
   public final AtomicLong overLimit = new AtomicLong();
 
   /** Connections closed because a side neither read nor got its queued bytes out for too long. */
@@ -37,6 +43,7 @@ public final class ProxyCounters {
         "accepted %d, allowed %d, denied %d, revoked %d, refused without a PDP %d,"
             + " without a subject %d, TLS refused %d, upstream unreachable %d,"
             + " allowed without a PDP under an earlier grant's valid-for %d,"
+            + " allowed on a reused grant %d,"
             + " over a listener's max-connections %d",
         accepted.get(),
         allowed.get(),
@@ -47,6 +54,7 @@ public final class ProxyCounters {
         tlsRefused.get(),
         upstreamFailed.get(),
         allowedFromCache.get(),
+        allowedOnGrant.get(),
         overLimit.get());
   }
 }

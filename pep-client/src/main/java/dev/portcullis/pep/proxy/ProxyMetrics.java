@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>{@code portcullis_proxy_connections_accepted_total}, {@code
  *       portcullis_proxy_connections_open}, {@code portcullis_proxy_buffered_bytes};
- *   <li>{@code portcullis_proxy_decisions_total{outcome="allow|deny|allow_cached"}}, {@code
- *       portcullis_proxy_decision_seconds} (a histogram: the round trip of each decision asked of
- *       the PDP);
+ *   <li>{@code portcullis_proxy_decisions_total{outcome="allow|deny|allow_cached|allow_reused"}},
+ *       {@code portcullis_proxy_decision_seconds} (a histogram: the round trip of each decision
+ *       asked of the PDP);
  *   <li>{@code portcullis_proxy_revoked_total} (held connections cut by a changed decision);
  *   <li>{@code portcullis_proxy_dropped_total{reason}}: {@code no_pdp}, {@code no_subject}, {@code
  *       tls_refused}, {@code upstream_unreachable}, {@code over_limit}, {@code idle};
@@ -51,6 +51,7 @@ public final class ProxyMetrics {
     counter(r, "portcullis.proxy.decisions", c.allowed, "outcome", "allow");
     counter(r, "portcullis.proxy.decisions", c.denied, "outcome", "deny");
     counter(r, "portcullis.proxy.decisions", c.allowedFromCache, "outcome", "allow_cached");
+    counter(r, "portcullis.proxy.decisions", c.allowedOnGrant, "outcome", "allow_reused");
     counter(r, "portcullis.proxy.revoked", c.revoked, null, null);
     counter(r, "portcullis.proxy.dropped", c.failedClosed, "reason", "no_pdp");
     counter(r, "portcullis.proxy.dropped", c.noSubject, "reason", "no_subject");

@@ -7,6 +7,7 @@ import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +35,7 @@ final class ProxyRevocations {
   private final Set<ProxiedConnection> onGrant = ConcurrentHashMap.newKeySet();
 
   private final Grants grants;
+  private final GrantAnchors anchors;
   private final ProxyCounters counters;
   private final ProxyAudit audit;
   private final PepClient pep;
@@ -42,12 +44,14 @@ final class ProxyRevocations {
   ProxyRevocations(
       Map<String, ProxiedConnection> conns,
       Grants grants,
+      GrantAnchors anchors,
       ProxyCounters counters,
       ProxyAudit audit,
       PepClient pep,
       Context context) {
     this.conns = conns;
     this.grants = grants;
+    this.anchors = anchors;
     this.counters = counters;
     this.audit = audit;
     this.pep = pep;
@@ -63,14 +67,45 @@ final class ProxyRevocations {
     return grants;
   }
 
-  /** {@code c} was admitted on a cached grant, without a PDP's decision of its own. */
-  void admittedOnGrant(ProxiedConnection c) {
+  /**
+   * Admits {@code c} on its subject's grant on its listener, without a PDP's decision of its own:
+   * the grant cached while no PDP can be asked ({@code pdpAway}), or a reused one that its request
+   * state stands behind ({@link GrantAnchors}). False, and nothing admitted, if there is none.
+   *
+   * <p>{@code c} is registered before the grant is looked up: a revocation ends the grants before
+   * it looks for connections admitted on them ({@link #ofSubject}), so a connection admitted while
+   * a revocation runs is either refused here or cut there, never missed by both.
+   */
+  boolean admitOnGrant(ProxiedConnection c, boolean pdpAway) {
     onGrant.add(c);
+    String subject = c.subject;
+    String listener = c.listener.name();
+    // the anchor first: one whose grant has run out is let go (its request state deleted) here
+    if ((pdpAway || anchors.admits(subject, listener)) && grants.holds(subject, listener)) {
+      return true;
+    }
+    onGrant.remove(c);
+    return false;
   }
 
-  /** {@code c} has ended. */
-  void ended(ProxiedConnection c) {
+  /** {@code c}'s Install gave a grant for {@code validity} (a listener that reuses grants). */
+  void anchor(ProxiedConnection c, Duration validity) {
+    anchors.granted(c, validity);
+  }
+
+  /**
+   * {@code c} has ended: true if its request state is to be deleted now, false if it stands behind
+   * a reused grant, which keeps it until the grant ends.
+   */
+  boolean ended(ProxiedConnection c) {
     onGrant.remove(c);
+    return c.asked && !anchors.park(c);
+  }
+
+  /** A later request of {@code subject} on {@code listener} was denied: its grant there ends. */
+  boolean denied(String subject, String listener) {
+    anchors.revoke(subject, listener);
+    return grants.revoke(subject, listener);
   }
 
   /** The ACCESS request for {@code subject}'s connection from {@code from} to {@code l}. */
@@ -133,6 +168,10 @@ final class ProxyRevocations {
   void revoke(String handle, PepDecision d) {
     ProxiedConnection c = conns.get(handle);
     if (c == null) {
+      String subject = anchors.removed(handle);
+      if (subject != null) {
+        ofSubject(subject, "revoked"); // a grant's request state, its connection gone
+      }
       return;
     }
     cut(c, d);
@@ -164,6 +203,7 @@ final class ProxyRevocations {
    * and not decided since (a connection the PDP decided stands on its own request state).
    */
   void ofSubject(String subject, String why) {
+    anchors.revoke(subject);
     int n = grants.revoke(subject);
     if (n > 0) {
       log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
@@ -46,7 +47,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
@@ -151,19 +154,35 @@ class PepProxyTest {
             + up
             + "\" service=\"other\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>"
             + "</pep-proxy>");
-    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
-    PepConfig pep = PepConfig.load(cfg.pep());
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
-    proxy =
-        new PepProxy(
-            cfg,
-            pep.clientBuilder().reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)),
-            1,
-            audit);
+    proxy = started(dir, audit, Ticker.systemTicker());
     allowed = proxy.addresses().get(0);
     denied = proxy.addresses().get(1);
-    proxy.ready().get(10, TimeUnit.SECONDS);
     assertTrue(proxy.pep().isOpen(), "the proxy's PEP is open at its PDP");
+  }
+
+  /**
+   * The proxy of {@code dir}'s pep-proxy.xml on one event loop, its PEP reconnecting within a
+   * second, once that PEP is open at its PDP (at most 10 s).
+   */
+  static PepProxy started(Path dir, AuditLog audit, Ticker ticker) throws Exception {
+    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
+    PepProxy p =
+        new PepProxy(
+            cfg,
+            PepConfig.load(cfg.pep())
+                .clientBuilder()
+                .reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)),
+            1,
+            audit,
+            ticker);
+    try {
+      p.ready().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      p.close();
+      throw e;
+    }
+    return p;
   }
 
   /**

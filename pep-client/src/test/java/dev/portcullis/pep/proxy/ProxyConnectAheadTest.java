@@ -4,9 +4,9 @@ import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpServer;
-import dev.portcullis.pep.PepConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,7 +16,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -111,17 +110,8 @@ class ProxyConnectAheadTest {
     }
     Files.writeString(
         dir.resolve("pep-proxy.xml"), "<pep-proxy pep=\"pep.xml\">" + listeners + "</pep-proxy>");
-    ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
-    proxy =
-        new PepProxy(
-            cfg,
-            PepConfig.load(cfg.pep())
-                .clientBuilder()
-                .reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)),
-            1,
-            audit);
-    proxy.ready().get(10, TimeUnit.SECONDS);
+    proxy = PepProxyTest.started(dir, audit, Ticker.systemTicker());
   }
 
   @AfterEach

@@ -1,0 +1,163 @@
+package dev.portcullis.pep.proxy;
+
+import static dev.portcullis.support.Waits.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.audit.AuditLog;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.ConfigException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code grants="reuse"}: a subject holding a grant with a validity is admitted at once while the
+ * PDP is there, without a request each, and the grant's request state stays installed at the PDP
+ * after its own connection has ended, so that a policy change still reaches what was admitted on
+ * it. The upstream greets first, so a byte relayed to a revoked client would show.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProxyGrantReuseTest {
+  @TempDir Path dir;
+  private PdpServer pdp;
+  private PepProxy proxy;
+  private AuditLog audit;
+  private ProxyConnectAheadTest.Greeter upstream;
+  private final AtomicLong now = new AtomicLong(); // the grants' clock, moved by hand
+
+  /** A PDP granting alice the echo service for an hour; the proxy's listener as given. */
+  private InetSocketAddress start(String grants) throws Exception {
+    upstream = new ProxyConnectAheadTest.Greeter();
+    pdp = PepProxyTest.allowingPdp(dir);
+    Files.writeString(dir.resolve("policy.xml"), validFor("alice"));
+    pdp.reload(0xC0A5);
+    Files.writeString(
+        dir.resolve("pep-proxy.xml"),
+        "<pep-proxy pep=\"pep.xml\"><listener name=\"echo\" listen=\"127.0.0.1:0\" upstream=\""
+            + "127.0.0.1:"
+            + upstream.server.getLocalPort()
+            + "\" service=\"echo\""
+            + (grants == null ? "" : " grants=\"" + grants + "\"")
+            + "><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
+    audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
+    proxy = PepProxyTest.started(dir, audit, now::get);
+    return proxy.addresses().get(0);
+  }
+
+  private static String validFor(String subject) {
+    return PepProxyTest.ALLOW.replace(
+        "subject=\"alice\" service=\"echo\"/></rule>",
+        "subject=\"" + subject + "\" service=\"echo\"/><grant valid-for=\"PT1H\"/></rule>");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (proxy != null) {
+      proxy.close();
+      audit.close();
+      pdp.close();
+      upstream.close();
+    }
+  }
+
+  private int installed() throws Exception {
+    return proxy.pep().installed().get(5, TimeUnit.SECONDS).size();
+  }
+
+  /** Connects, reads the upstream's greeting through the proxy and echoes a word. */
+  private Socket greeted(InetSocketAddress at) throws IOException {
+    Socket s = PepProxyTest.connect(at);
+    assertEquals("HELLO\n", read(s, 6));
+    assertEquals("ping", PepProxyTest.roundTrip(s, "ping"));
+    return s;
+  }
+
+  private static String read(Socket s, int n) throws IOException {
+    return new String(s.getInputStream().readNBytes(n), StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void aReusedGrantAdmitsWithoutARequestAndItsStateOutlivesItsConnection() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close(); // asked for: the Install brings the grant
+    await().until(() -> proxy.open() == 0);
+    assertEquals(1, installed(), "the grant's request state stays at the PDP");
+    greeted(at).close(); // admitted on the grant: greeted, echoed
+    assertEquals(1, proxy.counters().allowedOnGrant.get());
+    greeted(at).close();
+    assertEquals(2, proxy.counters().allowedOnGrant.get());
+    assertEquals(1, proxy.counters().allowed.get(), "one request for three connections");
+    assertEquals(1, installed());
+  }
+
+  @Test
+  void aPolicyChangeCutsWhatWasAdmittedOnAReusedGrant() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close();
+    await().until(() -> proxy.open() == 0);
+    try (Socket onGrant = greeted(at)) {
+      assertEquals(1, proxy.counters().allowedOnGrant.get());
+      Files.writeString(dir.resolve("policy.xml"), validFor("bob")); // alice no longer
+      pdp.reload(0xC0A5);
+      // the Remove comes for the grant's request state, whose own connection has ended
+      assertTrue(PepProxyTest.closed(onGrant), "cut with its grant");
+    }
+    await().until(() -> installed() == 0); // the grant's request state deleted (DRQ)
+    try (Socket s = PepProxyTest.connect(at)) {
+      assertTrue(PepProxyTest.closed(s), "asked for again, and denied");
+    }
+    assertEquals(1, proxy.counters().allowedOnGrant.get());
+    assertEquals(1, proxy.counters().denied.get());
+  }
+
+  @Test
+  void anExpiredGrantIsNotReusedAndItsStateIsDeleted() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close();
+    await().until(() -> proxy.open() == 0);
+    now.addAndGet(Duration.ofHours(1).toNanos());
+    Socket s = greeted(at);
+    assertEquals(0, proxy.counters().allowedOnGrant.get(), "expired: asked for");
+    assertEquals(2, proxy.counters().allowed.get());
+    // the expired grant's state is deleted; the new connection's stands behind its new grant
+    await().until(() -> installed() == 1);
+    s.close();
+  }
+
+  @Test
+  void withoutReuseEveryConnectionIsAskedForAndItsStateGoesWithIt() throws Exception {
+    InetSocketAddress at = start(null); // the default: grants="while-pdp-away"
+    greeted(at).close();
+    greeted(at).close();
+    assertEquals(2, proxy.counters().allowed.get());
+    assertEquals(0, proxy.counters().allowedOnGrant.get());
+    await().until(() -> proxy.open() == 0 && installed() == 0);
+  }
+
+  @Test
+  void reuseIsRefusedWithASession() throws Exception {
+    Files.writeString(
+        dir.resolve("bad.xml"),
+        "<pep-proxy pep=\"pep.xml\">\n<listener name=\"x\" listen=\"127.0.0.1:0\""
+            + " upstream=\"127.0.0.1:1\" service=\"mail\" grants=\"reuse\">"
+            + "<session level=\"0\"/><subject source=\"127.0.0.0/8\" name=\"alice\"/>"
+            + "</listener></pep-proxy>");
+    Files.writeString(dir.resolve("pep.xml"), "<pep id=\"p\"><pdp address=\"127.0.0.1\"/></pep>");
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ProxyConfig.load(dir.resolve("bad.xml")));
+    assertTrue(e.getMessage().contains("bad.xml:2"), e.getMessage());
+    assertTrue(e.getMessage().contains("grants=\"reuse\" with a <session>"), e.getMessage());
+  }
+}
