@@ -77,7 +77,11 @@ final class ProxyListeners {
             .handler(new AcceptFailures("proxy " + l.name()))
             .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
+            // No TCP_NODELAY option: Netty's socket channels set it when created (on every
+            // platform but Android), and setting it again was a second setsockopt per socket. A
+            // proxied connection costs the proxy's loop 47 system calls against HAProxy's 25
+            // (perf, docs/pep-proxy.md); those left are Netty's own (addresses, SO_LINGER
+            // and SO_SNDBUF reads, epoll changes).
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

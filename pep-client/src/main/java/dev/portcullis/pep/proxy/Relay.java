@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
@@ -83,12 +84,24 @@ final class Relay extends ChannelInboundHandlerAdapter {
                     ctx.close();
                     return;
                   }
+                  if (self instanceof SocketChannel me && me.isOutputShutdown()) {
+                    // the other direction was passed on already: closing says the rest (the
+                    // FIN after what was flushed), without a shutdown of its own
+                    me.close();
+                    s.close();
+                    return;
+                  }
                   s.shutdownOutput()
                       .addListener(
                           shut -> {
                             if (self instanceof SocketChannel me && me.isOutputShutdown()) {
                               me.close(); // both directions passed on: done
                               s.close();
+                            } else if (shut.isSuccess()) {
+                              // the peer's end is all that is left: its EOF closes it (and this
+                              // side after its last bytes, channelInactive), rather than a
+                              // shutdown(SHUT_RD) of a socket both ends are done with
+                              s.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
                             }
                           });
                 });

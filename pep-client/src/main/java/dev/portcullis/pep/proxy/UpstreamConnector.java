@@ -68,7 +68,8 @@ final class UpstreamConnector {
         .channel(transport.socketChannel())
         .option(ChannelOption.AUTO_READ, false)
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .option(ChannelOption.TCP_NODELAY, true)
+        // TCP_NODELAY: Netty's socket channels set it when created; setting it again here was a
+        // second setsockopt per socket (ProxyListeners says what the syscalls per connection are)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
         .handler(
             new ChannelInitializer<SocketChannel>() {
