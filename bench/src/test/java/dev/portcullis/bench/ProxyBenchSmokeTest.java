@@ -24,8 +24,11 @@ class ProxyBenchSmokeTest {
     assertTrue(report.contains("Portcullis proxy (a decision each)"), report);
     assertTrue(report.contains("connecting with the request"), report);
     assertTrue(report.contains("anchor: "), report); // HAProxy, or why there is none
-    assertTrue(report.contains("20 open connections cut by one policy reload"), report);
-    assertTrue(report.contains("revoked 20"), report);
+    assertTrue(report.contains("reusing the subject's grant"), report);
+    assertTrue(
+        report.contains("20 open connections (each decided on its own request) cut"), report);
+    assertTrue(report.contains("20 open connections (admitted on one reused grant) cut"), report);
+    assertTrue(report.contains("revoked 40"), report);
     assertTrue(report.contains("all 20 closed"), report);
   }
 }
