@@ -1,8 +1,6 @@
 package dev.portcullis.pep.proxy;
 
 import com.github.benmanes.caffeine.cache.Ticker;
-import dev.portcullis.cops.ReasonCode;
-import dev.portcullis.pep.PepClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The request states behind the grants a listener reuses ({@code grants="reuse"},
@@ -43,12 +42,20 @@ final class GrantAnchors {
 
   private final Map<Key, Anchor> byKey = new HashMap<>();
   private final Map<String, Anchor> byHandle = new HashMap<>();
-  private final PepClient pep;
+  private final Consumer<String> deleteRequest;
   private final Ticker ticker;
+  private final int maximum;
 
-  GrantAnchors(PepClient pep, Ticker ticker) {
-    this.pep = pep;
+  /**
+   * @param deleteRequest deletes a request state at the PDP (DRQ), given its handle
+   * @param ticker the time source grants expire by
+   * @param maximum anchors kept at most (each is a request state at the PDP); a grant beyond them
+   *     is not reused, its subject's connections are asked for as without reuse
+   */
+  GrantAnchors(Consumer<String> deleteRequest, Ticker ticker, int maximum) {
+    this.deleteRequest = deleteRequest;
     this.ticker = ticker;
+    this.maximum = maximum;
   }
 
   /** {@code c}'s Install gave a grant for {@code validity}: its request state stands behind it. */
@@ -59,6 +66,9 @@ final class GrantAnchors {
         return; // ended (and its request state deleted) while its Install was on the way
       }
       Key k = new Key(c.subject, c.listener.name());
+      if (byHandle.size() >= maximum && !byKey.containsKey(k)) {
+        return; // full: this grant is not reused (its connections are asked for)
+      }
       Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
       Anchor old = byKey.put(k, a);
       if (old != null) {
@@ -127,8 +137,9 @@ final class GrantAnchors {
   }
 
   /**
-   * The PDP removed {@code handle}: if it was an anchor its grant is gone; returns the subject of a
-   * parked one (whose connection has ended, so the caller revokes by subject), else null.
+   * The PDP removed {@code handle}: if it was an anchor its grant is gone, and its subject is
+   * returned (the caller revokes by subject: what was admitted on the grant goes with it, whether
+   * or not the anchor's own connection is still there); else null.
    */
   String removed(String handle) {
     List<String> drop = new ArrayList<>(1);
@@ -136,7 +147,7 @@ final class GrantAnchors {
     synchronized (this) {
       Anchor a = byHandle.get(handle);
       if (a != null) {
-        subject = a.parked ? a.key.subject() : null;
+        subject = a.key.subject();
         retire(a, drop);
       }
     }
@@ -190,7 +201,7 @@ final class GrantAnchors {
   /** DRQs outside the lock (the PEP client queues them on its own loop). */
   private void delete(List<String> handles) {
     for (String h : handles) {
-      pep.delete(h, ReasonCode.TEAR);
+      deleteRequest.accept(h);
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.portcullis.pep.proxy;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
+import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
@@ -136,7 +137,8 @@ public final class PepProxy implements Lifecycle {
         new ProxyRevocations(
             conns,
             new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE),
-            new GrantAnchors(pep, ticker),
+            new GrantAnchors(
+                h -> pep.delete(h, ReasonCode.TEAR), ticker, (int) Grants.DEFAULT_MAXIMUM_SIZE),
             counters,
             this.audit,
             pep,

@@ -170,7 +170,7 @@ final class ProxyRevocations {
     if (c == null) {
       String subject = anchors.removed(handle);
       if (subject != null) {
-        ofSubject(subject, "revoked"); // a grant's request state, its connection gone
+        ofSubject(subject, "revoked"); // a grant's request state, its connection gone or going
       }
       return;
     }

@@ -1,0 +1,160 @@
+package dev.portcullis.pep.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.access.AccessMode;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request states behind reused grants, without sockets: what admits, what parks a request state
+ * and when its DRQ goes, and the orderings a proxy's threads can produce.
+ */
+class GrantAnchorsTest {
+  private static final ProxyConfig.Listener ECHO = listener("echo");
+  private static final Duration HOUR = Duration.ofHours(1);
+
+  private final AtomicLong now = new AtomicLong();
+  private final List<String> deleted = new ArrayList<>();
+  private final GrantAnchors anchors = new GrantAnchors(deleted::add, now::get, 2);
+  private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+  private static ProxyConfig.Listener listener(String name) {
+    InetSocketAddress a = new InetSocketAddress("127.0.0.1", 1);
+    return new ProxyConfig.Listener(
+        name,
+        a,
+        a,
+        name,
+        AccessMode.READ_WRITE,
+        false,
+        List.of(),
+        null,
+        null,
+        10,
+        null,
+        HOUR,
+        false,
+        true);
+  }
+
+  private ProxiedConnection conn(String handle, String subject, ProxyConfig.Listener l) {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.freezeTime();
+    channels.add(ch);
+    return new ProxiedConnection(handle, l, ch, subject, true);
+  }
+
+  @AfterEach
+  void close() {
+    channels.forEach(EmbeddedChannel::finishAndReleaseAll);
+  }
+
+  @Test
+  void aGrantAdmitsUntilItsValidityEndsAndItsParkedStateIsDeletedThen() {
+    ProxiedConnection first = conn("echo-1", "alice", ECHO);
+    anchors.granted(first, HOUR);
+    assertTrue(anchors.admits("alice", "echo"));
+    assertFalse(anchors.admits("bob", "echo"));
+    assertFalse(anchors.admits("alice", "other"), "a grant is per listener");
+
+    assertTrue(anchors.park(first), "its connection ended: the request state stays");
+    assertEquals(List.of(), deleted);
+    assertEquals(1, anchors.parked());
+    EmbeddedChannel loop = channels.get(0);
+    loop.advanceTimeBy(59, TimeUnit.MINUTES);
+    loop.runScheduledPendingTasks();
+    assertEquals(List.of(), deleted);
+    now.addAndGet(HOUR.toNanos());
+    loop.advanceTimeBy(1, TimeUnit.MINUTES);
+    loop.runScheduledPendingTasks();
+    assertEquals(List.of("echo-1"), deleted, "deleted when the grant ends");
+    assertFalse(anchors.admits("alice", "echo"));
+    assertEquals(0, anchors.size());
+  }
+
+  @Test
+  void anExpiredAnchorFoundOnALookUpIsLetGoThere() {
+    ProxiedConnection first = conn("echo-1", "alice", ECHO);
+    anchors.granted(first, HOUR);
+    assertTrue(anchors.park(first));
+    now.addAndGet(HOUR.toNanos()); // by the grants' clock, before the loop's timer runs
+    assertFalse(anchors.admits("alice", "echo"));
+    assertEquals(List.of("echo-1"), deleted);
+  }
+
+  @Test
+  void aConnectionEndedBeforeItsInstallArrivedAnchorsNothing() {
+    ProxiedConnection gone = conn("echo-1", "alice", ECHO);
+    assertFalse(anchors.park(gone), "no anchor yet: the caller deletes its request state");
+    anchors.granted(gone, HOUR); // the Install was on its way
+    assertFalse(anchors.admits("alice", "echo"), "nothing the PDP still holds stands behind it");
+    assertEquals(0, anchors.size());
+  }
+
+  @Test
+  void aLaterGrantReplacesTheAnchorAndDeletesAParkedOne() {
+    ProxiedConnection first = conn("echo-1", "alice", ECHO);
+    anchors.granted(first, HOUR);
+    assertTrue(anchors.park(first));
+    ProxiedConnection second = conn("echo-2", "alice", ECHO);
+    anchors.granted(second, HOUR);
+    assertEquals(List.of("echo-1"), deleted);
+    assertEquals(1, anchors.size());
+    assertFalse(anchors.park(first), "no longer an anchor: deleted by its caller");
+    assertTrue(anchors.park(second));
+  }
+
+  @Test
+  void aRemoveOfAnAnchorNamesItsSubjectWhetherOrNotItsConnectionIsThere() {
+    ProxiedConnection open = conn("echo-1", "alice", ECHO);
+    anchors.granted(open, HOUR);
+    assertEquals("alice", anchors.removed("echo-1"), "open: the subject is still revoked");
+    assertEquals(List.of(), deleted, "its connection's end deletes it");
+    assertFalse(anchors.admits("alice", "echo"));
+    assertFalse(anchors.park(open));
+
+    ProxiedConnection parked = conn("echo-2", "bob", ECHO);
+    anchors.granted(parked, HOUR);
+    assertTrue(anchors.park(parked));
+    assertEquals("bob", anchors.removed("echo-2"));
+    assertEquals(List.of("echo-2"), deleted);
+    assertNull(anchors.removed("echo-3"), "not an anchor");
+  }
+
+  @Test
+  void revokingASubjectOrADenialOnAListenerEndsItsAnchors() {
+    ProxyConfig.Listener other = listener("other");
+    ProxiedConnection echo = conn("echo-1", "alice", ECHO);
+    ProxiedConnection elsewhere = conn("other-1", "alice", other);
+    anchors.granted(echo, HOUR);
+    anchors.granted(elsewhere, HOUR);
+    assertTrue(anchors.park(echo));
+    anchors.revoke("alice", "other"); // denied there: its grant there ends, not on echo
+    assertFalse(anchors.admits("alice", "other"));
+    assertTrue(anchors.admits("alice", "echo"));
+    anchors.revoke("alice");
+    assertFalse(anchors.admits("alice", "echo"));
+    assertEquals(List.of("echo-1"), deleted, "the parked one deleted; the open one by its end");
+  }
+
+  @Test
+  void beyondItsMaximumAGrantIsNotReused() {
+    anchors.granted(conn("echo-1", "alice", ECHO), HOUR);
+    anchors.granted(conn("echo-2", "bob", ECHO), HOUR);
+    anchors.granted(conn("echo-3", "carol", ECHO), HOUR);
+    assertFalse(anchors.admits("carol", "echo"), "full: carol's connections are asked for");
+    anchors.granted(conn("echo-4", "alice", ECHO), HOUR);
+    assertTrue(anchors.admits("alice", "echo"), "a held key is still renewed when full");
+  }
+}
