@@ -1,7 +1,5 @@
 package dev.portcullis.pdp;
 
-import static dev.portcullis.cops.ClientTypes.hex;
-
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.crypto.Algorithm;
@@ -54,6 +52,7 @@ public final class PdpServer implements Lifecycle {
 
   private final PdpConfig config;
   private final ServerContext context;
+  private final PdpPolicies policies; // reloads, watches and pushes the client types' policies
   private final PdpSecurityMaterial security;
   private final AuditLog audit;
   private final EventLoopGroup boss;
@@ -98,6 +97,7 @@ public final class PdpServer implements Lifecycle {
     this.audit = audit;
     this.security = security;
     this.context = new ServerContext(config, policies, security, audit, this::address, clock);
+    this.policies = new PdpPolicies(context, audit, closed::get);
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
     this.housekeeping =
@@ -156,7 +156,7 @@ public final class PdpServer implements Lifecycle {
       throw e;
     }
     PdpServer s = new PdpServer(config, policies, audit, security, threads, store, clock);
-    changes.target = s::stateChanged;
+    changes.target = s.policies::stateChanged;
     Path tunnelPolicy = config.security() == null ? null : config.security().tunnels();
     if (tunnelPolicy != null) {
       try {
@@ -179,6 +179,7 @@ public final class PdpServer implements Lifecycle {
         s.fleet =
             FleetMember.join(
                 store, s.context, config, s.audit, s.address(), s.housekeeping, s.closed::get);
+        s.policies.fleet(s.fleet);
       }
       if (config.metrics() != null) {
         s.metrics =
@@ -222,7 +223,7 @@ public final class PdpServer implements Lifecycle {
     long every = Math.max(1, config.statsInterval().toMillis());
     housekeeping.scheduleWithFixedDelay(
         () -> log.info("stats: {}", stats().summary()), every, every, TimeUnit.MILLISECONDS);
-    housekeeping.scheduleWithFixedDelay(this::watchPolicies, 2, 2, TimeUnit.SECONDS);
+    housekeeping.scheduleWithFixedDelay(policies::watch, 2, 2, TimeUnit.SECONDS);
     housekeeping.scheduleWithFixedDelay(context::flushSummaries, 1, 1, TimeUnit.MINUTES);
     TunnelDesk desk = context.tunnels();
     if (desk != null) {
@@ -354,7 +355,7 @@ public final class PdpServer implements Lifecycle {
     return context.engine(clientType);
   }
 
-  // ---- policy reload ----------------------------------------------------------------------------
+  // ---- policy reload (PdpPolicies) -------------------------------------------------------------
 
   /**
    * Reloads one client type's policy file and pushes changed decisions to exactly the PEPs whose
@@ -364,81 +365,17 @@ public final class PdpServer implements Lifecycle {
    * @throws IllegalArgumentException if the client type is not served
    */
   public void reload(int clientType) throws ConfigException {
-    ClientTypePolicy p = context.policy(clientType);
-    if (p == null) {
-      throw new IllegalArgumentException("client type " + hex(clientType) + " is not served");
-    }
-    PolicyEngine next;
-    try {
-      next = p.reload();
-    } catch (ConfigException e) {
-      log.warn(
-          "policy for client type {} rejected, the previous one stays in force: {}",
-          hex(clientType),
-          e.getMessage());
-      audit.record("policy-rejected", "clientType", clientType, "detail", e.getMessage());
-      throw e;
-    }
-    log.info("policy for client type {} reloaded: {}", hex(clientType), next.describe());
-    audit.record("policy-reloaded", "clientType", clientType, "policy", next.describe());
-    for (PepConnection c : context.connections()) {
-      c.execute(() -> c.reevaluate(clientType, next));
-    }
-    if (fleet != null) {
-      fleet.publishLocal(clientType); // every member of the fleet loads it too
-    }
+    policies.reload(clientType);
   }
 
   /** Reloads every client type's policy; the first failure is thrown after trying all. */
   public void reloadAll() throws ConfigException {
-    ConfigException first = null;
-    for (int type : context.policies().keySet()) {
-      try {
-        reload(type);
-      } catch (ConfigException e) {
-        first = first == null ? e : first;
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
-  }
-
-  private void watchPolicies() {
-    for (ClientTypePolicy p : context.policies().values()) {
-      if (p.watch && p.changed()) {
-        try {
-          reload(p.clientType);
-        } catch (ConfigException | RuntimeException e) {
-          // logged by reload
-        }
-      }
-    }
-  }
-
-  /**
-   * Shared state (a fleet session) changed: every connection decides its installed requests of
-   * {@code clientType} that {@code affected} selects again, with the engine then in force, and
-   * pushes what changed.
-   */
-  private void stateChanged(int clientType, Predicate<PolicyRequest> affected) {
-    if (closed.get()) {
-      return;
-    }
-    TunnelDesk desk = context.tunnels();
-    if (desk != null) {
-      desk.sessionsChanged(); // a tunnel may rest on a multilevel session
-    }
-    for (PepConnection c : context.connections()) {
-      c.execute(() -> c.reevaluate(clientType, context.engine(clientType), affected));
-    }
+    policies.reloadAll();
   }
 
   /** Asks every PEP with {@code clientType} open to resynchronize its state (SSQ). */
   public void synchronize(int clientType) {
-    for (PepConnection c : context.connections()) {
-      c.execute(() -> c.synchronize(clientType));
-    }
+    policies.synchronize(clientType);
   }
 
   /** The PEP ids connected now. */
