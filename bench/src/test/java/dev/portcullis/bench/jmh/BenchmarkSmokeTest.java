@@ -21,8 +21,12 @@ class BenchmarkSmokeTest {
             new OptionsBuilder()
                 .include(CopsCodecBenchmark.class.getSimpleName())
                 .include(TlsHandshakeBenchmark.class.getSimpleName())
-                .include(PolicyEngineBenchmark.class.getSimpleName()));
+                .include(PolicyEngineBenchmark.class.getSimpleName())
+                .include(DecisionAccountingBenchmark.class.getSimpleName()));
     assertFalse(results.isEmpty());
+    assertTrue(
+        results.stream().anyMatch(r -> r.getParams().getBenchmark().endsWith("countersAndTimer")),
+        "the decision accounting benchmark ran");
   }
 
   @Test
