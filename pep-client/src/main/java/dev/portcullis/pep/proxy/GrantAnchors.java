@@ -12,26 +12,34 @@ import java.util.function.Consumer;
 
 /**
  * The request states behind the grants a listener reuses ({@code grants="reuse"},
- * docs/pep-proxy.md): per subject and listener, the handle whose Install gave the grant. A reused
- * grant admits its subject's new connections without a request each, so the PDP must still hold
- * something it can take back: the anchor's request state stays installed, after its own connection
- * has ended too (its DRQ waits, "parked", until the grant ends), and a policy change or revocation
- * reaches it as a Remove like any other, which cuts what was admitted on it ({@link
- * ProxyRevocations}). Without an anchor there is no reuse: a connection is then asked for.
+ * docs/pep-proxy.md): per subject and listener, the handle whose Install gave the grant (its
+ * anchor). A reused grant admits its subject's new connections without a request each, so the PDP
+ * must still hold something it can take back: the anchor's request state stays installed for as
+ * long as anything stands on it, after its own connection has ended too (its DRQ waits, "parked"),
+ * and a policy change or revocation reaches it as a Remove like any other, which cuts what was
+ * admitted on it ({@link ProxyRevocations}). Without a live anchor there is no reuse: a connection
+ * is then asked for.
  *
- * <p>An anchor ends when its grant's validity runs out (by the ticker grants expire by), when a
- * later Install of the same subject and listener replaces it, when a Remove or a denial ends its
- * grant, or when its subject is revoked; a parked anchor's request state is deleted (DRQ) then. One
- * lock: taken once per new connection on a reusing listener and per grant, never across I/O.
+ * <p>An anchor stops admitting (is no longer live) when its grant's validity runs out (by the
+ * ticker grants expire by), when a later Install of the same subject and listener replaces it, or
+ * when a denial on its listener ends the grant there; its request state is deleted (DRQ) once its
+ * own connection and every connection admitted on it have ended as well: a connection admitted on a
+ * grant is never left open with no request state at the PDP standing for it. A Remove of the
+ * anchor, or its subject's revocation, forgets it at once (the caller cuts what stood on it). One
+ * lock: taken once per new connection on a reusing listener, per grant and per end, never across
+ * I/O.
  */
 final class GrantAnchors {
   private record Key(String subject, String listener) {}
 
-  private static final class Anchor {
+  /** A grant's request state; its fields are guarded by the lock of its {@link GrantAnchors}. */
+  static final class Anchor {
     final String handle;
     final Key key;
     final long expiresAt; // by the ticker
-    boolean parked; // its connection has ended; its request state is kept for the grant
+    boolean live = true; // the key's grant: admits new connections
+    boolean parked; // its own connection has ended; its request state is kept
+    int dependents; // open connections admitted on it
 
     Anchor(String handle, Key key, long expiresAt) {
       this.handle = handle;
@@ -40,8 +48,8 @@ final class GrantAnchors {
     }
   }
 
-  private final Map<Key, Anchor> byKey = new HashMap<>();
-  private final Map<String, Anchor> byHandle = new HashMap<>();
+  private final Map<Key, Anchor> byKey = new HashMap<>(); // the live ones
+  private final Map<String, Anchor> byHandle = new HashMap<>(); // every request state kept
   private final Consumer<String> deleteRequest;
   private final Ticker ticker;
   private final int maximum;
@@ -69,37 +77,61 @@ final class GrantAnchors {
       if (byHandle.size() >= maximum && !byKey.containsKey(k)) {
         return; // full: this grant is not reused (its connections are asked for)
       }
-      Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
-      Anchor old = byKey.put(k, a);
+      Anchor old = byKey.get(k);
       if (old != null) {
-        retire(old, drop); // replaced: the newer grant stands on the newer request
+        unlive(old, drop); // replaced: new connections stand on the newer request
       }
+      Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
+      byKey.put(k, a);
       byHandle.put(c.handle, a);
     }
     delete(drop);
   }
 
   /**
-   * True if a grant of {@code subject} on {@code listener} stands on a request state the PDP holds
-   * and has not expired: a new connection may be admitted on it.
+   * Admits {@code c} on its subject's live grant on its listener: true, and {@code c} stands on
+   * that grant's request state until it ends ({@link #left}); false if there is none (or it has
+   * just expired, and stops admitting here).
    */
-  boolean admits(String subject, String listener) {
+  boolean admit(ProxiedConnection c) {
     List<String> drop = new ArrayList<>(1);
-    boolean live;
+    boolean admitted = false;
     synchronized (this) {
-      Anchor a = byKey.get(new Key(subject, listener));
-      live = a != null && ticker.read() - a.expiresAt < 0;
-      if (a != null && !live) {
-        retire(a, drop);
+      Anchor a = byKey.get(new Key(c.subject, c.listener.name()));
+      if (a != null && ticker.read() - a.expiresAt >= 0) {
+        unlive(a, drop);
+      } else if (a != null) {
+        a.dependents++;
+        c.anchor = a;
+        admitted = true;
       }
     }
     delete(drop);
-    return live;
+    return admitted;
   }
 
   /**
-   * {@code c} has ended: true if its request state stands behind a live grant, which keeps it (the
-   * caller deletes nothing) until the grant ends; false if the caller deletes it as usual.
+   * {@code c}, admitted on a grant, has ended: the grant's request state may go if nothing else
+   * stands on it.
+   */
+  void left(ProxiedConnection c) {
+    List<String> drop = new ArrayList<>(1);
+    synchronized (this) {
+      Anchor a = c.anchor;
+      if (a == null) {
+        return;
+      }
+      c.anchor = null;
+      a.dependents--;
+      release(a, drop);
+    }
+    delete(drop);
+  }
+
+  /**
+   * {@code c} has ended: true if its request state stands behind a grant, live or with connections
+   * admitted on it, which keeps it (the caller deletes nothing) until nothing stands on it; false
+   * if the caller deletes it as usual.
    */
   boolean park(ProxiedConnection c) {
     long left;
@@ -111,17 +143,22 @@ final class GrantAnchors {
         return false;
       }
       left = a.expiresAt - ticker.read();
-      if (left <= 0) {
-        retire(a, new ArrayList<>(0)); // the caller deletes it
-        return false;
+      if (a.live && left <= 0) {
+        unlive(a, new ArrayList<>(0)); // not parked: nothing to delete here
+      }
+      if (!a.live && a.dependents == 0) {
+        byHandle.remove(a.handle, a);
+        return false; // the caller deletes it
       }
       a.parked = true;
     }
-    Anchor parked = a;
-    try {
-      c.client.eventLoop().schedule(() -> expired(parked), left, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException stopping) {
-      // the proxy is stopping: its PEP's Client-Close ends every request state
+    if (left > 0) {
+      Anchor parked = a;
+      try {
+        c.client.eventLoop().schedule(() -> expired(parked), left, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException stopping) {
+        // the proxy is stopping: its PEP's Client-Close ends every request state
+      }
     }
     return true;
   }
@@ -130,16 +167,16 @@ final class GrantAnchors {
     List<String> drop = new ArrayList<>(1);
     synchronized (this) {
       if (byHandle.get(a.handle) == a) {
-        retire(a, drop);
+        unlive(a, drop);
       }
     }
     delete(drop);
   }
 
   /**
-   * The PDP removed {@code handle}: if it was an anchor its grant is gone, and its subject is
-   * returned (the caller revokes by subject: what was admitted on the grant goes with it, whether
-   * or not the anchor's own connection is still there); else null.
+   * The PDP removed {@code handle}: if it was an anchor it is forgotten, and its subject is
+   * returned (the caller revokes by subject: what stood on the grant goes with it, whether or not
+   * the anchor's own connection is still there); else null.
    */
   String removed(String handle) {
     List<String> drop = new ArrayList<>(1);
@@ -148,53 +185,73 @@ final class GrantAnchors {
       Anchor a = byHandle.get(handle);
       if (a != null) {
         subject = a.key.subject();
-        retire(a, drop);
+        forget(a, drop);
       }
     }
     delete(drop);
     return subject;
   }
 
-  /** Every anchor of {@code subject} ends (its grants were revoked). */
+  /** Every anchor of {@code subject} is forgotten (its grants were revoked; the caller cuts). */
   void revoke(String subject) {
     List<String> drop = new ArrayList<>();
     synchronized (this) {
-      for (Anchor a : List.copyOf(byKey.values())) {
+      for (Anchor a : List.copyOf(byHandle.values())) {
         if (a.key.subject().equals(subject)) {
-          retire(a, drop);
+          forget(a, drop);
         }
       }
     }
     delete(drop);
   }
 
-  /** The anchor of {@code subject} on {@code listener} ends (a later request there was denied). */
+  /**
+   * A later request of {@code subject} on {@code listener} was denied: its grant there admits no
+   * more; its request state stays while connections admitted on it are open.
+   */
   void revoke(String subject, String listener) {
     List<String> drop = new ArrayList<>(1);
     synchronized (this) {
       Anchor a = byKey.get(new Key(subject, listener));
       if (a != null) {
-        retire(a, drop);
+        unlive(a, drop);
       }
     }
     delete(drop);
   }
 
-  /** Anchors held now (tests, and the size a proxy's grants keep at the PDP). */
+  /** Request states kept now (tests, and the size a proxy's grants keep at the PDP). */
   synchronized int size() {
     return byHandle.size();
   }
 
-  /** Parked anchors held now: request states kept at the PDP with no connection of their own. */
+  /** Request states kept now with no connection of their own. */
   synchronized int parked() {
     return (int) byHandle.values().stream().filter(a -> a.parked).count();
   }
 
-  private void retire(Anchor a, List<String> drop) {
-    byHandle.remove(a.handle, a);
+  /** {@code a} admits no more; its request state goes now if nothing stands on it. */
+  private void unlive(Anchor a, List<String> drop) {
+    if (a.live) {
+      a.live = false;
+      byKey.remove(a.key, a);
+    }
+    release(a, drop);
+  }
+
+  /** Deletes {@code a}'s request state if it no longer admits and nothing stands on it. */
+  private void release(Anchor a, List<String> drop) {
+    if (!a.live && a.parked && a.dependents == 0 && byHandle.remove(a.handle, a)) {
+      drop.add(a.handle);
+    }
+  }
+
+  /** {@code a} is gone at once (a Remove, its subject revoked); deleted if parked. */
+  private void forget(Anchor a, List<String> drop) {
+    a.live = false;
     byKey.remove(a.key, a);
-    if (a.parked) {
-      drop.add(a.handle); // its connection ended without deleting it: deleted now
+    if (byHandle.remove(a.handle, a) && a.parked) {
+      drop.add(a.handle);
     }
   }
 

@@ -21,6 +21,7 @@ final class ProxiedConnection {
   ProxySessions.Session session; // the MLS session the proxy carries for it, or null
   volatile boolean cut; // ended by the proxy (a revocation, the PDP's loss, stopping), not a side
   boolean endSeen; // under GrantAnchors' lock: its end was seen there (no grant anchors it after)
+  GrantAnchors.Anchor anchor; // under GrantAnchors' lock: the grant it was admitted on, or null
 
   ProxiedConnection(
       String handle, ProxyConfig.Listener listener, Channel client, String subject, boolean asked) {

@@ -80,9 +80,8 @@ final class ProxyRevocations {
     onGrant.add(c);
     String subject = c.subject;
     String listener = c.listener.name();
-    // the anchor first: one whose grant has run out is let go (its request state deleted) here
-    if ((pdpAway || anchors.admits(subject, listener)) && grants.holds(subject, listener)) {
-      return true;
+    if (grants.holds(subject, listener) && (pdpAway || anchors.admit(c))) {
+      return true; // (reused: c stands on the grant's request state until it ends)
     }
     onGrant.remove(c);
     return false;
@@ -99,10 +98,14 @@ final class ProxyRevocations {
    */
   boolean ended(ProxiedConnection c) {
     onGrant.remove(c);
+    anchors.left(c);
     return c.asked && !anchors.park(c);
   }
 
-  /** A later request of {@code subject} on {@code listener} was denied: its grant there ends. */
+  /**
+   * A later request of {@code subject} on {@code listener} was denied: its grant there ends (what
+   * was admitted on it keeps the grant's request state at the PDP while it is open).
+   */
   boolean denied(String subject, String listener) {
     anchors.revoke(subject, listener);
     return grants.revoke(subject, listener);

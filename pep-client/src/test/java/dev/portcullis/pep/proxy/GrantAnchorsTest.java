@@ -60,13 +60,23 @@ class GrantAnchorsTest {
     channels.forEach(EmbeddedChannel::finishAndReleaseAll);
   }
 
+  /**
+   * Whether a new connection of {@code subject} on {@code l} is admitted on a grant (it then ends).
+   */
+  private boolean admits(String subject, ProxyConfig.Listener l) {
+    ProxiedConnection c = conn("probe-" + channels.size(), subject, l);
+    boolean admitted = anchors.admit(c);
+    anchors.left(c);
+    return admitted;
+  }
+
   @Test
   void aGrantAdmitsUntilItsValidityEndsAndItsParkedStateIsDeletedThen() {
     ProxiedConnection first = conn("echo-1", "alice", ECHO);
     anchors.granted(first, HOUR);
-    assertTrue(anchors.admits("alice", "echo"));
-    assertFalse(anchors.admits("bob", "echo"));
-    assertFalse(anchors.admits("alice", "other"), "a grant is per listener");
+    assertTrue(admits("alice", ECHO));
+    assertFalse(admits("bob", ECHO));
+    assertFalse(admits("alice", listener("other")), "a grant is per listener");
 
     assertTrue(anchors.park(first), "its connection ended: the request state stays");
     assertEquals(List.of(), deleted);
@@ -79,7 +89,32 @@ class GrantAnchorsTest {
     loop.advanceTimeBy(1, TimeUnit.MINUTES);
     loop.runScheduledPendingTasks();
     assertEquals(List.of("echo-1"), deleted, "deleted when the grant ends");
-    assertFalse(anchors.admits("alice", "echo"));
+    assertFalse(admits("alice", ECHO));
+    assertEquals(0, anchors.size());
+  }
+
+  @Test
+  void whatWasAdmittedOnAGrantKeepsItsRequestStatePastTheGrantUntilItEnds() {
+    ProxiedConnection first = conn("echo-1", "alice", ECHO);
+    anchors.granted(first, HOUR);
+    assertTrue(anchors.park(first));
+    ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
+    assertTrue(anchors.admit(reused));
+    now.addAndGet(HOUR.toNanos()); // the grant ends: it admits no more
+    assertFalse(admits("alice", ECHO));
+    assertEquals(List.of(), deleted, "a connection still stands on it: a Remove must reach it");
+    assertEquals("alice", anchors.removed("echo-1"), "and one does, naming whom to cut");
+    assertEquals(List.of("echo-1"), deleted);
+
+    ProxiedConnection second = conn("echo-2", "bob", ECHO);
+    anchors.granted(second, HOUR);
+    assertTrue(anchors.park(second));
+    ProxiedConnection bobs = conn("echo-reused-2", "bob", ECHO);
+    assertTrue(anchors.admit(bobs));
+    now.addAndGet(HOUR.toNanos());
+    assertFalse(admits("bob", ECHO));
+    anchors.left(bobs); // the last connection on it ends: deleted now
+    assertEquals(List.of("echo-1", "echo-2"), deleted);
     assertEquals(0, anchors.size());
   }
 
@@ -89,7 +124,7 @@ class GrantAnchorsTest {
     anchors.granted(first, HOUR);
     assertTrue(anchors.park(first));
     now.addAndGet(HOUR.toNanos()); // by the grants' clock, before the loop's timer runs
-    assertFalse(anchors.admits("alice", "echo"));
+    assertFalse(admits("alice", ECHO));
     assertEquals(List.of("echo-1"), deleted);
   }
 
@@ -98,20 +133,24 @@ class GrantAnchorsTest {
     ProxiedConnection gone = conn("echo-1", "alice", ECHO);
     assertFalse(anchors.park(gone), "no anchor yet: the caller deletes its request state");
     anchors.granted(gone, HOUR); // the Install was on its way
-    assertFalse(anchors.admits("alice", "echo"), "nothing the PDP still holds stands behind it");
+    assertFalse(admits("alice", ECHO), "nothing the PDP still holds stands behind it");
     assertEquals(0, anchors.size());
   }
 
   @Test
-  void aLaterGrantReplacesTheAnchorAndDeletesAParkedOne() {
+  void aLaterGrantReplacesTheAnchorAndTheOldStateGoesWhenNothingStandsOnIt() {
     ProxiedConnection first = conn("echo-1", "alice", ECHO);
     anchors.granted(first, HOUR);
     assertTrue(anchors.park(first));
+    ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
+    assertTrue(anchors.admit(reused));
     ProxiedConnection second = conn("echo-2", "alice", ECHO);
     anchors.granted(second, HOUR);
+    assertEquals(List.of(), deleted, "the old state still carries a connection");
+    anchors.left(reused);
     assertEquals(List.of("echo-1"), deleted);
     assertEquals(1, anchors.size());
-    assertFalse(anchors.park(first), "no longer an anchor: deleted by its caller");
+    assertTrue(admits("alice", ECHO), "the newer grant admits");
     assertTrue(anchors.park(second));
   }
 
@@ -121,7 +160,7 @@ class GrantAnchorsTest {
     anchors.granted(open, HOUR);
     assertEquals("alice", anchors.removed("echo-1"), "open: the subject is still revoked");
     assertEquals(List.of(), deleted, "its connection's end deletes it");
-    assertFalse(anchors.admits("alice", "echo"));
+    assertFalse(admits("alice", ECHO));
     assertFalse(anchors.park(open));
 
     ProxiedConnection parked = conn("echo-2", "bob", ECHO);
@@ -133,19 +172,25 @@ class GrantAnchorsTest {
   }
 
   @Test
-  void revokingASubjectOrADenialOnAListenerEndsItsAnchors() {
+  void revokingASubjectForgetsItsAnchorsAndADenialStopsOneAdmitting() {
     ProxyConfig.Listener other = listener("other");
     ProxiedConnection echo = conn("echo-1", "alice", ECHO);
     ProxiedConnection elsewhere = conn("other-1", "alice", other);
     anchors.granted(echo, HOUR);
     anchors.granted(elsewhere, HOUR);
     assertTrue(anchors.park(echo));
-    anchors.revoke("alice", "other"); // denied there: its grant there ends, not on echo
-    assertFalse(anchors.admits("alice", "other"));
-    assertTrue(anchors.admits("alice", "echo"));
-    anchors.revoke("alice");
-    assertFalse(anchors.admits("alice", "echo"));
-    assertEquals(List.of("echo-1"), deleted, "the parked one deleted; the open one by its end");
+    assertTrue(anchors.park(elsewhere));
+    ProxiedConnection reused = conn("other-reused-1", "alice", other);
+    assertTrue(anchors.admit(reused));
+    anchors.revoke("alice", "other"); // denied there: its grant there admits no more
+    assertFalse(admits("alice", other));
+    assertTrue(admits("alice", ECHO));
+    assertEquals(List.of(), deleted, "other-1 still carries a connection");
+    anchors.revoke("alice"); // a Remove of hers: everything goes (the caller cuts what stood)
+    assertFalse(admits("alice", ECHO));
+    assertEquals(List.of("echo-1", "other-1"), deleted);
+    anchors.left(reused); // cut by the caller: nothing more to delete
+    assertEquals(List.of("echo-1", "other-1"), deleted);
   }
 
   @Test
@@ -153,8 +198,8 @@ class GrantAnchorsTest {
     anchors.granted(conn("echo-1", "alice", ECHO), HOUR);
     anchors.granted(conn("echo-2", "bob", ECHO), HOUR);
     anchors.granted(conn("echo-3", "carol", ECHO), HOUR);
-    assertFalse(anchors.admits("carol", "echo"), "full: carol's connections are asked for");
+    assertFalse(admits("carol", ECHO), "full: carol's connections are asked for");
     anchors.granted(conn("echo-4", "alice", ECHO), HOUR);
-    assertTrue(anchors.admits("alice", "echo"), "a held key is still renewed when full");
+    assertTrue(admits("alice", ECHO), "a held key is still renewed when full");
   }
 }

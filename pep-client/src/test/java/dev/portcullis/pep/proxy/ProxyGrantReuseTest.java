@@ -57,9 +57,17 @@ class ProxyGrantReuseTest {
   }
 
   private static String validFor(String subject) {
+    return validFor(subject, "PT1H");
+  }
+
+  private static String validFor(String subject, String validity) {
     return PepProxyTest.ALLOW.replace(
         "subject=\"alice\" service=\"echo\"/></rule>",
-        "subject=\"" + subject + "\" service=\"echo\"/><grant valid-for=\"PT1H\"/></rule>");
+        "subject=\""
+            + subject
+            + "\" service=\"echo\"/><grant valid-for=\""
+            + validity
+            + "\"/></rule>");
   }
 
   @AfterEach
@@ -120,6 +128,25 @@ class ProxyGrantReuseTest {
     }
     assertEquals(1, proxy.counters().allowedOnGrant.get());
     assertEquals(1, proxy.counters().denied.get());
+  }
+
+  @Test
+  void aConnectionThatOutlivesItsGrantIsStillCutByALaterPolicyChange() throws Exception {
+    InetSocketAddress at = start("reuse");
+    Files.writeString(dir.resolve("policy.xml"), validFor("alice", "PT1S"));
+    pdp.reload(0xC0A5);
+    greeted(at).close(); // the grant: one second
+    await().until(() -> proxy.open() == 0);
+    try (Socket onGrant = greeted(at)) {
+      assertEquals(1, proxy.counters().allowedOnGrant.get());
+      now.addAndGet(Duration.ofSeconds(2).toNanos());
+      Thread.sleep(1_500); // the parked request state's timer has run: the grant admits no more
+      assertEquals(1, installed(), "kept: a connection still stands on it");
+      Files.writeString(dir.resolve("policy.xml"), validFor("bob"));
+      pdp.reload(0xC0A5);
+      assertTrue(PepProxyTest.closed(onGrant), "the policy change reaches it");
+    }
+    await().until(() -> installed() == 0);
   }
 
   @Test
