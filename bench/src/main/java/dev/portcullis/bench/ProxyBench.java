@@ -57,8 +57,20 @@ public final class ProxyBench implements Callable<Integer> {
   @Option(
       names = "--open",
       defaultValue = "1000",
-      description = "Connections cut by one revocation (default: ${DEFAULT-VALUE}).")
+      description =
+          "Connections cut by one revocation, each way (0: no revocation; default:"
+              + " ${DEFAULT-VALUE}).")
   int open;
+
+  @Option(
+      names = "--routes",
+      split = ",",
+      defaultValue = "direct,haproxy,decided,with-request,reuse",
+      description =
+          "The CRR and streaming cells: direct, haproxy, decided (a decision each), with-request,"
+              + " reuse; one alone, with --open 0, is how a route's system calls are counted with"
+              + " perf (default: ${DEFAULT-VALUE}).")
+  List<String> routes;
 
   @Option(
       names = "--rounds",
@@ -245,19 +257,38 @@ public final class ProxyBench implements Callable<Integer> {
           PepProxy proxy = ProxyFixture.start(dir, pdp.address(), up.address(), "bench", threads);
           Haproxy anchor = anchor(haproxyBinary, dir, up.address(), out)) {
         InetSocketAddress via = proxy.addresses().get(0);
-        List<Route> paths = new ArrayList<>();
-        paths.add(new Route("direct", up.address()));
+        Route haproxyRoute = null;
         if (anchor != null) {
-          paths.add(new Route("HAProxy (no decision)", anchor.address()));
+          haproxyRoute = new Route("HAProxy (no decision)", anchor.address());
           out.println("anchor: " + Haproxy.version(haproxyBinary) + ", one thread, tcp mode");
         }
         Route proxied = new Route("Portcullis proxy (a decision each)", via);
-        paths.add(proxied);
         Route ahead =
             new Route("  connecting with the request", proxy.addresses().get(1)); // overlapped
-        paths.add(ahead);
         Route reuse = new Route("  reusing the subject's grant", proxy.addresses().get(2));
-        paths.add(reuse);
+        List<Route> paths = new ArrayList<>();
+        for (String r : routes) {
+          Route route =
+              switch (r) {
+                case "direct" -> new Route("direct", up.address());
+                case "haproxy" -> haproxyRoute;
+                case "decided" -> proxied;
+                case "with-request" -> ahead;
+                case "reuse" -> reuse;
+                default ->
+                    throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--routes: no route "
+                            + r
+                            + " (expected: direct, haproxy, decided, with-request, reuse)");
+              };
+          if (route != null) {
+            paths.add(route);
+          }
+        }
+        if (paths.isEmpty()) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--routes: none to run");
+        }
         for (int i = 0; i < Math.max(100, connects / 5); i++) {
           for (Route p : paths) {
             crr(p.address);
@@ -274,7 +305,7 @@ public final class ProxyBench implements Callable<Integer> {
             p.megabytesPerSecond += stream(p.address, bytes) / rounds;
           }
         }
-        Route base = paths.get(paths.size() > 2 ? 1 : 0);
+        Route base = paths.contains(haproxyRoute) ? haproxyRoute : paths.get(0);
         out.printf(
             "connect + 1-byte request + answer (TCP_CRR), %d each, %d rounds, cells interleaved%n",
             connects, rounds);
@@ -299,7 +330,7 @@ public final class ProxyBench implements Callable<Integer> {
                   ? ""
                   : String.format("%.2fx", p.megabytesPerSecond / paths.get(0).megabytesPerSecond));
         }
-        if (base != paths.get(0)) {
+        if (base == haproxyRoute && paths.containsAll(List.of(proxied, ahead, reuse))) {
           out.printf(
               "%nagainst %s: CRR p50 %.2fx (aim <= 1.5x), streaming %.2fx (aim >= 0.9x);"
                   + " connecting with the request: CRR p50 %.2fx; reusing the grant: CRR p50"
@@ -310,10 +341,13 @@ public final class ProxyBench implements Callable<Integer> {
               (double) ahead.p(0.5) / base.p(0.5),
               (double) reuse.p(0.5) / base.p(0.5));
         }
-        revocation(out, dir, pdp, proxy, via, "each decided on its own request");
-        Files.writeString(dir.resolve("policy.xml"), RULES); // alice again: a new grant
-        pdp.reload(0xC0A5);
-        revocation(out, dir, pdp, proxy, proxy.addresses().get(2), "admitted on one reused grant");
+        if (open > 0) {
+          revocation(out, dir, pdp, proxy, via, "each decided on its own request");
+          Files.writeString(dir.resolve("policy.xml"), RULES); // alice again: a new grant
+          pdp.reload(0xC0A5);
+          revocation(
+              out, dir, pdp, proxy, proxy.addresses().get(2), "admitted on one reused grant");
+        }
         out.println("proxy: " + proxy.counters());
       }
     } finally {

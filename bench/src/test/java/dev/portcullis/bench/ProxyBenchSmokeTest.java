@@ -1,6 +1,7 @@
 package dev.portcullis.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -30,5 +31,35 @@ class ProxyBenchSmokeTest {
     assertTrue(report.contains("20 open connections (admitted on one reused grant) cut"), report);
     assertTrue(report.contains("revoked 40"), report);
     assertTrue(report.contains("all 20 closed"), report);
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void aRouteAloneRunsWithoutTheOthersOrTheRevocation() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(new ProxyBench());
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int rc =
+        cl.execute(
+            "--routes",
+            "reuse",
+            "--connects",
+            "10",
+            "--megabytes",
+            "1",
+            "--open",
+            "0",
+            "--rounds",
+            "1");
+    String report = out.toString();
+    assertEquals(0, rc, report + err);
+    assertTrue(report.contains("reusing the subject's grant"), report);
+    assertFalse(report.contains("a decision each"), report);
+    assertFalse(report.contains("revocation:"), report);
+
+    assertEquals(2, cl.execute("--routes", "nowhere"), "an unknown route is a usage error");
+    assertTrue(err.toString().contains("--routes: no route nowhere"), err.toString());
   }
 }
