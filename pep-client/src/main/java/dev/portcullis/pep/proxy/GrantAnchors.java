@@ -103,6 +103,7 @@ final class GrantAnchors {
       } else if (a != null) {
         a.dependents++;
         c.anchor = a;
+        c.grant = a.handle; // for its audit record, written by the admitting thread
         admitted = true;
       }
     }

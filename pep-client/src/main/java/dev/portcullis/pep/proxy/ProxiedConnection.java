@@ -22,6 +22,7 @@ final class ProxiedConnection {
   volatile boolean cut; // ended by the proxy (a revocation, the PDP's loss, stopping), not a side
   boolean endSeen; // under GrantAnchors' lock: its end was seen there (no grant anchors it after)
   GrantAnchors.Anchor anchor; // under GrantAnchors' lock: the grant it was admitted on, or null
+  String grant; // admitted on a reused grant: that grant's request state (handle); set once
 
   ProxiedConnection(
       String handle, ProxyConfig.Listener listener, Channel client, String subject, boolean asked) {

@@ -129,7 +129,7 @@ final class ProxyAdmission {
         from,
         subject,
         pdpAway ? "without a PDP: an earlier grant is still valid" : "on its reused grant");
-    audit.allowedOnGrant(l, c.handle, subject, from, pdpAway);
+    audit.allowedOnGrant(l, c.handle, subject, from, c.grant);
     client.closeFuture().addListener(f -> ended(c));
     c.admitted = true;
     upstreams.connect(c);

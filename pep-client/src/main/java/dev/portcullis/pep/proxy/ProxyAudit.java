@@ -4,6 +4,7 @@ import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.support.HostPort;
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 
 /**
  * The proxy's audit records, in the PDP's hash-chained format ({@link AuditLog}; checked by {@code
@@ -42,14 +43,21 @@ final class ProxyAudit {
         error != null ? error.getMessage() : d.data() == null ? null : d.data().reason());
   }
 
-  /** Allowed with no PDP reachable, under an earlier grant that is still valid. */
-  /** Admitted on an earlier grant: cached while no PDP is there, or reused (grants="reuse"). */
+  /**
+   * Admitted on an earlier grant: cached while no PDP is there ({@code grant} null), or reused
+   * (grants="reuse") on the request state {@code grant}, which the record names.
+   */
   void allowedOnGrant(
       ProxyConfig.Listener l,
       String handle,
       String subject,
       InetSocketAddress client,
-      boolean pdpAway) {
+      String grant) {
+    if (grant == null) {
+      decision(
+          l, handle, subject, client, "install", null, "an earlier grant is still valid (no PDP)");
+      return;
+    }
     decision(
         l,
         handle,
@@ -57,11 +65,12 @@ final class ProxyAudit {
         client,
         "install",
         null,
-        pdpAway
-            ? "an earlier grant is still valid (no PDP)"
-            : "an earlier grant is still valid (reused; its request state held at the PDP)");
+        "an earlier grant is still valid (reused; its request state held at the PDP)",
+        "grant",
+        grant);
   }
 
+  /** A decision record; {@code more}: further name-value pairs. */
   private void decision(
       ProxyConfig.Listener l,
       String handle,
@@ -69,7 +78,8 @@ final class ProxyAudit {
       InetSocketAddress client,
       String decision,
       String rule,
-      String reason) {
+      String reason,
+      Object... more) {
     Object[] kv = {
       "subject", subject,
       "client", HostPort.of(client),
@@ -79,6 +89,11 @@ final class ProxyAudit {
       "rule", rule,
       "reason", reason
     };
+    if (more.length > 0) {
+      Object[] all = Arrays.copyOf(kv, kv.length + more.length);
+      System.arraycopy(more, 0, all, kv.length, more.length);
+      kv = all;
+    }
     record("proxy-decision", l.name(), handle, kv);
   }
 

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
@@ -15,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -108,6 +113,30 @@ class ProxyGrantReuseTest {
     assertEquals(2, proxy.counters().allowedOnGrant.get());
     assertEquals(1, proxy.counters().allowed.get(), "one request for three connections");
     assertEquals(1, installed());
+    proxy.close();
+    audit.close(); // everything queued is written
+    Path file = dir.resolve("proxy-audit.jsonl");
+    assertTrue(AuditChain.verify(file).intact());
+    List<String> asked = new ArrayList<>();
+    List<String> onGrant = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      JsonNode r = new ObjectMapper().readTree(line);
+      if (!r.get("event").asText().equals("proxy-decision")) {
+        continue;
+      }
+      assertEquals("install", r.get("decision").asText());
+      if (r.has("grant")) {
+        onGrant.add(r.get("grant").asText());
+        assertTrue(r.get("handle").asText().startsWith("echo-reused-"), r.toString());
+      } else {
+        asked.add(r.get("handle").asText());
+      }
+    }
+    assertEquals(1, asked.size(), asked.toString());
+    assertEquals(
+        List.of(asked.get(0), asked.get(0)),
+        onGrant,
+        "each reused admission names the request state it stood on");
   }
 
   @Test
