@@ -55,6 +55,14 @@ class GrantAnchorsTest {
     return new ProxiedConnection(handle, l, ch, subject, true);
   }
 
+  /** A connection whose Install gave an hour's grant, then ended: its request state parked. */
+  private ProxiedConnection parked(String handle, String subject, ProxyConfig.Listener l) {
+    ProxiedConnection c = conn(handle, subject, l);
+    anchors.granted(c, HOUR);
+    assertTrue(anchors.park(c), "kept for the grant");
+    return c;
+  }
+
   @AfterEach
   void close() {
     channels.forEach(EmbeddedChannel::finishAndReleaseAll);
@@ -95,9 +103,7 @@ class GrantAnchorsTest {
 
   @Test
   void whatWasAdmittedOnAGrantKeepsItsRequestStatePastTheGrantUntilItEnds() {
-    ProxiedConnection first = conn("echo-1", "alice", ECHO);
-    anchors.granted(first, HOUR);
-    assertTrue(anchors.park(first));
+    ProxiedConnection first = parked("echo-1", "alice", ECHO);
     ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
     assertTrue(anchors.admit(reused));
     now.addAndGet(HOUR.toNanos()); // the grant ends: it admits no more
@@ -106,9 +112,7 @@ class GrantAnchorsTest {
     assertEquals("alice", anchors.removed("echo-1"), "and one does, naming whom to cut");
     assertEquals(List.of("echo-1"), deleted);
 
-    ProxiedConnection second = conn("echo-2", "bob", ECHO);
-    anchors.granted(second, HOUR);
-    assertTrue(anchors.park(second));
+    ProxiedConnection second = parked("echo-2", "bob", ECHO);
     ProxiedConnection bobs = conn("echo-reused-2", "bob", ECHO);
     assertTrue(anchors.admit(bobs));
     now.addAndGet(HOUR.toNanos());
@@ -120,9 +124,7 @@ class GrantAnchorsTest {
 
   @Test
   void anExpiredAnchorFoundOnALookUpIsLetGoThere() {
-    ProxiedConnection first = conn("echo-1", "alice", ECHO);
-    anchors.granted(first, HOUR);
-    assertTrue(anchors.park(first));
+    ProxiedConnection first = parked("echo-1", "alice", ECHO);
     now.addAndGet(HOUR.toNanos()); // by the grants' clock, before the loop's timer runs
     assertFalse(admits("alice", ECHO));
     assertEquals(List.of("echo-1"), deleted);
@@ -139,9 +141,7 @@ class GrantAnchorsTest {
 
   @Test
   void aLaterGrantReplacesTheAnchorAndTheOldStateGoesWhenNothingStandsOnIt() {
-    ProxiedConnection first = conn("echo-1", "alice", ECHO);
-    anchors.granted(first, HOUR);
-    assertTrue(anchors.park(first));
+    ProxiedConnection first = parked("echo-1", "alice", ECHO);
     ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
     assertTrue(anchors.admit(reused));
     ProxiedConnection second = conn("echo-2", "alice", ECHO);
@@ -163,9 +163,7 @@ class GrantAnchorsTest {
     assertFalse(admits("alice", ECHO));
     assertFalse(anchors.park(open));
 
-    ProxiedConnection parked = conn("echo-2", "bob", ECHO);
-    anchors.granted(parked, HOUR);
-    assertTrue(anchors.park(parked));
+    ProxiedConnection parked = parked("echo-2", "bob", ECHO);
     assertEquals("bob", anchors.removed("echo-2"));
     assertEquals(List.of("echo-2"), deleted);
     assertNull(anchors.removed("echo-3"), "not an anchor");
