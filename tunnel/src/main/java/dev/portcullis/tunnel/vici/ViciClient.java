@@ -51,6 +51,13 @@ public final class ViciClient implements AutoCloseable {
   private final Duration timeout;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by itself
   private final Map<String, List<Consumer<ViciMessage>>> subscribers = new ConcurrentHashMap<>();
+  private final ControlLog controlLog =
+      new ControlLog(
+          l ->
+              subscribers
+                  .computeIfAbsent(ControlLog.EVENT, e -> new CopyOnWriteArrayList<>())
+                  .add(l),
+          () -> register(ControlLog.EVENT));
   private final List<Consumer<Throwable>> closeListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timers;
   private final Thread reader;
@@ -333,15 +340,13 @@ public final class ViciClient implements AutoCloseable {
    * {@code initiate}, as {@link #initiate}; when charon refuses, the exception's reason carries
    * what charon logged for connection {@code ike} while it tried ({@code control-log} at level 1:
    * the peer's {@code AUTHENTICATION_FAILED}, no proposal chosen, retransmits given up), not only
-   * its bare {@code errmsg}. The client registers for {@code control-log} once, on first use, and
-   * stays registered: two round trips per initiate saved (measured: a PDP-driven set-up spent ~6 ms
-   * of its ~19 in registering and unregistering on a loaded 2-core machine).
+   * its bare {@code errmsg} ({@link ControlLog}: registered once, on first use).
    */
   public CompletableFuture<ViciMessage> initiateExplained(
       String child, String ike, Duration within) {
-    List<String> logged = new CopyOnWriteArrayList<>();
-    controlLogs.put(ike, logged);
-    return controlLogRegistered()
+    List<String> logged = controlLog.watch(ike);
+    return controlLog
+        .registered()
         .thenCompose(
             v ->
                 command(
@@ -354,62 +359,18 @@ public final class ViciClient implements AutoCloseable {
                         .build()))
         .handle(
             (m, e) -> {
-              controlLogs.remove(ike, logged);
+              controlLog.unwatch(ike, logged);
               if (e == null) {
                 return m;
               }
               Throwable c =
                   e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
-              String why = explanation(logged);
+              String why = ControlLog.explanation(logged);
               if (c instanceof ViciCommandException v && !why.isEmpty()) {
                 c = new ViciCommandException(v.command(), v.reason() + ": " + why);
               }
               throw new java.util.concurrent.CompletionException(c);
             });
-  }
-
-  /** What initiates wait to hear of, by connection name. */
-  private final Map<String, List<String>> controlLogs = new ConcurrentHashMap<>();
-
-  private CompletableFuture<Void> controlLog;
-
-  private synchronized CompletableFuture<Void> controlLogRegistered() {
-    if (controlLog == null || controlLog.isCompletedExceptionally()) {
-      subscribers
-          .computeIfAbsent(CONTROL_LOG, e -> new CopyOnWriteArrayList<>())
-          .add(
-              m -> {
-                List<String> l = controlLogs.get(String.valueOf(m.text("ikesa-name")));
-                String msg = m.text("msg");
-                if (l != null && msg != null && l.size() < 256) {
-                  l.add(msg);
-                }
-              });
-      controlLog = register(CONTROL_LOG).thenApply(p -> null);
-    }
-    return controlLog;
-  }
-
-  private static final String CONTROL_LOG = "control-log";
-
-  /** What in charon's log of a failed attempt says why: up to 3 lines, the generic one left out. */
-  static String explanation(List<String> logged) {
-    java.util.LinkedHashSet<String> why = new java.util.LinkedHashSet<>();
-    for (String line : logged) {
-      String l = line.toLowerCase(java.util.Locale.ROOT);
-      boolean telling =
-          l.contains("error")
-              || l.contains("authentication")
-              || l.contains("no proposal")
-              || l.contains("giving up")
-              || l.contains("not found")
-              || l.contains("unacceptable")
-              || l.contains("no matching");
-      if (telling && !l.startsWith("establishing child_sa")) {
-        why.add(line.strip());
-      }
-    }
-    return String.join("; ", why.stream().limit(3).toList());
   }
 
   /** {@code terminate}: the IKE_SA of connection {@code ike}, with its CHILD_SAs. */

@@ -71,12 +71,12 @@ class ViciClientTest {
   void aFailedInitiateIsExplainedByWhatCharonLoggedNotItsGenericLine() {
     assertEquals(
         "received AUTHENTICATION_FAILED notify error",
-        ViciClient.explanation(
+        ControlLog.explanation(
             List.of(
                 "initiating IKE_SA t-1[3] to 192.0.2.2",
                 "received AUTHENTICATION_FAILED notify error",
                 "establishing CHILD_SA 'net' failed")));
-    assertEquals("", ViciClient.explanation(List.of("sending packet: from 192.0.2.1[4500]")));
+    assertEquals("", ControlLog.explanation(List.of("sending packet: from 192.0.2.1[4500]")));
   }
 
   @Test
