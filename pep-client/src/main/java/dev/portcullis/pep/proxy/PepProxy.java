@@ -210,10 +210,7 @@ public final class PepProxy implements Lifecycle {
     log.warn("proxy: PDP lost ({}): new connections refused until one accepts", why.getMessage());
     for (ProxiedConnection c : conns.values()) {
       if (c.listener.closeOnPdpLoss()) {
-        audit.revoked(c.listener.name(), c.handle, null);
-        conns.remove(c.handle);
-        revocations.ended(c);
-        c.close();
+        revocations.lost(c); // its end (closeFuture) then deletes or keeps its request state
       }
     }
   }

@@ -157,10 +157,7 @@ final class ProxyAdmission {
               if (e == null && d.granted()) {
                 Long secs = d.data() == null ? null : d.data().validForSeconds();
                 if (secs != null && secs > 0) {
-                  revocations.grants().grant(subject, l.name(), Duration.ofSeconds(secs));
-                  if (l.reuseGrants()) {
-                    revocations.anchor(conn, Duration.ofSeconds(secs));
-                  }
+                  revocations.granted(conn, Duration.ofSeconds(secs));
                 }
               }
               client

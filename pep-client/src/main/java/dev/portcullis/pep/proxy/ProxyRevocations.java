@@ -34,7 +34,13 @@ final class ProxyRevocations {
    */
   private final Set<ProxiedConnection> onGrant = ConcurrentHashMap.newKeySet();
 
+  /**
+   * The grants the PDP gave with a validity (its decision data's valid-for), by subject and
+   * listener: until they expire or their subject is revoked, a new connection of that subject to
+   * that listener is allowed while no PDP is reachable. Nothing else is ever allowed without a PDP.
+   */
   private final Grants grants;
+
   private final GrantAnchors anchors;
   private final ProxyCounters counters;
   private final ProxyAudit audit;
@@ -59,15 +65,6 @@ final class ProxyRevocations {
   }
 
   /**
-   * The grants the PDP gave with a validity (its decision data's valid-for), by subject and
-   * listener: until they expire or their subject is revoked, a new connection of that subject to
-   * that listener is allowed while no PDP is reachable. Nothing else is ever allowed without a PDP.
-   */
-  Grants grants() {
-    return grants;
-  }
-
-  /**
    * Admits {@code c} on its subject's grant on its listener, without a PDP's decision of its own:
    * the grant cached while no PDP can be asked ({@code pdpAway}), or a reused one that its request
    * state stands behind ({@link GrantAnchors}). False, and nothing admitted, if there is none.
@@ -87,9 +84,16 @@ final class ProxyRevocations {
     return false;
   }
 
-  /** {@code c}'s Install gave a grant for {@code validity} (a listener that reuses grants). */
-  void anchor(ProxiedConnection c, Duration validity) {
-    anchors.granted(c, validity);
+  /**
+   * {@code c}'s Install gave its subject a grant for {@code validity} on its listener: kept for
+   * while no PDP can be asked, and, on a listener that reuses grants, with its request state
+   * standing behind it ({@link GrantAnchors}).
+   */
+  void granted(ProxiedConnection c, Duration validity) {
+    grants.grant(c.subject, c.listener.name(), validity);
+    if (c.listener.reuseGrants()) {
+      anchors.granted(c, validity);
+    }
   }
 
   /**
@@ -182,8 +186,7 @@ final class ProxyRevocations {
   }
 
   private void cut(ProxiedConnection c, PepDecision d) {
-    onGrant.remove(c);
-    if (conns.remove(c.handle) == null) {
+    if (!take(c)) {
       return; // cut already
     }
     long now = System.nanoTime();
@@ -199,6 +202,24 @@ final class ProxyRevocations {
     }
     audit.revoked(c.listener.name(), c.handle, d);
     c.close();
+  }
+
+  /**
+   * The PDP is lost and {@code c}'s listener closes its connections then ({@code
+   * on-pdp-loss="close-all"}): cut, audited as revoked with no decision, and not counted or logged
+   * as a revocation (no PDP took it back; the loss itself is logged once).
+   */
+  void lost(ProxiedConnection c) {
+    if (take(c)) {
+      audit.revoked(c.listener.name(), c.handle, null);
+      c.close();
+    }
+  }
+
+  /** Takes {@code c} out of the open connections: false if it was out already (cut, ended). */
+  private boolean take(ProxiedConnection c) {
+    onGrant.remove(c);
+    return conns.remove(c.handle) != null;
   }
 
   /**
