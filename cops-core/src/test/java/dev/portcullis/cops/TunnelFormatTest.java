@@ -153,6 +153,22 @@ class TunnelFormatTest {
   }
 
   @Test
+  void prefixesContainAndOverlapBitByBit() {
+    TrafficSelector net = TrafficSelector.parse("10.1.0.0/16");
+    assertTrue(net.contains(TrafficSelector.parse("10.1.0.1/32")));
+    assertTrue(net.contains(net));
+    assertFalse(net.contains(TrafficSelector.parse("0.0.0.0/0")), "wider is never within");
+    assertFalse(net.contains(TrafficSelector.parse("10.0.0.0/8")));
+    assertFalse(net.contains(TrafficSelector.parse("10.2.0.1/32")));
+    assertFalse(net.contains(TrafficSelector.parse("::1/128")), "another family");
+    assertTrue(net.overlaps(TrafficSelector.parse("0.0.0.0/0")));
+    assertTrue(TrafficSelector.parse("10.1.2.3/32").overlaps(net));
+    assertFalse(net.overlaps(TrafficSelector.parse("10.2.0.0/16")));
+    assertFalse(
+        TrafficSelector.parse("10.1.0.1/32").overlaps(TrafficSelector.parse("10.1.0.2/32")));
+  }
+
+  @Test
   void theTypesWithFormatsOfTheirOwnDoNotCarryTheAccessDecision() {
     assertTrue(dev.portcullis.cops.access.AccessDecision.carriedBy(0xC0A5));
     assertTrue(dev.portcullis.cops.access.AccessDecision.carriedBy(0xC0A6));

@@ -73,6 +73,11 @@ final class TunnelAdmission {
       if (credentials.state(cred) != CredentialStore.State.USED) {
         return "credential " + cred + " has not enrolled " + pepId + ": enrol with it first";
       }
+      if (credentials.carriedTunnel(cred)) {
+        return "credential "
+            + cred
+            + " carried a tunnel already: one tunnel per one-time credential";
+      }
     } catch (IOException e) {
       return "credential " + cred + " could not be checked: " + e.getClass().getSimpleName();
     }

@@ -227,6 +227,10 @@ final class TunnelDesk implements AutoCloseable {
             g.objective().name(),
             "rule",
             g.rule(),
+            "inner",
+            g.inner().toString(),
+            "ikeId",
+            g.ikeId(),
             "until",
             g.until().toString());
     // The gateway first: the client initiates once the gateway's charon holds the tunnel.

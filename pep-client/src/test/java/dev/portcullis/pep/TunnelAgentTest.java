@@ -58,10 +58,16 @@ class TunnelAgentTest {
       """
       <tunnels>
         <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
+        <subject name="erin" ike-id="erin-{tag}@vpn.lab"/>
         <allow id="ops" subject="alice bob carol dave erin" gateway="gw-1"
-               objectives="confidentiality integrity" lifetime="1h" max-tunnels="100"/>
+               objectives="confidentiality integrity" lifetime="1h" max-tunnels="100"
+               inner="10.1.0.0/16" ike-id="{subject}@vpn.lab" credential="none"/>
       </tunnels>
       """;
+
+  /** What the test rules give each subject: an address in 10.1/16, its name@vpn.lab. */
+  static final String TERMS =
+      " inner=\"10.1.0.0/16\" ike-id=\"{subject}@vpn.lab\" credential=\"none\"";
 
   static final String SECURITY =
       "<security><tls engine=\"openssl\" dev-pki=\"pki\" client-auth=\"optional\"/>"
@@ -124,6 +130,8 @@ class TunnelAgentTest {
         otc.token(),
         dir.resolve(id + ".crt"),
         dir.resolve(id + ".key"));
+    // as the walk-through keeps it: the user's credential file, spent on enrolment
+    Files.writeString(dir.resolve(id + ".credential"), otc.token() + "\n");
     return otc.id();
   }
 
@@ -352,7 +360,66 @@ class TunnelAgentTest {
               bob.request(
                   "r3", ask("bob", inner, Objective.INTEGRITY, "bob@vpn.lab", "otc-unknown")));
       assertTrue(cred.contains("unknown credential"), cred);
+      String everything =
+          refusal(
+              bob.request("r4", ask("bob", "0.0.0.0/0", Objective.INTEGRITY, "bob@vpn.lab", null)));
+      assertTrue(everything.contains("never for more"), everything);
+      String impostor =
+          refusal(bob.request("r5", ask("bob", inner, Objective.INTEGRITY, "alice@vpn.lab", null)));
+      assertTrue(impostor.contains("gives bob the IKE identity bob@vpn.lab"), impostor);
+      withRule(
+          "<allow id=\"fresh\" subject=\"bob\" gateway=\"gw-1\" objectives=\"integrity\""
+              + " lifetime=\"1h\" inner=\"10.1.0.0/16\" ike-id=\"{subject}@vpn.lab\"/>",
+          unchecked(
+              () -> {
+                String fresh =
+                    refusal(
+                        bob.request(
+                            "r6", ask("bob", inner, Objective.INTEGRITY, "bob@vpn.lab", null)));
+                assertTrue(fresh.contains("fresh one-time credential"), fresh);
+              }));
       assertEquals(List.of(), bob.tunnels());
+    }
+  }
+
+  @Test
+  void aPacketFromAnAddressTheSubjectWasNotGivenNeverCrosses() throws Exception {
+    String spoofed = "10.1.0.77";
+    lab.addInnerAddresses(lab.a(), List.of(spoofed + "/32"));
+    try (TunnelAgent dave = agent("dave", lab.a().vici(), null)) {
+      dave.request(
+              "s1", ask("dave", lab.a().inner() + "/32", Objective.INTEGRITY, "dave@vpn.lab", null))
+          .get(30, TimeUnit.SECONDS);
+      // ESP-NULL: a payload that crosses shows in the capture, inside ESP or outside
+      LabCapture granted = pingThrough(lab.a().inner());
+      assertTrue(granted.esp().stream().anyMatch(p -> p.contains(PATTERN)), granted.toString());
+      long before;
+      try (var files = Files.list(dir)) {
+        before = files.filter(f -> f.getFileName().toString().startsWith("capture-")).count();
+      }
+      IOException none =
+          assertThrows(
+              IOException.class,
+              () -> LabCapture.pingAcross(lab, dir, spoofed, lab.b().inner(), PATTERN));
+      assertTrue(none.getMessage().contains("ping"), none.getMessage());
+      Path capture;
+      try (var files = Files.list(dir)) {
+        List<Path> all =
+            files
+                .filter(f -> f.getFileName().toString().startsWith("capture-"))
+                .sorted(java.util.Comparator.comparing(f -> f.toFile().lastModified()))
+                .toList();
+        assertEquals(before + 1, all.size());
+        capture = all.get(all.size() - 1);
+      }
+      String seen = Files.readString(capture);
+      assertTrue(seen.contains("listening on"), seen);
+      LabCapture spoof = LabCapture.of(seen);
+      for (List<String> kind : List.of(spoof.esp(), spoof.other())) {
+        for (String packet : kind) {
+          assertFalse(packet.contains(PATTERN), "crossed from " + spoofed + ": " + packet);
+        }
+      }
     }
   }
 
@@ -477,7 +544,9 @@ class TunnelAgentTest {
     String inner = lab.a().inner() + "/32";
     withRule(
         "<allow id=\"mls\" subject=\"alice\" gateway=\"gw-1\" objectives=\"integrity"
-            + " confidentiality\" lifetime=\"1h\" mls-session=\"true\" confidential-from=\"S\"/>",
+            + " confidentiality\" lifetime=\"1h\" mls-session=\"true\" confidential-from=\"S\""
+            + TERMS
+            + "/>",
         unchecked(
             () -> {
               try (TunnelAgent alice = agent("alice", lab.a().vici(), null);
@@ -526,7 +595,9 @@ class TunnelAgentTest {
   void aTunnelEndsAtBothEndsWhenItsLifetimeIsOver() throws Exception {
     withRule(
         "<allow id=\"short\" subject=\"bob\" gateway=\"gw-1\" objectives=\"integrity\""
-            + " lifetime=\"2s\"/>",
+            + " lifetime=\"2s\""
+            + TERMS
+            + "/>",
         unchecked(
             () -> {
               try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
@@ -557,7 +628,7 @@ class TunnelAgentTest {
 
   @Test
   void theCommandLineAgentBringsItsTunnelUpAndTakesItDownOnSigterm() throws Exception {
-    String otc = enrol("erin");
+    enrol("erin");
     Path config = dir.resolve("erin-agent.xml");
     Files.writeString(
         config,
@@ -569,7 +640,7 @@ class TunnelAgentTest {
           </security>
           <tunnels vici="%VICI%" timeout="15s">
             <tunnel subject="erin" gateway="gw-1" address="%OUTER%" inner="%INNER%/32"
-                    objective="confidentiality" ike-id="erin@vpn.lab" credential="%OTC%"/>
+                    objective="confidentiality" ike-id="erin-1@vpn.lab" credential-file="erin.credential"/>
           </tunnels>
         </pep>
         """
@@ -577,8 +648,7 @@ class TunnelAgentTest {
             .replace("%CA%", ca().toString())
             .replace("%VICI%", lab.a().vici().toString())
             .replace("%OUTER%", lab.a().outer())
-            .replace("%INNER%", lab.a().inner())
-            .replace("%OTC%", otc));
+            .replace("%INNER%", lab.a().inner()));
     Process p =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),

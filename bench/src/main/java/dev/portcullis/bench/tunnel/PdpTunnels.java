@@ -51,7 +51,8 @@ final class PdpTunnels {
             + "<allow id=\"bench\" subject=\"user\" gateway=\"gw-1\""
             + " objectives=\"integrity confidentiality\" lifetime=\"1h\" max-tunnels=\""
             + n
-            + "\"/></tunnels>");
+            + "\" inner=\"10.1.0.0/16\" ike-id=\"{subject}-{tag}@vpn.lab\" credential=\"none\"/>"
+            + "</tunnels>");
     Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
     Files.writeString(
         dir.resolve("pdp.xml"),

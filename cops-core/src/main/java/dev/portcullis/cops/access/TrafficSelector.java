@@ -47,6 +47,34 @@ public record TrafficSelector(InetAddress address, int prefixLength) {
     }
   }
 
+  /**
+   * Whether every address of {@code other} is in this prefix (same family, a prefix at least as
+   * long, the same leading bits).
+   */
+  public boolean contains(TrafficSelector other) {
+    return other.prefixLength >= prefixLength && sameLeadingBits(other, prefixLength);
+  }
+
+  /** Whether this prefix and {@code other} share an address (one contains the other). */
+  public boolean overlaps(TrafficSelector other) {
+    return sameLeadingBits(other, Math.min(prefixLength, other.prefixLength));
+  }
+
+  private boolean sameLeadingBits(TrafficSelector other, int bits) {
+    byte[] a = address.getAddress();
+    byte[] b = other.address.getAddress();
+    if (a.length != b.length) {
+      return false;
+    }
+    for (int bit = 0; bit < bits; bit++) {
+      int mask = 0x80 >>> (bit % 8);
+      if ((a[bit / 8] & mask) != (b[bit / 8] & mask)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   @Override
   public String toString() {
     return address.getHostAddress() + "/" + prefixLength;

@@ -31,6 +31,9 @@ interface CredentialLedger {
    */
   boolean spendOnTunnel(String id, String tunnel) throws IOException;
 
+  /** Whether a used credential carried its tunnel (a hint: {@link #spendOnTunnel} decides). */
+  boolean carriedTunnel(String id) throws IOException;
+
   /**
    * Files: {@code valid/ID.json}, renamed atomically to {@code used/ID.json}; a credential that
    * carried a tunnel gets {@code tunnels/ID} (created exclusively, holding the tunnel's id).
@@ -40,18 +43,18 @@ interface CredentialLedger {
     public boolean spendOnTunnel(String id, String tunnel) throws IOException {
       Path dir = used.resolveSibling("tunnels");
       OwnedFile.privateDirectory(dir, "credential store directory");
-      try {
-        Files.write(
-            dir.resolve(id),
-            tunnel.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-            java.nio.file.StandardOpenOption.CREATE_NEW,
-            java.nio.file.StandardOpenOption.WRITE,
-            java.nio.file.StandardOpenOption.SYNC);
-      } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!DurableFiles.createNew(
+          dir.resolve(id), tunnel.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
         return false;
       }
       DurableFiles.forceDirectory(dir);
       return true;
+    }
+
+    @Override
+    public boolean carriedTunnel(String id) {
+      return Files.exists(
+          used.resolveSibling("tunnels").resolve(id), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override
@@ -102,6 +105,15 @@ interface CredentialLedger {
    * let one enrol.
    */
   record InFleet(StateStore store) implements CredentialLedger {
+    @Override
+    public boolean carriedTunnel(String id) throws IOException {
+      try {
+        return store.read("/enrolment/tunnel/" + id).isPresent();
+      } catch (StoreException e) {
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+
     private static String issued(String id) {
       return "/enrolment/issued/" + id;
     }

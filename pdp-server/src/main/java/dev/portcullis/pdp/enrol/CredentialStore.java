@@ -189,6 +189,11 @@ public final class CredentialStore {
     return ledger.spendOnTunnel(id, tunnel);
   }
 
+  /** Whether the credential carried its one tunnel already (here, at another member, before). */
+  public boolean carriedTunnel(String id) throws IOException {
+    return ID.matcher(id).matches() && ledger.carriedTunnel(id);
+  }
+
   /** True if {@code secret} is the credential's, compared in constant time. */
   public boolean secretMatches(Credential c, byte[] secret) {
     return MessageDigest.isEqual(sha256(secret), c.secretHash());

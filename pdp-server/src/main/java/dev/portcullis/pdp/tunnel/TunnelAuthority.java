@@ -1,5 +1,6 @@
 package dev.portcullis.pdp.tunnel;
 
+import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
@@ -30,9 +31,19 @@ public final class TunnelAuthority {
     }
   }
 
-  /** A tunnel this authority granted (no key). */
+  /**
+   * A tunnel this authority granted (no key): {@code inner} is the prefix its client may send from,
+   * {@code ikeId} the client's IKE identity, both as the policy gave them.
+   */
   public record Granted(
-      String id, String subject, String gateway, Objective objective, String rule, Instant until) {}
+      String id,
+      String subject,
+      String gateway,
+      Objective objective,
+      String rule,
+      Instant until,
+      TrafficSelector inner,
+      String ikeId) {}
 
   /**
    * The multilevel sessions a rule may require ({@code mls-session}, {@code confidential-from}):
@@ -129,6 +140,12 @@ public final class TunnelAuthority {
     if (session != null) {
       return refused(rule.id(), session);
     }
+    // What is granted comes from the policy; the request may ask for less, never for more.
+    TunnelPolicy.Terms terms = p.terms(rule, r.subject());
+    String beyond = beyondTerms(rule, terms, r, gw.name());
+    if (beyond != null) {
+      return refused(rule.id(), beyond);
+    }
     byte[] id = new byte[8];
     byte[] psk = new byte[32];
     random.nextBytes(id);
@@ -140,7 +157,7 @@ public final class TunnelAuthority {
               tunnel,
               r.outerAddress(),
               gw.address(),
-              r.ikeId(),
+              r.ikeId(), // the policy's identity, as checked above
               gw.ikeId(),
               r.innerPrefix(),
               gw.network(),
@@ -157,11 +174,82 @@ public final class TunnelAuthority {
               gw.name(),
               r.objective(),
               rule.id(),
-              clock.instant().plus(rule.lifetime())));
+              clock.instant().plus(rule.lifetime()),
+              r.innerPrefix(),
+              r.ikeId()));
       return new Outcome(rule.id(), null, client, client.mirrored());
     } finally {
       java.util.Arrays.fill(psk, (byte) 0); // the grants hold their own copies
     }
+  }
+
+  /**
+   * Null, or why request {@code r} asks for more than {@code terms}, what the policy gives its
+   * subject under {@code rule}: an inner prefix beyond the subject's (or one the policy does not
+   * give at all), another IKE identity, no credential where the rule takes one per tunnel, or
+   * addresses another subject's live tunnel to the same gateway carries.
+   */
+  private String beyondTerms(
+      TunnelPolicy.Allow rule, TunnelPolicy.Terms terms, TunnelRequest r, String gateway) {
+    String subject = r.subject();
+    if (terms.inner() == null) {
+      return "the tunnel policy gives "
+          + subject
+          + " no inner prefix (rule "
+          + rule.id()
+          + " has no inner=, and no <subject> names "
+          + subject
+          + ")";
+    }
+    if (!terms.inner().contains(r.innerPrefix())) {
+      return "inner prefix "
+          + r.innerPrefix()
+          + " is not within "
+          + terms.inner()
+          + ", what the tunnel policy gives "
+          + subject
+          + ": a request may ask for less, never for more";
+    }
+    if (!terms.identity(r.ikeId())) {
+      return "IKE identity "
+          + r.ikeId()
+          + ": the tunnel policy gives "
+          + subject
+          + " the IKE identity "
+          + terms.ikeId();
+    }
+    if (rule.credential() && r.credentialId() == null) {
+      return "rule "
+          + rule.id()
+          + " takes a fresh one-time credential for each tunnel (credential=\"per-tunnel\"):"
+          + " the request names none";
+    }
+    for (Granted g : granted.values()) {
+      if (g.gateway().equals(gateway) && g.ikeId().equals(r.ikeId())) {
+        return "IKE identity "
+            + r.ikeId()
+            + " is held by tunnel "
+            + g.id()
+            + " to "
+            + gateway
+            + " already (charon tells tunnels apart by their identities: "
+            + (terms.ikeId().contains(TunnelPolicy.TAG)
+                ? "ask with another {tag})"
+                : "the rule's ike-id can say {tag})");
+      }
+      if (g.gateway().equals(gateway)
+          && !g.subject().equals(subject)
+          && g.inner().overlaps(r.innerPrefix())) {
+        return "inner prefix "
+            + r.innerPrefix()
+            + " overlaps "
+            + g.inner()
+            + ", which another subject's tunnel to "
+            + gateway
+            + " carries";
+      }
+    }
+    return null;
   }
 
   /** Null if {@code rule}'s session requirements hold for {@code subject} at {@code o}. */
@@ -239,17 +327,24 @@ public final class TunnelAuthority {
   }
 
   /**
-   * A new policy: tunnels it would no longer grant (the gateway gone, no rule, or not at their
-   * objective) are forgotten and returned, to be removed at both ends.
+   * A new policy: tunnels it would no longer grant (the gateway gone, no rule, not at their
+   * objective, their inner prefix or IKE identity no longer what it gives) are forgotten and
+   * returned, to be removed at both ends.
    */
   public List<Granted> reload(TunnelPolicy next) {
     policy = next;
     return take(
         g -> {
           TunnelPolicy.Allow rule = next.rule(g.subject(), g.gateway());
-          return next.gateway(g.gateway()) == null
+          if (next.gateway(g.gateway()) == null
               || rule == null
-              || !rule.objectives().contains(g.objective());
+              || !rule.objectives().contains(g.objective())) {
+            return true;
+          }
+          TunnelPolicy.Terms terms = next.terms(rule, g.subject());
+          return terms.inner() == null
+              || !terms.inner().contains(g.inner())
+              || !terms.identity(g.ikeId());
         });
   }
 

@@ -39,7 +39,47 @@ public final class TunnelPolicy {
   /** A gateway tunnels end at. */
   public record Gateway(String name, InetAddress address, String ikeId, TrafficSelector network) {}
 
-  /** A rule allowing tunnels. */
+  /**
+   * What the policy gives one subject wherever it tunnels: its inner prefix (null: the rule's) and
+   * its IKE identity (null: the rule's).
+   */
+  record Subject(String name, TrafficSelector inner, String ikeId) {}
+
+  /**
+   * What a tunnel of a subject under a rule is granted, whatever its request says: the prefix its
+   * client may send from (null: the policy gives it none) and its IKE identity, where {@code {tag}}
+   * stands for a number the request chooses (so that one subject's tunnels to one gateway have
+   * identities of their own: charon finds each tunnel's key by its identities).
+   */
+  record Terms(TrafficSelector inner, String ikeId) {
+    /** Whether {@code asked} is this identity, {@code {tag}} matched by 1 to 9 digits. */
+    boolean identity(String asked) {
+      if (!ikeId.contains(TAG)) {
+        return ikeId.equals(asked);
+      }
+      StringBuilder re = new StringBuilder();
+      String[] parts = ikeId.split(Pattern.quote(TAG), -1);
+      for (int i = 0; i < parts.length; i++) {
+        if (i > 0) {
+          re.append("[0-9]{1,9}");
+        }
+        re.append(Pattern.quote(parts[i]));
+      }
+      return asked.matches(re.toString());
+    }
+  }
+
+  /** In an IKE identity: a number of the request's choosing. */
+  static final String TAG = "{tag}";
+
+  /**
+   * A rule allowing tunnels.
+   *
+   * @param inner the prefix its tunnels' clients send from, for subjects without one of their own
+   *     (null: none)
+   * @param ikeId the clients' IKE identity, {@code {subject}} standing for the subject
+   * @param credential whether each tunnel takes a fresh one-time credential
+   */
   record Allow(
       String id,
       List<Pattern> subjects,
@@ -48,7 +88,10 @@ public final class TunnelPolicy {
       Duration lifetime,
       int maxTunnels,
       boolean mlsSession,
-      String confidentialFrom) {
+      String confidentialFrom,
+      TrafficSelector inner,
+      String ikeId,
+      boolean credential) {
     boolean matches(String subject, String gw) {
       if (!gateway.equals(gw)) {
         return false;
@@ -63,11 +106,17 @@ public final class TunnelPolicy {
   }
 
   private final Map<String, Gateway> gateways;
+  private final Map<String, Subject> subjects;
   private final List<Allow> rules;
   private final String source;
 
-  private TunnelPolicy(Map<String, Gateway> gateways, List<Allow> rules, String source) {
+  private TunnelPolicy(
+      Map<String, Gateway> gateways,
+      Map<String, Subject> subjects,
+      List<Allow> rules,
+      String source) {
     this.gateways = gateways;
+    this.subjects = subjects;
     this.rules = rules;
     this.source = source;
   }
@@ -88,6 +137,15 @@ public final class TunnelPolicy {
       if (gateways.putIfAbsent(name, new Gateway(name, address, attr(g, "ike-id", ""), network))
           != null) {
         throw error(g, "name", "gateway " + name + " defined twice");
+      }
+    }
+    Map<String, Subject> subjects = new LinkedHashMap<>();
+    for (Element e : children(root, "subject")) {
+      String name = attr(e, "name", "");
+      TrafficSelector inner = e.hasAttribute("inner") ? prefix(e, "inner") : null;
+      String ike = e.hasAttribute("ike-id") ? identity(e) : null;
+      if (subjects.putIfAbsent(name, new Subject(name, inner, ike)) != null) {
+        throw error(e, "name", "subject " + name + " defined twice");
       }
     }
     List<Allow> rules = new ArrayList<>();
@@ -124,9 +182,9 @@ public final class TunnelPolicy {
         throw error(
             a, "lifetime", "lifetime " + lifetime + " (expected: more than 0, at most 24h)");
       }
-      List<Pattern> subjects = new ArrayList<>();
+      List<Pattern> globs = new ArrayList<>();
       for (String s : attr(a, "subject", "").trim().split("\\s+")) {
-        subjects.add(PdpConfig.glob(s));
+        globs.add(PdpConfig.glob(s));
       }
       boolean mls = XmlConfigReader.bool(a, "mls-session");
       String confidentialFrom =
@@ -138,9 +196,73 @@ public final class TunnelPolicy {
             "confidential-from names a session level: it needs mls-session=\"true\"");
       }
       int max = XmlConfigReader.integer(a, "max-tunnels", 1, 100_000);
-      rules.add(new Allow(id, subjects, gw, objectives, lifetime, max, mls, confidentialFrom));
+      TrafficSelector inner = a.hasAttribute("inner") ? prefix(a, "inner") : null;
+      String ike = identity(a);
+      boolean credential =
+          switch (attr(a, "credential", "")) {
+            case "per-tunnel" -> true;
+            case "none" -> false;
+            default ->
+                throw error(
+                    a,
+                    "credential",
+                    "credential " + attr(a, "credential", "") + " (expected: per-tunnel or none)");
+          };
+      rules.add(
+          new Allow(
+              id,
+              globs,
+              gw,
+              objectives,
+              lifetime,
+              max,
+              mls,
+              confidentialFrom,
+              inner,
+              ike,
+              credential));
     }
-    return new TunnelPolicy(Map.copyOf(gateways), List.copyOf(rules), file.toString());
+    return new TunnelPolicy(
+        Map.copyOf(gateways), Map.copyOf(subjects), List.copyOf(rules), file.toString());
+  }
+
+  /** An {@code ike-id} attribute, checked. */
+  private static String identity(Element e) throws ConfigException {
+    String ike = attr(e, "ike-id", "").trim();
+    if (ike.isEmpty()) {
+      throw error(
+          e, "ike-id", "an empty IKE identity (expected: a name, {subject} for the subject)");
+    }
+    if (ike.contains("{subject}" + TAG)) {
+      throw error(
+          e,
+          "ike-id",
+          "ike-id "
+              + ike
+              + ": {tag} right after {subject} makes one identity of two subjects' (erin1 with"
+              + " tag 2, erin with tag 12): put a separator between them, {subject}-{tag}");
+    }
+    return ike;
+  }
+
+  private static TrafficSelector prefix(Element e, String name) throws ConfigException {
+    try {
+      return TrafficSelector.parse(attr(e, name, "").trim());
+    } catch (IllegalArgumentException x) {
+      throw error(e, name, x.getMessage());
+    }
+  }
+
+  /**
+   * What {@code rule} grants {@code subject}'s tunnels: the subject's own inner prefix and IKE
+   * identity where the policy names the subject, else the rule's.
+   */
+  Terms terms(Allow rule, String subject) {
+    Subject s = subjects.get(subject);
+    TrafficSelector inner = s != null && s.inner() != null ? s.inner() : rule.inner();
+    String ike =
+        s != null && s.ikeId() != null ? s.ikeId() : rule.ikeId().replace("{subject}", subject);
+    return new Terms(inner, ike);
   }
 
   private static InetAddress literal(Element e, String name) throws ConfigException {
@@ -176,6 +298,12 @@ public final class TunnelPolicy {
   }
 
   public String describe() {
-    return gateways.size() + " gateways, " + rules.size() + " rules from " + source;
+    return gateways.size()
+        + " gateways, "
+        + subjects.size()
+        + " subjects, "
+        + rules.size()
+        + " rules from "
+        + source;
   }
 }

@@ -84,9 +84,17 @@ class CredentialStoreTest {
     CredentialStore before = CredentialStore.open(dir, SHA256);
     CredentialStore.Issued i = before.issue("alice", Duration.ofHours(1));
     assertTrue(before.consume(i.id()));
+    assertFalse(before.carriedTunnel(i.id()));
     assertTrue(before.spendOnTunnel(i.id(), "t-1"));
+    assertEquals(
+        "rw-------",
+        PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(dir.resolve("tunnels").resolve(i.id()))),
+        "the spent mark is owner-only like every file of the store, whatever the umask");
+    assertTrue(before.carriedTunnel(i.id()));
     assertFalse(before.spendOnTunnel(i.id(), "t-2"), "one tunnel per credential");
     CredentialStore after = CredentialStore.open(dir, SHA256); // a PDP restarted
+    assertTrue(after.carriedTunnel(i.id()));
     assertFalse(after.spendOnTunnel(i.id(), "t-3"), "still spent after a restart");
     assertFalse(after.spendOnTunnel("../valid/x", "t-4"), "only credential ids are names");
   }

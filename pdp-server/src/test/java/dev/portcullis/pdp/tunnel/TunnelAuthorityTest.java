@@ -32,13 +32,18 @@ class TunnelAuthorityTest {
       <tunnels>
         <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
         <allow id="ops" subject="alice bob-*" gateway="gw-1" objectives="confidentiality"
-               lifetime="1h"/>
+               lifetime="1h" inner="10.1.0.0/16" ike-id="{subject}.{tag}@vpn.lab" credential="none"/>
         <allow id="sensors" subject="sensor-?" gateway="gw-1" objectives="integrity confidentiality"
-               lifetime="10m"/>
+               lifetime="10m" inner="10.1.0.0/16" ike-id="{subject}.{tag}@vpn.lab" credential="none"/>
       </tunnels>
       """;
 
   @TempDir Path dir;
+
+  /** An authority on {@code text}, by the system clock. */
+  TunnelAuthority authority(String text) throws Exception {
+    return new TunnelAuthority(policy(text), Clock.systemUTC(), new SecureRandom());
+  }
 
   TunnelPolicy policy(String text) throws Exception {
     Path f = dir.resolve("tunnels.xml");
@@ -46,15 +51,115 @@ class TunnelAuthorityTest {
     return TunnelPolicy.load(f);
   }
 
+  /** Each subject its own inner address, as an operator would give them. */
+  static final java.util.Map<String, String> INNER = new java.util.concurrent.ConcurrentHashMap<>();
+
+  static final java.util.concurrent.atomic.AtomicInteger TAGS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   static TunnelRequest ask(String subject, Objective o) throws Exception {
+    String inner = INNER.computeIfAbsent(subject, s -> "10.1.0." + (INNER.size() + 1) + "/32");
+    return ask(subject, inner, subject + "." + TAGS.incrementAndGet() + "@vpn.lab", null, o);
+  }
+
+  static TunnelRequest ask(String subject, String inner, String ikeId, String cred, Objective o)
+      throws Exception {
     return TunnelRequest.client(
         subject,
         "gw-1",
         InetAddress.getByName("192.0.2.1"),
-        TrafficSelector.parse("10.1.0.1/32"),
+        TrafficSelector.parse(inner),
         o,
-        subject + "@vpn.lab",
-        null);
+        ikeId,
+        cred);
+  }
+
+  @Test
+  void aGrantCarriesOnlyWhatThePolicyGivesTheSubject() throws Exception {
+    TunnelAuthority a =
+        authority(
+            POLICY.replace(
+                "<allow id=\"ops\"",
+                "<subject name=\"alice\" inner=\"10.1.7.1/32\" ike-id=\"alice@corp\"/>\n"
+                    + "<allow id=\"ops\""));
+    Objective c = Objective.CONFIDENTIALITY;
+    String all = a.decide(ask("alice", "0.0.0.0/0", "alice@corp", null, c)).reason();
+    assertTrue(all.contains("not within 10.1.7.1/32") && all.contains("never for more"), all);
+    String other = a.decide(ask("alice", "10.1.7.2/32", "alice@corp", null, c)).reason();
+    assertTrue(other.contains("not within 10.1.7.1/32"), other);
+    String ike = a.decide(ask("alice", "10.1.7.1/32", "bob-1.1@vpn.lab", null, c)).reason();
+    assertEquals(
+        "IKE identity bob-1.1@vpn.lab: the tunnel policy gives alice the IKE identity alice@corp",
+        ike);
+    String untagged = a.decide(ask("bob-1", "10.1.9.0/24", "bob-1@vpn.lab", null, c)).reason();
+    assertTrue(untagged.contains("gives bob-1 the IKE identity bob-1.{tag}@vpn.lab"), untagged);
+    String notANumber = a.decide(ask("bob-1", "10.1.9.0/24", "bob-1.x@vpn.lab", null, c)).reason();
+    assertTrue(notANumber.contains("the IKE identity bob-1.{tag}@vpn.lab"), notANumber);
+    TunnelAuthority.Outcome bob = a.decide(ask("bob-1", "10.1.9.0/24", "bob-1.1@vpn.lab", null, c));
+    assertTrue(bob.granted(), bob.reason());
+    assertEquals("10.1.9.0/24", bob.client().localTs().toString());
+    assertEquals("bob-1.1@vpn.lab", bob.gateway().remoteId());
+    String same = a.decide(ask("bob-1", "10.1.9.0/24", "bob-1.1@vpn.lab", null, c)).reason();
+    assertTrue(same.contains("is held by tunnel " + bob.client().tunnelId()), same);
+    assertTrue(a.decide(ask("bob-1", "10.1.9.0/24", "bob-1.2@vpn.lab", null, c)).granted());
+    String wide = a.decide(ask("bob-2", "10.0.0.0/8", "bob-2.1@vpn.lab", null, c)).reason();
+    assertTrue(wide.contains("not within 10.1.0.0/16"), wide);
+    String taken = a.decide(ask("bob-2", "10.1.9.7/32", "bob-2.1@vpn.lab", null, c)).reason();
+    assertTrue(taken.contains("another subject's tunnel to gw-1 carries"), taken);
+    TunnelAuthority.Outcome alice = a.decide(ask("alice", "10.1.7.1/32", "alice@corp", null, c));
+    assertTrue(alice.granted(), alice.reason());
+    assertEquals("alice@corp", alice.client().localId());
+    assertEquals("alice@corp", alice.gateway().remoteId(), "the gateway admits that identity only");
+    assertEquals("10.1.7.1/32", alice.gateway().remoteTs().toString());
+    assertEquals(3, a.granted().size());
+  }
+
+  @Test
+  void aRuleTakesAFreshCredentialPerTunnelUnlessItSaysNone() throws Exception {
+    TunnelAuthority a = authority(POLICY.replace(" credential=\"none\"", ""));
+    String none = a.decide(ask("alice", Objective.CONFIDENTIALITY)).reason();
+    assertTrue(none.contains("fresh one-time credential") && none.contains("names none"), none);
+    assertTrue(
+        a.decide(
+                ask(
+                    "alice",
+                    "10.1.0.1/32",
+                    "alice.1@vpn.lab",
+                    "otc-0123456789abcdef",
+                    Objective.CONFIDENTIALITY))
+            .granted(),
+        "the credential itself is the desk's to check");
+  }
+
+  @Test
+  void aRuleWithoutAnInnerPrefixGrantsNone() throws Exception {
+    TunnelAuthority a = authority(POLICY.replace(" inner=\"10.1.0.0/16\"", ""));
+    assertEquals(
+        "the tunnel policy gives alice no inner prefix (rule ops has no inner=, and no <subject>"
+            + " names alice)",
+        a.decide(ask("alice", Objective.CONFIDENTIALITY)).reason());
+  }
+
+  @Test
+  void aReloadThatNarrowsTheSubjectsTermsEndsItsTunnels() throws Exception {
+    TunnelAuthority a = authority(POLICY);
+    Objective c = Objective.CONFIDENTIALITY;
+    String alice =
+        a.decide(ask("alice", "10.1.3.0/24", "alice.1@vpn.lab", null, c)).client().tunnelId();
+    String bob =
+        a.decide(ask("bob-1", "10.1.4.1/32", "bob-1.1@vpn.lab", null, c)).client().tunnelId();
+    List<TunnelAuthority.Granted> gone =
+        a.reload(
+            policy(
+                POLICY.replace(
+                    "<allow id=\"ops\"",
+                    "<subject name=\"alice\" inner=\"10.1.3.1/32\"/>\n"
+                        + "<subject name=\"bob-1\" ike-id=\"bob@corp\"/>\n<allow id=\"ops\"")));
+    assertEquals(
+        java.util.Set.of(alice, bob),
+        gone.stream()
+            .map(TunnelAuthority.Granted::id)
+            .collect(java.util.stream.Collectors.toSet()));
   }
 
   @Test
@@ -71,7 +176,8 @@ class TunnelAuthorityTest {
     assertEquals("gw-1.lab", c.remoteId());
     assertEquals("10.2.0.0/16", c.remoteTs().toString());
     assertEquals(3600L, c.lifetimeSeconds());
-    assertEquals("alice@vpn.lab", g.remoteId(), "the gateway's view is the mirror");
+    assertTrue(g.remoteId().matches("alice\\.[0-9]+@vpn\\.lab"), "the mirror: " + g.remoteId());
+    assertEquals(c.localId(), g.remoteId());
     assertArrayEquals(c.psk(), g.psk(), "one key for both ends");
     assertEquals(32, c.psk().length);
     TunnelAuthority.Outcome again = a.decide(ask("alice", Objective.CONFIDENTIALITY));
@@ -83,7 +189,7 @@ class TunnelAuthorityTest {
 
   @Test
   void refusalsSayWhy() throws Exception {
-    TunnelAuthority a = new TunnelAuthority(policy(POLICY), Clock.systemUTC(), new SecureRandom());
+    TunnelAuthority a = authority(POLICY);
     assertEquals(
         "no rule allows mallory a tunnel to gw-1",
         a.decide(ask("mallory", Objective.CONFIDENTIALITY)).reason());
@@ -142,6 +248,14 @@ class TunnelAuthorityTest {
       },
       {POLICY.replace("network=\"10.2.0.0/16\"", "network=\"10.2.0.1/16\""), "host bits set"},
       {POLICY.replace("id=\"sensors\"", "id=\"ops\""), "rule id ops used twice"},
+      {POLICY.replace("inner=\"10.1.0.0/16\"", "inner=\"10.1.0.1/16\""), "host bits set"},
+      {POLICY.replace("{subject}.{tag}", "{subject}{tag}"), "put a separator between them"},
+      {POLICY.replace("credential=\"none\"", "credential=\"maybe\""), "credential"},
+      {
+        POLICY.replace(
+            "<allow id=\"ops\"", "<subject name=\"a\"/><subject name=\"a\"/><allow id=\"ops\""),
+        "subject a defined twice"
+      },
     };
     for (String[] c : cases) {
       ConfigException e = assertThrows(ConfigException.class, () -> policy(c[0]), c[1]);
@@ -194,7 +308,8 @@ class TunnelAuthorityTest {
                     "<allow id=\"ops\"",
                     "<allow id=\"mls\" subject=\"carol\" gateway=\"gw-1\""
                         + " objectives=\"integrity confidentiality\" lifetime=\"1h\""
-                        + " mls-session=\"true\" confidential-from=\"S\"/>\n<allow id=\"ops\"")),
+                        + " mls-session=\"true\" confidential-from=\"S\" inner=\"10.1.0.0/16\""
+                        + " ike-id=\"{subject}.{tag}@vpn.lab\" credential=\"none\"/>\n<allow id=\"ops\"")),
             clock(now),
             new SecureRandom());
     java.util.Map<String, Integer> ranks = new java.util.HashMap<>();

@@ -94,7 +94,7 @@ public record TunnelAgentConfig(
       if (o.refusal() != null) {
         throw error(e, "objective", o.refusal());
       }
-      String cred = e.hasAttribute("credential") ? attr(e, "credential", "") : null;
+      String cred = credential(file, e);
       tunnels.add(
           TunnelRequest.client(
               attr(e, "subject", ""),
@@ -106,6 +106,45 @@ public record TunnelAgentConfig(
               cred));
     }
     return new TunnelAgentConfig(PepConfig.load(file), vici, timeout, gateway, tunnels);
+  }
+
+  /**
+   * The one-time credential a {@code <tunnel>} names: {@code credential=} its id, or {@code
+   * credential-file=} the file issue-credential's line was kept in, of which only the id (before
+   * the dot) is read and sent; null for none.
+   */
+  private static String credential(Path config, Element e) throws ConfigException {
+    if (e.hasAttribute("credential") && e.hasAttribute("credential-file")) {
+      throw error(e, "credential-file", "credential and credential-file: name the credential once");
+    }
+    if (!e.hasAttribute("credential-file")) {
+      return e.hasAttribute("credential") ? attr(e, "credential", "") : null;
+    }
+    Path f =
+        config.toAbsolutePath().getParent().resolve(attr(e, "credential-file", "")).normalize();
+    String line;
+    try {
+      line = java.nio.file.Files.readString(f, java.nio.charset.StandardCharsets.US_ASCII).trim();
+    } catch (java.io.IOException | java.io.UncheckedIOException x) {
+      throw error(
+          e,
+          "credential-file",
+          "credential file "
+              + f
+              + " cannot be read ("
+              + x.getClass().getSimpleName()
+              + "): keep the line issue-credential printed there (docs/tunnels.md)");
+    }
+    int dot = line.indexOf('.');
+    String id = dot < 0 ? line : line.substring(0, dot);
+    if (!id.matches("otc-[0-9a-f]{16}")) {
+      // never the file's content in the message: it may hold a secret
+      throw error(
+          e,
+          "credential-file",
+          "credential file " + f + " does not hold a credential (expected: otc-<16 hex>.SECRET)");
+    }
+    return id;
   }
 
   /** A literal address (no name lookups: the tunnel's ends are what the PDP checks). */

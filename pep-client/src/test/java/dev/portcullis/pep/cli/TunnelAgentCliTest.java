@@ -76,6 +76,35 @@ class TunnelAgentCliTest {
   }
 
   @Test
+  void aCredentialFileIsReadForItsIdAndItsMistakesNamed() throws Exception {
+    String withFile =
+        "<tunnels>\n"
+            + TUNNEL.formatted("integrity").replace("/>", " credential-file=\"alice.credential\"/>")
+            + "\n</tunnels>\n";
+    String missing = agent(2, agentXml("0xC0A8", withFile));
+    assertTrue(
+        missing.contains("agent.xml:5")
+            && missing.contains("alice.credential cannot be read")
+            && missing.contains("issue-credential"),
+        missing);
+    Files.writeString(dir.resolve("alice.credential"), "not-a-credential.s3cr3t-value\n");
+    String wrong = agent(2, agentXml("0xC0A8", withFile));
+    assertTrue(wrong.contains("does not hold a credential"), wrong);
+    assertTrue(!wrong.contains("s3cr3t"), "never the file's content: " + wrong);
+    Files.writeString(dir.resolve("alice.credential"), "otc-0123456789abcdef.s3cr3t\n");
+    TunnelAgentConfig c = TunnelAgentConfig.load(agentXml("0xC0A8", withFile));
+    assertEquals("otc-0123456789abcdef", c.tunnels().get(0).credentialId(), "the id only");
+    c.pep().close();
+    String both =
+        agent(
+            2,
+            agentXml(
+                "0xC0A8",
+                withFile.replace("credential-file=", "credential=\"otc-1\" credential-file=")));
+    assertTrue(both.contains("name the credential once"), both);
+  }
+
+  @Test
   void aCharonThatIsNotThereIsSaidSo() throws Exception {
     Path vici = dir.resolve("no-charon.vici");
     String out =
@@ -110,7 +139,9 @@ class TunnelAgentCliTest {
                   pki.peps().get(id).certificateChain().toString())
               .replace(
                   "../target/enrolled/" + id + ".key", pki.peps().get(id).privateKey().toString())
-              .replace("../target/dev-pki/ca.crt", pki.caCertificate().toString()));
+              .replace("../target/dev-pki/ca.crt", pki.caCertificate().toString())
+              .replace("../target/alice.credential", "alice.credential"));
+      Files.writeString(dir.resolve("alice.credential"), "otc-0123456789abcdef.c2VjcmV0\n");
       TunnelAgentConfig c = TunnelAgentConfig.load(copy);
       assertEquals(id, c.pep().pepId());
       if (id.equals("gw-1")) {
@@ -118,6 +149,7 @@ class TunnelAgentCliTest {
       } else {
         assertNull(c.gateway());
         assertEquals("alice", c.tunnels().get(0).subject());
+        assertEquals("otc-0123456789abcdef", c.tunnels().get(0).credentialId(), "the id only");
       }
       c.pep().close();
     }
