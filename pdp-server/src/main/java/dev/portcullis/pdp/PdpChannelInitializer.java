@@ -20,11 +20,16 @@ import io.netty.channel.ChannelPipeline;
  *   rate             ReadRateLimiter
  *   liveness         Liveness: open deadline, keep-alive echo and loss
  *   admission        PepAdmission: TLS negotiation, identity, Integrity, protection level
+ *   requests         RequestLimit: max-handles, for every client type (before all of them)
  *   enrolment        EnrolmentHandler, only when the PDP enrols
+ *   tunnels          TunnelHandler, only when the PDP grants tunnels
  *   pdp              PdpStateMachine
  * </pre>
  */
 final class PdpChannelInitializer extends ChannelInitializer<Channel> {
+  /** The request limit's name in the pipeline: every client type's handler is after it. */
+  static final String REQUESTS = "requests";
+
   private final PdpContext server;
   private final KeyRing keyRing;
 
@@ -49,12 +54,15 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
             "rate", new ReadRateLimiter(server.config().maxMessagesPerSecond(), server::nanoTime))
         .addLast("liveness", new Liveness(state))
         .addLast("admission", new PepAdmission(state, integrity));
+    PdpStateMachine machine = new PdpStateMachine(state);
+    // Every client type's handler comes after this one: its limits hold for types added later.
+    p.addLast(REQUESTS, new RequestLimit(state, machine.deciding()));
     if (server.enrols()) {
       p.addLast("enrolment", new EnrolmentHandler(state));
     }
     if (server.tunnels() != null) {
       p.addLast("tunnels", new TunnelHandler(state, server.tunnels()));
     }
-    p.addLast("pdp", new PdpStateMachine(state));
+    p.addLast("pdp", machine);
   }
 }

@@ -45,6 +45,11 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   private final PdpContext server;
   private final RequestDecisions decisions;
 
+  /** What the request limit needs to know of the requests being decided here. */
+  RequestLimit.Deciding deciding() {
+    return decisions;
+  }
+
   PdpStateMachine(ConnectionState state) {
     this.state = state;
     this.server = state.server;

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * AsyncDecisions}, which hands back what completes to be installed and answered here. Everything
  * here runs on the connection's event loop.
  */
-final class RequestDecisions implements AsyncDecisions.Completions {
+final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit.Deciding {
   private static final Logger log = LoggerFactory.getLogger(RequestDecisions.class);
 
   private final ConnectionState state;
@@ -45,6 +45,18 @@ final class RequestDecisions implements AsyncDecisions.Completions {
   /** Requests still being decided by an asynchronous engine. */
   int inFlight() {
     return later.inFlight();
+  }
+
+  /** Requests of {@code type} being decided by an asynchronous engine. */
+  @Override
+  public int pending(int type) {
+    return later.inFlight() == 0 ? 0 : later.pending(type);
+  }
+
+  /** Whether {@code h} of {@code type} is being decided by an asynchronous engine. */
+  @Override
+  public boolean isPending(int type, Handle h) {
+    return later.inFlight() > 0 && later.isPending(type, h);
   }
 
   /** The PEP deleted a handle: a decision still being made for it will not be installed. */
@@ -66,14 +78,9 @@ final class RequestDecisions implements AsyncDecisions.Completions {
   void request(Request r, Map<Handle, Installed> s) {
     long arrived = server.nanoTime();
     int type = r.clientType();
+    // max-handles was checked before any client type's handler (RequestLimit).
     // Nothing being decided (always, with a synchronous engine): no look-ups on the hot path.
-    boolean deciding = later.inFlight() > 0;
-    boolean pendingHandle = deciding && later.isPending(type, r.handle());
-    int held = s.size() + (deciding ? later.pending(type) : 0);
-    if (!s.containsKey(r.handle()) && !pendingHandle && held >= server.config().maxHandles()) {
-      refuse(r, "handle limit", "PEP {}: request refused, {} handles open (limit)", held);
-      return;
-    }
+    boolean pendingHandle = later.inFlight() > 0 && later.isPending(type, r.handle());
     AccessRequest access = accessRequest(r);
     if (access == null) {
       return;

@@ -1,0 +1,76 @@
+package dev.portcullis.pdp;
+
+import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.ErrorObject;
+import dev.portcullis.cops.Handle;
+import dev.portcullis.cops.Request;
+import dev.portcullis.pdp.ConnectionState.Installed;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.Map;
+
+/**
+ * The one admission of requests, for every client type (docs/security.md, principle 11): a REQ that
+ * would open a new request state when the PEP holds {@code max-handles} of its client type already
+ * (installed, or being decided) is answered "Unable to process" (RFC 2748 error 4) here, counted in
+ * the refusals summary, and goes no further. It sits in the pipeline before every client type's
+ * handler (enrolment, tunnels, the state machine's engines), so a type added later is under the
+ * limit by where it is put, not by remembering to check. A hostile tester had 600 tunnel requests
+ * on distinct handles all decided with {@code max-handles=200}: the tunnel handler kept its request
+ * states itself, past the check the access types made for themselves.
+ */
+final class RequestLimit extends ChannelInboundHandlerAdapter {
+  /** How many request states of a type are being decided, and whether a handle is one of them. */
+  interface Deciding {
+    int pending(int type);
+
+    boolean isPending(int type, Handle h);
+  }
+
+  private final ConnectionState state;
+  private final Deciding deciding;
+
+  RequestLimit(ConnectionState state, Deciding deciding) {
+    this.state = state;
+    this.deciding = deciding;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof Request r && !state.closing && over(r)) {
+      state.channel.writeAndFlush(
+          Decision.error(
+              r.clientType(), r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+      state
+          .server
+          .refusals()
+          .warn(
+              "handle limit",
+              "PEP {}: request refused, {} handles of client type 0x{} open (max-handles)",
+              state.pepId,
+              state.server.config().maxHandles(),
+              Integer.toHexString(r.clientType()).toUpperCase(java.util.Locale.ROOT));
+      return;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  /** Whether {@code r} would open a request state beyond the limit (an open type only). */
+  private boolean over(Request r) {
+    int type = r.clientType();
+    Map<Handle, Installed> s = state.sessions.get(type);
+    if (s == null || s.containsKey(r.handle())) {
+      return false; // not open (the state machine says so), or an update of a held state
+    }
+    int held = s.size();
+    int pending = deciding.pending(type);
+    if (pending > 0) {
+      if (deciding.isPending(type, r.handle())) {
+        return false;
+      }
+      held += pending;
+    }
+    return held >= state.server.config().maxHandles();
+  }
+}
