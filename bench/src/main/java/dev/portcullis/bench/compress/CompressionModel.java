@@ -209,8 +209,10 @@ public final class CompressionModel implements Callable<Integer> {
         network.equals("lab")
             ? LabCheck.run(o, comps, corpus.keySet(), size, labBytes, labRepeats, samples)
             : List.of();
-    Files.createDirectories(out);
-    Files.writeString(out.resolve("speedup.svg"), chart(comps, sec, combo));
+    String svg = chart(comps, sec, combo);
+    // each file replaced on its own, nothing else in --out touched (docs/security.md, principle 9)
+    dev.portcullis.support.DurableFiles.replace(
+        out.resolve("speedup.svg"), f -> Files.writeString(f, svg));
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("warning", WARNING);
     json.put("payloadBytes", size);
@@ -220,9 +222,9 @@ public final class CompressionModel implements Callable<Integer> {
     if (!lab.isEmpty()) {
       json.put("throughTheLab", lab);
     }
-    new ObjectMapper()
-        .writerWithDefaultPrettyPrinter()
-        .writeValue(out.resolve("results.json").toFile(), json);
+    dev.portcullis.support.DurableFiles.replace(
+        out.resolve("results.json"),
+        f -> new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(f.toFile(), json));
     o.printf("%nwrote %s and %s%n", out.resolve("results.json"), out.resolve("speedup.svg"));
     o.println(WARNING);
     return 0;

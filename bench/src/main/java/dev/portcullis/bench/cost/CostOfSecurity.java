@@ -329,12 +329,8 @@ public final class CostOfSecurity implements Callable<Integer> {
               tw,
               resumptions);
       JmhResults charts = jmh == null ? null : JmhResults.read(jmh);
-      Output.replace(
-          out,
-          dir -> {
-            report.writeJson(dir.resolve("results.json"));
-            report.writeHtml(dir.resolve("report.html"), charts);
-          });
+      Output.write(out, "results.json", report::writeJson);
+      Output.write(out, "report.html", f -> report.writeHtml(f, charts));
       report.printSummary(log);
       log.printf("%nwrote %s and %s%n", out.resolve("results.json"), out.resolve("report.html"));
     }

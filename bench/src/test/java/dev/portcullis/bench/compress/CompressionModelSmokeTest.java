@@ -39,6 +39,7 @@ class CompressionModelSmokeTest {
 
   @Test
   void measuresEvaluatesAndWarns() throws Exception {
+    Files.writeString(tmp.resolve("mine.txt"), "a stranger's file in --out");
     StringWriter out = new StringWriter();
     int code = run(out);
     assertEquals(0, code, out.toString());
@@ -48,6 +49,7 @@ class CompressionModelSmokeTest {
     assertTrue(s.contains("policy XML lz4"), s);
     assertTrue(Files.readString(tmp.resolve("speedup.svg")).startsWith("<svg"));
     assertTrue(Files.exists(tmp.resolve("results.json")));
+    assertEquals("a stranger's file in --out", Files.readString(tmp.resolve("mine.txt")));
   }
 
   @Test

@@ -25,6 +25,8 @@ class CostOfSecuritySmokeTest {
   @Test
   @Timeout(180)
   void everyLayerAndMetricEndsUpInTheJsonAndThePage() throws Exception {
+    // --out is a directory of the user's, with a file of theirs in it: it must stay
+    Files.writeString(tmp.resolve("mine.txt"), "kept");
     // What it prints is read only if it fails: a green build shows nothing of it.
     StringWriter printed = new StringWriter();
     int code =
@@ -51,6 +53,7 @@ class CostOfSecuritySmokeTest {
                 "--out",
                 tmp.toString());
     assertEquals(0, code, printed.toString());
+    assertEquals("kept", Files.readString(tmp.resolve("mine.txt")), "only the run's own files");
     JsonNode root = new ObjectMapper().readTree(tmp.resolve("results.json").toFile());
     Set<String> layers = new HashSet<>();
     int cells = 0;

@@ -78,12 +78,8 @@ class ReportPageTest {
             "TIME_WAIT: fine",
             Map.of("TLS openssl", new long[] {49, 50}));
     Path out = tmp.resolve("report");
-    Output.replace(
-        out,
-        d -> {
-          r.writeJson(d.resolve("results.json"));
-          r.writeHtml(d.resolve("report.html"), null);
-        });
+    Output.write(out, "results.json", r::writeJson);
+    Output.write(out, "report.html", f -> r.writeHtml(f, null));
     return out.resolve("report.html");
   }
 

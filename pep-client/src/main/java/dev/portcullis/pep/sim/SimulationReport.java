@@ -115,6 +115,12 @@ public final class SimulationReport {
       }
       root.put(side.getKey(), phases);
     }
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), root);
+    // the one file asked for, replaced atomically; its directory and neighbours left as they are
+    dev.portcullis.support.DurableFiles.replace(
+        file,
+        f ->
+            new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(f.toFile(), root));
   }
 }
