@@ -70,6 +70,14 @@ final class CmtsLink {
   private volatile Connection current;
   private volatile boolean closed;
   private boolean everReady;
+
+  /**
+   * When the connection now up became ready (System.nanoTime), or -1. The back-off starts over only
+   * after a connection that stayed ready for {@code reconnect-max}: a REQ alone never resets it, or
+   * a CMTS that misbehaves right after opening is reconnected ~8 times a second.
+   */
+  private long readySince = -1;
+
   private boolean refusedSinceReady;
   private int failedConnects;
 
@@ -246,7 +254,7 @@ final class CmtsLink {
         handle = r.handle();
         everReady = true;
         refusedSinceReady = false;
-        backoff.reset();
+        readySince = System.nanoTime();
         log.info(
             "CMTS {} at {}: ready (handle {}){}",
             name,
@@ -410,6 +418,10 @@ final class CmtsLink {
               Kind.NO_ANSWER, "connection to CMTS " + name + " lost: " + why, null);
       pending.failAll(lost);
       handle = null;
+      if (readySince >= 0 && System.nanoTime() - readySince >= settings.reconnectMax().toNanos()) {
+        backoff.reset(); // it served a while: a fresh loss, retried at once
+      }
+      readySince = -1;
       if (closed) {
         return;
       }

@@ -25,6 +25,18 @@ final class CmtsWatch implements CmtsLink.Events {
   private final Runnable allReady;
   private final AtomicInteger readyLinks = new AtomicInteger();
 
+  /**
+   * What a CMTS sends that we ignore, the first of each kind a minute at WARN, the rest counted
+   * (principle 5: a CMTS sent 20,000 Gate-Report-States without a Gate ID, 20,000 WARN lines in 5
+   * s). Not injected: its clock only paces log lines.
+   */
+  private final dev.portcullis.support.LogSummary ignored =
+      new dev.portcullis.support.LogSummary(
+          log,
+          "CMTS messages ignored",
+          java.time.Duration.ofMinutes(1),
+          java.time.Clock.systemUTC());
+
   /** Gate-Infos outstanding at once while a CMTS's gates are checked. */
   static final int CHECK_WINDOW = 64;
 
@@ -135,10 +147,13 @@ final class CmtsWatch implements CmtsLink.Events {
   @Override
   public void reported(CmtsLink link, GateMessage m) {
     if (m.gateId() == null || m.gateState() == null) {
-      log.warn(
-          "CMTS {}: Gate-Report-State without {} ignored",
+      String missing = m.gateId() == null ? "a Gate ID" : "a Gate State";
+      ignored.warn(
+          link.name() + ": Gate-Report-State without " + missing,
+          "CMTS {}: Gate-Report-State without {} ignored (more of these are counted, and"
+              + " summarised once a minute)",
           link.name(),
-          m.gateId() == null ? "a Gate ID" : "a Gate State");
+          missing);
       return;
     }
     Gate held = books.get(link.name(), m.gateId().id());

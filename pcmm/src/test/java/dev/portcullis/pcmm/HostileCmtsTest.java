@@ -44,14 +44,23 @@ class HostileCmtsTest {
   static final class ScriptedCmts implements AutoCloseable {
     final ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
     final Thread thread;
+    final java.util.concurrent.atomic.AtomicInteger connections =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     ScriptedCmts(Function<GateMessage, List<GateMessage>> answer) throws IOException {
+      this(answer, null);
+    }
+
+    /** As above; {@code afterRequest} (null: none) is written right after the REQ. */
+    ScriptedCmts(Function<GateMessage, List<GateMessage>> answer, byte[] afterRequest)
+        throws IOException {
       thread =
           new Thread(
               () -> {
                 while (!server.isClosed()) {
                   try (Socket s = server.accept()) {
-                    serve(s, answer);
+                    connections.incrementAndGet();
+                    serve(s, answer, afterRequest);
                   } catch (Exception e) {
                     // the policy server hung up, or the test ended: next
                   }
@@ -62,7 +71,8 @@ class HostileCmtsTest {
       thread.start();
     }
 
-    private static void serve(Socket s, Function<GateMessage, List<GateMessage>> answer)
+    private static void serve(
+        Socket s, Function<GateMessage, List<GateMessage>> answer, byte[] afterRequest)
         throws Exception {
       DataInputStream in = new DataInputStream(s.getInputStream());
       OutputStream out = s.getOutputStream();
@@ -74,6 +84,9 @@ class HostileCmtsTest {
       out.write(
           CopsCodec.encode(
               Request.of(PcmmCops.CLIENT_TYPE, h, new Context(Context.R_CONFIGURATION, 0))));
+      if (afterRequest != null) {
+        out.write(afterRequest);
+      }
       while (true) {
         if (read(in) instanceof Decision d) {
           for (GateMessage m : answer.apply(PcmmCops.of(d))) {
@@ -182,6 +195,50 @@ class HostileCmtsTest {
       Gate g = join(ps.set("scripted", request(1, "BE", 80)));
       assertEquals(0x5555, g.gateId());
       assertEquals(List.of(g), ps.gates());
+    }
+  }
+
+  @Test
+  void aFloodOfReportsWithoutAGateIdIsCountedNotLoggedOneByOne() throws Exception {
+    int flood = 2_000;
+    try (ScriptedCmts cmts =
+            new ScriptedCmts(
+                m -> {
+                  List<GateMessage> out = new java.util.ArrayList<>();
+                  for (int i = 0; i < flood; i++) {
+                    out.add(
+                        GateMessage.of(
+                            new PcmmObject.TransactionId(0, GateCommand.GATE_REPORT_STATE),
+                            m.amid(),
+                            m.subscriber(),
+                            new PcmmObject.GateState(PcmmObject.GateState.IDLE, 13)));
+                  }
+                  out.add(ack(m, new PcmmObject.GateId(0x77)));
+                  return out;
+                });
+        PolicyServer ps = serverFor(cmts);
+        dev.portcullis.support.LogLines lines =
+            dev.portcullis.support.LogLines.of(PolicyServer.class)) {
+      join(ps.set("scripted", request(1, "BE", 80))); // answered after the flood: all read
+      long said = lines.warnings().stream().filter(l -> l.contains("without a Gate ID")).count();
+      assertEquals(1, said, "the first in full, the rest counted: " + lines.warnings().size());
+    }
+  }
+
+  @Test
+  @SuppressWarnings("try") // the policy server is held open for its link's reconnects
+  void aCmtsThatMisbehavesRightAfterItsRequestIsReconnectedWithGrowingBackOff() throws Exception {
+    // a COPS header of version 2: malformed, so each connection is refused and closed
+    byte[] junk = {0x20, 0x03, 0x00, 0x0a, 0, 0, 0, 8};
+    try (ScriptedCmts cmts = new ScriptedCmts(m -> List.of(), junk);
+        PolicyServer ps =
+            PolicyServer.start(
+                Map.of("scripted", cmts.address()), new SubscriberLimits(100, Set.of()), FAST)) {
+      // FAST: 20 ms back-off growing to 300 ms. With the REQ resetting it, each connection was
+      // retried after 20 ms: ~100 in 2 s. Doubling: 20+40+80+160+300+300... ~9.
+      Thread.sleep(2_000); // a span of real time for the link's real timers to act in
+      int n = cmts.connections.get();
+      assertTrue(n >= 3 && n <= 20, n + " connections in 2 s");
     }
   }
 }
