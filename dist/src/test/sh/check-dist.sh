@@ -87,7 +87,9 @@ if ! $in_use; then
   pdp=$!
   trap 'kill $pdp 2>/dev/null || true' EXIT
   i=0
-  while [ $i -lt 60 ] && ! grep -q "PDP listening on" "$work/pdp0.log"; do
+  # the launcher's own line, printed after the server's log line of the same words: waiting for
+  # the log line alone and then looking for this one raced (it failed whenever 3288 was free)
+  while [ $i -lt 60 ] && ! grep -q "PDP listening on 127.0.0.1:3288" "$work/pdp0.log"; do
     sleep 0.5
     kill -0 $pdp 2>/dev/null || fail "bin/pdp-server with no arguments stopped: $(cat "$work/pdp0.log")"
     i=$((i + 1))
