@@ -8,6 +8,7 @@ import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.support.Cli;
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -329,8 +330,9 @@ public final class CostOfSecurity implements Callable<Integer> {
               tw,
               resumptions);
       JmhResults charts = jmh == null ? null : JmhResults.read(jmh);
-      Output.write(out, "results.json", report::writeJson);
-      Output.write(out, "report.html", f -> report.writeHtml(f, charts));
+      // each file replaced on its own, nothing else in --out touched (principle 9)
+      DurableFiles.replace(out.resolve("results.json"), report::writeJson);
+      DurableFiles.replace(out.resolve("report.html"), f -> report.writeHtml(f, charts));
       report.printSummary(log);
       log.printf("%nwrote %s and %s%n", out.resolve("results.json"), out.resolve("report.html"));
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.portcullis.support.DurableFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,8 +79,8 @@ class ReportPageTest {
             "TIME_WAIT: fine",
             Map.of("TLS openssl", new long[] {49, 50}));
     Path out = tmp.resolve("report");
-    Output.write(out, "results.json", r::writeJson);
-    Output.write(out, "report.html", f -> r.writeHtml(f, null));
+    DurableFiles.replace(out.resolve("results.json"), r::writeJson);
+    DurableFiles.replace(out.resolve("report.html"), f -> r.writeHtml(f, null));
     return out.resolve("report.html");
   }
 
