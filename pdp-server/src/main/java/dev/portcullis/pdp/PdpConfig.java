@@ -264,6 +264,21 @@ public record PdpConfig(
     return fleet == null ? drain : fleet.drain();
   }
 
+  /**
+   * Every client type this PDP serves, in number order: those its engines decide ({@link
+   * #clientTypes}), enrolment (0xC0A7) when it enrols, tunnels (0xC0A8) when it grants them.
+   */
+  public List<Integer> servedTypes() {
+    java.util.TreeSet<Integer> types = new java.util.TreeSet<>(clientTypes.keySet());
+    if (security != null && security.enrolment() != null) {
+      types.add(dev.portcullis.cops.access.Enrolment.CLIENT_TYPE);
+    }
+    if (security != null && security.tunnels() != null) {
+      types.add(dev.portcullis.cops.access.TunnelRequest.CLIENT_TYPE);
+    }
+    return List.copyOf(types);
+  }
+
   /** {@link #fleet}, or the defaults. */
   public Fleet fleetOrDefaults() {
     return fleet == null ? Fleet.DEFAULTS : fleet;

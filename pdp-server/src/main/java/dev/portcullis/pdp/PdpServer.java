@@ -350,21 +350,6 @@ public final class PdpServer implements Lifecycle {
     return security.registry.status();
   }
 
-  /**
-   * Every client type this PDP serves, in number order: those its engines decide, enrolment
-   * (0xC0A7) when it enrols, tunnels (0xC0A8) when it grants them.
-   */
-  public List<Integer> clientTypes() {
-    java.util.TreeSet<Integer> types = new java.util.TreeSet<>(config().clientTypes().keySet());
-    if (context.enrols()) {
-      types.add(dev.portcullis.cops.access.Enrolment.CLIENT_TYPE);
-    }
-    if (context.tunnels() != null) {
-      types.add(dev.portcullis.cops.access.TunnelRequest.CLIENT_TYPE);
-    }
-    return List.copyOf(types);
-  }
-
   /** The engine serving a client type, or null. */
   public PolicyEngine engine(int clientType) {
     return context.engine(clientType);

@@ -80,7 +80,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     int type = r.clientType();
     // max-handles was checked before any client type's handler (RequestLimit).
     // Nothing being decided (always, with a synchronous engine): no look-ups on the hot path.
-    boolean pendingHandle = later.inFlight() > 0 && later.isPending(type, r.handle());
+    boolean pendingHandle = isPending(type, r.handle());
     AccessRequest access = accessRequest(r);
     if (access == null) {
       return;

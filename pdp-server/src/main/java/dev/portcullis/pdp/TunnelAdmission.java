@@ -74,14 +74,16 @@ final class TunnelAdmission {
         return "credential " + cred + " has not enrolled " + pepId + ": enrol with it first";
       }
       if (credentials.carriedTunnel(cred)) {
-        return "credential "
-            + cred
-            + " carried a tunnel already: one tunnel per one-time credential";
+        return spent(cred); // said before the policy is asked; spend() decides for good
       }
     } catch (IOException e) {
       return "credential " + cred + " could not be checked: " + e.getClass().getSimpleName();
     }
     return null;
+  }
+
+  private static String spent(String cred) {
+    return "credential " + cred + " carried a tunnel already: one tunnel per one-time credential";
   }
 
   /**
@@ -90,9 +92,7 @@ final class TunnelAdmission {
    */
   String spend(String cred, String tunnel) {
     try {
-      return credentials.spendOnTunnel(cred, tunnel)
-          ? null
-          : "credential " + cred + " carried a tunnel already: one tunnel per one-time credential";
+      return credentials.spendOnTunnel(cred, tunnel) ? null : spent(cred);
     } catch (IOException x) {
       return "credential " + cred + " could not be marked spent: the tunnel waits";
     }

@@ -78,7 +78,7 @@ class RequestLimitTest {
               List.of(),
               PepSecurity.SessionReuse.DEFAULT,
               null);
-      List<Integer> types = pdp.clientTypes();
+      List<Integer> types = pdp.config().servedTypes();
       assertEquals(List.of(0xC0A5, 0xC0A6, 0xC0A7, TunnelRequest.CLIENT_TYPE), types);
       for (int type : types) {
         if (type == 0xC0A7) {

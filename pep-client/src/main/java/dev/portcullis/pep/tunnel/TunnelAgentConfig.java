@@ -122,10 +122,10 @@ public record TunnelAgentConfig(
     }
     Path f =
         config.toAbsolutePath().getParent().resolve(attr(e, "credential-file", "")).normalize();
-    String line;
+    byte[] line;
     try {
-      line = java.nio.file.Files.readString(f, java.nio.charset.StandardCharsets.US_ASCII).trim();
-    } catch (java.io.IOException | java.io.UncheckedIOException x) {
+      line = java.nio.file.Files.readAllBytes(f);
+    } catch (java.io.IOException x) {
       throw error(
           e,
           "credential-file",
@@ -135,8 +135,17 @@ public record TunnelAgentConfig(
               + x.getClass().getSimpleName()
               + "): keep the line issue-credential printed there (docs/tunnels.md)");
     }
-    int dot = line.indexOf('.');
-    String id = dot < 0 ? line : line.substring(0, dot);
+    // only the id, before the dot, is kept; the secret after it is zeroed as soon as it is read
+    int start = 0;
+    while (start < line.length && line[start] <= ' ') {
+      start++;
+    }
+    int end = start;
+    while (end < line.length && line[end] != '.' && line[end] > ' ') {
+      end++;
+    }
+    String id = new String(line, start, end - start, java.nio.charset.StandardCharsets.US_ASCII);
+    java.util.Arrays.fill(line, (byte) 0);
     if (!id.matches("otc-[0-9a-f]{16}")) {
       // never the file's content in the message: it may hold a secret
       throw error(
