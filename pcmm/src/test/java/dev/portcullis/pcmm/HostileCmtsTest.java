@@ -44,8 +44,9 @@ class HostileCmtsTest {
   static final class ScriptedCmts implements AutoCloseable {
     final ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
     final Thread thread;
-    final java.util.concurrent.atomic.AtomicInteger connections =
-        new java.util.concurrent.atomic.AtomicInteger();
+
+    /** When each connection was accepted (System.nanoTime), in order. */
+    final List<Long> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     ScriptedCmts(Function<GateMessage, List<GateMessage>> answer) throws IOException {
       this(answer, null);
@@ -59,7 +60,7 @@ class HostileCmtsTest {
               () -> {
                 while (!server.isClosed()) {
                   try (Socket s = server.accept()) {
-                    connections.incrementAndGet();
+                    accepted.add(System.nanoTime());
                     serve(s, answer, afterRequest);
                   } catch (Exception e) {
                     // the policy server hung up, or the test ended: next
@@ -234,11 +235,16 @@ class HostileCmtsTest {
         PolicyServer ps =
             PolicyServer.start(
                 Map.of("scripted", cmts.address()), new SubscriberLimits(100, Set.of()), FAST)) {
-      // FAST: 20 ms back-off growing to 300 ms. With the REQ resetting it, each connection was
-      // retried after 20 ms: ~100 in 2 s. Doubling: 20+40+80+160+300+300... ~9.
-      Thread.sleep(2_000); // a span of real time for the link's real timers to act in
-      int n = cmts.connections.get();
-      assertTrue(n >= 3 && n <= 20, n + " connections in 2 s");
+      org.awaitility.Awaitility.await("six connections")
+          .atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> cmts.accepted.size() >= 6);
+      // FAST: 20 ms doubling to 300 ms. With the REQ resetting it, every wait was 20 ms (28
+      // connections in 2 s); each gap is at least its wait, whatever else the machine is doing.
+      long[] waits = {20, 40, 80, 160, 300};
+      for (int i = 0; i < waits.length; i++) {
+        long gap = (cmts.accepted.get(i + 1) - cmts.accepted.get(i)) / 1_000_000;
+        assertTrue(gap >= waits[i] * 9 / 10, "connection " + (i + 2) + " after " + gap + " ms");
+      }
     }
   }
 }
