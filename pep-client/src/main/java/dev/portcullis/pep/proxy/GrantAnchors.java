@@ -12,31 +12,32 @@ import java.util.function.Consumer;
 
 /**
  * The request states behind the grants a listener reuses ({@code grants="reuse"},
- * docs/pep-proxy.md): per subject and listener, the handle whose Install gave the grant (its
- * anchor). A reused grant admits its subject's new connections without a request each, so the PDP
- * must still hold something it can take back: the anchor's request state stays installed for as
- * long as anything stands on it, after its own connection has ended too (its DRQ waits, "parked"),
- * and a policy change or revocation reaches it as a Remove like any other, which cuts what was
- * admitted on it ({@link ProxyRevocations}). Without a live anchor there is no reuse: a connection
- * is then asked for.
+ * docs/pep-proxy.md): per subject, listener and client address, the handle whose Install gave the
+ * grant (its anchor). A reused grant admits its subject's new connections without a request each,
+ * so the PDP must still hold something it can take back: the anchor's request state stays installed
+ * for as long as anything stands on it, after its own connection has ended too (its DRQ waits,
+ * "parked"), and a policy change or revocation reaches it as a Remove like any other, which cuts
+ * what was admitted on it ({@link ProxyRevocations}). Without a live anchor there is no reuse: a
+ * connection is then asked for.
  *
  * <p>An anchor stops admitting (is no longer live) when its grant's validity runs out (by the
- * ticker grants expire by), when a later Install of the same subject and listener replaces it, or
- * when a denial on its listener ends the grant there; its request state is deleted (DRQ) once its
- * own connection and every connection admitted on it have ended as well: a connection admitted on a
- * grant is never left open with no request state at the PDP standing for it. A Remove of the
- * anchor, or its subject's revocation, forgets it at once (the caller cuts what stood on it). One
- * lock: taken once per new connection on a reusing listener, per grant and per end, never across
- * I/O.
+ * ticker grants expire by, moved by a changed Install of the anchor), when a changed Install gives
+ * no validity, when a later Install of the same subject, listener and address replaces it, or when
+ * a denial there ends the grant; its request state is deleted (DRQ) once its own connection and
+ * every connection admitted on it have ended as well: a connection admitted on a grant is never
+ * left open with no request state at the PDP standing for it. A Remove of the anchor, or its
+ * subject's revocation, forgets it at once (the caller cuts what stood on it). One lock: taken once
+ * per new connection on a reusing listener, per grant and per end, never across I/O.
  */
 final class GrantAnchors {
-  private record Key(String subject, String listener) {}
+  /** A subject's grants on a listener from one client address ({@link ProxiedConnection#scope}). */
+  record Key(String subject, String scope) {}
 
   /** A grant's request state; its fields are guarded by the lock of its {@link GrantAnchors}. */
   static final class Anchor {
     final String handle;
     final Key key;
-    final long expiresAt; // by the ticker
+    long expiresAt; // by the ticker; a changed Install moves it
     boolean live = true; // the key's grant: admits new connections
     boolean parked; // its own connection has ended; its request state is kept
     int dependents; // open connections admitted on it
@@ -48,8 +49,16 @@ final class GrantAnchors {
     }
   }
 
+  /**
+   * Anchors one subject may keep at once (across listeners and client addresses): beyond, its
+   * grants are not reused, so that one subject cannot hold the PEP's request states at the PDP.
+   */
+  static final int PER_SUBJECT = 16;
+
   private final Map<Key, Anchor> byKey = new HashMap<>(); // the live ones
-  private final Map<String, Anchor> byHandle = new HashMap<>(); // every request state kept
+  // every request state kept, oldest first (the first to yield, #yieldIdle)
+  private final Map<String, Anchor> byHandle = new java.util.LinkedHashMap<>();
+  private final Map<String, Integer> perSubject = new HashMap<>(); // of byHandle
   private final Consumer<String> deleteRequest;
   private final Ticker ticker;
   private final int maximum;
@@ -73,8 +82,9 @@ final class GrantAnchors {
       if (c.endSeen) {
         return; // ended (and its request state deleted) while its Install was on the way
       }
-      Key k = new Key(c.subject, c.listener.name());
-      if (byHandle.size() >= maximum && !byKey.containsKey(k)) {
+      Key k = new Key(c.subject, c.scope);
+      if ((byHandle.size() >= maximum || perSubject.getOrDefault(c.subject, 0) >= PER_SUBJECT)
+          && !byKey.containsKey(k)) {
         return; // full: this grant is not reused (its connections are asked for)
       }
       Anchor old = byKey.get(k);
@@ -84,6 +94,7 @@ final class GrantAnchors {
       Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
       byKey.put(k, a);
       byHandle.put(c.handle, a);
+      perSubject.merge(c.subject, 1, Integer::sum);
     }
     delete(drop);
   }
@@ -97,7 +108,7 @@ final class GrantAnchors {
     List<String> drop = new ArrayList<>(1);
     boolean admitted = false;
     synchronized (this) {
-      Anchor a = byKey.get(new Key(c.subject, c.listener.name()));
+      Anchor a = byKey.get(new Key(c.subject, c.scope));
       if (a != null && ticker.read() - a.expiresAt >= 0) {
         unlive(a, drop);
       } else if (a != null) {
@@ -148,30 +159,66 @@ final class GrantAnchors {
         unlive(a, new ArrayList<>(0)); // not parked: nothing to delete here
       }
       if (!a.live && a.dependents == 0) {
-        byHandle.remove(a.handle, a);
+        let(a);
         return false; // the caller deletes it
       }
       a.parked = true;
     }
     if (left > 0) {
-      Anchor parked = a;
-      try {
-        c.client.eventLoop().schedule(() -> expired(parked), left, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException stopping) {
-        // the proxy is stopping: its PEP's Client-Close ends every request state
-      }
+      expireIn(a, c.client.eventLoop(), left);
     }
     return true;
   }
 
-  private void expired(Anchor a) {
+  private void expireIn(Anchor a, java.util.concurrent.ScheduledExecutorService loop, long nanos) {
+    try {
+      loop.schedule(() -> expired(a, loop), nanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopping) {
+      // the proxy is stopping: its PEP's Client-Close ends every request state
+    }
+  }
+
+  private void expired(Anchor a, java.util.concurrent.ScheduledExecutorService loop) {
     List<String> drop = new ArrayList<>(1);
+    long left = 0;
     synchronized (this) {
       if (byHandle.get(a.handle) == a) {
-        unlive(a, drop);
+        left = a.live ? a.expiresAt - ticker.read() : 0;
+        if (left <= 0) {
+          unlive(a, drop);
+        }
       }
     }
     delete(drop);
+    if (left > 0) {
+      expireIn(a, loop, left); // a changed Install gave it longer
+    }
+  }
+
+  /**
+   * The PDP changed the Install of {@code handle} and still grants (a reload, another member's
+   * decision): if it stands behind a grant, that grant now lasts {@code validity} from now, or
+   * admits no more when the new decision gives none. Grants never outlive the decision they stand
+   * on: a validity shortened to 2 s was still reused 4.5 s later. Returns the grant's key, or null
+   * if {@code handle} stands behind none.
+   */
+  Key regranted(String handle, Duration validity) {
+    List<String> drop = new ArrayList<>(1);
+    Key k;
+    synchronized (this) {
+      Anchor a = byHandle.get(handle);
+      if (a == null) {
+        return null;
+      }
+      k = a.key;
+      if (validity == null) {
+        unlive(a, drop);
+      } else if (a.live) {
+        a.expiresAt = ticker.read() + validity.toNanos();
+      }
+    }
+    delete(drop);
+    return k;
   }
 
   /**
@@ -207,13 +254,13 @@ final class GrantAnchors {
   }
 
   /**
-   * A later request of {@code subject} on {@code listener} was denied: its grant there admits no
-   * more; its request state stays while connections admitted on it are open.
+   * A later request of {@code subject} in {@code scope} was denied: its grant there admits no more;
+   * its request state stays while connections admitted on it are open.
    */
-  void revoke(String subject, String listener) {
+  void revoke(String subject, String scope) {
     List<String> drop = new ArrayList<>(1);
     synchronized (this) {
-      Anchor a = byKey.get(new Key(subject, listener));
+      Anchor a = byKey.get(new Key(subject, scope));
       if (a != null) {
         unlive(a, drop);
       }
@@ -242,7 +289,7 @@ final class GrantAnchors {
 
   /** Deletes {@code a}'s request state if it no longer admits and nothing stands on it. */
   private void release(Anchor a, List<String> drop) {
-    if (!a.live && a.parked && a.dependents == 0 && byHandle.remove(a.handle, a)) {
+    if (!a.live && a.parked && a.dependents == 0 && let(a)) {
       drop.add(a.handle);
     }
   }
@@ -251,9 +298,40 @@ final class GrantAnchors {
   private void forget(Anchor a, List<String> drop) {
     a.live = false;
     byKey.remove(a.key, a);
-    if (byHandle.remove(a.handle, a) && a.parked) {
+    if (let(a) && a.parked) {
       drop.add(a.handle);
     }
+  }
+
+  /** Forgets {@code a}'s request state here: true if it was kept. */
+  private boolean let(Anchor a) {
+    if (!byHandle.remove(a.handle, a)) {
+      return false;
+    }
+    perSubject.computeIfPresent(a.key.subject(), (s, n) -> n <= 1 ? null : n - 1);
+    return true;
+  }
+
+  /**
+   * The PDP refused a request for lack of room (error 4: its max-handles, counting the request
+   * states this PEP keeps behind grants): the oldest grant nothing stands on gives its request
+   * state back (DRQ, before the caller asks again), so that holding grants never makes the PDP
+   * refuse anyone while one of them is idle. False if every kept request state carries a
+   * connection. A hostile tester's 1,200 subjects, with the PDP at max-handles 1,000, left 201
+   * denied and then everyone without a live grant.
+   */
+  boolean yieldIdle() {
+    List<String> drop = new ArrayList<>(1);
+    synchronized (this) {
+      for (Anchor a : byHandle.values()) {
+        if (a.parked && a.dependents == 0) {
+          forget(a, drop);
+          break;
+        }
+      }
+    }
+    delete(drop);
+    return !drop.isEmpty();
   }
 
   /** DRQs outside the lock (the PEP client queues them on its own loop). */

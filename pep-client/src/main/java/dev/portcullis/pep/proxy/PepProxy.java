@@ -104,6 +104,7 @@ public final class PepProxy implements Lifecycle {
                   @Override
                   public void decisionChanged(String handle, PepDecision d) {
                     if (d.granted()) {
+                      revocations.regranted(handle, d); // its grant follows the new decision
                       return;
                     }
                     String loggedOut = sessions.removed(handle, d);

@@ -11,6 +11,13 @@ final class ProxiedConnection {
   final ProxyConfig.Listener listener;
   final Channel client;
   final String subject;
+
+  /**
+   * What a grant from this connection's decision covers: its listener and the client's address (a
+   * rule may decide on the address: a grant from one address admits nothing from another).
+   */
+  final String scope;
+
   volatile boolean asked; // a request state at the PDP (false: allowed under a cached grant)
   final long started = System.nanoTime();
   volatile Channel upstream;
@@ -31,6 +38,12 @@ final class ProxiedConnection {
     this.listener = listener;
     this.client = client;
     this.asked = asked;
+    this.scope =
+        listener.name()
+            + " from "
+            + (client.remoteAddress() instanceof java.net.InetSocketAddress a
+                ? a.getAddress().getHostAddress()
+                : String.valueOf(client.remoteAddress()));
   }
 
   /**

@@ -139,19 +139,36 @@ final class ProxyAdmission {
   /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
   private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
     ProxyConfig.Listener l = conn.listener;
-    String handle = conn.handle;
-    Channel client = conn.client;
-    InetSocketAddress to = l.upstream(); // the service the client reaches: what policy names
-    if (!client.isActive()) {
+    if (!conn.client.isActive()) {
       return; // gone while its session was opened
     }
     long asked = System.nanoTime();
     if (l.connectWithRequest()) {
       upstreams.connect(conn); // meanwhile: nothing is relayed before the Install (admit)
     }
+    send(conn, subject, from, asked, true);
+  }
+
+  /**
+   * Sends the connection's request; {@code mayRetry}: once, when the PDP refuses it for lack of
+   * room (error 4) and an idle grant gave its request state back (GrantAnchors#yieldIdle).
+   */
+  private void send(
+      ProxiedConnection conn,
+      String subject,
+      InetSocketAddress from,
+      long asked,
+      boolean mayRetry) {
+    ProxyConfig.Listener l = conn.listener;
+    String handle = conn.handle;
+    Channel client = conn.client;
     pep.request(handle, context, ProxyRevocations.access(l, subject, from))
         .whenComplete(
             (d, e) -> {
+              if (mayRetry && noRoom(e) && revocations.yieldIdleGrant()) {
+                send(conn, subject, from, asked, false); // after the yielded grant's DRQ
+                return;
+              }
               // On the PEP's event loop, in the order of its DECs: a grant is remembered before
               // a later Remove of the same subject can be seen, so that Remove ends it.
               if (e == null && d.granted()) {
@@ -189,12 +206,18 @@ final class ProxyAdmission {
             });
   }
 
+  /** Whether {@code e} is the PDP's "Unable to process" (error 4: a limit, such as max-handles). */
+  private static boolean noRoom(Throwable e) {
+    Throwable t = e instanceof java.util.concurrent.CompletionException c ? c.getCause() : e;
+    return t instanceof dev.portcullis.pep.PepException p
+        && p.error() == dev.portcullis.cops.ErrorCode.UNABLE_TO_PROCESS;
+  }
+
   /** A Remove ({@code d}), or no decision ({@code e}: no answer, a refused session): closed. */
   private void denied(
       ProxiedConnection conn, String subject, InetSocketAddress from, PepDecision d, Throwable e) {
     counters.denied.incrementAndGet();
-    if ((d != null || e instanceof ProxySessions.Refused)
-        && revocations.denied(subject, conn.listener.name())) {
+    if ((d != null || e instanceof ProxySessions.Refused) && revocations.denied(conn)) {
       // a later denial here ends the subject's earlier grant here
       log.info("proxy {}: {} denied: its cached grant ended", conn.listener.name(), subject);
     }

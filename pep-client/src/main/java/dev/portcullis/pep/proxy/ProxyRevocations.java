@@ -75,9 +75,7 @@ final class ProxyRevocations {
    */
   boolean admitOnGrant(ProxiedConnection c, boolean pdpAway) {
     onGrant.add(c);
-    String subject = c.subject;
-    String listener = c.listener.name();
-    if (grants.holds(subject, listener) && (pdpAway || anchors.admit(c))) {
+    if (grants.holds(c.subject, c.scope) && (pdpAway || anchors.admit(c))) {
       return true; // (reused: c stands on the grant's request state until it ends)
     }
     onGrant.remove(c);
@@ -90,7 +88,7 @@ final class ProxyRevocations {
    * standing behind it ({@link GrantAnchors}).
    */
   void granted(ProxiedConnection c, Duration validity) {
-    grants.grant(c.subject, c.listener.name(), validity);
+    grants.grant(c.subject, c.scope, validity);
     if (c.listener.reuseGrants()) {
       anchors.granted(c, validity);
     }
@@ -107,12 +105,39 @@ final class ProxyRevocations {
   }
 
   /**
-   * A later request of {@code subject} on {@code listener} was denied: its grant there ends (what
-   * was admitted on it keeps the grant's request state at the PDP while it is open).
+   * A later request of {@code c}'s subject in its scope was denied: its grant there ends (what was
+   * admitted on it keeps the grant's request state at the PDP while it is open).
    */
-  boolean denied(String subject, String listener) {
-    anchors.revoke(subject, listener);
-    return grants.revoke(subject, listener);
+  boolean denied(ProxiedConnection c) {
+    anchors.revoke(c.subject, c.scope);
+    return grants.revoke(c.subject, c.scope);
+  }
+
+  /** An idle grant's request state given back to the PDP (DRQ); false if none is idle. */
+  boolean yieldIdleGrant() {
+    return anchors.yieldIdle();
+  }
+
+  /**
+   * The PDP changed the Install of {@code handle} and still grants: the grant it gave (cached, and
+   * reused) now lasts the new decision's validity from now, or ends when it gives none. Without
+   * this, a grant kept its first validity whatever the policy said later.
+   */
+  void regranted(String handle, PepDecision d) {
+    Long secs = d.data() == null ? null : d.data().validForSeconds();
+    Duration validity = secs == null || secs <= 0 ? null : Duration.ofSeconds(secs);
+    GrantAnchors.Key k = anchors.regranted(handle, validity);
+    ProxiedConnection c = conns.get(handle);
+    String subject = k != null ? k.subject() : c != null && c.asked ? c.subject : null;
+    String scope = k != null ? k.scope() : c != null ? c.scope : null;
+    if (subject == null) {
+      return; // not a request of a proxied connection (a session's, say)
+    }
+    if (validity == null) {
+      grants.revoke(subject, scope);
+    } else {
+      grants.grant(subject, scope, validity);
+    }
   }
 
   /** The ACCESS request for {@code subject}'s connection from {@code from} to {@code l}. */

@@ -102,6 +102,37 @@ class GrantAnchorsTest {
   }
 
   @Test
+  void aChangedInstallMovesTheGrantsEndOrEndsIt() {
+    ProxiedConnection first = parked("echo-1", "alice", ECHO);
+    EmbeddedChannel loop = channels.get(0);
+    GrantAnchors.Key k = anchors.regranted("echo-1", Duration.ofSeconds(2));
+    assertEquals(new GrantAnchors.Key("alice", first.scope), k);
+    now.addAndGet(Duration.ofSeconds(3).toNanos());
+    assertFalse(admits("alice", ECHO), "2 s from the change, not the hour it was given first");
+    assertEquals(List.of("echo-1"), deleted, "parked, nothing on it: deleted");
+
+    ProxiedConnection second = parked("echo-2", "alice", ECHO);
+    EmbeddedChannel loop2 = channels.get(channels.size() - 1);
+    anchors.regranted("echo-2", Duration.ofHours(3)); // longer: the hour's timer must not end it
+    now.addAndGet(HOUR.toNanos());
+    loop2.advanceTimeBy(1, TimeUnit.HOURS);
+    loop2.runScheduledPendingTasks();
+    assertTrue(admits("alice", ECHO), "the timer set for the hour found it moved, and waits on");
+    now.addAndGet(Duration.ofHours(2).toNanos());
+    loop2.advanceTimeBy(2, TimeUnit.HOURS);
+    loop2.runScheduledPendingTasks();
+    assertEquals(List.of("echo-1", "echo-2"), deleted);
+
+    ProxiedConnection third = parked("echo-3", "alice", ECHO);
+    assertTrue(admits("alice", ECHO));
+    anchors.regranted(third.handle, null); // the new decision gives no validity: no reuse
+    assertFalse(admits("alice", ECHO));
+    assertEquals(List.of("echo-1", "echo-2", "echo-3"), deleted);
+    assertNull(anchors.regranted("not-an-anchor", HOUR));
+    loop.runScheduledPendingTasks();
+  }
+
+  @Test
   void whatWasAdmittedOnAGrantKeepsItsRequestStatePastTheGrantUntilItEnds() {
     ProxiedConnection first = parked("echo-1", "alice", ECHO);
     ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
@@ -180,7 +211,7 @@ class GrantAnchorsTest {
     assertTrue(anchors.park(elsewhere));
     ProxiedConnection reused = conn("other-reused-1", "alice", other);
     assertTrue(anchors.admit(reused));
-    anchors.revoke("alice", "other"); // denied there: its grant there admits no more
+    anchors.revoke("alice", reused.scope); // denied there: its grant there admits no more
     assertFalse(admits("alice", other));
     assertTrue(admits("alice", ECHO));
     assertEquals(List.of(), deleted, "other-1 still carries a connection");
@@ -189,6 +220,32 @@ class GrantAnchorsTest {
     assertEquals(List.of("echo-1", "other-1"), deleted);
     anchors.left(reused); // cut by the caller: nothing more to delete
     assertEquals(List.of("echo-1", "other-1"), deleted);
+  }
+
+  @Test
+  void oneSubjectKeepsAtMostItsShareAndIdleGrantsYieldOldestFirst() {
+    GrantAnchors many = new GrantAnchors(deleted::add, now::get, 1_000);
+    List<ProxiedConnection> alice = new ArrayList<>();
+    for (int i = 0; i <= GrantAnchors.PER_SUBJECT; i++) {
+      ProxiedConnection c = conn("echo-" + i, "alice", listener("l" + i));
+      many.granted(c, HOUR);
+      alice.add(c);
+    }
+    assertEquals(GrantAnchors.PER_SUBJECT, many.size(), "one subject cannot hold them all");
+    many.granted(conn("echo-bob", "bob", ECHO), HOUR);
+    assertEquals(GrantAnchors.PER_SUBJECT + 1, many.size(), "others still can");
+    assertFalse(many.yieldIdle(), "nothing idle: every one still has its connection");
+    assertTrue(many.park(alice.get(1)));
+    assertTrue(many.park(alice.get(0)));
+    ProxiedConnection onFirst = conn("r-0", "alice", listener("l0"));
+    assertTrue(many.admit(onFirst)); // echo-0 carries a connection: not idle
+    assertTrue(many.yieldIdle());
+    assertEquals(
+        List.of("echo-1"), deleted, "the oldest idle one, not the one carrying a connection");
+    assertFalse(many.yieldIdle());
+    many.left(onFirst);
+    assertTrue(many.yieldIdle());
+    assertEquals(List.of("echo-1", "echo-0"), deleted);
   }
 
   @Test

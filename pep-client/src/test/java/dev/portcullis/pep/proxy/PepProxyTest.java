@@ -190,10 +190,16 @@ class PepProxyTest {
    * proxy's PEP that uses it.
    */
   static PdpServer allowingPdp(Path dir) throws Exception {
+    return allowingPdp(dir, "");
+  }
+
+  /** As {@link #allowingPdp(Path)}, with {@code limits} (a {@code <limits>} element, or ""). */
+  static PdpServer allowingPdp(Path dir, String limits) throws Exception {
     Files.writeString(dir.resolve("policy.xml"), ALLOW);
     Files.writeString(
         dir.resolve("pdp.xml"),
         "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + limits
             + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"policy.xml\"/></pdp>");
     PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
     Files.writeString(

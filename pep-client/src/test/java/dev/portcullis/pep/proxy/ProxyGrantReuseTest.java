@@ -44,8 +44,13 @@ class ProxyGrantReuseTest {
 
   /** A PDP granting alice the echo service for an hour; the proxy's listener as given. */
   private InetSocketAddress start(String grants) throws Exception {
+    return start(grants, "");
+  }
+
+  /** As {@link #start(String)}, the PDP with {@code limits} (a {@code <limits>} element). */
+  private InetSocketAddress start(String grants, String limits) throws Exception {
     upstream = new ProxyConnectAheadTest.Greeter();
-    pdp = PepProxyTest.allowingPdp(dir);
+    pdp = PepProxyTest.allowingPdp(dir, limits);
     Files.writeString(dir.resolve("policy.xml"), validFor("alice"));
     pdp.reload(0xC0A5);
     Files.writeString(
@@ -91,7 +96,10 @@ class ProxyGrantReuseTest {
 
   /** Connects, reads the upstream's greeting through the proxy and echoes a word. */
   private Socket greeted(InetSocketAddress at) throws IOException {
-    Socket s = PepProxyTest.connect(at);
+    return greeted(PepProxyTest.connect(at));
+  }
+
+  private Socket greeted(Socket s) throws IOException {
     assertEquals("HELLO\n", read(s, 6));
     assertEquals("ping", PepProxyTest.roundTrip(s, "ping"));
     return s;
@@ -176,6 +184,84 @@ class ProxyGrantReuseTest {
       assertTrue(PepProxyTest.closed(onGrant), "the policy change reaches it");
     }
     await().until(() -> installed() == 0);
+  }
+
+  @Test
+  void aGrantFromOneAddressAdmitsNothingFromAnother() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close(); // from 127.0.0.1: the grant, an hour
+    await().until(() -> proxy.open() == 0);
+    // the policy narrows: alice from 127.0.0.1 only; the grant's own decision does not change
+    Files.writeString(
+        dir.resolve("policy.xml"),
+        validFor("alice")
+            .replace("service=\"echo\"/>", "service=\"echo\" source=\"127.0.0.1/32\"/>"));
+    pdp.reload(0xC0A5);
+    greeted(at).close();
+    assertEquals(1, proxy.counters().allowedOnGrant.get(), "reused from the address it was for");
+    for (int i = 0; i < 3; i++) {
+      try (Socket s = connectFrom(at, "127.0.0.4")) {
+        assertTrue(PepProxyTest.closed(s), "from 127.0.0.4: asked for, and denied");
+      }
+    }
+    assertEquals(1, proxy.counters().allowedOnGrant.get(), "reused 3 of 3 before");
+    assertEquals(3, proxy.counters().denied.get());
+  }
+
+  @Test
+  void aChangedInstallShortensTheGrantItGave() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close(); // the grant: an hour
+    await().until(() -> proxy.open() == 0);
+    Files.writeString(dir.resolve("policy.xml"), validFor("alice", "PT2S"));
+    pdp.reload(0xC0A5); // the anchor's Install changes: valid for 2 s now
+    await().until(() -> installedValidity() == 2L);
+    now.addAndGet(Duration.ofSeconds(3).toNanos());
+    greeted(at).close();
+    assertEquals(0, proxy.counters().allowedOnGrant.get(), "reused 4.5 s later before");
+    assertEquals(2, proxy.counters().allowed.get(), "asked for again");
+    // a changed Install without a validity ends the grant at once
+    greeted(at).close(); // reused: the new grant is 2 s
+    assertEquals(1, proxy.counters().allowedOnGrant.get());
+    Files.writeString(dir.resolve("policy.xml"), PepProxyTest.ALLOW);
+    pdp.reload(0xC0A5);
+    await().until(() -> installedValidity() == null);
+    greeted(at).close();
+    assertEquals(1, proxy.counters().allowedOnGrant.get(), "no validity: no reuse");
+    assertEquals(3, proxy.counters().allowed.get());
+  }
+
+  @Test
+  void heldGrantsGiveTheirRequestStatesBackWhenThePdpHasNoRoom() throws Exception {
+    // three request states at most at the PDP; each address's grant keeps one when it ends
+    InetSocketAddress at = start("reuse", "<limits max-handles=\"3\"/>");
+    for (int i = 1; i <= 6; i++) {
+      greeted(connectFrom(at, "127.0.0." + i)).close();
+      await().until(() -> proxy.open() == 0);
+    }
+    assertEquals(6, proxy.counters().allowed.get(), "every address asked for and allowed");
+    assertEquals(0, proxy.counters().denied.get(), "the 4th was refused before (error 4)");
+    assertTrue(installed() <= 3, "the oldest idle grants gave their request states back");
+    greeted(connectFrom(at, "127.0.0.6")).close();
+    assertEquals(1, proxy.counters().allowedOnGrant.get(), "the newest grant is still reused");
+  }
+
+  /** The validity of the one installed decision (the grant's), or null without one. */
+  private Long installedValidity() throws Exception {
+    var all = proxy.pep().installed().get(5, TimeUnit.SECONDS).values();
+    return all.stream()
+        .filter(d -> d.data() != null && d.data().validForSeconds() != null)
+        .map(d -> d.data().validForSeconds())
+        .min(Long::compare)
+        .orElse(null);
+  }
+
+  private static Socket connectFrom(InetSocketAddress at, String from) throws IOException {
+    Socket s = new Socket();
+    s.bind(new InetSocketAddress(from, 0));
+    s.connect(at, 5_000);
+    s.setSoTimeout(5_000);
+    return s;
   }
 
   @Test
