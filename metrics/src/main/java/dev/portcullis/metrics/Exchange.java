@@ -1,5 +1,6 @@
 package dev.portcullis.metrics;
 
+import dev.portcullis.support.ConnectionSlots;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -93,6 +94,7 @@ final class Exchange extends ChannelInboundHandlerAdapter {
 
   private void head(ChannelHandlerContext ctx, HttpRequest r) {
     answered = true; // one request a connection: a second one's head is not looked at
+    ConnectionSlots.serving(ctx.channel(), true); // its request is in: never closed for room
     if (!r.decoderResult().isSuccess()) {
       endpoint.refused.increment();
       boolean tooLong = r.decoderResult().cause() instanceof TooLongFrameException;

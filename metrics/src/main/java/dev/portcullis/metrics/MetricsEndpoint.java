@@ -2,6 +2,7 @@ package dev.portcullis.metrics;
 
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
+import dev.portcullis.support.ConnectionSlots;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Transport;
@@ -37,7 +38,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -69,9 +69,12 @@ import org.slf4j.LoggerFactory;
  * request line and headers are in (nothing of a body is waited for), and a scrape runs on a thread
  * of its own. Each connection must send its request within {@value #MAX_EXCHANGE_SECONDS} s and
  * take its answer within as long again, then it is closed (one request per connection); at most
- * {@value #MAX_CONNECTIONS} are open, request lines and headers at most 8 KiB. (The JDK's HTTP
- * server this replaces read requests on its two executor threads: 20 slow connections a second kept
- * {@code /ready} waiting ~4.5 s.) Refusals are counted ({@link #refused}).
+ * {@value #MAX_CONNECTIONS} are open and {@value #MAX_PER_ADDRESS} from one address, the oldest
+ * idle connection (its request not yet in) closed to make room for a new one ({@link
+ * ConnectionSlots}: one address cannot starve the probes or the gates API), request lines and
+ * headers at most 8 KiB. (The JDK's HTTP server this replaces read requests on its two executor
+ * threads: 20 slow connections a second kept {@code /ready} waiting ~4.5 s.) Refusals are counted
+ * ({@link #refused}).
  */
 public final class MetricsEndpoint extends Lifecycle.Bound {
 
@@ -80,8 +83,14 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   /** Longest a request may take to arrive, and its answer to be taken. */
   static final int MAX_EXCHANGE_SECONDS = 5;
 
-  /** Connections open at once; beyond, a new one is closed at once. */
+  /** Connections open at once; beyond, the oldest idle one makes room, or the new one is closed. */
   static final int MAX_CONNECTIONS = 512;
+
+  /**
+   * Connections from one address at once: 10,000 idle connections from one address took every slot,
+   * and {@code /ready} was answered by a reset.
+   */
+  static final int MAX_PER_ADDRESS = 64;
 
   private static final Transport TRANSPORT = Transport.best();
 
@@ -118,7 +127,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   private final ExecutorService scrapes;
   private final Channel server;
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-  private final AtomicInteger open = new AtomicInteger();
+  private final ConnectionSlots slots = new ConnectionSlots(MAX_CONNECTIONS, MAX_PER_ADDRESS);
   final LongAdder refused = new LongAdder();
   private final List<Named> checks = new CopyOnWriteArrayList<>();
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
@@ -240,19 +249,19 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
     return (InetSocketAddress) server.localAddress();
   }
 
-  /** Connections refused or cut: over the connection limit, too slow, malformed, too long. */
+  /**
+   * Connections refused or cut: over the connection limits (or closed to make room, idle), too
+   * slow, malformed, too long.
+   */
   public long refused() {
-    return refused.sum();
+    return refused.sum() + slots.evicted.sum();
   }
 
   private void admit(SocketChannel ch) {
-    if (open.incrementAndGet() > MAX_CONNECTIONS) {
-      open.decrementAndGet();
+    if (!slots.admit(ch)) {
       refused.increment();
-      ch.close();
       return;
     }
-    ch.closeFuture().addListener(f -> open.decrementAndGet());
     children.add(ch);
     ch.pipeline()
         .addLast(new HttpServerCodec(4096, 8192, 8192))

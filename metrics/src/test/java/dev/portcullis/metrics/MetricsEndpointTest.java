@@ -191,4 +191,87 @@ class MetricsEndpointTest {
       }
     }
   }
+
+  @Test
+  @Timeout(120)
+  void oneAddressFloodingWithIdleConnectionsStarvesNobody() throws Exception {
+    // 10,000 where the process may open that many sockets (two descriptors each, here and there)
+    long room =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean u
+            ? (u.getMaxFileDescriptorCount() - u.getOpenFileDescriptorCount() - 500) / 2
+            : 1_000;
+    int flood = (int) Math.min(10_000, room);
+    assertTrue(flood > MetricsEndpoint.MAX_CONNECTIONS, "room for a flood: " + room);
+    InetAddress attacker = InetAddress.getByName("127.0.0.2");
+    try (MetricsEndpoint m = MetricsEndpoint.start(loopback(0), "test")) {
+      m.readiness("nothing", () -> null);
+      m.route(
+          new HttpRoute() {
+            @Override
+            public String prefix() {
+              return "/gates";
+            }
+
+            @Override
+            public java.util.Set<String> methods() {
+              return java.util.Set.of("GET");
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<Reply> handle(Request r) {
+              return java.util.concurrent.CompletableFuture.completedFuture(Reply.json(200, "[]"));
+            }
+          });
+      List<Socket> idle = new ArrayList<>();
+      try {
+        for (int i = 0; i < flood; i++) {
+          Socket s = new Socket();
+          s.bind(new InetSocketAddress(attacker, 0));
+          s.connect(m.address(), 5_000);
+          idle.add(s);
+        }
+        long slowest = 0;
+        for (int i = 0; i < 48; i++) {
+          long t0 = System.nanoTime();
+          assertEquals(200, raw(m, InetAddress.getLoopbackAddress(), "/ready"));
+          slowest = Math.max(slowest, System.nanoTime() - t0);
+          assertEquals(200, raw(m, InetAddress.getLoopbackAddress(), "/gates"), "request " + i);
+        }
+        // the flooding address's own probe gets in too: its oldest idle connection makes room
+        assertEquals(200, raw(m, attacker, "/ready"));
+        assertTrue(
+            slowest < 1_000_000_000L,
+            "/ready within "
+                + slowest / 1_000_000
+                + " ms with "
+                + flood
+                + " idle from one address");
+        assertTrue(
+            m.refused() >= flood - MetricsEndpoint.MAX_PER_ADDRESS,
+            "each idle connection past its address's share was closed: " + m.refused());
+      } finally {
+        for (Socket s : idle) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  /** A GET of {@code path} from {@code from} on a socket of its own: the status. */
+  private static int raw(MetricsEndpoint m, InetAddress from, String path) throws IOException {
+    try (Socket s = new Socket()) {
+      s.bind(new InetSocketAddress(from, 0));
+      s.connect(m.address(), 5_000);
+      s.setSoTimeout(5_000);
+      s.getOutputStream()
+          .write(
+              ("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      String status =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+              .readLine();
+      return Integer.parseInt(status.split(" ")[1]);
+    }
+  }
 }

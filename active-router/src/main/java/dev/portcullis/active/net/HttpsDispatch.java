@@ -4,6 +4,7 @@ import dev.portcullis.active.net.HttpsEndpoint.Handler;
 import dev.portcullis.active.net.HttpsEndpoint.Request;
 import dev.portcullis.active.net.HttpsEndpoint.Response;
 import dev.portcullis.active.net.HttpsEndpoint.Stats;
+import dev.portcullis.support.ConnectionSlots;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -59,6 +60,7 @@ final class HttpsDispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+    ConnectionSlots.serving(ctx.channel(), true); // not idle: never closed to make room
     if (!req.decoderResult().isSuccess()) {
       stats.badRequests.increment();
       Throwable cause = req.decoderResult().cause();
@@ -127,6 +129,7 @@ final class HttpsDispatch extends SimpleChannelInboundHandler<FullHttpRequest> {
                 Runnable next = queued.poll();
                 if (next == null) {
                   busy = false;
+                  ConnectionSlots.serving(ctx.channel(), false); // idle again, between requests
                 } else {
                   submit(ctx, next);
                 }

@@ -2,6 +2,7 @@ package dev.portcullis.active.net;
 
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
+import dev.portcullis.support.ConnectionSlots;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -19,16 +20,13 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -38,12 +36,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTPS server of the Authorization Server and the Code Server, on Netty with every limit
  * explicit: TLS 1.3 only (client certificates required or not), at most {@code maxConnections}
- * connections and {@code maxPerAddress} from one address (one host cannot take every slot with slow
- * connections), a request's headers and body must all arrive within {@code requestTimeout} of the
- * connection opening or the previous answer (slowloris), headers at most {@code maxHeaderBytes}
- * (431), bodies at most {@code maxBodyBytes} (413, chunked or not, before they are read). Handlers
- * run on a small pool of their own, never on the event loop. Every refusal is counted ({@link
- * #stats}).
+ * connections and {@code maxPerAddress} from one address, the oldest idle one making room for a new
+ * one ({@link ConnectionSlots}: one host cannot take every slot with slow connections), a request's
+ * headers and body must all arrive within {@code requestTimeout} of the connection opening or the
+ * previous answer (slowloris), headers at most {@code maxHeaderBytes} (431), bodies at most {@code
+ * maxBodyBytes} (413, chunked or not, before they are read). Handlers run on a small pool of their
+ * own, never on the event loop. Every refusal is counted ({@link #stats}).
  *
  * <p>It binds in {@link #bind} but accepts nobody until {@link #start}: a server takes its port
  * before it changes anything shared, and serves only once it is ready.
@@ -135,8 +133,7 @@ public final class HttpsEndpoint implements AutoCloseable {
   private final EventLoopGroup workers;
   private final ThreadPoolExecutor handlers;
   private final Channel server;
-  private final AtomicInteger open = new AtomicInteger();
-  private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+  private final ConnectionSlots slots;
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Stats stats = new Stats();
 
@@ -153,6 +150,7 @@ public final class HttpsEndpoint implements AutoCloseable {
     this.workers = workers;
     this.server = server;
     this.handlers = handlers;
+    this.slots = new ConnectionSlots(limits.maxConnections(), limits.maxPerAddress());
   }
 
   /**
@@ -226,23 +224,11 @@ public final class HttpsEndpoint implements AutoCloseable {
     return stats;
   }
 
-  /** Gives a connection's slots back; an address with none open leaves the table. */
-  private void release(InetAddress from) {
-    open.decrementAndGet();
-    perAddress.computeIfPresent(from, (a, n) -> n <= 1 ? null : n - 1);
-  }
-
   private void init(SocketChannel ch, SSLContext context, boolean clientAuth, Handler handler) {
-    InetAddress from = ch.remoteAddress().getAddress();
-    int total = open.incrementAndGet();
-    int fromThere = perAddress.merge(from, 1, Integer::sum);
-    if (total > limits.maxConnections() || fromThere > limits.maxPerAddress()) {
-      release(from);
+    if (!slots.admit(ch)) { // the oldest idle one of the address makes room, if there is one
       stats.connectionsRefused.increment();
-      ch.close();
       return;
     }
-    ch.closeFuture().addListener(f -> release(from));
     children.add(ch);
     SSLEngine engine = context.createSSLEngine();
     engine.setUseClientMode(false);
