@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * accounting, takes it down and unloads it, and zeroes the key. When charon goes away (its socket
  * closes: a crash, a restart), the tunnels are down and the listener hears so at once (fail closed:
  * nothing is reported up that charon does not hold); the installer reconnects with back-off and,
- * once charon answers again, installs every tunnel it still has and initiates its own. Keys stay in
+ * once charon answers again, installs every tunnel it still has and brings each up from this end,
+ * the responder's too (its peer's IKE_SA is stale and would never be re-established). Keys stay in
  * this object's memory only as long as their tunnel is wanted. Thread-safe.
  */
 public final class TunnelInstaller implements AutoCloseable {
@@ -119,7 +120,7 @@ public final class TunnelInstaller implements AutoCloseable {
     if (before != null) {
       Arrays.fill(before.psk(), (byte) 0);
     }
-    load(require(), w);
+    load(require(), w, w.initiate());
     listener.installed(connection.name());
   }
 
@@ -128,12 +129,13 @@ public final class TunnelInstaller implements AutoCloseable {
    * connection's requests in strict order (vici_socket.c, process_queue), so the initiate finds
    * both loaded, and two round trips are saved. The first refusal is the one thrown.
    */
-  private void load(ViciClient c, Wanted w)
+  /** Loads {@code w}'s key and connection into charon; brings it up if {@code initiate}. */
+  private void load(ViciClient c, Wanted w, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     TunnelConnection t = w.connection();
     var shared = c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId()));
     var conn = c.loadConn(t.name(), t.toVici());
-    var up = w.initiate() ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
+    var up = initiate ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
     c.await(shared);
     c.await(conn);
     if (up != null) {
@@ -247,7 +249,10 @@ public final class TunnelInstaller implements AutoCloseable {
     for (Wanted w : wanted.values()) {
       String id = w.connection().name();
       try {
-        load(c, w);
+        load(c, w, w.initiate());
+        if (!w.initiate()) {
+          reinitiate(c, id);
+        }
         ok++;
         listener.installed(id);
       } catch (ViciCommandException | IOException | TimeoutException e) {
@@ -261,6 +266,23 @@ public final class TunnelInstaller implements AutoCloseable {
     }
     log.info("charon at {} back: {} tunnels re-installed, {} failed", socket, ok, failed);
     listener.charonBack(ok, failed);
+  }
+
+  /**
+   * The responder's charon came back: its peer's IKE_SA is stale (this charon forgot it), and a
+   * peer that initiated once never brings it up again by itself (a gateway restarted, its client's
+   * tunnel was down until someone acted), so it is brought up from here. A peer this end cannot
+   * reach (a client behind NAT) is not a failure of the tunnel: it stays loaded for the peer.
+   */
+  private void reinitiate(ViciClient c, String id) throws InterruptedException {
+    try {
+      c.await(c.initiateExplained(TunnelConnection.CHILD, id, timeout));
+    } catch (ViciCommandException | IOException | TimeoutException e) {
+      log.info(
+          "tunnel {} re-installed; not brought up from this end ({}): it waits for its peer",
+          id,
+          e.getMessage());
+    }
   }
 
   /** Stops watching charon; the tunnels stay as charon holds them, the keys are zeroed here. */

@@ -165,6 +165,35 @@ class TunnelInstallerTest {
   }
 
   @Test
+  void aCharonKilledUnderTheGatewayIsReportedAndItsTunnelComesBack() throws Exception {
+    Heard atGateway = new Heard();
+    try (TunnelInstaller gateway =
+            TunnelInstaller.connect(lab.b().vici(), Duration.ofSeconds(15), atGateway);
+        TunnelInstaller client =
+            TunnelInstaller.connect(
+                lab.a().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {})) {
+      TunnelConnection t = tunnel("inst-4");
+      both(client, gateway, t);
+      assertEquals("installed inst-4", atGateway.next());
+      ping();
+      lab.killCharon(lab.b());
+      assertEquals("gone", atGateway.next(), "reported at once");
+      assertThrows(IOException.class, TunnelInstallerTest::ping, "fails closed: nothing crosses");
+      long t0 = System.nanoTime();
+      lab.startCharon(lab.b());
+      assertEquals("installed inst-4", atGateway.next(), "re-installed");
+      assertEquals("back 1 0", atGateway.next());
+      // the client's IKE_SA is stale (the gateway's charon forgot it): the gateway brings the
+      // tunnel up again itself; before, the client never re-established it
+      ping();
+      assertTrue(
+          System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "back within 20 s of the restart");
+      client.remove("inst-4");
+      gateway.remove("inst-4");
+    }
+  }
+
+  @Test
   void aWrongKeyFailsWithCharonsReasonAndInstallsNothing() throws Exception {
     try (TunnelInstaller gateway =
             TunnelInstaller.connect(
