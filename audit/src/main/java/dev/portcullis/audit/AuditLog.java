@@ -83,7 +83,7 @@ public final class AuditLog implements AutoCloseable {
         for (Path p = parent; p != null && !Files.exists(p); p = p.getParent()) {
           made.add(p); // children before parents: deleted in this order by abandon()
         }
-        Files.createDirectories(parent);
+        OwnedFile.createMissing(parent); // owner-only, as the log
       } catch (IOException e) {
         throw new IOException("audit log " + file + ": cannot create its directory: " + e, e);
       }

@@ -10,7 +10,6 @@ import dev.portcullis.support.ConfigException;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -132,7 +131,7 @@ final class ClientTypePolicy {
   synchronized PolicyEngine reload(byte[] content, Path scratch) throws ConfigException {
     Path copy = scratch.resolve(file.getFileName());
     try {
-      Files.write(copy, content);
+      dev.portcullis.support.DurableFiles.write(copy, content);
     } catch (IOException e) {
       throw new ConfigException(copy.toString(), "cannot write: " + e.getMessage(), e);
     }

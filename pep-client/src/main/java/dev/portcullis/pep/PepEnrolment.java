@@ -6,16 +6,13 @@ import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.support.OwnedFile;
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -162,29 +159,16 @@ public final class PepEnrolment {
     } catch (GeneralSecurityException e) {
       throw new IOException("PDP's certificate unreadable: " + e.getMessage(), e);
     }
-    write(keyOut, DevCertificates.toPem(kp.getPrivate()), true);
-    write(certificateOut, chain.toString(), false);
+    write(keyOut, DevCertificates.toPem(kp.getPrivate()));
+    write(certificateOut, chain.toString());
     return new Result(leaf, certificateOut, keyOut);
   }
 
-  /** Temporary file then rename: a crash leaves the old file or the new, never half of one. */
-  private static void write(Path target, String content, boolean secret) throws IOException {
-    Path dir = target.toAbsolutePath().getParent();
-    OwnedFile.createMissing(dir);
-    boolean posix = OwnedFile.posix();
-    Path tmp =
-        posix && secret
-            ? Files.createTempFile(
-                dir,
-                ".enrol-",
-                ".pem",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-            : Files.createTempFile(dir, ".enrol-", ".pem");
-    try {
-      Files.writeString(tmp, content, StandardCharsets.US_ASCII);
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+  /**
+   * Owner-only, whole or not at all (a crash leaves the old file or the new), its missing
+   * directories made owner-only; the certificate as the key, nothing of them for others to read.
+   */
+  private static void write(Path target, String content) throws IOException {
+    DurableFiles.write(target, content.getBytes(StandardCharsets.US_ASCII));
   }
 }

@@ -46,7 +46,7 @@ final class AuthAudit implements AutoCloseable {
     this.refusals = new LogSummary(log, "refused session requests", Duration.ofMinutes(1), clock);
     Path dir = this.file.getParent();
     if (dir != null) {
-      Files.createDirectories(dir);
+      OwnedFile.createMissing(dir);
     }
     this.owned = OwnedFile.claim(this.file, "audit log");
     try {

@@ -11,7 +11,6 @@ import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Numbers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
@@ -82,7 +81,7 @@ public final class CodeServer extends Lifecycle.Bound {
       throws IOException {
     this.config = config;
     this.fleet = fleet;
-    Files.createDirectories(workDir);
+    dev.portcullis.support.OwnedFile.createMissing(workDir);
     ModuleSigner signer = new ModuleSigner(pki.serverKey(), pki.serverChain());
     for (RosaConfig.Code c : config.codes().values()) {
       modules.put(c.id(), signer.module(c.className(), workDir));

@@ -1,5 +1,6 @@
 package dev.portcullis.support.pki;
 
+import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.OwnedFile;
 import java.io.IOException;
 import java.io.Reader;
@@ -9,8 +10,6 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -147,7 +146,7 @@ public final class DevCertificates {
           Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()));
       caCert = sign(b, kp.getPrivate());
       caKey = kp.getPrivate();
-      writePrivate(caKeyFile, pem(new JcaPKCS8Generator(caKey, null)));
+      write(caKeyFile, pem(new JcaPKCS8Generator(caKey, null)));
       write(caCrt, pem(caCert));
       generated.add("CA");
     }
@@ -204,7 +203,7 @@ public final class DevCertificates {
     KeyPair kp = keyPair();
     X509Certificate cert =
         certificate(caCert, caKey, name(cn), kp.getPublic(), sans, purpose, LEAF_LIFETIME);
-    writePrivate(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
+    write(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
     write(crt, pem(cert) + pem(caCert));
     generated.add(file);
     return new Credential(crt, key);
@@ -305,31 +304,9 @@ public final class DevCertificates {
     OwnedFile.privateDirectory(dir, "development PKI directory");
   }
 
-  private void writePrivate(Path target, String content) throws IOException {
-    boolean posix = OwnedFile.posix();
-    Path tmp =
-        posix
-            ? Files.createTempFile(
-                dir,
-                ".tmp-",
-                ".pem",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-            : Files.createTempFile(dir, ".tmp-", ".pem");
-    moveInto(tmp, target, content);
-  }
-
+  /** Owner-only, whole or not at all: a crash never leaves half a PEM file. */
   private void write(Path target, String content) throws IOException {
-    moveInto(Files.createTempFile(dir, ".tmp-", ".pem"), target, content);
-  }
-
-  /** Writes to a temporary file and renames it, so a crash never leaves half a PEM file. */
-  private static void moveInto(Path tmp, Path target, String content) throws IOException {
-    try {
-      Files.writeString(tmp, content, StandardCharsets.US_ASCII);
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    DurableFiles.write(target, content.getBytes(StandardCharsets.US_ASCII));
   }
 
   private static KeyPair keyPair() throws GeneralSecurityException {

@@ -1,0 +1,68 @@
+package dev.portcullis.bench.rules;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.properties.HasName;
+import com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import java.io.FileOutputStream;
+import java.io.FileWriter;
+import java.nio.file.Files;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The build's rules on the product's code (every module but the bench harness, the examples and the
+ * test lab). Bench sees every module, so the rules live here.
+ */
+class ProductRulesTest {
+  private static final JavaClasses PRODUCT =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.portcullis")
+          .that(
+              DescribedPredicate.not(
+                  JavaClass.Predicates.resideInAnyPackage(
+                      "dev.portcullis.bench..",
+                      "dev.portcullis.examples..",
+                      "dev.portcullis.tunnel.lab..",
+                      // the native provider is loaded while a security provider is being built:
+                      // it depends on nothing of ours, and makes its one file owner-only itself
+                      "dev.portcullis.nativecrypto..")));
+
+  /**
+   * One way to create a file or a directory (docs/security.md, principles 4 and 9): through
+   * support's OwnedFile, DurableFiles and SecretFile, owner-only from the first byte, never through
+   * a link. Spent-credential marks were created 0644 under the default umask by a Files.write of
+   * their own; a class that writes a file's content does it into the file those made for it.
+   */
+  @Test
+  void filesAndDirectoriesAreCreatedOnlyThroughSupport() {
+    DescribedPredicate<JavaCall<?>> filesCreating =
+        JavaCall.Predicates.target(With.owner(JavaClass.Predicates.equivalentTo(Files.class)))
+            .and(
+                JavaCall.Predicates.target(
+                    HasName.Predicates.nameMatching(
+                        "createDirectories|createDirectory|createFile|write|writeString|copy")));
+    DescribedPredicate<JavaCall<?>> streamsCreating =
+        JavaCall.Predicates.target(
+            With.owner(
+                JavaClass.Predicates.assignableTo(FileOutputStream.class)
+                    .or(JavaClass.Predicates.assignableTo(FileWriter.class))));
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.portcullis.support")
+            .should()
+            .callCodeUnitWhere(filesCreating.or(streamsCreating))
+            .because(
+                "a file or directory is created owner-only through support's OwnedFile,"
+                    + " DurableFiles or SecretFile (docs/security.md, principle 13)");
+    rule.check(PRODUCT);
+  }
+}
