@@ -77,7 +77,13 @@ class OwnerOnlyFilesTest {
               <audit file="logs/pdp/audit.jsonl"/>
             </pdp>
             """);
+    // a stranger's files beside what enrolment and the credential store write: left as they are
+    Path beside = write("agent/enrolled/mine.txt", "the user's own");
     try (PdpServer pdp = PdpServer.start(PdpConfig.load(pdpXml), 1)) {
+      // into the store's own directories, which the PDP made (and which are checked below)
+      Path besideStore = dir.resolve("state/credentials/valid/mine.txt");
+      Files.writeString(besideStore, "the operator's own");
+      ours.add(besideStore);
       CredentialStore store =
           CredentialStore.open(
               dir.resolve("state/credentials"),
@@ -93,6 +99,9 @@ class OwnerOnlyFilesTest {
           dir.resolve("agent/enrolled/alice.crt"),
           dir.resolve("agent/enrolled/alice.key"));
       assertTrue(store.spendOnTunnel(otc.id(), "t-1"));
+      store.issue("bob", Duration.ofHours(1)); // issue-credential's write, a second time
+      assertEquals("the user's own", Files.readString(beside));
+      assertEquals("the operator's own", Files.readString(besideStore));
 
       write("proxy/pep.xml", "<pep id=\"proxy-1\"><pdp address=\"127.0.0.1\" port=\"1\"/></pep>");
       Path proxyXml =
