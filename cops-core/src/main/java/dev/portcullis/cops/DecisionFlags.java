@@ -9,6 +9,9 @@ import io.netty.buffer.ByteBuf;
  * Remove) and flags (Trigger Error).
  */
 public record DecisionFlags(boolean lpdp, int command, int flags) implements CopsObject {
+  /** RFC 2748 §2.2.5's one flag: "Trigger Error (Trigger error message if set)". */
+  public static final int TRIGGER_ERROR = 0x1;
+
   public DecisionFlags {
     u16("Command-Code", command);
     u16("Flags", flags);

@@ -216,7 +216,7 @@ final class CopsVectors {
             10 02 800a 00000074             # DEC, unsolicited, client-type 0x800A, length 116
             0008 01 01 636d3031             # Client Handle "cm01"
             0008 02 01 0008 0000            # Context: configuration request
-            0008 06 01 0001 0000            # Decision Flags: Install
+            0008 06 01 0001 0001            # Decision Flags: Install, Trigger Error
             0054 06 04                      # Client Specific Decision Data, length 84
             0008 0101 1234 0004             #   Transaction ID, Gate-Set
             0008 0201 0001 0203             #   AMID

@@ -1,10 +1,12 @@
 package dev.portcullis.cops;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmCops;
@@ -12,6 +14,7 @@ import dev.portcullis.cops.pcmm.PcmmErrorCode;
 import dev.portcullis.cops.pcmm.PcmmFormatException;
 import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.cops.pcmm.PcmmObjects;
+import dev.portcullis.cops.pcmm.TrafficProfile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -188,11 +191,13 @@ class PcmmFormatTest {
     assertEquals(PcmmErrorCode.INCOMPATIBLE_ENVELOPE, e.error());
     assertEquals(4, e.offset());
     assertEquals(0x0703, e.subcode());
-    // a service class name without its terminating zero, and one with garbage after it
-    e = refused("000c 0702 01000000 41424344");
-    assertEquals(PcmmErrorCode.INVALID_FIELD_VALUE, e.error());
+    // a service class name with garbage after its zero, an empty one, one of 17 characters
     e = refused("0010 0702 01000000 41420000 00000001");
     assertTrue(e.getMessage().contains("padding"), e.getMessage());
+    e = refused("000c 0702 01000000 00000000");
+    assertEquals(PcmmErrorCode.INVALID_FIELD_VALUE, e.error());
+    e = refused("001c 0702 01000000 41424344 41424344 41424344 41424344 41424300");
+    assertTrue(e.getMessage().contains("12 to 24"), e.getMessage());
     // an IPv4-mapped address where an IPv6 Subscriber ID belongs
     e = refused("0014 0302 00000000000000000000ffff0a000001");
     assertTrue(e.getMessage().contains("IPv4-mapped"), e.getMessage());
@@ -203,6 +208,41 @@ class PcmmFormatTest {
                 + " 20010db8000000000000000000000010 0000ffff 138c138d 00024001 00000000");
     assertEquals(PcmmErrorCode.INVALID_FIELD_VALUE, e.error());
     assertTrue(e.getMessage().contains("Flow Label"), e.getMessage());
+  }
+
+  @Test
+  void aServiceClassNameWithoutItsZeroIsReadAndToldNeverWritten() throws Exception {
+    List<Deviation> told = new ArrayList<>();
+    // "VoIP": four characters filling their field, as deployed CMTSs and policy servers write it
+    List<PcmmObject> read =
+        PcmmObjects.decode(PcmmVectors.hex("000c 0702 01000000 566f4950"), told::add);
+    assertEquals(List.of(new TrafficProfile.ServiceClassName(1, "VoIP")), read);
+    assertEquals(1, told.size());
+    assertEquals(Deviation.UNTERMINATED_SERVICE_CLASS_NAME, told.get(0).kind());
+    assertEquals(8, told.get(0).offset(), told.get(0).toString());
+    // written as I02 has it: the zero, then padding to 4
+    assertEquals(PcmmVectors.hex("0010 0702 01000000 566f4950 00000000"), PcmmObjects.encode(read));
+    // 16 characters, the most such a peer writes (Length 24, the object's largest)
+    String sixteen = "VOICE_UPSTREAM16";
+    read =
+        PcmmObjects.decode(
+            PcmmVectors.hex("0018 0702 07000000 " + Hex.of(sixteen.getBytes(US_ASCII))), told::add);
+    assertEquals(List.of(new TrafficProfile.ServiceClassName(7, sixteen)), read);
+    assertEquals(2, told.size());
+    // a terminated name tells nothing
+    PcmmObjects.decode(PcmmVectors.hex("0010 0702 01000000 566f4950 00000000"), told::add);
+    assertEquals(2, told.size());
+  }
+
+  @Test
+  void theTransactionIdOfAMessageThatCannotBeReadIsStillFound() {
+    Bytes broken = PcmmVectors.hex("0008 0101 1234 0005 0008 0201 0001 0203 0006 0301 0a00");
+    assertThrows(PcmmFormatException.class, () -> GateMessage.decode(broken));
+    assertEquals(
+        new PcmmObject.TransactionId(0x1234, GateCommand.GATE_SET_ACK),
+        GateMessage.leadingTransactionId(broken));
+    assertNull(GateMessage.leadingTransactionId(PcmmVectors.hex("0008 0201 0001 0203")));
+    assertNull(GateMessage.leadingTransactionId(PcmmVectors.hex("0008 0101 12")));
   }
 
   @Test

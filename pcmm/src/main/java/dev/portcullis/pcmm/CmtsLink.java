@@ -13,6 +13,7 @@ import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.KeepAlive;
 import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmCops;
@@ -22,6 +23,7 @@ import dev.portcullis.cops.pcmm.PcmmObjects;
 import dev.portcullis.pcmm.GateRefusedException.Kind;
 import dev.portcullis.support.Backoff;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.LogSummary;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -36,6 +38,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -67,6 +71,15 @@ final class CmtsLink {
   private final PolicyServer.Settings settings;
   private final Events events;
   private final Backoff backoff;
+  private final PeerStats stats = new PeerStats();
+
+  /**
+   * Gate commands this CMTS left unanswered: the first of each command a minute at WARN, the rest
+   * counted in a summary line (a CMTS that answers nothing must not fill the log). Its clock only
+   * paces log lines.
+   */
+  private final LogSummary unanswered;
+
   private volatile Connection current;
   private volatile boolean closed;
   private boolean everReady;
@@ -79,6 +92,7 @@ final class CmtsLink {
   private long readySince = -1;
 
   private boolean refusedSinceReady;
+  private boolean warnedVersion;
   private int failedConnects;
 
   CmtsLink(
@@ -93,6 +107,12 @@ final class CmtsLink {
     this.settings = settings;
     this.events = events;
     this.backoff = new Backoff(settings.reconnectMin(), settings.reconnectMax());
+    this.unanswered =
+        new LogSummary(
+            log,
+            "gate commands unanswered by CMTS " + name,
+            Duration.ofMinutes(1),
+            Clock.systemUTC());
     this.bootstrap =
         bootstrap
             .clone(loop) // one loop a link: its back-off, transactions and state on one thread
@@ -122,6 +142,11 @@ final class CmtsLink {
 
   InetSocketAddress address() {
     return address;
+  }
+
+  /** What this CMTS has shown of itself: version, deviations, unreadable and unanswered. */
+  PeerStats stats() {
+    return stats;
   }
 
   /** The most transactions outstanding at once on the current connection (0 without one). */
@@ -206,8 +231,13 @@ final class CmtsLink {
 
   /** One TCP connection to the CMTS and its outstanding transactions (its event loop only). */
   private final class Connection extends SimpleChannelInboundHandler<Object> {
-    private final Transactions pending = new Transactions(name, settings.answerTimeout());
+    private final Transactions pending =
+        new Transactions(name, settings.answerTimeout(), this::timedOut);
     private Channel channel;
+
+    /** When the CMTS last sent anything on this connection (System.nanoTime). */
+    private long lastHeard = System.nanoTime();
+
     private volatile Handle handle;
     private boolean opened;
     private int unreadable;
@@ -239,6 +269,7 @@ final class CmtsLink {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      lastHeard = System.nanoTime();
       if (lostBecause != null) {
         return; // closing: what else the CMTS sent in this read is not acted on
       }
@@ -250,6 +281,18 @@ final class CmtsLink {
       } else if (msg instanceof ClientOpen o) {
         open(ctx, o);
       } else if (msg instanceof Request r && opened && r.clientType() == PcmmCops.CLIENT_TYPE) {
+        if (handle != null) {
+          // RFC 2748 §3.1 lets a PEP send a REQ again on a handle it holds (an updated request);
+          // a CMTS does so right after its first. The same connection, the same gates: nothing is
+          // checked again. A new handle is followed, the gates being the CMTS's, not the handle's
+          log.debug(
+              "CMTS {}: REQ again on this connection (handle {}{}); not a reconnect",
+              name,
+              r.handle().value().toHex(),
+              r.handle().equals(handle) ? ", the same" : ", a new one: gate commands go on it");
+          handle = r.handle();
+          return;
+        }
         boolean again = everReady;
         handle = r.handle();
         everReady = true;
@@ -290,12 +333,12 @@ final class CmtsLink {
             "opened client type " + ClientTypes.hex(o.clientType()) + " (expected: 0x800A, PCMM)");
         return;
       }
-      String version = "";
+      PcmmObject.VersionInfo version = null;
       if (o.clientSI() != null && !o.clientSI().named()) {
         try {
-          for (PcmmObject p : PcmmObjects.decode(o.clientSI().data())) {
+          for (PcmmObject p : PcmmObjects.decode(o.clientSI().data(), this::deviated)) {
             if (p instanceof PcmmObject.VersionInfo v) {
-              version = ", PCMM version " + v.major() + "." + v.minor();
+              version = v;
             }
           }
         } catch (PcmmFormatException e) {
@@ -304,18 +347,111 @@ final class CmtsLink {
         }
       }
       opened = true;
-      log.debug("CMTS {}: Client-Open from PEP {}{}", name, o.pepId().id(), version);
+      opened(o, version);
       ctx.writeAndFlush(
           ClientAccept.of(PcmmCops.CLIENT_TYPE, settings.kaSeconds()), ctx.voidPromise());
+    }
+
+    /** The CMTS's PCMM version, said once a connection, and a warning when it is newer. */
+    private void opened(ClientOpen o, PcmmObject.VersionInfo v) {
+      if (v == null) {
+        log.info(
+            "CMTS {}: Client-Open from PEP {} with no Version Info; taken as PCMM {}.{} (I02)",
+            name,
+            o.pepId().id(),
+            PeerStats.IMPLEMENTED_MAJOR,
+            PeerStats.IMPLEMENTED_MINOR);
+        return;
+      }
+      if (stats.opened(v.major(), v.minor()) && !warnedVersion) {
+        warnedVersion = true; // once a CMTS: each reconnect says it at INFO
+        log.warn(
+            "CMTS {}: opened with PCMM version {}.{}, newer than {}.{} (I02) implemented here: gate"
+                + " commands are sent as I02 has them; objects of later issues are read where"
+                + " known and the rest kept and ignored, so gates work as long as the CMTS"
+                + " accepts I02's commands",
+            name,
+            v.major(),
+            v.minor(),
+            PeerStats.IMPLEMENTED_MAJOR,
+            PeerStats.IMPLEMENTED_MINOR);
+      } else {
+        log.info(
+            "CMTS {}: Client-Open from PEP {}, PCMM version {}.{}",
+            name,
+            o.pepId().id(),
+            v.major(),
+            v.minor());
+      }
+    }
+
+    /** Something the CMTS wrote against the specification, read anyway: counted, said once. */
+    private void deviated(Deviation d) {
+      if (stats.deviated(d)) {
+        log.warn(
+            "CMTS {}: wrote {} (not as I02 has it); read anyway, and counted on"
+                + " portcullis.pcmm.cmts.deviations (said once per CMTS and kind)",
+            name,
+            d);
+      }
+    }
+
+    /**
+     * A gate command the answer timeout passed on, said with what is known of the connection: a
+     * CMTS that sent something after it left is up and not answering it; one that sent nothing
+     * since may be down, or the network between.
+     */
+    private void timedOut(GateCommand command, int txn, long sentNanos) {
+      stats.unanswered();
+      long quiet = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastHeard);
+      unanswered.warn(
+          command.description(),
+          "CMTS {}: {} #{} not answered in {} ms; {}",
+          name,
+          command.description(),
+          txn,
+          settings.answerTimeout().toMillis(),
+          lastHeard - sentNanos > 0
+              ? "the CMTS sent other messages since ("
+                  + quiet
+                  + " ms ago the last), so it is up and did not answer this one"
+              : "nothing heard from the CMTS since it left (the last message "
+                  + quiet
+                  + " ms ago): the CMTS or the network may be stalled; its keep-alives (KA timer "
+                  + settings.kaSeconds()
+                  + " s) will tell");
     }
 
     private void report(Report r) {
       GateMessage m;
       try {
-        m = PcmmCops.of(r);
+        m = PcmmCops.of(r, this::deviated);
       } catch (PcmmFormatException e) {
-        // an RPT cannot be answered with an error: its transaction times out. Said once a
-        // connection at WARN, so that a CMTS sending nothing else cannot fill the log
+        stats.unreadable();
+        PcmmObject.TransactionId t =
+            r.clientSI() == null || r.clientSI().named()
+                ? null
+                : GateMessage.leadingTransactionId(r.clientSI().data());
+        CompletableFuture<GateMessage> f =
+            t == null || t.gateCommand() == GateCommand.GATE_REPORT_STATE
+                ? null
+                : pending.take(t.id());
+        if (f != null) {
+          // an answer, but not one to act on: the caller learns what was wrong and where (502),
+          // not that nothing came (504)
+          log.warn(
+              "CMTS {}: its answer to transaction #{} ({}) cannot be read: {}",
+              name,
+              t.id(),
+              t.gateCommand() == null
+                  ? "Gate Command Type " + t.command()
+                  : t.gateCommand().description(),
+              e.getMessage());
+          f.completeExceptionally(GateRefusedException.unreadable(name, t, e));
+          return;
+        }
+        // no transaction to fail: said once a connection at WARN, so that a CMTS sending nothing
+        // else cannot fill the log
         if (unreadable++ == 0) {
           log.warn(
               "CMTS {}: unreadable gate control message ignored (more are logged at DEBUG): {}",

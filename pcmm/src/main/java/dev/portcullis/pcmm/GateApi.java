@@ -235,7 +235,10 @@ final class GateApi implements HttpRoute {
     return null;
   }
 
-  /** A refusal as its status: the policy's 403, the CMTS's 502, 503, 504, 404. */
+  /**
+   * A refusal as its status: the policy's 403, the CMTS's 502 (an -Err, or an answer that cannot be
+   * read), 503, 504, 404.
+   */
   private static Reply refused(Throwable e) {
     while (e instanceof CompletionException && e.getCause() != null) {
       e = e.getCause();
@@ -247,7 +250,7 @@ final class GateApi implements HttpRoute {
     int status =
         switch (g.kind()) {
           case POLICY -> 403;
-          case CMTS -> 502;
+          case CMTS, UNREADABLE -> 502;
           case UNAVAILABLE -> 503;
           case NO_ANSWER -> 504;
           case NOT_HELD -> 404;

@@ -105,8 +105,14 @@ final class GateJson {
                       + "\" (expected: authorized, reserved or committed)");
         };
     TrafficProfile profile;
+    String serviceClass = text(root, "service-class", null);
+    if (serviceClass.length() > TrafficProfile.ServiceClassName.MAX) {
+      // 16 is read from CMTSs that write it so, never asked for here (I02 has at most 15)
+      throw new BadRequest(
+          "service-class: \"" + serviceClass + "\" (expected: 1 to 15 printable ASCII characters)");
+    }
     try {
-      profile = new TrafficProfile.ServiceClassName(envelope, text(root, "service-class", null));
+      profile = new TrafficProfile.ServiceClassName(envelope, serviceClass);
     } catch (IllegalArgumentException e) {
       throw new BadRequest("service-class: " + e.getMessage());
     }

@@ -22,7 +22,12 @@ public final class GateRefusedException extends Exception {
     /** The gate is not held here (deleted, or changed since). */
     NOT_HELD,
     /** A Gate-Set for the same flows got no answer: it may have made the gate already. */
-    IN_DOUBT
+    IN_DOUBT,
+    /**
+     * The CMTS answered, but its answer cannot be read (an -Ack: the outcome is not known, as with
+     * no answer; an -Err reads as {@link #CMTS}).
+     */
+    UNREADABLE
   }
 
   private final Kind kind;
@@ -58,6 +63,27 @@ public final class GateRefusedException extends Exception {
                     + ", subcode 0x"
                     + Integer.toHexString(error.subcode())),
         error);
+  }
+
+  /**
+   * An answer to {@code t}'s transaction that cannot be read, {@code e} naming the object and its
+   * offset: an -Err is the CMTS's refusal, anything else leaves the outcome unknown.
+   */
+  static GateRefusedException unreadable(
+      String cmts, PcmmObject.TransactionId t, dev.portcullis.cops.pcmm.PcmmFormatException e) {
+    dev.portcullis.cops.pcmm.GateCommand c = t.gateCommand();
+    String what = c == null ? "Gate Command Type " + t.command() : c.description();
+    return new GateRefusedException(
+        c != null && c.isError() ? Kind.CMTS : Kind.UNREADABLE,
+        "CMTS "
+            + cmts
+            + " answered transaction #"
+            + t.id()
+            + " with a "
+            + what
+            + " that cannot be read: "
+            + e.getMessage(),
+        null);
   }
 
   /** The CMTS's PacketCable Error, or null when the refusal was not the CMTS's. */

@@ -1,6 +1,7 @@
 package dev.portcullis.pcmm;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
@@ -8,6 +9,7 @@ import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -155,6 +157,36 @@ public final class PcmmServer implements Lifecycle {
     for (String cmts : server.cmtss()) {
       Gauge.builder("portcullis.pcmm.cmts.connected", server, s -> s.isReady(cmts) ? 1 : 0)
           .description("1 while the CMTS is connected and has sent its REQ")
+          .tag("cmts", cmts)
+          .register(r);
+    }
+    for (String cmts : server.cmtss()) {
+      PeerStats peer = server.peer(cmts);
+      Gauge.builder("portcullis.pcmm.cmts.version.major", peer, PeerStats::major)
+          .description(
+              "PCMM major version of the CMTS's last Client-Open (-1 before one); 1 is I02's,"
+                  + " implemented here")
+          .tag("cmts", cmts)
+          .register(r);
+      Gauge.builder("portcullis.pcmm.cmts.version.minor", peer, PeerStats::minor)
+          .description("PCMM minor version of the CMTS's last Client-Open (-1 before one)")
+          .tag("cmts", cmts)
+          .register(r);
+      for (String kind : Deviation.KINDS) {
+        FunctionCounter.builder("portcullis.pcmm.cmts.deviations", peer, p -> p.deviations(kind))
+            .description(
+                "What the CMTS wrote against the specification and was read anyway, by kind")
+            .tags("cmts", cmts, "kind", kind)
+            .register(r);
+      }
+      FunctionCounter.builder(
+              "portcullis.pcmm.cmts.answers.unreadable", peer, PeerStats::unreadableAnswers)
+          .description("Answers from the CMTS that could not be read")
+          .tag("cmts", cmts)
+          .register(r);
+      FunctionCounter.builder(
+              "portcullis.pcmm.cmts.commands.unanswered", peer, PeerStats::unansweredCommands)
+          .description("Gate commands the CMTS did not answer within the answer timeout")
           .tag("cmts", cmts)
           .register(r);
     }

@@ -144,6 +144,11 @@ public final class PolicyServer implements Lifecycle {
     return link(cmts).mostOutstanding();
   }
 
+  /** What {@code cmts} has shown of itself: its PCMM version, deviations, unanswered commands. */
+  PeerStats peer(String cmts) {
+    return link(cmts).stats();
+  }
+
   /** True while {@code cmts} is connected and has sent its REQ. */
   public boolean isReady(String cmts) {
     CmtsLink l = links.get(cmts);
@@ -230,7 +235,9 @@ public final class PolicyServer implements Lifecycle {
                       : new GateRefusedException(
                           Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
     }
-    if (intent != null && refusal instanceof GateRefusedException r && r.kind() == Kind.NO_ANSWER) {
+    if (intent != null
+        && refusal instanceof GateRefusedException r
+        && (r.kind() == Kind.NO_ANSWER || r.kind() == Kind.UNREADABLE)) {
       doubts.file(inFlight, intent);
     } else if (intent != null) {
       journal.resolved(intent, null);

@@ -28,13 +28,21 @@ final class Transactions {
   private final Map<Integer, Waiting> pending = new HashMap<>();
   private final String cmts;
   private final Duration timeout;
+  private final TimedOut timedOut;
   private int next = 1;
   private volatile int most;
   private ScheduledFuture<?> sweep;
 
-  Transactions(String cmts, Duration timeout) {
+  /** Told of each transaction the timeout passed on, before its answer fails. */
+  interface TimedOut {
+    /** {@code sentNanos}: when it left (System.nanoTime). */
+    void timedOut(GateCommand command, int txn, long sentNanos);
+  }
+
+  Transactions(String cmts, Duration timeout, TimedOut timedOut) {
     this.cmts = cmts;
     this.timeout = timeout;
+    this.timedOut = timedOut;
   }
 
   /**
@@ -76,6 +84,8 @@ final class Transactions {
       }
     }
     for (Map.Entry<Integer, Waiting> e : late) {
+      timedOut.timedOut(
+          e.getValue().command(), e.getKey(), e.getValue().deadlineNanos() - timeout.toNanos());
       e.getValue()
           .answer()
           .completeExceptionally(

@@ -97,7 +97,8 @@ class HostileCmtsTest {
       }
     }
 
-    private static CopsMessage read(DataInputStream in) throws Exception {
+    /** One COPS message off a blocking stream. */
+    static CopsMessage read(DataInputStream in) throws Exception {
       byte[] header = new byte[8];
       in.readFully(header);
       int len =

@@ -36,7 +36,18 @@ public record GateMessage(List<PcmmObject> objects) {
    *     (Missing Required Object, subcode 0x0101)
    */
   public static GateMessage decode(Bytes data) throws PcmmFormatException {
-    List<PcmmObject> objects = PcmmObjects.decode(data);
+    return decode(data, Deviation.Sink.NONE);
+  }
+
+  /**
+   * Reads a message, telling {@code deviations} what it read liberally ({@link Deviation}).
+   *
+   * @throws PcmmFormatException if an object cannot be read, or the first is not a Transaction ID
+   *     (Missing Required Object, subcode 0x0101)
+   */
+  public static GateMessage decode(Bytes data, Deviation.Sink deviations)
+      throws PcmmFormatException {
+    List<PcmmObject> objects = PcmmObjects.decode(data, deviations);
     if (objects.isEmpty() || !(objects.get(0) instanceof PcmmObject.TransactionId)) {
       throw PcmmFormatException.at(
           MISSING_REQUIRED_OBJECT,
@@ -47,6 +58,23 @@ public record GateMessage(List<PcmmObject> objects) {
           "Transaction ID (1/1)");
     }
     return new GateMessage(objects);
+  }
+
+  /**
+   * The Transaction ID a message that cannot be read as a whole begins with, or null when even that
+   * cannot be read: what lets a receiver answer a message it cannot act on (an -Err) and tie an
+   * answer it cannot read to its transaction.
+   */
+  public static PcmmObject.TransactionId leadingTransactionId(Bytes data) {
+    if (data.length() < 8) {
+      return null;
+    }
+    byte[] b = data.slice(0, 8).toArray();
+    if (b[0] != 0 || b[1] != 8 || b[2] != SNum.TRANSACTION_ID || b[3] != 1) {
+      return null;
+    }
+    return new PcmmObject.TransactionId(
+        (b[4] & 0xFF) << 8 | b[5] & 0xFF, (b[6] & 0xFF) << 8 | b[7] & 0xFF);
   }
 
   /** The wire form: the objects one after another. */

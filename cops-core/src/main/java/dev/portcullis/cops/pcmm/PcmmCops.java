@@ -16,11 +16,13 @@ import dev.portcullis.cops.ReportTypeObject;
 /**
  * How gate control messages ride in COPS. The Policy Server's (Gate-Set, Gate-Info, Gate-Delete) go
  * in an unsolicited DEC on the handle of the CMTS's one REQ: a Context of R-Type Configuration,
- * Decision Flags with the command Install, and the objects as Client Specific Decision Data (C-Num
- * 6, C-Type 4). The CMTS's go in an RPT on that handle, the objects in a signaled ClientSI (C-Num
- * 9, C-Type 1): Report-Type Success for an -Ack, Failure for an -Err, Accounting for a
- * Gate-Report-State (a state the CMTS reports of its own accord). A reader goes by the Gate Command
- * Type, not by the Report-Type.
+ * Decision Flags with the command Install and the flag Trigger Error (0x1: the CMTS is to answer
+ * with an -Err when it cannot carry the command out; deployed CMTSs act on no gate command without
+ * it, docs/cops-wire.md), and the objects as Client Specific Decision Data (C-Num 6, C-Type 4). The
+ * CMTS's go in an RPT on that handle, the objects in a signaled ClientSI (C-Num 9, C-Type 1):
+ * Report-Type Success for an -Ack, Failure for an -Err, Accounting for a Gate-Report-State (a state
+ * the CMTS reports of its own accord). A reader goes by the Gate Command Type, not by the
+ * Report-Type.
  */
 public final class PcmmCops {
   /** COPS client type of PacketCable Multimedia. */
@@ -43,7 +45,7 @@ public final class PcmmCops {
         handle,
         new DecisionSet(
             new Context(Context.R_CONFIGURATION, 0),
-            new DecisionFlags(false, DecisionCommand.INSTALL.code(), 0),
+            new DecisionFlags(false, DecisionCommand.INSTALL.code(), DecisionFlags.TRIGGER_ERROR),
             null,
             null,
             new DecisionData(false, DecisionDataKind.CLIENT_SPECIFIC, m.encode()),
@@ -75,9 +77,18 @@ public final class PcmmCops {
    * @throws PcmmFormatException if it carries none or one that cannot be read
    */
   public static GateMessage of(Decision d) throws PcmmFormatException {
+    return of(d, Deviation.Sink.NONE);
+  }
+
+  /**
+   * The gate control message a DEC carries, telling {@code deviations} what was read liberally.
+   *
+   * @throws PcmmFormatException if it carries none or one that cannot be read
+   */
+  public static GateMessage of(Decision d, Deviation.Sink deviations) throws PcmmFormatException {
     for (DecisionSet s : d.decisions()) {
       if (s.clientSpecific() != null) {
-        return GateMessage.decode(s.clientSpecific().data());
+        return GateMessage.decode(s.clientSpecific().data(), deviations);
       }
     }
     throw PcmmFormatException.at(
@@ -95,6 +106,15 @@ public final class PcmmCops {
    * @throws PcmmFormatException if it carries none or one that cannot be read
    */
   public static GateMessage of(Report r) throws PcmmFormatException {
+    return of(r, Deviation.Sink.NONE);
+  }
+
+  /**
+   * The gate control message an RPT carries, telling {@code deviations} what was read liberally.
+   *
+   * @throws PcmmFormatException if it carries none or one that cannot be read
+   */
+  public static GateMessage of(Report r, Deviation.Sink deviations) throws PcmmFormatException {
     if (r.clientSI() == null || r.clientSI().named()) {
       throw PcmmFormatException.at(
           PcmmErrorCode.MISSING_REQUIRED_OBJECT,
@@ -104,6 +124,6 @@ public final class PcmmCops {
           r.clientSI() == null ? "no ClientSI" : "a named ClientSI",
           "the gate control message in a signaled ClientSI (C-Num 9, C-Type 1)");
     }
-    return GateMessage.decode(r.clientSI().data());
+    return GateMessage.decode(r.clientSI().data(), deviations);
   }
 }

@@ -19,8 +19,17 @@ import java.util.List;
 public final class PcmmObjects {
   private PcmmObjects() {}
 
-  /** The objects in {@code data}, in order. */
+  /** The objects in {@code data}, in order; what is read liberally is not reported. */
   public static List<PcmmObject> decode(Bytes data) throws PcmmFormatException {
+    return decode(data, Deviation.Sink.NONE);
+  }
+
+  /**
+   * The objects in {@code data}, in order; what deployed peers write against the specification and
+   * is read anyway ({@link Deviation}) is told to {@code deviations}.
+   */
+  public static List<PcmmObject> decode(Bytes data, Deviation.Sink deviations)
+      throws PcmmFormatException {
     byte[] b = data.toArray();
     List<PcmmObject> out = new ArrayList<>();
     int off = 0;
@@ -51,7 +60,33 @@ public final class PcmmObjects {
             len,
             "<= " + (b.length - off) + ", the octets that remain");
       }
-      out.add(new PcmmReader(b, off, len, sNum, sType).object());
+      out.add(new PcmmReader(b, off, len, sNum, sType, deviations).object());
+      off += len;
+    }
+    return out;
+  }
+
+  /**
+   * The objects of {@code data} that can be read before the first that cannot (all of them if it
+   * reads): what a receiver can still answer with, such as the AMID and Subscriber ID of a Gate-Set
+   * whose classifier is broken.
+   */
+  public static List<PcmmObject> readable(Bytes data) {
+    byte[] b = data.toArray();
+    List<PcmmObject> out = new ArrayList<>();
+    int off = 0;
+    while (b.length - off >= 4) {
+      int len = PcmmReader.u16(b, off);
+      if (len < 4 || len % 4 != 0 || len > b.length - off) {
+        break;
+      }
+      try {
+        out.add(
+            new PcmmReader(b, off, len, b[off + 2] & 0xFF, b[off + 3] & 0xFF, Deviation.Sink.NONE)
+                .object());
+      } catch (PcmmFormatException e) {
+        break;
+      }
       off += len;
     }
     return out;

@@ -26,10 +26,12 @@ final class PcmmReader {
   final int len;
   final int sNum;
   final int sType;
+  final Deviation.Sink deviations;
   int pos;
 
-  PcmmReader(byte[] b, int start, int len, int sNum, int sType) {
+  PcmmReader(byte[] b, int start, int len, int sNum, int sType, Deviation.Sink deviations) {
     this.b = b;
+    this.deviations = deviations;
     this.start = start;
     this.len = len;
     this.sNum = sNum;

@@ -101,16 +101,25 @@ public sealed interface TrafficProfile extends PcmmObject
   /**
    * DOCSIS Service Class Name (7/2): Envelope, three reserved octets, and the name of a service
    * class provisioned on the CMTS: 1 to 15 printable ASCII characters and a terminating zero (2 to
-   * 16 octets), padded with zeros to a multiple of 4.
+   * 16 octets), padded with zeros to a multiple of 4, as I02 has it and as this writes it. A name
+   * of 16 characters is held only because some CMTSs write one (with no zero: the object's largest
+   * Length, 24, leaves no room for it); it is written back as they write it. Requests made here
+   * ({@code /gates}, {@code pcmm.xml}) take 1 to 15.
    */
   record ServiceClassName(int envelope, String name) implements TrafficProfile {
+    /** The longest name I02 allows: 15 characters and the terminating zero. */
+    public static final int MAX = 15;
+
+    /** The longest name held, as some CMTSs write it: 16 characters, no zero. */
+    public static final int MAX_READ = 16;
+
     public ServiceClassName {
       if (envelope != AUTHORIZED && envelope != RESERVED && envelope != COMMITTED) {
         throw new IllegalArgumentException(
             "Service Class Name Envelope: " + envelope + " (expected: 1, 3 or 7)");
       }
       if (name.isEmpty()
-          || name.length() > 15
+          || name.length() > MAX_READ
           || !name.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
         throw new IllegalArgumentException(
             "Service Class Name: \""
@@ -126,7 +135,7 @@ public sealed interface TrafficProfile extends PcmmObject
 
     @Override
     public int contentLength() {
-      return 4 + ((name.length() + 1 + 3) & ~3);
+      return 4 + field(name.length());
     }
 
     @Override
@@ -134,9 +143,14 @@ public sealed interface TrafficProfile extends PcmmObject
       out.put((byte) envelope).put((byte) 0).putShort((short) 0);
       byte[] n = name.getBytes(StandardCharsets.US_ASCII);
       out.put(n);
-      for (int i = n.length; i < ((n.length + 1 + 3) & ~3); i++) {
+      for (int i = n.length; i < field(n.length); i++) {
         out.put((byte) 0);
       }
+    }
+
+    /** The name's field: the name, its zero, and zeros to a multiple of 4 (16 for a 16th). */
+    private static int field(int chars) {
+      return chars == MAX_READ ? MAX_READ : (chars + 1 + 3) & ~3;
     }
   }
 

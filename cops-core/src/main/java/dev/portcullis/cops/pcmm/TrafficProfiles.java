@@ -157,6 +157,19 @@ final class TrafficProfiles {
             INVALID_FIELD_VALUE, r.sub(), i, "Service Class Name padding", r.b[i] & 0xFF, "0");
       }
     }
+    if (zero == end && zero - nameStart <= TrafficProfile.ServiceClassName.MAX_READ) {
+      // no terminating zero: the name fills its field. I02 does not allow it; CMTSs and policy
+      // servers in use write names whose length is a multiple of 4 so, up to 16 characters.
+      // Read, and told to the caller (counted and logged there), never written so here
+      String name = new String(r.b, nameStart, end - nameStart, StandardCharsets.US_ASCII);
+      r.deviations.read(
+          new Deviation(
+              Deviation.UNTERMINATED_SERVICE_CLASS_NAME,
+              "Service Class Name \"" + name + "\" without its terminating zero",
+              nameStart));
+      r.pos = end;
+      return new TrafficProfile.ServiceClassName(envelope, name);
+    }
     if (zero == end || zero == nameStart || end - zero > 4) {
       throw PcmmFormatException.at(
           INVALID_FIELD_VALUE,

@@ -1,5 +1,6 @@
 package dev.portcullis.pcmm.cmts;
 
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientOpen;
 import dev.portcullis.cops.ClientSI;
@@ -8,6 +9,7 @@ import dev.portcullis.cops.CopsDecodeFailure;
 import dev.portcullis.cops.CopsDecoder;
 import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.Decision;
+import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.KeepAlive;
 import dev.portcullis.cops.PepId;
@@ -160,6 +162,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong echoes = new AtomicLong();
     private final AtomicLong queried = new AtomicLong();
+    private final AtomicLong deviations = new AtomicLong();
     private volatile InetSocketAddress address;
 
     private record Held(GateMessage set) {}
@@ -203,6 +206,14 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     /** Keep-alives the policy server echoed. */
     public long echoes() {
       return echoes.get();
+    }
+
+    /**
+     * What policy servers wrote against the specification and was read anyway (a service class name
+     * without its terminating zero).
+     */
+    public long deviations() {
+      return deviations.get();
     }
 
     /** Gate-Infos answered (-Ack or -Err). */
@@ -332,11 +343,10 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     GateMessage answer(Decision d) {
       GateMessage m;
       try {
-        m = PcmmCops.of(d);
+        m = PcmmCops.of(d, deviation -> deviations.incrementAndGet());
       } catch (PcmmFormatException e) {
         refused.incrementAndGet();
-        // no Transaction ID to answer with when the message cannot be read: a CMTS drops it
-        return null;
+        return unreadable(d, e);
       }
       GateCommand c = m.command();
       if (c == null
@@ -419,6 +429,44 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       } while (id == 0 || gates.putIfAbsent(id, new Held(m)) != null);
       created.incrementAndGet();
       return new GateMessage(ack(m, GateCommand.GATE_SET_ACK, new PcmmObject.GateId(id)));
+    }
+
+    /**
+     * The -Err for a command that cannot be read as a whole, when its Transaction ID can (and names
+     * a Policy Server's command): the error the reader found, with the AMID, Subscriber ID and Gate
+     * ID where they come before what could not be read. Without a Transaction ID there is nothing
+     * to answer with: dropped.
+     */
+    private static GateMessage unreadable(Decision d, PcmmFormatException e) {
+      Bytes data = null;
+      for (DecisionSet s : d.decisions()) {
+        if (s.clientSpecific() != null) {
+          data = s.clientSpecific().data();
+        }
+      }
+      PcmmObject.TransactionId t = data == null ? null : GateMessage.leadingTransactionId(data);
+      GateCommand c = t == null ? null : t.gateCommand();
+      if (c == null || !c.fromPolicyServer()) {
+        return null;
+      }
+      GateCommand errCommand =
+          switch (c) {
+            case GATE_SET -> GateCommand.GATE_SET_ERR;
+            case GATE_INFO -> GateCommand.GATE_INFO_ERR;
+            case GATE_DELETE -> GateCommand.GATE_DELETE_ERR;
+            default -> GateCommand.INVALID_GATE_CMD_ERR;
+          };
+      List<PcmmObject> l = new ArrayList<>();
+      l.add(new PcmmObject.TransactionId(t.id(), errCommand));
+      for (PcmmObject o : PcmmObjects.readable(data)) {
+        if (o instanceof PcmmObject.Amid
+            || o instanceof PcmmObject.SubscriberId
+            || o instanceof PcmmObject.GateId) {
+          l.add(o);
+        }
+      }
+      l.add(e.toError());
+      return new GateMessage(l);
     }
 
     private static List<PcmmObject> ack(GateMessage m, GateCommand c, PcmmObject.GateId id) {
