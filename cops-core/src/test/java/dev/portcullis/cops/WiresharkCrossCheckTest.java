@@ -3,6 +3,8 @@ package dev.portcullis.cops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmCops;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,18 +62,7 @@ class WiresharkCrossCheckTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")
   void wiresharkReadsWhatWeWrite(CopsVectors.Vector v) throws Exception {
-    byte[] b = CopsCodec.encode(v.message());
-    StringBuilder dump = new StringBuilder();
-    for (int i = 0; i < b.length; i += 16) {
-      dump.append(String.format("%06x", i));
-      for (int j = i; j < Math.min(b.length, i + 16); j++) {
-        dump.append(String.format(" %02x", b[j]));
-      }
-      dump.append('\n');
-    }
-    Path txt = Files.writeString(dir.resolve("m.txt"), dump);
-    Path pcap = dir.resolve("m.pcap");
-    run(List.of("text2pcap", "-q", "-T", "40000,3288", txt.toString(), pcap.toString()));
+    Path pcap = capture(v);
     String fields =
         run(List.of(
                 "tshark",
@@ -94,6 +85,7 @@ class WiresharkCrossCheckTest {
                 "-e",
                 "_ws.malformed"))
             .strip();
+    byte[] b = CopsCodec.encode(v.message());
     String[] f = (fields + ";;;;;").split(";", -1);
     CopsMessage m = v.message();
     assertEquals(String.valueOf(m.opCode().code()), f[0], "op code");
@@ -107,6 +99,71 @@ class WiresharkCrossCheckTest {
     assertEquals(String.join(",", cNums), pairs(f[2]), "C-Nums as Wireshark sees them");
     assertEquals(String.join(",", lengths), f[3], "object lengths as Wireshark sees them");
     assertEquals("", f[4], "Wireshark flags the message as malformed");
+  }
+
+  static List<CopsVectors.Vector> pcmmVectors() {
+    return CopsVectors.all().stream()
+        .filter(v -> v.message().clientType() == PcmmCops.CLIENT_TYPE)
+        .toList();
+  }
+
+  /**
+   * Inside the COPS objects, Wireshark's PacketCable part must read the gate control message we
+   * meant: its Transaction ID and Gate Command Type, and in a DEC the Decision Flags (Install with
+   * Trigger Error, which deployed CMTSs require).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("pcmmVectors")
+  void wiresharkReadsOurGateControlMessages(CopsVectors.Vector v) throws Exception {
+    Path pcap = capture(v);
+    String[] f =
+        (run(List.of(
+                        "tshark",
+                        "-r",
+                        pcap.toString(),
+                        "-T",
+                        "fields",
+                        "-E",
+                        "separator=;",
+                        "-e",
+                        "cops.pc_transaction_id",
+                        "-e",
+                        "cops.pc_gate_command_type",
+                        "-e",
+                        "cops.decision.flags",
+                        "-e",
+                        "_ws.malformed"))
+                    .strip()
+                + ";;;;")
+            .split(";", -1);
+    GateMessage g =
+        v.message() instanceof Decision d ? PcmmCops.of(d) : PcmmCops.of((Report) v.message());
+    assertEquals(
+        String.format("0x%04x", g.transactionId().id()),
+        f[0],
+        "Transaction ID as Wireshark reads it");
+    assertEquals(String.format("0x%04x", g.transactionId().command()), f[1], "Gate Command Type");
+    if (v.message() instanceof Decision) {
+      assertEquals("0x0001", f[2].split(",")[0], "Decision Flags: Trigger Error");
+    }
+    assertEquals("", f[3], "Wireshark flags the message as malformed");
+  }
+
+  /** The vector's message as one TCP segment to the COPS port, in a pcap file. */
+  private static Path capture(CopsVectors.Vector v) throws Exception {
+    byte[] b = CopsCodec.encode(v.message());
+    StringBuilder dump = new StringBuilder();
+    for (int i = 0; i < b.length; i += 16) {
+      dump.append(String.format("%06x", i));
+      for (int j = i; j < Math.min(b.length, i + 16); j++) {
+        dump.append(String.format(" %02x", b[j]));
+      }
+      dump.append('\n');
+    }
+    Path txt = Files.writeString(dir.resolve("m.txt"), dump);
+    Path pcap = dir.resolve("m.pcap");
+    run(List.of("text2pcap", "-q", "-T", "40000,3288", txt.toString(), pcap.toString()));
+    return pcap;
   }
 
   /** Wireshark 4.0 reports each object's C-Num twice (subtree and item): keep one of each. */
