@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.ByteArrayOutputStream;
@@ -155,7 +156,8 @@ final class Exchange extends ChannelInboundHandlerAdapter {
             r.headers().get(HttpHeaderNames.AUTHORIZATION),
             r.headers().get(HttpHeaderNames.CONTENT_TYPE),
             body.toByteArray(),
-            (InetSocketAddress) ctx.channel().remoteAddress());
+            (InetSocketAddress) ctx.channel().remoteAddress(),
+            ClientNames.of(ctx.pipeline().get(SslHandler.class)));
     CompletableFuture<HttpRoute.Reply> reply;
     try {
       reply = route.handle(req);

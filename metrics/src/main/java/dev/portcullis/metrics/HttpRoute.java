@@ -38,6 +38,8 @@ public interface HttpRoute {
    * @param query the query's parameters, decoded
    * @param authorization the Authorization header, or null
    * @param remote who sent it
+   * @param clientNames over TLS with a client certificate the endpoint verified: its subject's CN
+   *     and its DNS names; else empty
    */
   record Request(
       String method,
@@ -46,7 +48,11 @@ public interface HttpRoute {
       String authorization,
       String contentType,
       byte[] body,
-      InetSocketAddress remote) {
+      InetSocketAddress remote,
+      Set<String> clientNames) {
+    public Request {
+      clientNames = Set.copyOf(clientNames);
+    }
 
     /** The first value of query parameter {@code name}, or null. */
     public String param(String name) {

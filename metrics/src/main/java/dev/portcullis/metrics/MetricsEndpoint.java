@@ -25,6 +25,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -126,6 +127,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   private final EventLoopGroup loop;
   private final ExecutorService scrapes;
   private final Channel server;
+  private final SslContext tls;
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ConnectionSlots slots = new ConnectionSlots(MAX_CONNECTIONS, MAX_PER_ADDRESS);
   final LongAdder refused = new LongAdder();
@@ -138,9 +140,11 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
       JvmGcMetrics gc,
       EventLoopGroup loop,
       ExecutorService scrapes,
-      InetSocketAddress listen)
+      InetSocketAddress listen,
+      SslContext tls)
       throws IOException {
     this.registry = registry;
+    this.tls = tls;
     this.gc = gc;
     this.loop = loop;
     this.scrapes = scrapes;
@@ -174,6 +178,16 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
    */
   public static MetricsEndpoint start(InetSocketAddress listen, String component)
       throws IOException {
+    return start(listen, component, null);
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, String)}, over HTTPS with {@code tls} (null: plain HTTP). A
+   * client certificate it verifies names the client to the routes ({@link
+   * HttpRoute.Request#clientNames}); the endpoint's own paths never need one.
+   */
+  public static MetricsEndpoint start(InetSocketAddress listen, String component, SslContext tls)
+      throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("component", component);
     new ClassLoaderMetrics().bindTo(registry);
@@ -199,7 +213,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
             });
     MetricsEndpoint m;
     try {
-      m = new MetricsEndpoint(registry, gc, loop, scrapes, listen);
+      m = new MetricsEndpoint(registry, gc, loop, scrapes, listen, tls);
     } catch (IOException e) {
       loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       scrapes.shutdownNow();
@@ -207,7 +221,10 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
       registry.close();
       throw e;
     }
-    log.info("metrics on http://{}/metrics (and /health, /ready)", HostPort.of(m.address()));
+    log.info(
+        "metrics on {}://{}/metrics (and /health, /ready)",
+        tls == null ? "http" : "https",
+        HostPort.of(m.address()));
     return m;
   }
 
@@ -263,6 +280,10 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
       return;
     }
     children.add(ch);
+    if (tls != null) {
+      // the handshake counts against the exchange's deadline, as a slow request would
+      ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+    }
     ch.pipeline()
         .addLast(new HttpServerCodec(4096, 8192, 8192))
         .addLast(new HttpServerExpectContinueHandler()) // curl waits for it before a body

@@ -101,6 +101,21 @@ final class GateApi implements HttpRoute {
           "no valid token", "{} {} from {}: no valid token", r.method(), r.path(), r.remote());
       return done(error(401, "no valid token (expected: Authorization: Bearer TOKEN)"));
     }
+    if (am.clientName() != null && !r.clientNames().contains(am.clientName())) {
+      // a token bound to a client certificate is worth nothing without it; the answer is the
+      // same as for a wrong token, so that it does not tell a stolen token is valid
+      refusals.warn(
+          "token without its certificate",
+          "{} {} from {}: application manager {}'s token without its client certificate {}"
+              + " (presented: {})",
+          r.method(),
+          r.path(),
+          r.remote(),
+          am.name(),
+          am.clientName(),
+          r.clientNames().isEmpty() ? "none" : r.clientNames());
+      return done(error(401, "no valid token (expected: Authorization: Bearer TOKEN)"));
+    }
     String[] parts = r.path().substring(prefix().length()).split("/", -1);
     // "" for /gates; "", cmts, id for /gates/cmts/id
     if (parts.length == 1 || (parts.length == 2 && parts[1].isEmpty())) {

@@ -9,6 +9,7 @@ import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.HostPort;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ import org.w3c.dom.Element;
  * @param limits the per-subscriber limits, or null for none (at least one of the two is there)
  * @param audit the audit log, or null for none
  * @param http where the operator endpoint listens, or null for none
+ * @param httpTls the endpoint's TLS, or null for plain HTTP (on loopback, or said insecure)
  * @param state the store a fleet shares, or null for none
  * @param fleet this server as a fleet member, or null for a lone server
  */
@@ -44,6 +46,7 @@ public record PcmmConfig(
     Limits limits,
     Path audit,
     InetSocketAddress http,
+    HttpTls httpTls,
     List<ApplicationManager> applicationManagers,
     StateConfig state,
     Fleet fleet) {
@@ -70,7 +73,14 @@ public record PcmmConfig(
    *
    * @param tokenDigest the SHA-256 of its bearer token (the token itself is not kept)
    */
-  public record ApplicationManager(String name, PcmmObject.Amid amid, byte[] tokenDigest) {}
+  public record ApplicationManager(
+      String name, PcmmObject.Amid amid, byte[] tokenDigest, String clientName) {}
+
+  /**
+   * {@code <http><tls>}: the endpoint's certificate chain and key (PEM), and the CA (PEM) whose
+   * client certificates it verifies, or null when it asks for none.
+   */
+  public record HttpTls(Path certificate, Path key, Path clientCa) {}
 
   /** Reads and validates {@code pcmm.xml}; every mistake names the file, line and attribute. */
   public static PcmmConfig load(Path file) throws ConfigException {
@@ -126,6 +136,7 @@ public record PcmmConfig(
         limitsElement == null ? null : limits(limitsElement),
         ConfigFiles.writableFile(XmlConfigReader.child(root, "audit"), "file", dir),
         http == null ? null : XmlConfigReader.socketAddress(http, "listen", null),
+        http == null ? null : httpTls(http, dir),
         http == null ? List.of() : managers(http, dir),
         StateConfig.parse(state, dir),
         fleet == null ? null : fleet(fleet));
@@ -181,6 +192,46 @@ public record PcmmConfig(
         XmlConfigReader.integer(l, "gates-per-subscriber", 1, 0xFFFF), Set.copyOf(classes));
   }
 
+  /**
+   * The endpoint's TLS, or null for plain HTTP, which carries bearer tokens in clear: allowed only
+   * on a loopback address, or where the operator says {@code insecure="true"}.
+   */
+  private static HttpTls httpTls(Element http, Path dir) throws ConfigException {
+    Element tls = XmlConfigReader.child(http, "tls");
+    HttpTls t = null;
+    if (tls == null) {
+      InetSocketAddress listen = XmlConfigReader.socketAddress(http, "listen", null);
+      if (!children(http, "application-manager").isEmpty()
+          && !listen.getAddress().isLoopbackAddress()
+          && !Boolean.parseBoolean(XmlConfigReader.value(http, "insecure"))) {
+        throw error(
+            http,
+            "listen",
+            "/gates on "
+                + HostPort.of(listen)
+                + " over plain HTTP would carry the application managers' bearer tokens in clear"
+                + " (expected: a loopback address, a <tls> element, or insecure=\"true\" where the"
+                + " network is trusted)");
+      }
+    } else {
+      String ca = attr(tls, "client-ca", "").trim();
+      t =
+          new HttpTls(
+              ConfigFiles.pemFile(tls, "certificate", dir),
+              ConfigFiles.pemFile(tls, "key", dir),
+              ca.isEmpty() ? null : ConfigFiles.pemFile(tls, "client-ca", dir));
+    }
+    if (t == null || t.clientCa() == null) {
+      for (Element m : children(http, "application-manager")) {
+        if (!attr(m, "client-name", "").isBlank()) {
+          throw error(
+              m, "client-name", "a client certificate name without <tls client-ca> to verify it");
+        }
+      }
+    }
+    return t;
+  }
+
   private static List<ApplicationManager> managers(Element http, Path dir) throws ConfigException {
     Set<String> names = new HashSet<>();
     Set<Integer> tags = new HashSet<>();
@@ -201,7 +252,10 @@ public record PcmmConfig(
       }
       out.add(
           new ApplicationManager(
-              name, new PcmmObject.Amid(type, tag), BearerTokens.digest(m, dir)));
+              name,
+              new PcmmObject.Amid(type, tag),
+              BearerTokens.digest(m, dir),
+              attr(m, "client-name", "").isBlank() ? null : attr(m, "client-name", "").trim()));
     }
     return List.copyOf(out);
   }

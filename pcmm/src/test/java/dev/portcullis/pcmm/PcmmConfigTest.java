@@ -144,4 +144,38 @@ class PcmmConfigTest {
     assertEquals("rules", c.policy().engine());
     assertEquals(1, c.applicationManagers().size());
   }
+
+  @Test
+  void bearerTokensGoInClearOnlyOnLoopbackOrWhereTheOperatorSaysSo() throws Exception {
+    String cmts = "\n<cmts name=\"a\" address=\"192.0.2.1\"/>";
+    String am =
+        "<application-manager name=\"voice\" app-type=\"1\" am-tag=\"1\" token=\"t\""
+            + " create=\"true\"%s/>";
+    String e =
+        refused("<limits/><http listen=\"0.0.0.0:9466\">" + am.formatted("") + "</http>" + cmts);
+    assertTrue(e.contains(":3:") && e.contains("in clear"), e);
+    assertTrue(e.contains("insecure=\"true\""), e);
+    // said so: taken
+    assertEquals(
+        9466,
+        load("<limits/><http listen=\"0.0.0.0:9466\" insecure=\"true\">"
+                + am.formatted("")
+                + "</http>"
+                + cmts)
+            .http()
+            .getPort());
+    // on loopback, or with no application manager (nothing secret): taken
+    assertNull(
+        load("<limits/><http listen=\"127.0.0.1:0\">" + am.formatted("") + "</http>" + cmts)
+            .httpTls());
+    assertNull(load("<limits/><http listen=\"0.0.0.0:0\"/>" + cmts).httpTls());
+    // a certificate name with nothing to verify it against
+    e =
+        refused(
+            "<limits/><http listen=\"127.0.0.1:0\">\n"
+                + am.formatted(" client-name=\"voice\"")
+                + "</http>"
+                + cmts);
+    assertTrue(e.contains(":4:") && e.contains("client-ca"), e);
+  }
 }
