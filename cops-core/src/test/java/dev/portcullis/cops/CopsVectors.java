@@ -1,5 +1,6 @@
 package dev.portcullis.cops;
 
+import dev.portcullis.cops.pcmm.AfterI02;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmCops;
@@ -245,6 +246,36 @@ final class CopsVectors {
             0008 0301 0a000001              #   Subscriber ID
             0008 0401 00abcdef              #   Gate ID
             0008 0f01 0004 0000             #   Gate State: Committed
+            """),
+        new Vector(
+            "PCMM PDP-Config DEC",
+            PcmmCops.decision(
+                Handle.of("cm01"),
+                GateMessage.of(
+                    new PcmmObject.TransactionId(1, GateCommand.PDP_CONFIG), new AfterI02.Psid(1))),
+            """
+            10 02 800a 00000034             # DEC, unsolicited, client-type 0x800A, length 52
+            0008 01 01 636d3031             # Client Handle "cm01"
+            0008 02 01 0008 0000            # Context: configuration request
+            0008 06 01 0001 0001            # Decision Flags: Install, Trigger Error
+            0014 06 04                      # Client Specific Decision Data, length 20
+            0008 0101 0001 0011             #   Transaction ID 1, PDP-Config
+            0008 1101 00000001              #   PSID 1
+            """),
+        new Vector(
+            "PCMM Synch-Complete RPT",
+            PcmmCops.report(
+                Handle.of("cm01"),
+                GateMessage.of(
+                    new PcmmObject.TransactionId(2, GateCommand.SYNCH_COMPLETE),
+                    new AfterI02.Psid(1))),
+            """
+            11 03 800a 0000002c             # RPT, solicited, client-type 0x800A, length 44
+            0008 01 01 636d3031             # Client Handle "cm01"
+            0008 0c 01 0001 0000            # Report-Type 1: Success
+            0014 09 01                      # ClientSI (signaled), length 20
+            0008 0101 0002 0016             #   Transaction ID 2, Synch-Complete
+            0008 1101 00000001              #   PSID 1
             """));
   }
 }

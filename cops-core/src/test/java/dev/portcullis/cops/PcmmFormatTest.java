@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.pcmm.AfterI02;
 import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
@@ -108,6 +109,57 @@ class PcmmFormatTest {
     assertEquals(
         Hex.of(wire), Hex.of(CopsCodec.encode(PcmmCops.decision(Handle.of("cm01"), gateSet()))));
     assertNull(gateSet().missing());
+  }
+
+  @Test
+  void theSynchronisationExamplesOfTheDocsAreTheseMessages() throws Exception {
+    AfterI02.Psid psid = new AfterI02.Psid(1);
+    Handle h = Handle.of("cm01");
+    GateMessage config =
+        GateMessage.of(new PcmmObject.TransactionId(1, GateCommand.PDP_CONFIG), psid);
+    GateMessage ack =
+        GateMessage.of(new PcmmObject.TransactionId(1, GateCommand.PDP_CONFIG_ACK), psid);
+    GateMessage request =
+        GateMessage.of(
+            new PcmmObject.TransactionId(2, GateCommand.SYNCH_REQUEST),
+            psid,
+            new AfterI02.SynchOptions(
+                AfterI02.SynchOptions.COMPLETE_GATE_DATA, AfterI02.SynchOptions.FULL));
+    GateMessage report =
+        GateMessage.of(
+            new PcmmObject.TransactionId(2, GateCommand.SYNCH_REPORT),
+            PcmmVectors.AMID,
+            PcmmVectors.SUBSCRIBER,
+            PcmmVectors.GATE,
+            PcmmVectors.SPEC,
+            PcmmVectors.SCN,
+            PcmmVectors.CLASSIFIER,
+            new PcmmObject.GateState(PcmmObject.GateState.AUTHORIZED, 0));
+    GateMessage complete =
+        GateMessage.of(new PcmmObject.TransactionId(2, GateCommand.SYNCH_COMPLETE), psid);
+    Map<String, byte[]> docs = docs();
+    assertEquals(
+        Hex.of(docs.get("PCMM PDP-Config DEC")),
+        Hex.of(CopsCodec.encode(PcmmCops.decision(h, config))));
+    assertEquals(
+        Hex.of(docs.get("PCMM Synch-Request DEC")),
+        Hex.of(CopsCodec.encode(PcmmCops.decision(h, request))));
+    for (Map.Entry<String, GateMessage> e :
+        Map.of(
+                "PCMM PDP-Config-Ack RPT", ack,
+                "PCMM Synch-Report RPT", report,
+                "PCMM Synch-Complete RPT", complete)
+            .entrySet()) {
+      byte[] wire = docs.get(e.getKey());
+      assertEquals(e.getValue(), PcmmCops.of((Report) CopsCodec.decode(wire)), e.getKey());
+      assertEquals(Hex.of(wire), Hex.of(CopsCodec.encode(PcmmCops.report(h, e.getValue()))));
+    }
+    assertNull(config.missing());
+    assertNull(request.missing());
+    assertNull(report.missing());
+    assertEquals(
+        new PcmmObject.PacketCableError(6, 0x1101),
+        GateMessage.of(new PcmmObject.TransactionId(1, GateCommand.PDP_CONFIG)).missing());
   }
 
   @Test

@@ -13,6 +13,7 @@ import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.KeepAlive;
 import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.AfterI02;
 import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
@@ -41,9 +42,12 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,6 +219,39 @@ final class CmtsLink {
     return answer;
   }
 
+  /**
+   * Completes true once the current connection's CMTS acknowledged the PDP-Config (it takes
+   * Synch-Requests), false when it speaks I02, refused it, or there is no connection.
+   */
+  CompletableFuture<Boolean> configured() {
+    Connection c = current;
+    return c == null ? CompletableFuture.completedFuture(false) : c.configured;
+  }
+
+  /**
+   * Asks the CMTS for every gate set under this server's PSID (Synch-Request, full, complete gate
+   * data): each Synch-Report goes to {@code reports} on the link's event loop, and the future
+   * completes with the CMTS's Synch-Complete (or fails as {@link #exchange} does; its deadline is
+   * pushed back by each report).
+   */
+  CompletableFuture<GateMessage> synch(Consumer<GateMessage> reports) {
+    CompletableFuture<GateMessage> complete = new CompletableFuture<>();
+    Connection c = current;
+    if (c == null || c.handle == null || !c.channel.isActive()) {
+      complete.completeExceptionally(
+          new GateRefusedException(
+              Kind.UNAVAILABLE, "Synch-Request: CMTS " + name + " is not connected", null));
+      return complete;
+    }
+    List<PcmmObject> objects =
+        List.of(
+            new AfterI02.Psid(settings.psid()),
+            new AfterI02.SynchOptions(
+                AfterI02.SynchOptions.COMPLETE_GATE_DATA, AfterI02.SynchOptions.FULL));
+    c.channel.eventLoop().execute(() -> c.synch(objects, reports, complete));
+    return complete;
+  }
+
   /** Connects (again) after {@link #close}: a fleet member taking the CMTS over. */
   void hold() {
     closed = false;
@@ -237,6 +274,18 @@ final class CmtsLink {
 
     /** When the CMTS last sent anything on this connection (System.nanoTime). */
     private long lastHeard = System.nanoTime();
+
+    /** The CMTS opened with a later PCMM version than I02's: PDP-Config and Synch are tried. */
+    private boolean laterIssue;
+
+    /**
+     * True once the CMTS acknowledged this server's PDP-Config (it takes Synch-Requests); false
+     * when it speaks I02 or refused it. Completes after the REQ.
+     */
+    private final CompletableFuture<Boolean> configured = new CompletableFuture<>();
+
+    /** Where each Synch-Request's Synch-Reports go, by its Transaction ID. */
+    private final Map<Integer, Consumer<GateMessage>> synchs = new HashMap<>();
 
     private volatile Handle handle;
     private boolean opened;
@@ -304,6 +353,7 @@ final class CmtsLink {
             HostPort.of(address),
             r.handle().value().toHex(),
             again ? ", checking its gates" : "");
+        configure();
         events.ready(CmtsLink.this, again);
       } else if (msg instanceof KeepAlive && handle != null) {
         ctx.writeAndFlush(new KeepAlive(true, null), ctx.voidPromise());
@@ -363,6 +413,10 @@ final class CmtsLink {
             PeerStats.IMPLEMENTED_MINOR);
         return;
       }
+      laterIssue =
+          v.major() > PeerStats.IMPLEMENTED_MAJOR
+              || v.major() == PeerStats.IMPLEMENTED_MAJOR
+                  && v.minor() > PeerStats.IMPLEMENTED_MINOR;
       if (stats.opened(v.major(), v.minor()) && !warnedVersion) {
         warnedVersion = true; // once a CMTS: each reconnect says it at INFO
         log.warn(
@@ -382,6 +436,56 @@ final class CmtsLink {
             o.pepId().id(),
             v.major(),
             v.minor());
+      }
+    }
+
+    /**
+     * To a CMTS of a later issue, this server's PSID in a PDP-Config, before any gate command on
+     * the connection (so that every gate set on it is set under the PSID). A CMTS that refuses it
+     * is kept as an I02 CMTS: its gates are checked one by one (Gate-Info) after a reconnect.
+     */
+    private void configure() {
+      if (!laterIssue) {
+        configured.complete(false);
+        return;
+      }
+      CompletableFuture<GateMessage> answer = new CompletableFuture<>();
+      send(GateCommand.PDP_CONFIG, List.of(new AfterI02.Psid(settings.psid())), answer);
+      answer.whenComplete(
+          (m, e) -> {
+            boolean ok = e == null && m.command() == GateCommand.PDP_CONFIG_ACK;
+            if (ok) {
+              log.info(
+                  "CMTS {}: PDP-Config with PSID {} acknowledged; its gates are synchronised"
+                      + " after a reconnect (Synch-Request)",
+                  name,
+                  Integer.toUnsignedString(settings.psid()));
+            } else {
+              log.info(
+                  "CMTS {}: PDP-Config not acknowledged ({}); its gates are checked one by one"
+                      + " (Gate-Info) after a reconnect",
+                  name,
+                  e != null ? GateRefusedException.why(e) : m);
+            }
+            configured.complete(ok);
+          });
+    }
+
+    /** Sends a Synch-Request; each Synch-Report to it goes to {@code reports}. */
+    void synch(
+        List<PcmmObject> objects,
+        Consumer<GateMessage> reports,
+        CompletableFuture<GateMessage> complete) {
+      if (!channel.isActive() || handle == null || current != this) {
+        complete.completeExceptionally(
+            new GateRefusedException(
+                Kind.UNAVAILABLE, "Synch-Request: connection to CMTS " + name + " lost", null));
+        return;
+      }
+      int txn = send(GateCommand.SYNCH_REQUEST, objects, complete);
+      if (txn != 0) {
+        synchs.put(txn, reports);
+        complete.whenComplete((m, e) -> synchs.remove(txn));
       }
     }
 
@@ -462,6 +566,20 @@ final class CmtsLink {
         }
         return;
       }
+      if (m.command() == GateCommand.SYNCH_REPORT) {
+        Consumer<GateMessage> to = synchs.get(m.transactionId().id());
+        if (to == null && synchs.size() == 1) {
+          // a CMTS that numbers its Synch-Reports on its own: the one synch under way
+          to = synchs.values().iterator().next();
+        }
+        if (to != null) {
+          pending.extend(m.transactionId().id()); // thousands of gates may take a while
+          to.accept(m);
+        } else {
+          log.debug("CMTS {}: Synch-Report to no Synch-Request: {}", name, m);
+        }
+        return;
+      }
       CompletableFuture<GateMessage> f =
           m.command() == GateCommand.GATE_REPORT_STATE
               ? null
@@ -475,19 +593,21 @@ final class CmtsLink {
       }
     }
 
-    void send(
-        GateCommand command, List<PcmmObject> objects, CompletableFuture<GateMessage> answer) {
+    /**
+     * Sends {@code command}; its Transaction ID, or 0 when it was not sent ({@code answer} failed).
+     */
+    int send(GateCommand command, List<PcmmObject> objects, CompletableFuture<GateMessage> answer) {
       if (!channel.isActive() || handle == null || current != this) {
         answer.completeExceptionally(
             new GateRefusedException(
                 Kind.UNAVAILABLE,
                 command.description() + ": connection to CMTS " + name + " lost",
                 null));
-        return;
+        return 0;
       }
       int txn = pending.open(command, answer, channel.eventLoop());
       if (txn == 0) {
-        return;
+        return 0;
       }
       List<PcmmObject> all = new ArrayList<>(objects.size() + 1);
       all.add(new PcmmObject.TransactionId(txn, command));
@@ -510,6 +630,7 @@ final class CmtsLink {
                           null));
                 }
               });
+      return txn;
     }
 
     private void refuse(ChannelHandlerContext ctx, ErrorCode code, String why) {
@@ -553,6 +674,7 @@ final class CmtsLink {
           new GateRefusedException(
               Kind.NO_ANSWER, "connection to CMTS " + name + " lost: " + why, null);
       pending.failAll(lost);
+      configured.complete(false);
       handle = null;
       if (readySince >= 0 && System.nanoTime() - readySince >= settings.reconnectMax().toNanos()) {
         backoff.reset(); // it served a while: a fresh loss, retried at once

@@ -4,8 +4,11 @@ import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmErrorCode;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,6 +120,116 @@ final class CmtsWatch implements CmtsLink.Events {
             });
   }
 
+  /**
+   * Asks a CMTS of a later issue for every gate set under our PSID (Synch-Request) and squares the
+   * books with its answer: a gate held here that it no longer lists is forgotten, a gate it lists
+   * that matches a Gate-Set in doubt is that Gate-Set's gate (its answer was lost) and is filed,
+   * any other it lists is left alone (set before this server started, or by another server with our
+   * PSID). A CMTS that does not complete the synchronisation is checked gate by gate.
+   */
+  private void synchronise(CmtsLink link) {
+    List<GateMessage> reports = new ArrayList<>();
+    link.synch(reports::add)
+        .whenComplete(
+            (complete, e) -> {
+              if (e != null) {
+                GateRefusedException r =
+                    GateRefusedException.cause(e) instanceof GateRefusedException g ? g : null;
+                if (r != null
+                    && r.kind() == GateRefusedException.Kind.NO_ANSWER
+                    && link.isReady()) {
+                  log.info(
+                      "CMTS {}: Synch-Request not completed ({}); checking its gates one by one",
+                      link.name(),
+                      GateRefusedException.why(e));
+                  check(link);
+                } else {
+                  // not connected (again): the next ready does it
+                  log.debug(
+                      "CMTS {}: not synchronised: {}", link.name(), GateRefusedException.why(e));
+                }
+                return;
+              }
+              if (complete.command() != GateCommand.SYNCH_COMPLETE) {
+                log.info(
+                    "CMTS {}: Synch-Request answered {}; checking its gates one by one",
+                    link.name(),
+                    complete);
+                check(link);
+                return;
+              }
+              reconcile(link, reports);
+            });
+  }
+
+  private void reconcile(CmtsLink link, List<GateMessage> reports) {
+    String cmts = link.name();
+    Map<Integer, GateMessage> listed = new HashMap<>();
+    for (GateMessage m : reports) {
+      if (m.gateId() != null && m.gateId().id() != 0) {
+        listed.put(m.gateId().id(), m);
+      }
+    }
+    int lost = 0;
+    for (Gate g : books.of(cmts)) {
+      GateMessage m = listed.remove(g.gateId());
+      if (m == null) {
+        if (books.unfile(g)) {
+          lost++;
+          listeners.forEach(
+              l -> l.lost(g, "CMTS no longer has it (synchronised after reconnecting)"));
+        }
+      } else if (m.gateState() != null) {
+        stateChanged(g, m.gateState().state());
+      }
+    }
+    int found = 0;
+    List<Gate> doubts = new ArrayList<>(server.doubts().on(cmts));
+    for (GateMessage m : listed.values()) {
+      Gate d = match(doubts, m);
+      if (d == null) {
+        continue;
+      }
+      int state = m.gateState() != null ? m.gateState().state() : PcmmObject.GateState.AUTHORIZED;
+      Gate g = new Gate(cmts, m.gateId().id(), d.request(), state);
+      if (server.doubts().found(d, g)) {
+        doubts.remove(d);
+        found++;
+        listeners.forEach(
+            l -> l.set(g, "found by synchronisation: its Gate-Set's answer was lost"));
+      }
+    }
+    int others = listed.size() - found;
+    log.info(
+        "CMTS {}: synchronised: {} gates listed, {} held here no longer there (forgotten), {}"
+            + " Gate-Sets in doubt found and filed, {} not ours left alone",
+        cmts,
+        reports.size(),
+        lost,
+        found,
+        others);
+  }
+
+  /**
+   * The one Gate-Set in doubt whose request {@code m} lists: the same AMID and subscriber, and the
+   * same classifiers when the report carries them (complete gate data); null if none, or several.
+   */
+  private static Gate match(List<Gate> doubts, GateMessage m) {
+    Gate one = null;
+    for (Gate d : doubts) {
+      GateRequest r = d.request();
+      if (r.amid().equals(m.amid())
+          && r.subscriber().equals(m.subscriber())
+          && (m.classifiers().isEmpty() || m.classifiers().equals(r.classifiers()))) {
+        if (one != null) {
+          return null; // two candidates: neither is taken for it
+        }
+        one = d;
+      }
+    }
+    return one;
+  }
+
   private void stateChanged(Gate g, int state) {
     Gate held = books.get(g.cmts(), g.gateId());
     if (held == null || held.state() == state) {
@@ -130,8 +243,18 @@ final class CmtsWatch implements CmtsLink.Events {
 
   @Override
   public void ready(CmtsLink link, boolean again) {
-    if (again || !books.of(link.name()).isEmpty()) {
-      check(link); // after a reconnect, or a CMTS taken over with its gates
+    if (again || !books.of(link.name()).isEmpty() || !server.doubts().on(link.name()).isEmpty()) {
+      // after a reconnect, or a CMTS taken over with its gates: all at once from a CMTS that took
+      // our PDP-Config, else one by one
+      link.configured()
+          .thenAccept(
+              synch -> {
+                if (synch) {
+                  synchronise(link);
+                } else {
+                  check(link);
+                }
+              });
     }
     if (!again && readyLinks.incrementAndGet() == count) {
       log.info("policy server: all {} CMTSs ready", count);

@@ -2,21 +2,29 @@ package dev.portcullis.pcmm;
 
 import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Gate-Sets in doubt: sent, but their answer never came (or never reached the fleet's store). The
- * gate may exist on the CMTS, unknown here, and I02 gives no way to list a CMTS's gates; so it
- * counts against its subscriber and the same flows are refused ({@link GateBooks#reserve}) until
- * the gate's T1 has run out (the CMTS's wait for an authorized gate to be reserved; 200 s when the
- * Gate Spec leaves it 0), then it is forgotten, in the books and in the journal.
+ * Gate-Sets in doubt: sent, but their answer never came (or could not be read, or never reached the
+ * fleet's store). The gate may exist on the CMTS, unknown here; so it counts against its subscriber
+ * and the same flows are refused ({@link GateBooks#reserve}) until it is found or the gate's T1 has
+ * run out (the CMTS's wait for an authorized gate to be reserved; 200 s when the Gate Spec leaves
+ * it 0), then it is forgotten, in the books and in the journal. A CMTS of a later issue than I02
+ * lists its gates when asked (Synch-Request): a gate there that matches a Gate-Set in doubt is that
+ * Gate-Set's gate ({@link #found}).
  */
 final class Doubts {
   private final GateBooks books;
   private final EventLoopGroup group;
   private final Duration answerTimeout;
   private final Supplier<GateJournal> journal;
+
+  /** Each Gate-Set in doubt, and its intent in the journal ("" for a lone server). */
+  private final Map<Gate, String> inDoubt = new ConcurrentHashMap<>();
 
   Doubts(
       GateBooks books,
@@ -29,21 +37,50 @@ final class Doubts {
     this.journal = journal;
   }
 
-  /** Files {@code g}'s Gate-Set, recorded as {@code intent}, in doubt until its T1 ends. */
+  /**
+   * Files {@code g}'s Gate-Set, recorded as {@code intent} (null: not recorded, a lone server), in
+   * doubt until found or its T1 ends.
+   */
   void file(Gate g, String intent) {
     Gate d = new Gate(g.cmts(), 0, g.request(), Gate.IN_DOUBT);
     books.fileInDoubt(d);
+    inDoubt.put(d, intent == null ? "" : intent);
     int t1 = g.request().gateSpec().t1();
     long wait = Math.max(answerTimeout.toMillis(), (t1 == 0 ? 200 : t1) * 1000L);
     group
         .next()
         .schedule(
             () -> {
-              if (books.unfile(d)) {
-                journal.get().expired(d.cmts(), intent);
+              String i = inDoubt.remove(d);
+              if (i != null && books.unfile(d) && !i.isEmpty()) {
+                journal.get().expired(d.cmts(), i);
               }
             },
             wait,
             TimeUnit.MILLISECONDS);
+  }
+
+  /** The Gate-Sets in doubt on {@code cmts}. */
+  List<Gate> on(String cmts) {
+    return inDoubt.keySet().stream().filter(d -> d.cmts().equals(cmts)).toList();
+  }
+
+  /**
+   * The Gate-Set in doubt {@code d} made {@code gate} (found on its CMTS): no longer in doubt, the
+   * gate filed and recorded; false (nothing filed) if {@code d} was no longer in doubt, or a gate
+   * with that ID is held already.
+   */
+  boolean found(Gate d, Gate gate) {
+    String intent = inDoubt.remove(d);
+    if (intent == null) {
+      return false;
+    }
+    if (books.settle(d, gate) != null) {
+      return false;
+    }
+    if (!intent.isEmpty()) {
+      journal.get().resolved(intent, gate);
+    }
+    return true;
   }
 }

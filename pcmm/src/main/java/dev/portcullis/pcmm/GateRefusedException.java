@@ -91,6 +91,14 @@ public final class GateRefusedException extends Exception {
     return error;
   }
 
+  /** The failure inside any CompletionExceptions around it. */
+  static Throwable cause(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
   /** A failure in a few words: the cause inside a CompletionException, "connection refused". */
   static String why(Throwable e) {
     while (e instanceof CompletionException && e.getCause() != null) {

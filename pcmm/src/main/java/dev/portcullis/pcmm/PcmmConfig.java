@@ -171,7 +171,11 @@ public record PcmmConfig(
           c, "reconnect-max", "reconnect-max " + max + " is less than reconnect-min " + min);
     }
     return new PolicyServer.Settings(
-        XmlConfigReader.integer(c, "ka-timer", 1, 0xFFFF), answer, min, max);
+        XmlConfigReader.integer(c, "ka-timer", 1, 0xFFFF),
+        answer,
+        min,
+        max,
+        (int) Long.parseLong(XmlConfigReader.value(c, "psid").trim()));
   }
 
   private static Limits limits(Element l) throws ConfigException {

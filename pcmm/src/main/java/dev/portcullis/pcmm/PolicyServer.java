@@ -40,11 +40,16 @@ public final class PolicyServer implements Lifecycle {
 
   /**
    * The KA timer sent in each Client-Accept (seconds; the CMTS sends keep-alives within it and a
-   * connection silent for as long is closed), how long an answer may take, and the reconnect
-   * back-off.
+   * connection silent for as long is closed), how long an answer may take, the reconnect back-off,
+   * and the PSID this server gives CMTSs of later issues than I02 in its PDP-Config (the gates a
+   * Synch-Request lists are those set under it; a fleet's members share it).
    */
   public record Settings(
-      int kaSeconds, Duration answerTimeout, Duration reconnectMin, Duration reconnectMax) {
+      int kaSeconds,
+      Duration answerTimeout,
+      Duration reconnectMin,
+      Duration reconnectMax,
+      int psid) {
     public static final Settings DEFAULTS =
         new Settings(30, Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(30));
 
@@ -53,6 +58,12 @@ public final class PolicyServer implements Lifecycle {
         throw new IllegalArgumentException("KA timer: " + kaSeconds + " s (expected: 1 to 65535)");
       }
       Objects.requireNonNull(answerTimeout, "answerTimeout");
+    }
+
+    /** With PSID 1. */
+    public Settings(
+        int kaSeconds, Duration answerTimeout, Duration reconnectMin, Duration reconnectMax) {
+      this(kaSeconds, answerTimeout, reconnectMin, reconnectMax, 1);
     }
   }
 
@@ -235,9 +246,10 @@ public final class PolicyServer implements Lifecycle {
                       : new GateRefusedException(
                           Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
     }
-    if (intent != null
-        && refusal instanceof GateRefusedException r
+    if (refusal instanceof GateRefusedException r
         && (r.kind() == Kind.NO_ANSWER || r.kind() == Kind.UNREADABLE)) {
+      // the gate may exist: the same flows wait until it is found (a synchronisation after the
+      // reconnect) or its T1 is over, rather than risk a second gate
       doubts.file(inFlight, intent);
     } else if (intent != null) {
       journal.resolved(intent, null);
@@ -333,6 +345,16 @@ public final class PolicyServer implements Lifecycle {
               }
               return null;
             });
+  }
+
+  /** The Gate-Sets in doubt on {@code cmts}, and what finds them (a synchronisation). */
+  Doubts doubts() {
+    return doubts;
+  }
+
+  /** The link to {@code cmts}, for its watcher. */
+  CmtsLink linkTo(String cmts) {
+    return link(cmts);
   }
 
   /** Asks the CMTS for {@code gate} (Gate-Info); completes with its answer, -Ack or -Err. */

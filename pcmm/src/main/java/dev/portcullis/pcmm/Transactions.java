@@ -117,6 +117,14 @@ final class Transactions {
     }
   }
 
+  /** Gives {@code txn} a whole timeout again from now (a long answer still arriving). */
+  void extend(int txn) {
+    Waiting w = pending.get(txn);
+    if (w != null) {
+      pending.put(txn, new Waiting(w.answer(), w.command(), System.nanoTime() + timeout.toNanos()));
+    }
+  }
+
   /** The answer waiting for {@code txn}, taken out; null if none (a late or stray answer). */
   CompletableFuture<GateMessage> take(int txn) {
     Waiting w = pending.remove(txn);

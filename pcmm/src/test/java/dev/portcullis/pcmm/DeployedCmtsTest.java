@@ -95,7 +95,8 @@ class DeployedCmtsTest {
       assertEquals(
           GateRefusedException.Kind.NO_ANSWER,
           assertInstanceOf(GateRefusedException.class, e).kind());
-      assertEquals(1, ps.peer("odl").unansweredCommands());
+      // the Gate-Set, and the PDP-Config sent at the REQ (it opened with version 5.0)
+      assertEquals(2, ps.peer("odl").unansweredCommands());
     }
   }
 }

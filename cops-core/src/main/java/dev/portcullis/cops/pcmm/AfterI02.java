@@ -33,6 +33,18 @@ public sealed interface AfterI02 extends PcmmObject
    * data) and Synch Type (0 full, 1 incremental).
    */
   record SynchOptions(int reportType, int synchType) implements AfterI02 {
+    /** Report Type 0: each gate's Synch-Report carries its identity and state. */
+    public static final int STANDARD_REPORT = 0;
+
+    /** Report Type 1: each gate's Synch-Report carries its whole gate data as well. */
+    public static final int COMPLETE_GATE_DATA = 1;
+
+    /** Synch Type 0: every gate. */
+    public static final int FULL = 0;
+
+    /** Synch Type 1: only gates changed since the connection was lost. */
+    public static final int INCREMENTAL = 1;
+
     public SynchOptions {
       Fields.u8("Report Type", reportType);
       Fields.u8("Synch Type", synchType);

@@ -207,6 +207,16 @@ public record GateMessage(List<PcmmObject> objects) {
       case PDP_CONFIG_ERR:
         need.add(PcmmObject.PacketCableError.class);
         break;
+      case PDP_CONFIG:
+        need.add(AfterI02.Psid.class);
+        break;
+      case SYNCH_REQUEST:
+        need.add(AfterI02.SynchOptions.class);
+        break;
+      case SYNCH_REPORT:
+        need.addAll(
+            List.of(PcmmObject.Amid.class, PcmmObject.SubscriberId.class, PcmmObject.GateId.class));
+        break;
       default:
         break;
     }
@@ -240,6 +250,12 @@ public record GateMessage(List<PcmmObject> objects) {
     }
     if (t == PcmmObject.GateState.class) {
       return SNum.GATE_STATE;
+    }
+    if (t == AfterI02.Psid.class) {
+      return SNum.PSID;
+    }
+    if (t == AfterI02.SynchOptions.class) {
+      return SNum.SYNCH_OPTIONS;
     }
     return SNum.PACKETCABLE_ERROR;
   }

@@ -14,6 +14,7 @@ import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.KeepAlive;
 import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.Request;
+import dev.portcullis.cops.pcmm.AfterI02;
 import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmCops;
@@ -163,9 +164,16 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     private final AtomicLong echoes = new AtomicLong();
     private final AtomicLong queried = new AtomicLong();
     private final AtomicLong deviations = new AtomicLong();
+    private final AtomicLong synchs = new AtomicLong();
     private volatile InetSocketAddress address;
 
-    private record Held(GateMessage set) {}
+    /** A gate: the Gate-Set that made it, and the PSID it was set under (-1: none). */
+    private record Held(GateMessage set, long psid) {}
+
+    /** A connection before any PDP-Config: no PSID. */
+    private static final long NO_PSID = -1;
+
+    private volatile boolean loseNextAnswer;
 
     Cmts(String name, Profile profile) {
       this.name = name;
@@ -216,9 +224,22 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       return deviations.get();
     }
 
+    /** Synch-Requests answered. */
+    public long synchs() {
+      return synchs.get();
+    }
+
     /** Gate-Infos answered (-Ack or -Err). */
     public long queried() {
       return queried.get();
+    }
+
+    /**
+     * The next Gate-Set is carried out but its answer never sent: the connection is dropped instead
+     * (a Gate-Set-Ack lost with its connection), so the policy server holds it in doubt.
+     */
+    public void loseNextAnswer() {
+      loseNextAnswer = true;
     }
 
     /** Drops every policy-server connection (the gates stay, as on a CMTS). */
@@ -279,6 +300,10 @@ public final class CmtsSimulator extends Lifecycle.Bound {
     /** One policy server's connection. */
     final class Session extends SimpleChannelInboundHandler<Object> {
       private final Handle handle = Handle.of(name);
+
+      /** The PSID of the policy server's PDP-Config on this connection, or NO_PSID. */
+      private long psid = NO_PSID;
+
       private ScheduledFuture<?> keepAlive;
 
       @Override
@@ -309,9 +334,16 @@ public final class CmtsSimulator extends Lifecycle.Bound {
           ctx.writeAndFlush(
               Request.of(PcmmCops.CLIENT_TYPE, handle, new Context(Context.R_CONFIGURATION, 0)));
         } else if (msg instanceof Decision d && d.handle().equals(handle)) {
-          GateMessage answer = answer(d);
-          if (answer != null) {
-            ctx.write(PcmmCops.report(handle, answer), ctx.voidPromise()); // flushed per read batch
+          List<GateMessage> answers = answers(d, this);
+          if (loseNextAnswer
+              && answers.size() == 1
+              && answers.get(0).command() == GateCommand.GATE_SET_ACK) {
+            loseNextAnswer = false;
+            ctx.close(); // made, and the answer lost with the connection
+            return;
+          }
+          for (GateMessage a : answers) {
+            ctx.write(PcmmCops.report(handle, a), ctx.voidPromise()); // flushed per read batch
           }
         } else if (msg instanceof KeepAlive) {
           echoes.incrementAndGet();
@@ -339,22 +371,103 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       }
     }
 
-    /** The CMTS's answer to a DEC, or null for one it does not answer. */
+    /**
+     * The CMTS's answer to a DEC on no connection (no PSID), or null for one it does not answer.
+     */
     GateMessage answer(Decision d) {
+      List<GateMessage> a = answers(d, null);
+      return a.isEmpty() ? null : a.get(0);
+    }
+
+    /**
+     * The CMTS's answers to a DEC on {@code session} (null: none): one for a gate command, one per
+     * gate and a Synch-Complete for a Synch-Request; none for a DEC it cannot answer.
+     */
+    List<GateMessage> answers(Decision d, Session session) {
       GateMessage m;
       try {
         m = PcmmCops.of(d, deviation -> deviations.incrementAndGet());
       } catch (PcmmFormatException e) {
         refused.incrementAndGet();
-        return unreadable(d, e);
+        GateMessage err = unreadable(d, e);
+        return err == null ? List.of() : List.of(err);
       }
       GateCommand c = m.command();
+      boolean laterIssue = profile.major() > 1;
       if (c == null
           || !c.fromPolicyServer()
-          || c == GateCommand.PDP_CONFIG
-          || c == GateCommand.SYNCH_REQUEST) {
-        return err(m, GateCommand.INVALID_GATE_CMD_ERR, PcmmErrorCode.UNKNOWN_GATE_COMMAND, 0);
+          || (!laterIssue && (c == GateCommand.PDP_CONFIG || c == GateCommand.SYNCH_REQUEST))
+          || c == GateCommand.MSG_RECEIPT) {
+        return List.of(
+            err(m, GateCommand.INVALID_GATE_CMD_ERR, PcmmErrorCode.UNKNOWN_GATE_COMMAND, 0));
       }
+      if (c == GateCommand.PDP_CONFIG || c == GateCommand.SYNCH_REQUEST) {
+        return laterIssue(m, session);
+      }
+      return List.of(answer(m, c, session == null ? NO_PSID : session.psid));
+    }
+
+    /**
+     * PDP-Config and Synch-Request, as this simulator reads the issues after I02 (docs/pcmm.md):
+     * PDP-Config sets the connection's PSID and is acknowledged with it; a Synch-Request is
+     * answered with one Synch-Report per gate set under that PSID (with its whole gate data when
+     * the Report Type asks for it), then a Synch-Complete.
+     */
+    private List<GateMessage> laterIssue(GateMessage m, Session session) {
+      int txn = m.transactionId().id();
+      PcmmObject.PacketCableError missing = m.missing();
+      GateCommand err =
+          m.command() == GateCommand.PDP_CONFIG
+              ? GateCommand.PDP_CONFIG_ERR
+              : GateCommand.INVALID_GATE_CMD_ERR;
+      if (missing != null) {
+        return List.of(err(m, err, PcmmErrorCode.MISSING_REQUIRED_OBJECT, missing.subcode()));
+      }
+      AfterI02.Psid psid = m.first(AfterI02.Psid.class);
+      if (m.command() == GateCommand.PDP_CONFIG) {
+        if (session != null) {
+          session.psid = Integer.toUnsignedLong(psid.id());
+        }
+        return List.of(
+            GateMessage.of(new PcmmObject.TransactionId(txn, GateCommand.PDP_CONFIG_ACK), psid));
+      }
+      long under =
+          psid != null
+              ? Integer.toUnsignedLong(psid.id())
+              : session == null ? NO_PSID : session.psid;
+      boolean complete =
+          m.first(AfterI02.SynchOptions.class).reportType()
+              == AfterI02.SynchOptions.COMPLETE_GATE_DATA;
+      List<GateMessage> out = new ArrayList<>();
+      gates.forEach(
+          (id, h) -> {
+            if (h.psid() != under) {
+              return;
+            }
+            List<PcmmObject> l = new ArrayList<>();
+            l.add(new PcmmObject.TransactionId(txn, GateCommand.SYNCH_REPORT));
+            l.add(h.set().amid());
+            l.add(h.set().subscriber());
+            l.add(new PcmmObject.GateId(id));
+            if (complete) {
+              l.add(h.set().gateSpec());
+              l.add(h.set().trafficProfile());
+              l.addAll(h.set().classifiers());
+            }
+            l.add(new PcmmObject.GateState(PcmmObject.GateState.AUTHORIZED, 0));
+            out.add(new GateMessage(l));
+          });
+      synchs.incrementAndGet();
+      List<PcmmObject> done = new ArrayList<>();
+      done.add(new PcmmObject.TransactionId(txn, GateCommand.SYNCH_COMPLETE));
+      if (psid != null) {
+        done.add(psid);
+      }
+      out.add(new GateMessage(done));
+      return out;
+    }
+
+    private GateMessage answer(GateMessage m, GateCommand c, long psid) {
       GateCommand errCommand =
           c == GateCommand.GATE_SET
               ? GateCommand.GATE_SET_ERR
@@ -375,7 +488,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       }
       switch (c) {
         case GATE_SET:
-          return set(m);
+          return set(m, psid);
         case GATE_INFO:
           queried.incrementAndGet();
           {
@@ -407,13 +520,13 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       }
     }
 
-    private GateMessage set(GateMessage m) {
+    private GateMessage set(GateMessage m, long psid) {
       if (m.trafficProfile() instanceof TrafficProfile.ServiceClassName scn
           && !profile.serviceClasses().contains(scn.name())) {
         return err(m, GateCommand.GATE_SET_ERR, PcmmErrorCode.UNDEFINED_SERVICE_CLASS_NAME, 0);
       }
       if (m.gateId() != null) { // a modification of a gate this CMTS holds
-        if (gates.replace(m.gateId().id(), new Held(m)) == null) {
+        if (gates.replace(m.gateId().id(), new Held(m, psid)) == null) {
           return err(m, GateCommand.GATE_SET_ERR, PcmmErrorCode.UNKNOWN_GATE_ID, 0);
         }
         return new GateMessage(ack(m, GateCommand.GATE_SET_ACK, m.gateId()));
@@ -426,7 +539,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
       int id;
       do {
         id = ThreadLocalRandom.current().nextInt();
-      } while (id == 0 || gates.putIfAbsent(id, new Held(m)) != null);
+      } while (id == 0 || gates.putIfAbsent(id, new Held(m, psid)) != null);
       created.incrementAndGet();
       return new GateMessage(ack(m, GateCommand.GATE_SET_ACK, new PcmmObject.GateId(id)));
     }
