@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.portcullis.cops.pcmm.GateCommand;
+import dev.portcullis.cops.pcmm.GateMessage;
+import dev.portcullis.cops.pcmm.PcmmObject;
 import dev.portcullis.support.HostPort;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -14,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -145,6 +149,22 @@ class PeerCmtsTest {
     assertEquals(200, deleted.statusCode(), deleted.body());
     assertEquals("deleted", json(deleted).path("state").asText());
     assertEquals("[]", call("GET", "/gates", null).body());
+  }
+
+  @Test
+  void throughTheLibraryAGateIsSetReadBackAndDeleted() throws Exception {
+    PolicyServer ps = server.server();
+    GateRequest r =
+        GateJson.request(
+                gate(serviceClass).getBytes(StandardCharsets.UTF_8), new PcmmObject.Amid(1, 0x0203))
+            .request();
+    Gate g = ps.set("peer", r).get(30, TimeUnit.SECONDS);
+    assertTrue(g.gateId() != 0, g.toString());
+    GateMessage info = ps.info(g).get(30, TimeUnit.SECONDS);
+    assertEquals(GateCommand.GATE_INFO_ACK, info.command(), info.toString());
+    assertEquals(g.gateId(), info.gateId().id());
+    ps.delete(g, "interop").get(30, TimeUnit.SECONDS);
+    assertEquals(List.of(), ps.gates());
   }
 
   @Test
