@@ -282,10 +282,21 @@ public final class CmtsSimulator extends Lifecycle.Bound {
               new PcmmObject.GateState(state, reason));
       for (Channel ch : connections) {
         if (ch.parent() != null) {
-          ch.writeAndFlush(PcmmCops.report(Handle.of(name), m));
+          ch.writeAndFlush(PcmmCops.report(handle(name), m));
         }
       }
       return true;
+    }
+
+    /**
+     * The CMTS's Client Handle: its name, zero-padded to a multiple of 4 octets. RFC 2748 lets a
+     * handle have any length (its object then carries padding the Length does not count), but
+     * OpenDaylight's COPS stack, a policy server in use, steps from object to object by the Length
+     * alone and loses its place after a padded one; deployed CMTSs use 4-octet handles.
+     */
+    static Handle handle(String name) {
+      byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      return new Handle(Bytes.of(java.util.Arrays.copyOf(n, (n.length + 3) & ~3)));
     }
 
     /** The Gate IDs held now. */
@@ -299,7 +310,7 @@ public final class CmtsSimulator extends Lifecycle.Bound {
 
     /** One policy server's connection. */
     final class Session extends SimpleChannelInboundHandler<Object> {
-      private final Handle handle = Handle.of(name);
+      private final Handle handle = handle(name);
 
       /** The PSID of the policy server's PDP-Config on this connection, or NO_PSID. */
       private long psid = NO_PSID;
