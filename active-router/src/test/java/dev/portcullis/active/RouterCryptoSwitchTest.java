@@ -9,7 +9,7 @@ import dev.portcullis.active.packet.PacketSealer;
 import dev.portcullis.active.router.ActiveRouter;
 import dev.portcullis.active.source.PacketSink;
 import dev.portcullis.active.verify.Outcome;
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.spec.AlgorithmParameterSpec;
@@ -112,25 +113,8 @@ public final class CipherKey implements Destroyable {
     return run(Cipher.DECRYPT_MODE, iv, aad, in, out);
   }
 
-  /**
-   * False for ciphertext lengths no encryption in this mode can produce: CBC with PKCS#5 padding
-   * always yields a positive multiple of the block size, GCM at least the tag. Such input is
-   * rejected here, before any provider sees it, because providers disagree on it (several decrypt
-   * an empty CBC ciphertext to an empty plaintext).
-   */
-  public static boolean plausibleCiphertextLength(Algorithm algorithm, int len) {
-    switch (algorithm) {
-      case AES_CBC:
-        return len > 0 && len % AES_BLOCK == 0;
-      case AES_GCM:
-        return len >= GCM_TAG_LENGTH;
-      default:
-        return true;
-    }
-  }
-
   private void checkCiphertext(int mode, int len) throws GeneralSecurityException {
-    if (mode == Cipher.DECRYPT_MODE && !plausibleCiphertextLength(pool.algorithm, len)) {
+    if (mode == Cipher.DECRYPT_MODE && !pool.algorithm.plausibleCiphertextLength(len)) {
       String msg =
           "ciphertext: "
               + len

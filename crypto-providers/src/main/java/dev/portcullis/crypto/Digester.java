@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.nio.ByteBuffer;
 import java.security.DigestException;
 import java.security.GeneralSecurityException;

@@ -1,5 +1,7 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
+
 /** Thrown when code asks for a legacy algorithm the configuration has not enabled. */
 public final class DisabledAlgorithmException extends IllegalStateException {
   private static final long serialVersionUID = 1L;

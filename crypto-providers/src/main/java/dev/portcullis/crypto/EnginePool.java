@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.security.GeneralSecurityException;
 import java.security.Provider;
 import java.util.concurrent.atomic.AtomicReferenceArray;

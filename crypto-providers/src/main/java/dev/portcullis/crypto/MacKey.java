@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.spi.OneShotMac;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.time.Instant;
 import java.util.Collections;

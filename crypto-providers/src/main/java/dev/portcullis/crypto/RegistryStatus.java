@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.util.List;
 import java.util.Map;
 

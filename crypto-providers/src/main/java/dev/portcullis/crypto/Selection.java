@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.spi.CryptoProviderFactory;
 import java.security.Provider;
 import java.util.List;

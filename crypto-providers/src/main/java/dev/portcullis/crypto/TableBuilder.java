@@ -1,6 +1,7 @@
 package dev.portcullis.crypto;
 
 import dev.portcullis.crypto.CandidateReport.Verdict;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;

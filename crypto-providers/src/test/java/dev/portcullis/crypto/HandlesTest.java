@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -4,6 +4,7 @@ import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.portcullis.crypto;
 
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.spi.BuiltinProviderFactories;
 import dev.portcullis.crypto.spi.CryptoProviderFactory;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package dev.portcullis.nativecrypto;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 
 /** Run in a separate JVM by {@link LoadingFailureTest}: reports what the registry chose and why. */

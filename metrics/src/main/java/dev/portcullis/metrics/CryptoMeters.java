@@ -1,7 +1,7 @@
 package dev.portcullis.metrics;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;

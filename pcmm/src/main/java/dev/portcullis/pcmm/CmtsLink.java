@@ -105,6 +105,7 @@ final class CmtsLink {
       Bootstrap bootstrap,
       EventLoop loop,
       PolicyServer.Settings settings,
+      Clock clock,
       Events events) {
     this.name = name;
     this.address = address;
@@ -113,10 +114,7 @@ final class CmtsLink {
     this.backoff = new Backoff(settings.reconnectMin(), settings.reconnectMax());
     this.unanswered =
         new LogSummary(
-            log,
-            "gate commands unanswered by CMTS " + name,
-            Duration.ofMinutes(1),
-            Clock.systemUTC());
+            log, "gate commands unanswered by CMTS " + name, Duration.ofMinutes(1), clock);
     this.bootstrap =
         bootstrap
             .clone(loop) // one loop a link: its back-off, transactions and state on one thread

@@ -31,14 +31,9 @@ final class CmtsWatch implements CmtsLink.Events {
   /**
    * What a CMTS sends that we ignore, the first of each kind a minute at WARN, the rest counted
    * (principle 5: a CMTS sent 20,000 Gate-Report-States without a Gate ID, 20,000 WARN lines in 5
-   * s). Not injected: its clock only paces log lines.
+   * s).
    */
-  private final dev.portcullis.support.LogSummary ignored =
-      new dev.portcullis.support.LogSummary(
-          log,
-          "CMTS messages ignored",
-          java.time.Duration.ofMinutes(1),
-          java.time.Clock.systemUTC());
+  private final dev.portcullis.support.LogSummary ignored;
 
   /** Gate-Infos outstanding at once while a CMTS's gates are checked. */
   static final int CHECK_WINDOW = 64;
@@ -49,7 +44,11 @@ final class CmtsWatch implements CmtsLink.Events {
       GateBooks books,
       List<GateListener> listeners,
       int count,
-      Runnable allReady) {
+      Runnable allReady,
+      java.time.Clock clock) {
+    this.ignored =
+        new dev.portcullis.support.LogSummary(
+            log, "CMTS messages ignored", java.time.Duration.ofMinutes(1), clock);
     this.server = server;
     this.books = books;
     this.listeners = listeners;

@@ -5,6 +5,7 @@ import dev.portcullis.state.StoreEvent;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.Versioned;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -70,9 +71,16 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private volatile PolicyServer server;
   private volatile boolean closed;
+  private final Clock clock;
 
   FleetGates(
-      StateStore store, String member, String endpoint, Set<String> cmtss, Duration claimDelay) {
+      StateStore store,
+      String member,
+      String endpoint,
+      Set<String> cmtss,
+      Duration claimDelay,
+      Clock clock) {
+    this.clock = clock;
     this.store = store;
     this.member = member;
     this.endpoint = endpoint == null ? "" : endpoint;
@@ -287,7 +295,7 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
   private CompletableFuture<String> intent(String cmts, GateRequest request) {
     return CompletableFuture.supplyAsync(
         () -> {
-          String name = System.currentTimeMillis() + "-" + intents.incrementAndGet() + "-" + member;
+          String name = clock.millis() + "-" + intents.incrementAndGet() + "-" + member;
           String why;
           try {
             if (held.contains(cmts)) {

@@ -41,9 +41,7 @@ final class GateApi implements HttpRoute {
   private final PolicyServer server;
   private final List<PcmmConfig.ApplicationManager> managers;
   private final Function<String, Optional<String>> owner;
-  private final LogSummary refusals =
-      new LogSummary(
-          log, "/gates requests without a valid token", Duration.ofMinutes(1), Clock.systemUTC());
+  private final LogSummary refusals;
 
   /**
    * @param owner the endpoint ({@code host:port}) of the fleet member holding a CMTS this server
@@ -52,7 +50,10 @@ final class GateApi implements HttpRoute {
   GateApi(
       PolicyServer server,
       List<PcmmConfig.ApplicationManager> managers,
-      Function<String, Optional<String>> owner) {
+      Function<String, Optional<String>> owner,
+      Clock clock) {
+    this.refusals =
+        new LogSummary(log, "/gates requests without a valid token", Duration.ofMinutes(1), clock);
     this.server = server;
     this.managers = List.copyOf(managers);
     this.owner = owner;

@@ -17,6 +17,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -71,6 +72,15 @@ public final class PcmmServer implements Lifecycle {
    * @throws IOException the audit log or the endpoint's address cannot be taken
    */
   public static PcmmServer start(Path file) throws ConfigException, IOException, StoreException {
+    return start(file, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(Path)}, with the wall clock everything it builds reads (log summaries, the
+   * fleet's intent names): the one place this server takes the system clock.
+   */
+  public static PcmmServer start(Path file, Clock clock)
+      throws ConfigException, IOException, StoreException {
     PcmmConfig c = PcmmConfig.load(file);
     EngineGatePolicy engine =
         c.policy() == null ? null : EngineGatePolicy.load(c.policy().engine(), c.policy().file());
@@ -104,10 +114,11 @@ public final class PcmmServer implements Lifecycle {
                     c.fleet().member(),
                     http == null ? null : HostPort.of(http.address()),
                     c.cmtss().keySet(),
-                    c.fleet().claimDelay()));
-        server = PolicyServer.member(c.cmtss(), policy, c.settings(), fleet.gates());
+                    c.fleet().claimDelay(),
+                    clock));
+        server = PolicyServer.member(c.cmtss(), policy, c.settings(), fleet.gates(), clock);
       } else {
-        server = PolicyServer.start(c.cmtss(), policy, c.settings());
+        server = PolicyServer.start(c.cmtss(), policy, c.settings(), clock);
       }
       server.addListener(new GateAudit(audit));
       PcmmServer s = new PcmmServer(file, engine, limits, audit, server, http, fleet);
@@ -117,7 +128,8 @@ public final class PcmmServer implements Lifecycle {
             new GateApi(
                 server,
                 c.applicationManagers(),
-                fleet == null ? cmts -> Optional.empty() : fleet.gates()::ownerEndpoint));
+                fleet == null ? cmts -> Optional.empty() : fleet.gates()::ownerEndpoint,
+                clock));
       }
       if (fleet != null) {
         server.addListener(fleet.gates());

@@ -11,6 +11,7 @@ import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -69,6 +70,7 @@ public final class PolicyServer implements Lifecycle {
 
   private final GatePolicy policy;
   private final Settings settings;
+  private final Clock clock;
   private final EventLoopGroup group;
   private final Map<String, CmtsLink> links = new LinkedHashMap<>();
   private final List<GateListener> listeners = new CopyOnWriteArrayList<>();
@@ -79,9 +81,11 @@ public final class PolicyServer implements Lifecycle {
   private volatile GateJournal journal = GateJournal.NONE;
   private final Doubts doubts;
 
-  private PolicyServer(Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
+  private PolicyServer(
+      Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings, Clock clock) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.settings = settings;
+    this.clock = Objects.requireNonNull(clock, "clock");
     if (cmtss.isEmpty()) {
       throw new IllegalArgumentException("policy server: no CMTS (expected: at least one)");
     }
@@ -91,16 +95,25 @@ public final class PolicyServer implements Lifecycle {
     Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
     this.doubts = new Doubts(books, group, settings.answerTimeout(), () -> journal);
     CmtsLink.Events events =
-        new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null));
+        new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null), clock);
     cmtss.forEach(
         (name, address) ->
-            links.put(name, new CmtsLink(name, address, b, group.next(), settings, events)));
+            links.put(name, new CmtsLink(name, address, b, group.next(), settings, clock, events)));
   }
 
   /** Connects to every CMTS; {@link #ready()} completes when all have opened. */
   public static PolicyServer start(
       Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings) {
-    PolicyServer s = new PolicyServer(cmtss, policy, settings);
+    return start(cmtss, policy, settings, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(Map, GatePolicy, Settings)}, with the wall clock that paces its log summaries
+   * (tests move it).
+   */
+  public static PolicyServer start(
+      Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings, Clock clock) {
+    PolicyServer s = new PolicyServer(cmtss, policy, settings, clock);
     s.links.values().forEach(CmtsLink::connect);
     return s;
   }
@@ -113,8 +126,9 @@ public final class PolicyServer implements Lifecycle {
       Map<String, InetSocketAddress> cmtss,
       GatePolicy policy,
       Settings settings,
-      GateJournal journal) {
-    PolicyServer s = new PolicyServer(cmtss, policy, settings);
+      GateJournal journal,
+      Clock clock) {
+    PolicyServer s = new PolicyServer(cmtss, policy, settings, clock);
     s.journal = journal;
     return s;
   }

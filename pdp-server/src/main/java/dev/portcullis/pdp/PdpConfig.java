@@ -11,6 +11,7 @@ import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.Durations;
+import dev.portcullis.support.Glob;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -208,7 +209,7 @@ public record PdpConfig(
               : null;
       redirects.add(
           new Redirect(
-              glob(XmlConfigReader.value(r, "pep")),
+              Glob.pattern(XmlConfigReader.value(r, "pep")),
               type,
               address(r, "address"),
               XmlConfigReader.integer(r, "port", 1, 0xFFFF)));
@@ -282,15 +283,6 @@ public record PdpConfig(
   /** {@link #fleet}, or the defaults. */
   public Fleet fleetOrDefaults() {
     return fleet == null ? Fleet.DEFAULTS : fleet;
-  }
-
-  /** A glob ({@code *} any run, {@code ?} one character, nothing else special) as a pattern. */
-  public static Pattern glob(String g) {
-    StringBuilder re = new StringBuilder();
-    for (char ch : g.toCharArray()) {
-      re.append(ch == '*' ? ".*" : ch == '?' ? "." : Pattern.quote(String.valueOf(ch)));
-    }
-    return Pattern.compile(re.toString());
   }
 
   private static InetAddress address(Element e, String a) throws ConfigException {

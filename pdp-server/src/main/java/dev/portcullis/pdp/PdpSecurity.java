@@ -10,6 +10,7 @@ import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.Glob;
 import dev.portcullis.support.XmlConfigReader;
 import io.netty.handler.ssl.ClientAuth;
 import java.nio.file.Path;
@@ -177,7 +178,7 @@ public record PdpSecurity(
             "level",
             "level " + name + " needs Integrity keys, and <security> has no <integrity> key");
       }
-      protection.add(new Protection(PdpConfig.glob(XmlConfigReader.value(p, "pep")), level));
+      protection.add(new Protection(Glob.pattern(XmlConfigReader.value(p, "pep")), level));
     }
     Enrolment enrolment = null;
     Element e = child(security, "enrolment");

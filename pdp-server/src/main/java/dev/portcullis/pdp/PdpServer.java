@@ -2,9 +2,9 @@ package dev.portcullis.pdp;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.ErrorCode;
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.RegistryStatus;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;

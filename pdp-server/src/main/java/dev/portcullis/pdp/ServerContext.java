@@ -7,6 +7,7 @@ import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
+import dev.portcullis.support.Glob;
 import dev.portcullis.support.LogSummary;
 import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
@@ -163,7 +164,7 @@ final class ServerContext implements PdpContext {
     if (m != null && (draining || cutOff || (above > 0 && connections.size() > above))) {
       InetSocketAddress to = m.leastLoadedOther(); // none: this member serves it after all
       if (to != null) {
-        return new PdpConfig.Redirect(PdpConfig.glob("*"), null, to.getAddress(), to.getPort());
+        return new PdpConfig.Redirect(Glob.pattern("*"), null, to.getAddress(), to.getPort());
       }
     }
     return null;

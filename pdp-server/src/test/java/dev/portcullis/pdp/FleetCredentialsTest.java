@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.integrity.IntegrityKeys;
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.Digester;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.state.StateStore;
 import java.nio.file.Files;

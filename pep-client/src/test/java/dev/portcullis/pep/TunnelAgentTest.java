@@ -18,7 +18,7 @@ import dev.portcullis.cops.access.TunnelRequest.Objective;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pep.tunnel.TunnelAgent;

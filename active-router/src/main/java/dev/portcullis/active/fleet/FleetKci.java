@@ -1,9 +1,9 @@
 package dev.portcullis.active.fleet;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.Digester;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StoreEvent;

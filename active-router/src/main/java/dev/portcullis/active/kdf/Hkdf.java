@@ -1,8 +1,8 @@
 package dev.portcullis.active.kdf;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.util.Arrays;
 import java.util.Objects;
 

@@ -2,9 +2,9 @@ package dev.portcullis.active.kdf;
 
 import dev.portcullis.active.packet.Flow;
 import dev.portcullis.active.packet.MacAlgorithm;
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 

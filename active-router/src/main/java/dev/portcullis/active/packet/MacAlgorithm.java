@@ -1,6 +1,6 @@
 package dev.portcullis.active.packet;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 
 /**
  * The MAC an active packet carries, chosen per packet by its header byte 2. Tags are truncated as

@@ -1,9 +1,9 @@
 package dev.portcullis.active.packet;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.util.Arrays;

@@ -7,7 +7,7 @@ import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.integrity.IntegrityKeys;
 import dev.portcullis.cops.tls.TlsEngine;
 import dev.portcullis.cops.tls.TlsSettings;
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.pcmm.PcmmServer;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;

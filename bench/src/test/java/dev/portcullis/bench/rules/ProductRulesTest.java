@@ -1,6 +1,7 @@
 package dev.portcullis.bench.rules;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaCall;
@@ -64,5 +65,21 @@ class ProductRulesTest {
                 "a file or directory is created owner-only through support's OwnedFile,"
                     + " DurableFiles or SecretFile (docs/security.md, principle 13)");
     rule.check(PRODUCT);
+  }
+
+  /**
+   * Packages form layers, never a circle (docs/architecture.md): a package that needs one of its
+   * sub-packages is never needed by it. The three circles this rule found (the registry's root and
+   * its config and known-answer packages through the Algorithm enum; pdp and pdp.tunnel through a
+   * glob helper) were cut by moving the shared piece below both.
+   */
+  @Test
+  void packagesHaveNoCycles() {
+    slices()
+        .matching("dev.portcullis.(**)")
+        .should()
+        .beFreeOfCycles()
+        .because("a package and its sub-packages are layers (docs/architecture.md)")
+        .check(PRODUCT);
   }
 }

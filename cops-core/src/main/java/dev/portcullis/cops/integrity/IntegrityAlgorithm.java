@@ -1,6 +1,6 @@
 package dev.portcullis.cops.integrity;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 
 /** Keyed digests for the COPS Integrity object (RFC 2748 section 2.2.16). */
 public enum IntegrityAlgorithm {

@@ -4,8 +4,8 @@ import static dev.portcullis.support.XmlConfigReader.attr;
 import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.SecretFile;

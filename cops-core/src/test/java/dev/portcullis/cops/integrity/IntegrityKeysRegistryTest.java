@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.support.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.portcullis.crypto.cli;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.ProviderDirectory;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.kat.KnownAnswers;
 import dev.portcullis.crypto.kat.SelfTestResult;
 import dev.portcullis.support.Cli;

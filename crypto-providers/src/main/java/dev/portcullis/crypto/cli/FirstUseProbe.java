@@ -1,10 +1,10 @@
 package dev.portcullis.crypto.cli;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.CipherKey;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.Digester;
 import dev.portcullis.crypto.MacKey;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.nio.file.Path;
 import java.util.Arrays;

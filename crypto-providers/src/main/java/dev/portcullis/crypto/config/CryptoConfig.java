@@ -1,6 +1,6 @@
 package dev.portcullis.crypto.config;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,7 +5,7 @@ import static dev.portcullis.support.XmlConfigReader.child;
 import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Durations;
 import dev.portcullis.support.XmlConfigReader;

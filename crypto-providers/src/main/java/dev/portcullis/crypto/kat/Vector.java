@@ -1,6 +1,6 @@
 package dev.portcullis.crypto.kat;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 
 /**
  * One known-answer vector. For MACs {@code output} is the (possibly truncated) tag; for AES-GCM it

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.support.ConfigException;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;

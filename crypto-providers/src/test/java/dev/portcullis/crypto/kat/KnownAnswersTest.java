@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.TestProviders;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.security.Provider;
 import java.security.Security;
 import java.util.stream.Stream;

@@ -6,8 +6,8 @@ import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
-import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Glob;
 import dev.portcullis.support.XmlConfigReader;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -184,7 +184,7 @@ public final class TunnelPolicy {
       }
       List<Pattern> globs = new ArrayList<>();
       for (String s : attr(a, "subject", "").trim().split("\\s+")) {
-        globs.add(PdpConfig.glob(s));
+        globs.add(Glob.pattern(s));
       }
       boolean mls = XmlConfigReader.bool(a, "mls-session");
       String confidentialFrom =

@@ -3,7 +3,7 @@ package dev.portcullis.pdp.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.crypto.config.CryptoConfig;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.integrity.IntegrityKeys;
-import dev.portcullis.crypto.Algorithm;
 import dev.portcullis.crypto.Digester;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

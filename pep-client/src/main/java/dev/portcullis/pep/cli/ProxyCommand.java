@@ -1,7 +1,7 @@
 package dev.portcullis.pep.cli;
 
 import dev.portcullis.audit.AuditLog;
-import dev.portcullis.crypto.Algorithm;
+import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.proxy.PepProxy;

@@ -1,8 +1,8 @@
 package dev.portcullis.pdp.policy.rules;
 
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.support.Glob;
 import dev.portcullis.support.Prefix;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ interface Condition {
       if (g.indexOf('*') < 0 && g.indexOf('?') < 0) {
         literals.add(g);
       } else {
-        patterns.add(PdpConfig.glob(g));
+        patterns.add(Glob.pattern(g));
       }
     }
     Pattern[] p = patterns.toArray(new Pattern[0]);

@@ -1,4 +1,4 @@
-package dev.portcullis.crypto;
+package dev.portcullis.crypto.algorithm;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -113,6 +113,23 @@ public enum Algorithm {
   /** All algorithms of the given kind. */
   public static List<Algorithm> ofKind(Kind kind) {
     return Arrays.stream(values()).filter(a -> a.kind == kind).collect(Collectors.toList());
+  }
+
+  /**
+   * False for ciphertext lengths no encryption with this algorithm can produce: CBC with PKCS#5
+   * padding always yields a positive multiple of the 16-byte block, GCM at least its 16-byte tag.
+   * Such input is refused before any provider sees it, because providers disagree on it (several
+   * decrypt an empty CBC ciphertext to an empty plaintext). True for every other algorithm.
+   */
+  public boolean plausibleCiphertextLength(int len) {
+    switch (this) {
+      case AES_CBC:
+        return len > 0 && len % 16 == 0;
+      case AES_GCM:
+        return len >= 16;
+      default:
+        return true;
+    }
   }
 
   @Override
