@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,11 +53,16 @@ public final class AuditLog implements AutoCloseable {
   private final OwnedFile owned;
   private final List<Path> made; // what opening created, for abandon()
   private final String startHead; // the chain's head when opened
+
+  /** Stamps each record ({@code ts}, milliseconds since the epoch). */
+  private final Clock clock;
+
   private volatile boolean closed;
   private volatile IOException failure;
   private volatile Consumer<IOException> onFailure = e -> {};
 
   private AuditLog() {
+    this.clock = Clock.systemUTC(); // records nothing: its clock is never read
     this.queue = null;
     this.writer = null;
     this.file = null;
@@ -66,7 +72,9 @@ public final class AuditLog implements AutoCloseable {
     this.owned = null;
   }
 
-  private AuditLog(Path file, Duration waitForOwner, Digester sha256) throws IOException {
+  private AuditLog(Path file, Duration waitForOwner, Digester sha256, Clock clock)
+      throws IOException {
+    this.clock = clock;
     this.file = file;
     Path lock = file.resolveSibling(file.getFileName() + ".lock");
     this.made = new ArrayList<>();
@@ -135,6 +143,11 @@ public final class AuditLog implements AutoCloseable {
     return open(file, Duration.ZERO);
   }
 
+  /** As {@link #open(Path)}, stamping records with {@code clock}. */
+  public static AuditLog open(Path file, Clock clock) throws IOException {
+    return open(file, Duration.ZERO, BuiltInCrypto.sha256(), clock);
+  }
+
   /**
    * As {@link #open(Path)}, waiting up to {@code waitForOwner} for another writer to give the file
    * up (a command-line tool run twice at once; a server never waits).
@@ -146,7 +159,13 @@ public final class AuditLog implements AutoCloseable {
   /** As {@link #open(Path, Duration)}, chaining with {@code sha256} (the PDP's crypto registry). */
   public static AuditLog open(Path file, Duration waitForOwner, Digester sha256)
       throws IOException {
-    return file == null ? NONE : new AuditLog(file, waitForOwner, sha256);
+    return open(file, waitForOwner, sha256, Clock.systemUTC());
+  }
+
+  /** As {@link #open(Path, Duration, Digester)}, stamping records with {@code clock}. */
+  public static AuditLog open(Path file, Duration waitForOwner, Digester sha256, Clock clock)
+      throws IOException {
+    return file == null ? NONE : new AuditLog(file, waitForOwner, sha256, clock);
   }
 
   /**
@@ -181,7 +200,7 @@ public final class AuditLog implements AutoCloseable {
     offer(peerRecord(event, pep, peer), kv);
   }
 
-  private static Map<String, Object> peerRecord(String event, String pep, String peer) {
+  private Map<String, Object> peerRecord(String event, String pep, String peer) {
     Map<String, Object> m = start(event);
     if (pep != null) {
       m.put("pep", pep);
@@ -210,9 +229,9 @@ public final class AuditLog implements AutoCloseable {
     offer(m, kv);
   }
 
-  private static Map<String, Object> start(String event) {
+  private Map<String, Object> start(String event) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ts", System.currentTimeMillis());
+    m.put("ts", clock.millis());
     m.put("event", event);
     return m;
   }

@@ -329,7 +329,7 @@ final class CmtsLink {
         open(ctx, o);
       } else if (msg instanceof Request r && opened && r.clientType() == PcmmCops.CLIENT_TYPE) {
         if (handle != null) {
-          // RFC 2748 §3.1 lets a PEP send a REQ again on a handle it holds (an updated request);
+          // RFC 2748 lets a PEP send a REQ again on a handle it holds (an updated request);
           // a CMTS does so right after its first. The same connection, the same gates: nothing is
           // checked again. A new handle is followed, the gates being the CMTS's, not the handle's
           log.debug(

@@ -96,7 +96,7 @@ public final class PcmmServer implements Lifecycle {
       parts.add(limits);
     }
     GatePolicy policy = parts.size() == 1 ? parts.get(0) : GatePolicy.all(engine, limits);
-    AuditLog audit = AuditLog.open(c.audit());
+    AuditLog audit = AuditLog.open(c.audit(), clock);
     MetricsEndpoint http = null;
     PolicyServer server = null;
     Fleet fleet = null;

@@ -150,7 +150,7 @@ public final class PdpServer implements Lifecycle {
     try {
       audit =
           AuditLog.open(
-              config.audit(), Duration.ZERO, security.registry.digester(Algorithm.SHA_256));
+              config.audit(), Duration.ZERO, security.registry.digester(Algorithm.SHA_256), clock);
     } catch (IOException | RuntimeException e) {
       security.close();
       throw e;
