@@ -30,6 +30,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,7 +142,8 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
       EventLoopGroup loop,
       ExecutorService scrapes,
       InetSocketAddress listen,
-      SslContext tls)
+      SslContext tls,
+      Clock clock)
       throws IOException {
     this.registry = registry;
     this.tls = tls;
@@ -153,7 +155,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
             .group(loop)
             .channel(TRANSPORT.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 128)
-            .handler(new AcceptFailures("metrics"))
+            .handler(new AcceptFailures("metrics", clock))
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
@@ -188,6 +190,14 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
    */
   public static MetricsEndpoint start(InetSocketAddress listen, String component, SslContext tls)
       throws IOException {
+    return start(listen, component, tls, Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, String, SslContext)}, its summaries paced by {@code clock}.
+   */
+  public static MetricsEndpoint start(
+      InetSocketAddress listen, String component, SslContext tls, Clock clock) throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("component", component);
     new ClassLoaderMetrics().bindTo(registry);
@@ -213,7 +223,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
             });
     MetricsEndpoint m;
     try {
-      m = new MetricsEndpoint(registry, gc, loop, scrapes, listen, tls);
+      m = new MetricsEndpoint(registry, gc, loop, scrapes, listen, tls, clock);
     } catch (IOException e) {
       loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       scrapes.shutdownNow();

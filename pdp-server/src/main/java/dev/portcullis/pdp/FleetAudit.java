@@ -8,6 +8,7 @@ import dev.portcullis.state.Versioned;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -27,7 +28,7 @@ public final class FleetAudit {
   private FleetAudit() {}
 
   /** Anchors {@code log}'s head; false if the log has no first record yet or nothing moved. */
-  static boolean anchor(StateStore store, Path log, String head, String member)
+  static boolean anchor(StateStore store, Path log, String head, String member, Clock clock)
       throws IOException, StoreException {
     Optional<String> root = AuditChain.firstHash(log);
     if (root.isEmpty() || head == null) {
@@ -35,7 +36,7 @@ public final class FleetAudit {
     }
     String path = ROOT + "/" + root.get();
     byte[] v =
-        ("v1 " + head + " " + Instant.now().getEpochSecond() + " " + member)
+        ("v1 " + head + " " + clock.instant().getEpochSecond() + " " + member)
             .getBytes(StandardCharsets.US_ASCII);
     Optional<Versioned> now = store.read(path);
     if (now.isPresent()

@@ -181,7 +181,7 @@ final class FleetMember implements AutoCloseable {
   /** Anchors the audit log's chain head in the fleet's store (docs/fleet.md). */
   void anchorAudit() {
     try {
-      if (FleetAudit.anchor(store, config.audit(), audit.chainHead(), member)) {
+      if (FleetAudit.anchor(store, config.audit(), audit.chainHead(), member, context.clock())) {
         log.debug("audit chain head {} anchored in the fleet's store", audit.chainHead());
       }
     } catch (IOException | StoreException | RuntimeException e) {

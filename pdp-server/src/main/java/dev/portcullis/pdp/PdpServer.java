@@ -201,7 +201,7 @@ public final class PdpServer implements Lifecycle {
             .group(boss, workers)
             .channel(TRANSPORT.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
-            .handler(new AcceptFailures("PDP"))
+            .handler(new AcceptFailures("PDP", context.clock()))
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childHandler(new PdpChannelInitializer(context, security.ring));

@@ -398,6 +398,11 @@ public final class PepClient implements AutoCloseable {
       return this;
     }
 
+    /** The wall clock the client is built with ({@link #clock}), for what runs beside it. */
+    public java.time.Clock wallClock() {
+      return clock;
+    }
+
     /**
      * The wall clock Integrity keys' validity is judged by (default: the system's); a test moves
      * one by hand rather than sleep through a key roll.

@@ -29,12 +29,9 @@ public final class AcceptFailures extends ChannelInboundHandlerAdapter {
   /**
    * @param listener what listens, as the log line names it before the address it listens on ({@code
    *     PDP}, {@code proxy echo})
+   * @param clock paces the summaries (a minute each)
    */
-  public AcceptFailures(String listener) {
-    this(listener, Clock.systemUTC());
-  }
-
-  AcceptFailures(String listener, Clock clock) {
+  public AcceptFailures(String listener, Clock clock) {
     this.listener = listener;
     this.failures = new LogSummary(log, "failed accepts", Duration.ofMinutes(1), clock);
   }

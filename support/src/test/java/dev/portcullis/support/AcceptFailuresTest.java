@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class AcceptFailuresTest {
   @Test
   void aListenerOutOfDescriptorsSaysSoOnceAndPausesAccepting() {
-    EmbeddedChannel server = new EmbeddedChannel(new AcceptFailures("PDP"));
+    EmbeddedChannel server =
+        new EmbeddedChannel(new AcceptFailures("PDP", new ManualClock(1_700_000_000L)));
     try (LogLines log = LogLines.of(AcceptFailures.class)) {
       for (int i = 0; i < 100; i++) {
         server

@@ -22,6 +22,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -189,7 +190,7 @@ public final class HttpsEndpoint implements AutoCloseable {
             .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 128)
             .option(ChannelOption.AUTO_READ, false) // accept nobody before start()
-            .handler(new AcceptFailures(name))
+            .handler(new AcceptFailures(name, Clock.systemUTC())) // this factory's default
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

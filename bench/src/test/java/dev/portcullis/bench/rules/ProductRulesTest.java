@@ -1,5 +1,6 @@
 package dev.portcullis.bench.rules;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -7,14 +8,21 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import java.io.FileOutputStream;
 import java.io.FileWriter;
 import java.nio.file.Files;
+import java.time.Clock;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,6 +88,61 @@ class ProductRulesTest {
         .should()
         .beFreeOfCycles()
         .because("a package and its sub-packages are layers (docs/architecture.md)")
+        .check(PRODUCT);
+  }
+
+  /**
+   * The wall clock is given, never taken (docs/architecture.md, "Time"): a class reads the system
+   * clock only where a program is composed (its command line, a demo), in the defaults of a
+   * server's or store's static factory ({@code start}, {@code open}, {@code create}, {@code bind})
+   * or a builder, and in the development PKI, whose certificates start at the real now. Elsewhere
+   * it reads the clock it was given, which a test moves instead of sleeping. The log summaries of
+   * the PCMM server, the proxy and the accept handlers, and the audit log's timestamps, took the
+   * system clock themselves before this rule.
+   */
+  @Test
+  void theWallClockIsGivenNotTaken() {
+    Set<String> factories = Set.of("start", "open", "create", "bind");
+    DescribedPredicate<JavaCodeUnit> composing =
+        DescribedPredicate.describe(
+            "where a program is composed or a factory fills in its default",
+            u ->
+                u.getOwner().getPackageName().endsWith(".cli")
+                    || u.getOwner().getSimpleName().endsWith("Demo")
+                    || u.getOwner().getSimpleName().equals("Builder")
+                    || u.getOwner().getSimpleName().equals("DevCertificates")
+                    || (u.getModifiers().contains(JavaModifier.STATIC)
+                        && factories.contains(u.getName())));
+    DescribedPredicate<JavaCall<?>> readsTheSystemClock =
+        DescribedPredicate.describe(
+            "reads the system's wall clock",
+            c -> {
+              String owner = c.getTarget().getOwner().getFullName();
+              String name = c.getTarget().getName();
+              return (owner.equals(Clock.class.getName())
+                      && (name.equals("systemUTC") || name.equals("systemDefaultZone")))
+                  || (owner.equals(System.class.getName()) && name.equals("currentTimeMillis"))
+                  || (name.equals("now")
+                      && c.getTarget().getRawParameterTypes().isEmpty()
+                      && owner.startsWith("java.time."));
+            });
+    ArchCondition<JavaCodeUnit> notReadIt =
+        new ArchCondition<>("not read the system's wall clock") {
+          @Override
+          public void check(JavaCodeUnit u, ConditionEvents events) {
+            for (JavaCall<?> c : u.getCallsFromSelf()) {
+              if (readsTheSystemClock.test(c)) {
+                events.add(
+                    SimpleConditionEvent.violated(
+                        u, c.getDescription() + ": give it a Clock instead"));
+              }
+            }
+          }
+        };
+    codeUnits()
+        .that(DescribedPredicate.not(composing))
+        .should(notReadIt)
+        .because("the wall clock is given where a program is composed (docs/architecture.md)")
         .check(PRODUCT);
   }
 }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -61,8 +62,10 @@ public final class CredentialStore {
   private final Path dir;
   private final Digester sha256;
   private final CredentialLedger ledger;
+  private final Clock clock;
 
-  private CredentialStore(Path dir, Digester sha256, CredentialLedger ledger) {
+  private CredentialStore(Path dir, Digester sha256, CredentialLedger ledger, Clock clock) {
+    this.clock = clock;
     this.dir = dir;
     this.sha256 = sha256;
     this.ledger = ledger;
@@ -82,6 +85,12 @@ public final class CredentialStore {
    */
   public static CredentialStore open(Path dir, Digester sha256, StateStore fleet)
       throws IOException {
+    return open(dir, sha256, fleet, Clock.systemUTC());
+  }
+
+  /** As {@link #open(Path, Digester, StateStore)}, issuing "from now" by {@code clock}. */
+  public static CredentialStore open(Path dir, Digester sha256, StateStore fleet, Clock clock)
+      throws IOException {
     Path home = dir.toAbsolutePath().normalize();
     Path valid = home.resolve("valid");
     Path used = home.resolve("used");
@@ -91,7 +100,8 @@ public final class CredentialStore {
             sha256,
             fleet == null
                 ? new CredentialLedger.InFiles(valid, used)
-                : new CredentialLedger.InFleet(fleet));
+                : new CredentialLedger.InFleet(fleet),
+            clock);
     for (Path d : fleet == null ? new Path[] {home, valid, used} : new Path[] {home}) {
       OwnedFile.privateDirectory(d, "credential store directory");
     }
@@ -102,9 +112,11 @@ public final class CredentialStore {
     return dir;
   }
 
-  /** Issues a credential for {@code pepId}, valid for {@code validFor} from now. */
+  /**
+   * Issues a credential for {@code pepId}, valid for {@code validFor} from now (the store's clock).
+   */
   public Issued issue(String pepId, Duration validFor) throws IOException {
-    return issue(pepId, validFor, Instant.now());
+    return issue(pepId, validFor, clock.instant());
   }
 
   /**

@@ -94,7 +94,8 @@ public final class PepProxy implements Lifecycle {
       ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Ticker ticker)
       throws InterruptedException {
     this.loops = TRANSPORT.group(threads);
-    this.listeners = new ProxyListeners(loops, TRANSPORT, counters, this::decide);
+    this.listeners =
+        new ProxyListeners(loops, TRANSPORT, counters, this::decide, pepBuilder.wallClock());
     this.pep =
         pepBuilder
             .eventLoop(loops.next())
@@ -145,7 +146,8 @@ public final class PepProxy implements Lifecycle {
             pep,
             context);
     this.upstreams =
-        new UpstreamConnector(TRANSPORT, listeners, counters, this.audit, conns::containsKey);
+        new UpstreamConnector(
+            TRANSPORT, listeners, counters, this.audit, conns::containsKey, pepBuilder.wallClock());
     this.admission =
         new ProxyAdmission(
             conns, pep, context, counters, this.audit, sessions, revocations, upstreams);

@@ -47,11 +47,18 @@ final class ProxyListeners {
   /**
    * TLS refusals an outsider causes at will: the first of a kind a minute logged, the rest counted.
    */
-  private final LogSummary tlsRefusals =
-      new LogSummary(log, "TLS refusals", Duration.ofMinutes(1), Clock.systemUTC());
+  private final LogSummary tlsRefusals;
+
+  private final Clock clock;
 
   ProxyListeners(
-      EventLoopGroup loops, Transport transport, ProxyCounters counters, Arrivals arrivals) {
+      EventLoopGroup loops,
+      Transport transport,
+      ProxyCounters counters,
+      Arrivals arrivals,
+      Clock clock) {
+    this.clock = clock;
+    this.tlsRefusals = new LogSummary(log, "TLS refusals", Duration.ofMinutes(1), clock);
     this.loops = loops;
     this.transport = transport;
     this.counters = counters;
@@ -74,7 +81,7 @@ final class ProxyListeners {
         new ServerBootstrap()
             .group(loops)
             .channel(transport.serverChannel())
-            .handler(new AcceptFailures("proxy " + l.name()))
+            .handler(new AcceptFailures("proxy " + l.name(), clock))
             .childOption(ChannelOption.AUTO_READ, false) // nothing is read before the decision
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
             // No TCP_NODELAY option: Netty's socket channels set it when created (on every

@@ -32,8 +32,7 @@ final class UpstreamConnector {
   private final Predicate<String> stillProxied;
 
   // Every client connection finds a dead upstream dead again: the first per listener a minute.
-  private final LogSummary upstreamFailures =
-      new LogSummary(log, "unreachable upstreams", Duration.ofMinutes(1), Clock.systemUTC());
+  private final LogSummary upstreamFailures;
 
   /**
    * @param stillProxied whether a connection's handle is still proxied (not ended or revoked)
@@ -43,7 +42,10 @@ final class UpstreamConnector {
       ProxyListeners listeners,
       ProxyCounters counters,
       ProxyAudit audit,
-      Predicate<String> stillProxied) {
+      Predicate<String> stillProxied,
+      Clock clock) {
+    this.upstreamFailures =
+        new LogSummary(log, "unreachable upstreams", Duration.ofMinutes(1), clock);
     this.transport = transport;
     this.listeners = listeners;
     this.counters = counters;
