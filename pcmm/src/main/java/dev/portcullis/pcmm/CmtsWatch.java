@@ -183,7 +183,7 @@ final class CmtsWatch implements CmtsLink.Events {
       }
     }
     int found = 0;
-    List<Gate> doubts = new ArrayList<>(server.doubts().on(cmts));
+    List<Gate> doubts = new ArrayList<>(server.inDoubt().on(cmts));
     for (GateMessage m : listed.values()) {
       Gate d = match(doubts, m);
       if (d == null) {
@@ -191,7 +191,7 @@ final class CmtsWatch implements CmtsLink.Events {
       }
       int state = m.gateState() != null ? m.gateState().state() : PcmmObject.GateState.AUTHORIZED;
       Gate g = new Gate(cmts, m.gateId().id(), d.request(), state);
-      if (server.doubts().found(d, g)) {
+      if (server.inDoubt().found(d, g)) {
         doubts.remove(d);
         found++;
         listeners.forEach(
@@ -242,7 +242,7 @@ final class CmtsWatch implements CmtsLink.Events {
 
   @Override
   public void ready(CmtsLink link, boolean again) {
-    if (again || !books.of(link.name()).isEmpty() || !server.doubts().on(link.name()).isEmpty()) {
+    if (again || !books.of(link.name()).isEmpty() || !server.inDoubt().on(link.name()).isEmpty()) {
       // after a reconnect, or a CMTS taken over with its gates: all at once from a CMTS that took
       // our PDP-Config, else one by one
       link.configured()

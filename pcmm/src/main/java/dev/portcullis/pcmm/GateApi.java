@@ -60,7 +60,7 @@ final class GateApi implements HttpRoute {
   }
 
   /** 307 to the member holding {@code cmts}, for the same request; null if none is known. */
-  private Reply elsewhere(String cmts, Request r) {
+  private Reply redirectToHolder(String cmts, Request r) {
     if (server.isReady(cmts)) {
       return null;
     }
@@ -129,7 +129,7 @@ final class GateApi implements HttpRoute {
     if (parts.length != 3 || r.method().equals("POST")) {
       return done(error(404, "no such resource (expected: /gates or /gates/CMTS/GATE-ID)"));
     }
-    Reply away = server.cmtss().contains(parts[1]) ? elsewhere(parts[1], r) : null;
+    Reply away = server.cmtss().contains(parts[1]) ? redirectToHolder(parts[1], r) : null;
     if (away != null) {
       return done(away);
     }
@@ -170,7 +170,7 @@ final class GateApi implements HttpRoute {
               404,
               "cmts: no CMTS named " + p.cmts() + " (expected one of " + server.cmtss() + ")"));
     }
-    Reply away = elsewhere(p.cmts(), r);
+    Reply away = redirectToHolder(p.cmts(), r);
     if (away != null) {
       return done(away);
     }

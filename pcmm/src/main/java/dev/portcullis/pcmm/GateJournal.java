@@ -20,7 +20,7 @@ interface GateJournal {
 
   /**
    * An intent whose Gate-Set got no answer stays as it is (the gate may exist) until it expires
-   * ({@link Doubts}: the gate's T1): then it is forgotten.
+   * ({@link GateSetsInDoubt}: the gate's T1): then it is forgotten.
    */
   void expired(String cmts, String intent);
 

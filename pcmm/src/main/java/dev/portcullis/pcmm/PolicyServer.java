@@ -79,7 +79,7 @@ public final class PolicyServer implements Lifecycle {
 
   private final GateBooks books = new GateBooks();
   private volatile GateJournal journal = GateJournal.NONE;
-  private final Doubts doubts;
+  private final GateSetsInDoubt doubts;
 
   private PolicyServer(
       Map<String, InetSocketAddress> cmtss, GatePolicy policy, Settings settings, Clock clock) {
@@ -93,7 +93,7 @@ public final class PolicyServer implements Lifecycle {
     Transport t = Transport.best();
     this.group = t.group(Math.min(cmtss.size(), Runtime.getRuntime().availableProcessors()));
     Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
-    this.doubts = new Doubts(books, group, settings.answerTimeout(), () -> journal);
+    this.doubts = new GateSetsInDoubt(books, group, settings.answerTimeout(), () -> journal);
     CmtsLink.Events events =
         new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null), clock);
     cmtss.forEach(
@@ -362,7 +362,7 @@ public final class PolicyServer implements Lifecycle {
   }
 
   /** The Gate-Sets in doubt on {@code cmts}, and what finds them (a synchronisation). */
-  Doubts doubts() {
+  GateSetsInDoubt inDoubt() {
     return doubts;
   }
 

@@ -44,7 +44,7 @@ class EngineGatePolicyTest {
       """;
 
   /** {@code r} with its classifier aimed at 198.51.100.1 instead of the SIP proxy. */
-  static GateRequest elsewhere(GateRequest r) {
+  static GateRequest redirectToHolder(GateRequest r) {
     PcmmClassifier.Classifier c = (PcmmClassifier.Classifier) r.classifiers().get(0);
     return new GateRequest(
         r.amid(),
@@ -80,7 +80,7 @@ class EngineGatePolicyTest {
       join(ps.ready());
       Gate voice = join(ps.set("cmts-1", request(1, "VoIP_UP", 5060)));
       join(ps.set("cmts-1", request(2, "BE", 80)));
-      Throwable e = failure(ps.set("cmts-1", elsewhere(request(3, "VoIP_DN", 5060))));
+      Throwable e = failure(ps.set("cmts-1", redirectToHolder(request(3, "VoIP_DN", 5060))));
       assertTrue(e.getMessage().contains("no rule allows this gate"), e.getMessage());
       e = failure(ps.set("cmts-1", request(9, "BE", 80)));
       assertTrue(e.getMessage().contains("rule barred: subscriber barred"), e.getMessage());

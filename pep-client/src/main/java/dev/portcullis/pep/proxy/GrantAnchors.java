@@ -89,7 +89,7 @@ final class GrantAnchors {
       }
       Anchor old = byKey.get(k);
       if (old != null) {
-        unlive(old, drop); // replaced: new connections stand on the newer request
+        retire(old, drop); // replaced: new connections stand on the newer request
       }
       Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
       byKey.put(k, a);
@@ -110,7 +110,7 @@ final class GrantAnchors {
     synchronized (this) {
       Anchor a = byKey.get(new Key(c.subject, c.scope));
       if (a != null && ticker.read() - a.expiresAt >= 0) {
-        unlive(a, drop);
+        retire(a, drop);
       } else if (a != null) {
         a.dependents++;
         c.anchor = a;
@@ -156,7 +156,7 @@ final class GrantAnchors {
       }
       left = a.expiresAt - ticker.read();
       if (a.live && left <= 0) {
-        unlive(a, new ArrayList<>(0)); // not parked: nothing to delete here
+        retire(a, new ArrayList<>(0)); // not parked: nothing to delete here
       }
       if (!a.live && a.dependents == 0) {
         let(a);
@@ -185,7 +185,7 @@ final class GrantAnchors {
       if (byHandle.get(a.handle) == a) {
         left = a.live ? a.expiresAt - ticker.read() : 0;
         if (left <= 0) {
-          unlive(a, drop);
+          retire(a, drop);
         }
       }
     }
@@ -212,7 +212,7 @@ final class GrantAnchors {
       }
       k = a.key;
       if (validity == null) {
-        unlive(a, drop);
+        retire(a, drop);
       } else if (a.live) {
         a.expiresAt = ticker.read() + validity.toNanos();
       }
@@ -262,7 +262,7 @@ final class GrantAnchors {
     synchronized (this) {
       Anchor a = byKey.get(new Key(subject, scope));
       if (a != null) {
-        unlive(a, drop);
+        retire(a, drop);
       }
     }
     delete(drop);
@@ -279,7 +279,7 @@ final class GrantAnchors {
   }
 
   /** {@code a} admits no more; its request state goes now if nothing stands on it. */
-  private void unlive(Anchor a, List<String> drop) {
+  private void retire(Anchor a, List<String> drop) {
     if (a.live) {
       a.live = false;
       byKey.remove(a.key, a);

@@ -110,7 +110,7 @@ public final class PepProxy implements Lifecycle {
                     }
                     String loggedOut = sessions.removed(handle, d);
                     if (loggedOut != null) {
-                      revocations.ofSubject(loggedOut, "logged out by the PDP");
+                      revocations.revokeSubject(loggedOut, "logged out by the PDP");
                     } else {
                       revocations.revoke(handle, d);
                     }

@@ -249,7 +249,8 @@ final class ProxyAdmission {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
     if (conn.session != null && sessions.leave(conn.session)) {
-      revocations.ofSubject(conn.subject, "logged out"); // the last connection ended the session
+      revocations.revokeSubject(
+          conn.subject, "logged out"); // the last connection ended the session
     }
   }
 }

@@ -27,9 +27,9 @@ final class ProxyRevocations {
 
   /**
    * The connections admitted on a cached grant and not asked for since: the only ones {@link
-   * #ofSubject} cuts and {@link #askForCached} asks for. (Both looked through every connection:
-   * with each Remove of a mass revocation calling {@code ofSubject}, cutting 1,000 connections was
-   * a million steps, a third of the proxy's CPU in {@code ProxyBench}'s revocation by
+   * #revokeSubject} cuts and {@link #askForCached} asks for. (Both looked through every connection:
+   * with each Remove of a mass revocation calling {@code revokeSubject}, cutting 1,000 connections
+   * was a million steps, a third of the proxy's CPU in {@code ProxyBench}'s revocation by
    * async-profiler.)
    */
   private final Set<ProxiedConnection> onGrant = ConcurrentHashMap.newKeySet();
@@ -70,8 +70,8 @@ final class ProxyRevocations {
    * state stands behind ({@link GrantAnchors}). False, and nothing admitted, if there is none.
    *
    * <p>{@code c} is registered before the grant is looked up: a revocation ends the grants before
-   * it looks for connections admitted on them ({@link #ofSubject}), so a connection admitted while
-   * a revocation runs is either refused here or cut there, never missed by both.
+   * it looks for connections admitted on them ({@link #revokeSubject}), so a connection admitted
+   * while a revocation runs is either refused here or cut there, never missed by both.
    */
   boolean admitOnGrant(ProxiedConnection c, boolean pdpAway) {
     onGrant.add(c);
@@ -202,12 +202,12 @@ final class ProxyRevocations {
     if (c == null) {
       String subject = anchors.removed(handle);
       if (subject != null) {
-        ofSubject(subject, "revoked"); // a grant's request state, its connection gone or going
+        revokeSubject(subject, "revoked"); // a grant's request state, its connection gone or going
       }
       return;
     }
     cut(c, d);
-    ofSubject(c.subject, "revoked");
+    revokeSubject(c.subject, "revoked");
   }
 
   private void cut(ProxiedConnection c, PepDecision d) {
@@ -251,7 +251,7 @@ final class ProxyRevocations {
    * Ends every cached grant of {@code subject}, and cuts its connections that were admitted on one
    * and not decided since (a connection the PDP decided stands on its own request state).
    */
-  void ofSubject(String subject, String why) {
+  void revokeSubject(String subject, String why) {
     anchors.revoke(subject);
     int n = grants.revoke(subject);
     if (n > 0) {

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * lists its gates when asked (Synch-Request): a gate there that matches a Gate-Set in doubt is that
  * Gate-Set's gate ({@link #found}).
  */
-final class Doubts {
+final class GateSetsInDoubt {
   private final GateBooks books;
   private final EventLoopGroup group;
   private final Duration answerTimeout;
@@ -26,7 +26,7 @@ final class Doubts {
   /** Each Gate-Set in doubt, and its intent in the journal ("" for a lone server). */
   private final Map<Gate, String> inDoubt = new ConcurrentHashMap<>();
 
-  Doubts(
+  GateSetsInDoubt(
       GateBooks books,
       EventLoopGroup group,
       Duration answerTimeout,
