@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.pcmm.cmts.CmtsSimulator;
 import dev.portcullis.support.LogLines;
+import dev.portcullis.support.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -282,14 +283,13 @@ class GateApiTest {
   @Test
   void aCmtsThatIsDownIsA503AndReadinessSaysWhich() throws Exception {
     cmtss.close();
-    HttpResponse<String> r = null;
-    for (int i = 0; i < 100; i++) {
-      r = call("POST", "/gates", voice, gate("cmts-1", "10.0.0.1", "VoIP_UP"));
-      if (r.statusCode() == 503) {
-        break;
-      }
-      Thread.sleep(50);
-    }
+    // the policy server learns of the loss on its own loop: asked until it has
+    HttpResponse<String> r =
+        Waits.await()
+            .pollInterval(Duration.ofMillis(50))
+            .until(
+                () -> call("POST", "/gates", voice, gate("cmts-1", "10.0.0.1", "VoIP_UP")),
+                x -> x.statusCode() == 503);
     assertEquals(503, r.statusCode(), r.body());
     HttpResponse<String> ready = call("GET", "/ready", null, null);
     assertEquals(503, ready.statusCode());
