@@ -23,6 +23,7 @@ import java.io.FileWriter;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -143,6 +144,36 @@ class ProductRulesTest {
         .that(DescribedPredicate.not(composing))
         .should(notReadIt)
         .because("the wall clock is given where a program is composed (docs/architecture.md)")
+        .check(PRODUCT);
+  }
+
+  /**
+   * Time is waited on through a scheduler, an event loop's timer or a notification, never by
+   * sleeping (docs/architecture.md, "Time"): a test moves those, not a sleep. Command lines and
+   * demos pace their own output. Two waits are not converted yet and are named here so that no
+   * third joins them: the Authorization Server's retry of a Code Server it cannot reach ({@code
+   * KciEpochs}, under its rotation's lock) and the wait for a lock file another process, or this
+   * one, holds ({@code OwnedFile}: a blocking lock cannot wait on a holder in this JVM).
+   */
+  @Test
+  void nothingSleeps() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("..cli..")
+        .and()
+        .haveSimpleNameNotEndingWith("Demo")
+        .and()
+        .doNotHaveFullyQualifiedName("dev.portcullis.active.auth.KciEpochs")
+        .and()
+        .doNotHaveFullyQualifiedName("dev.portcullis.support.OwnedFile")
+        .should()
+        .callMethod(Thread.class, "sleep", long.class)
+        .orShould()
+        .callMethod(Thread.class, "sleep", long.class, int.class)
+        .orShould()
+        .callMethod(TimeUnit.class, "sleep", long.class)
+        .because(
+            "time is waited on through a scheduler, a timer or a notification (docs/architecture.md)")
         .check(PRODUCT);
   }
 }

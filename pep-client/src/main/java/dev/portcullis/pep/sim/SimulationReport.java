@@ -1,15 +1,21 @@
 package dev.portcullis.pep.sim;
 
+import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
+import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** Prints simulation results as a table and writes them as JSON. */
 public final class SimulationReport {
@@ -48,41 +54,50 @@ public final class SimulationReport {
     List<Long> connection = new ArrayList<>();
     long deadline = System.nanoTime() + 2_000_000_000L;
     int lastCount = -1;
-    while (true) {
-      acceptToOpen.clear();
-      open.clear();
-      decision.clear();
-      connection.clear();
-      for (String line : Files.readAllLines(audit)) {
-        if (line.isBlank()) {
-          continue;
+    // the PDP's writer is another process: read, then wait for the file to change (at most 300 ms
+    // without a change means it has caught up), rather than sleep between reads
+    try (WatchService watch = audit.getFileSystem().newWatchService()) {
+      audit.toAbsolutePath().getParent().register(watch, ENTRY_MODIFY, ENTRY_CREATE);
+      while (true) {
+        acceptToOpen.clear();
+        open.clear();
+        decision.clear();
+        connection.clear();
+        for (String line : Files.readAllLines(audit)) {
+          if (line.isBlank()) {
+            continue;
+          }
+          var n = json.readTree(line);
+          if (n.path("ts").asLong() < sinceMillis
+              || !n.path("pep").asText("").startsWith(pepPrefix)) {
+            continue;
+          }
+          switch (n.path("event").asText()) {
+            case "opened":
+              acceptToOpen.add(n.path("acceptToOpenNanos").asLong());
+              open.add(n.path("openNanos").asLong());
+              break;
+            case "decision":
+              decision.add(n.path("latencyNanos").asLong());
+              break;
+            case "disconnected":
+              connection.add(n.path("connectionNanos").asLong());
+              break;
+            default:
+              break;
+          }
         }
-        var n = json.readTree(line);
-        if (n.path("ts").asLong() < sinceMillis
-            || !n.path("pep").asText("").startsWith(pepPrefix)) {
-          continue;
+        int count = connection.size();
+        if (count == lastCount || System.nanoTime() > deadline) {
+          break;
         }
-        switch (n.path("event").asText()) {
-          case "opened":
-            acceptToOpen.add(n.path("acceptToOpenNanos").asLong());
-            open.add(n.path("openNanos").asLong());
-            break;
-          case "decision":
-            decision.add(n.path("latencyNanos").asLong());
-            break;
-          case "disconnected":
-            connection.add(n.path("connectionNanos").asLong());
-            break;
-          default:
-            break;
+        lastCount = count;
+        WatchKey changed = watch.poll(300, TimeUnit.MILLISECONDS);
+        if (changed != null) {
+          changed.pollEvents();
+          changed.reset();
         }
       }
-      int count = connection.size();
-      if (count == lastCount || System.nanoTime() > deadline) {
-        break;
-      }
-      lastCount = count;
-      Thread.sleep(300);
     }
     return List.of(
         new SessionTimes("accept -> OPN", toArray(acceptToOpen)),
