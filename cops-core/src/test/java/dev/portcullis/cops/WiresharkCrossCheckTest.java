@@ -62,31 +62,15 @@ class WiresharkCrossCheckTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")
   void wiresharkReadsWhatWeWrite(CopsVectors.Vector v) throws Exception {
-    Path pcap = capture(v);
-    String fields =
-        run(List.of(
-                "tshark",
-                "-r",
-                pcap.toString(),
-                "-T",
-                "fields",
-                "-E",
-                "separator=;",
-                "-E",
-                "aggregator=,",
-                "-e",
-                "cops.op_code",
-                "-e",
-                "cops.msg_len",
-                "-e",
-                "cops.c_num",
-                "-e",
-                "cops.obj.len",
-                "-e",
-                "_ws.malformed"))
-            .strip();
+    String[] f =
+        fields(
+            capture(v),
+            "cops.op_code",
+            "cops.msg_len",
+            "cops.c_num",
+            "cops.obj.len",
+            "_ws.malformed");
     byte[] b = CopsCodec.encode(v.message());
-    String[] f = (fields + ";;;;;").split(";", -1);
     CopsMessage m = v.message();
     assertEquals(String.valueOf(m.opCode().code()), f[0], "op code");
     assertEquals(String.valueOf(b.length), f[1], "message length");
@@ -115,27 +99,13 @@ class WiresharkCrossCheckTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("pcmmVectors")
   void wiresharkReadsOurGateControlMessages(CopsVectors.Vector v) throws Exception {
-    Path pcap = capture(v);
     String[] f =
-        (run(List.of(
-                        "tshark",
-                        "-r",
-                        pcap.toString(),
-                        "-T",
-                        "fields",
-                        "-E",
-                        "separator=;",
-                        "-e",
-                        "cops.pc_transaction_id",
-                        "-e",
-                        "cops.pc_gate_command_type",
-                        "-e",
-                        "cops.decision.flags",
-                        "-e",
-                        "_ws.malformed"))
-                    .strip()
-                + ";;;;")
-            .split(";", -1);
+        fields(
+            capture(v),
+            "cops.pc_transaction_id",
+            "cops.pc_gate_command_type",
+            "cops.decision.flags",
+            "_ws.malformed");
     GateMessage g =
         v.message() instanceof Decision d ? PcmmCops.of(d) : PcmmCops.of((Report) v.message());
     assertEquals(
@@ -147,6 +117,30 @@ class WiresharkCrossCheckTest {
       assertEquals("0x0001", f[2].split(",")[0], "Decision Flags: Trigger Error");
     }
     assertEquals("", f[3], "Wireshark flags the message as malformed");
+  }
+
+  /**
+   * The values of {@code names} as tshark reads them from {@code pcap}, one entry per name (empty
+   * when absent; several values of one name joined by commas).
+   */
+  private static String[] fields(Path pcap, String... names) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "tshark",
+                "-r",
+                pcap.toString(),
+                "-T",
+                "fields",
+                "-E",
+                "separator=;",
+                "-E",
+                "aggregator=,"));
+    for (String n : names) {
+      cmd.add("-e");
+      cmd.add(n);
+    }
+    return (run(cmd).strip() + ";".repeat(names.length)).split(";", -1);
   }
 
   /** The vector's message as one TCP segment to the COPS port, in a pcap file. */

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -256,9 +255,7 @@ final class GateApi implements HttpRoute {
    * read), 503, 504, 404.
    */
   private static Reply refused(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
+    e = GateRefusedException.cause(e);
     if (!(e instanceof GateRefusedException g)) {
       log.warn("gate API: {}", e.toString());
       return error(500, "internal error");

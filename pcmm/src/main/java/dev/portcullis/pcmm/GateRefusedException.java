@@ -101,9 +101,7 @@ public final class GateRefusedException extends Exception {
 
   /** A failure in a few words: the cause inside a CompletionException, "connection refused". */
   static String why(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
+    e = cause(e);
     if (e instanceof ConnectException) {
       return "connection refused";
     }

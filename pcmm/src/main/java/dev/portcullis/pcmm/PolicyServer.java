@@ -247,7 +247,7 @@ public final class PolicyServer implements Lifecycle {
       // in flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
       refusal =
           e != null
-              ? (e instanceof CompletionException && e.getCause() != null ? e.getCause() : e)
+              ? GateRefusedException.cause(e)
               : ack
                   ? new GateRefusedException(
                       Kind.CMTS,
