@@ -37,7 +37,7 @@ public final class PcmmMain implements Callable<Integer> {
 
   public static void main(String[] args) {
     // the commands' log format, shared with pdp-server (this module depends on it)
-    Programs.start("dev/portcullis/pdp/cli/logback-pdp.xml");
+    Programs.start("dev/portcullis/pcmm/cli/logback-pcmm.xml");
     System.exit(Cli.of("pcmm-server", new PcmmMain()).execute(args));
   }
 
