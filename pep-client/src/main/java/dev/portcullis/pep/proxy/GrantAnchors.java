@@ -1,6 +1,6 @@
 package dev.portcullis.pep.proxy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import dev.portcullis.support.Timebase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,14 +20,14 @@ import java.util.function.Consumer;
  * what was admitted on it ({@link ProxyRevocations}). Without a live anchor there is no reuse: a
  * connection is then asked for.
  *
- * <p>An anchor stops admitting (is no longer live) when its grant's validity runs out (by the
- * ticker grants expire by, moved by a changed Install of the anchor), when a changed Install gives
- * no validity, when a later Install of the same subject, listener and address replaces it, or when
- * a denial there ends the grant; its request state is deleted (DRQ) once its own connection and
- * every connection admitted on it have ended as well: a connection admitted on a grant is never
- * left open with no request state at the PDP standing for it. A Remove of the anchor, or its
- * subject's revocation, forgets it at once (the caller cuts what stood on it). One lock: taken once
- * per new connection on a reusing listener, per grant and per end, never across I/O.
+ * <p>An anchor stops admitting (is no longer live) when its grant's validity runs out (by the time
+ * base grants expire by, moved by a changed Install of the anchor), when a changed Install gives no
+ * validity, when a later Install of the same subject, listener and address replaces it, or when a
+ * denial there ends the grant; its request state is deleted (DRQ) once its own connection and every
+ * connection admitted on it have ended as well: a connection admitted on a grant is never left open
+ * with no request state at the PDP standing for it. A Remove of the anchor, or its subject's
+ * revocation, forgets it at once (the caller cuts what stood on it). One lock: taken once per new
+ * connection on a reusing listener, per grant and per end, never across I/O.
  */
 final class GrantAnchors {
   /** A subject's grants on a listener from one client address ({@link ProxiedConnection#scope}). */
@@ -37,7 +37,7 @@ final class GrantAnchors {
   static final class Anchor {
     final String handle;
     final Key key;
-    long expiresAt; // by the ticker; a changed Install moves it
+    long expiresAt; // by the time base; a changed Install moves it
     boolean live = true; // the key's grant: admits new connections
     boolean parked; // its own connection has ended; its request state is kept
     int dependents; // open connections admitted on it
@@ -60,18 +60,19 @@ final class GrantAnchors {
   private final Map<String, Anchor> byHandle = new java.util.LinkedHashMap<>();
   private final Map<String, Integer> perSubject = new HashMap<>(); // of byHandle
   private final Consumer<String> deleteRequest;
-  private final Ticker ticker;
+  private final Timebase time;
   private final int maximum;
 
   /**
    * @param deleteRequest deletes a request state at the PDP (DRQ), given its handle
-   * @param ticker the time source grants expire by
+   * @param time what grants expire by, and what runs their timers: one source, so that a test that
+   *     moves one moves the other
    * @param maximum anchors kept at most (each is a request state at the PDP); a grant beyond them
    *     is not reused, its subject's connections are asked for as without reuse
    */
-  GrantAnchors(Consumer<String> deleteRequest, Ticker ticker, int maximum) {
+  GrantAnchors(Consumer<String> deleteRequest, Timebase time, int maximum) {
     this.deleteRequest = deleteRequest;
-    this.ticker = ticker;
+    this.time = time;
     this.maximum = maximum;
   }
 
@@ -91,7 +92,7 @@ final class GrantAnchors {
       if (old != null) {
         retire(old, drop); // replaced: new connections stand on the newer request
       }
-      Anchor a = new Anchor(c.handle, k, ticker.read() + validity.toNanos());
+      Anchor a = new Anchor(c.handle, k, time.nanoTime() + validity.toNanos());
       byKey.put(k, a);
       byHandle.put(c.handle, a);
       perSubject.merge(c.subject, 1, Integer::sum);
@@ -109,7 +110,7 @@ final class GrantAnchors {
     boolean admitted = false;
     synchronized (this) {
       Anchor a = byKey.get(new Key(c.subject, c.scope));
-      if (a != null && ticker.read() - a.expiresAt >= 0) {
+      if (a != null && time.nanoTime() - a.expiresAt >= 0) {
         retire(a, drop);
       } else if (a != null) {
         a.dependents++;
@@ -154,7 +155,7 @@ final class GrantAnchors {
       if (a == null) {
         return false;
       }
-      left = a.expiresAt - ticker.read();
+      left = a.expiresAt - time.nanoTime();
       if (a.live && left <= 0) {
         retire(a, new ArrayList<>(0)); // not parked: nothing to delete here
       }
@@ -172,7 +173,7 @@ final class GrantAnchors {
 
   private void expireIn(Anchor a, java.util.concurrent.ScheduledExecutorService loop, long nanos) {
     try {
-      loop.schedule(() -> expired(a, loop), nanos, TimeUnit.NANOSECONDS);
+      time.schedule(loop, () -> expired(a, loop), nanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopping) {
       // the proxy is stopping: its PEP's Client-Close ends every request state
     }
@@ -183,7 +184,7 @@ final class GrantAnchors {
     long left = 0;
     synchronized (this) {
       if (byHandle.get(a.handle) == a) {
-        left = a.live ? a.expiresAt - ticker.read() : 0;
+        left = a.live ? a.expiresAt - time.nanoTime() : 0;
         if (left <= 0) {
           retire(a, drop);
         }
@@ -214,7 +215,7 @@ final class GrantAnchors {
       if (validity == null) {
         retire(a, drop);
       } else if (a.live) {
-        a.expiresAt = ticker.read() + validity.toNanos();
+        a.expiresAt = time.nanoTime() + validity.toNanos();
       }
     }
     delete(drop);

@@ -1,6 +1,5 @@
 package dev.portcullis.pep.proxy;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.ReasonCode;
@@ -13,6 +12,7 @@ import dev.portcullis.support.Backoff;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.Timebase;
 import dev.portcullis.support.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -86,12 +86,15 @@ public final class PepProxy implements Lifecycle {
    */
   public PepProxy(ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit)
       throws InterruptedException {
-    this(config, pepBuilder, threads, audit, Ticker.systemTicker());
+    this(config, pepBuilder, threads, audit, Timebase.SYSTEM);
   }
 
-  /** As above, with the time source grants expire by. */
+  /**
+   * As above, with the time base the PEP's decision cache and the proxy's grants expire by, and
+   * that runs the grants' timers (a test moves it instead of sleeping).
+   */
   public PepProxy(
-      ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Ticker ticker)
+      ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Timebase time)
       throws InterruptedException {
     this.loops = TRANSPORT.group(threads);
     this.listeners =
@@ -99,7 +102,7 @@ public final class PepProxy implements Lifecycle {
     this.pep =
         pepBuilder
             .eventLoop(loops.next())
-            .ticker(ticker)
+            .ticker(time::nanoTime)
             .listener(
                 new PepListener() {
                   @Override
@@ -138,9 +141,9 @@ public final class PepProxy implements Lifecycle {
     this.revocations =
         new ProxyRevocations(
             conns,
-            new Grants(ticker, Grants.DEFAULT_MAXIMUM_SIZE),
+            new Grants(time::nanoTime, Grants.DEFAULT_MAXIMUM_SIZE),
             new GrantAnchors(
-                h -> pep.delete(h, ReasonCode.TEAR), ticker, (int) Grants.DEFAULT_MAXIMUM_SIZE),
+                h -> pep.delete(h, ReasonCode.TEAR), time, (int) Grants.DEFAULT_MAXIMUM_SIZE),
             counters,
             this.audit,
             pep,

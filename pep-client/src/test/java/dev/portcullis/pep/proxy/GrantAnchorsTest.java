@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.support.ManualTimebase;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,9 +23,9 @@ class GrantAnchorsTest {
   private static final ProxyConfig.Listener ECHO = listener("echo");
   private static final Duration HOUR = Duration.ofHours(1);
 
-  private final AtomicLong now = new AtomicLong();
+  private final ManualTimebase time = new ManualTimebase();
   private final List<String> deleted = new ArrayList<>();
-  private final GrantAnchors anchors = new GrantAnchors(deleted::add, now::get, 2);
+  private final GrantAnchors anchors = new GrantAnchors(deleted::add, time, 2);
   private final List<EmbeddedChannel> channels = new ArrayList<>();
 
   private static ProxyConfig.Listener listener(String name) {
@@ -79,7 +78,7 @@ class GrantAnchorsTest {
   }
 
   @Test
-  void aGrantAdmitsUntilItsValidityEndsAndItsParkedStateIsDeletedThen() {
+  void aGrantAdmitsUntilItsValidityEndsAndItsParkedStateIsDeletedThen() throws Exception {
     ProxiedConnection first = conn("echo-1", "alice", ECHO);
     anchors.granted(first, HOUR);
     assertTrue(admits("alice", ECHO));
@@ -90,37 +89,34 @@ class GrantAnchorsTest {
     assertEquals(List.of(), deleted);
     assertEquals(1, anchors.parked());
     EmbeddedChannel loop = channels.get(0);
-    loop.advanceTimeBy(59, TimeUnit.MINUTES);
-    loop.runScheduledPendingTasks();
+    time.advance(Duration.ofMinutes(59));
+    loop.runPendingTasks();
     assertEquals(List.of(), deleted);
-    now.addAndGet(HOUR.toNanos());
-    loop.advanceTimeBy(1, TimeUnit.MINUTES);
-    loop.runScheduledPendingTasks();
+    time.advance(Duration.ofMinutes(1));
+    loop.runPendingTasks();
     assertEquals(List.of("echo-1"), deleted, "deleted when the grant ends");
     assertFalse(admits("alice", ECHO));
     assertEquals(0, anchors.size());
   }
 
   @Test
-  void aChangedInstallMovesTheGrantsEndOrEndsIt() {
+  void aChangedInstallMovesTheGrantsEndOrEndsIt() throws Exception {
     ProxiedConnection first = parked("echo-1", "alice", ECHO);
     EmbeddedChannel loop = channels.get(0);
     GrantAnchors.Key k = anchors.regranted("echo-1", Duration.ofSeconds(2));
     assertEquals(new GrantAnchors.Key("alice", first.scope), k);
-    now.addAndGet(Duration.ofSeconds(3).toNanos());
+    time.advance(Duration.ofSeconds(3));
     assertFalse(admits("alice", ECHO), "2 s from the change, not the hour it was given first");
     assertEquals(List.of("echo-1"), deleted, "parked, nothing on it: deleted");
 
     ProxiedConnection second = parked("echo-2", "alice", ECHO);
     EmbeddedChannel loop2 = channels.get(channels.size() - 1);
     anchors.regranted("echo-2", Duration.ofHours(3)); // longer: the hour's timer must not end it
-    now.addAndGet(HOUR.toNanos());
-    loop2.advanceTimeBy(1, TimeUnit.HOURS);
-    loop2.runScheduledPendingTasks();
+    time.advance(HOUR);
+    loop2.runPendingTasks();
     assertTrue(admits("alice", ECHO), "the timer set for the hour found it moved, and waits on");
-    now.addAndGet(Duration.ofHours(2).toNanos());
-    loop2.advanceTimeBy(2, TimeUnit.HOURS);
-    loop2.runScheduledPendingTasks();
+    time.advance(Duration.ofHours(2));
+    loop2.runPendingTasks();
     assertEquals(List.of("echo-1", "echo-2"), deleted);
 
     ProxiedConnection third = parked("echo-3", "alice", ECHO);
@@ -129,15 +125,15 @@ class GrantAnchorsTest {
     assertFalse(admits("alice", ECHO));
     assertEquals(List.of("echo-1", "echo-2", "echo-3"), deleted);
     assertNull(anchors.regranted("not-an-anchor", HOUR));
-    loop.runScheduledPendingTasks();
+    loop.runPendingTasks();
   }
 
   @Test
-  void whatWasAdmittedOnAGrantKeepsItsRequestStatePastTheGrantUntilItEnds() {
+  void whatWasAdmittedOnAGrantKeepsItsRequestStatePastTheGrantUntilItEnds() throws Exception {
     ProxiedConnection first = parked("echo-1", "alice", ECHO);
     ProxiedConnection reused = conn("echo-reused-1", "alice", ECHO);
     assertTrue(anchors.admit(reused));
-    now.addAndGet(HOUR.toNanos()); // the grant ends: it admits no more
+    time.advance(HOUR); // the grant ends: it admits no more
     assertFalse(admits("alice", ECHO));
     assertEquals(List.of(), deleted, "a connection still stands on it: a Remove must reach it");
     assertEquals("alice", anchors.removed("echo-1"), "and one does, naming whom to cut");
@@ -146,7 +142,7 @@ class GrantAnchorsTest {
     ProxiedConnection second = parked("echo-2", "bob", ECHO);
     ProxiedConnection bobs = conn("echo-reused-2", "bob", ECHO);
     assertTrue(anchors.admit(bobs));
-    now.addAndGet(HOUR.toNanos());
+    time.advance(HOUR);
     assertFalse(admits("bob", ECHO));
     anchors.left(bobs); // the last connection on it ends: deleted now
     assertEquals(List.of("echo-1", "echo-2"), deleted);
@@ -154,9 +150,9 @@ class GrantAnchorsTest {
   }
 
   @Test
-  void anExpiredAnchorFoundOnALookUpIsLetGoThere() {
+  void anExpiredAnchorFoundOnALookUpIsLetGoThere() throws Exception {
     ProxiedConnection first = parked("echo-1", "alice", ECHO);
-    now.addAndGet(HOUR.toNanos()); // by the grants' clock, before the loop's timer runs
+    time.advance(HOUR); // the timer's task is queued on the loop, not run yet
     assertFalse(admits("alice", ECHO));
     assertEquals(List.of("echo-1"), deleted);
   }
@@ -224,7 +220,7 @@ class GrantAnchorsTest {
 
   @Test
   void oneSubjectKeepsAtMostItsShareAndIdleGrantsYieldOldestFirst() {
-    GrantAnchors many = new GrantAnchors(deleted::add, now::get, 1_000);
+    GrantAnchors many = new GrantAnchors(deleted::add, time, 1_000);
     List<ProxiedConnection> alice = new ArrayList<>();
     for (int i = 0; i <= GrantAnchors.PER_SUBJECT; i++) {
       ProxiedConnection c = conn("echo-" + i, "alice", listener("l" + i));

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
@@ -23,6 +22,7 @@ import dev.portcullis.pep.PepConfig;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.LogLines;
 import dev.portcullis.support.Prometheus;
+import dev.portcullis.support.Timebase;
 import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.io.InputStream;
@@ -155,7 +155,7 @@ class PepProxyTest {
             + "\" service=\"other\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>"
             + "</pep-proxy>");
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
-    proxy = started(dir, audit, Ticker.systemTicker());
+    proxy = started(dir, audit, Timebase.SYSTEM);
     allowed = proxy.addresses().get(0);
     denied = proxy.addresses().get(1);
     assertTrue(proxy.pep().isOpen(), "the proxy's PEP is open at its PDP");
@@ -165,7 +165,7 @@ class PepProxyTest {
    * The proxy of {@code dir}'s pep-proxy.xml on one event loop, its PEP reconnecting within a
    * second, once that PEP is open at its PDP (at most 10 s).
    */
-  static PepProxy started(Path dir, AuditLog audit, Ticker ticker) throws Exception {
+  static PepProxy started(Path dir, AuditLog audit, Timebase time) throws Exception {
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepProxy p =
         new PepProxy(
@@ -175,7 +175,7 @@ class PepProxyTest {
                 .reconnect(Duration.ofMillis(100), Duration.ofSeconds(1)),
             1,
             audit,
-            ticker);
+            time);
     try {
       p.ready().get(10, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {

@@ -4,9 +4,9 @@ import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.github.benmanes.caffeine.cache.Ticker;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.support.Timebase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -111,7 +111,7 @@ class ProxyConnectAheadTest {
     Files.writeString(
         dir.resolve("pep-proxy.xml"), "<pep-proxy pep=\"pep.xml\">" + listeners + "</pep-proxy>");
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
-    proxy = PepProxyTest.started(dir, audit, Ticker.systemTicker());
+    proxy = PepProxyTest.started(dir, audit, Timebase.SYSTEM);
   }
 
   @AfterEach

@@ -11,6 +11,7 @@ import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ManualTimebase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -21,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,7 +40,7 @@ class ProxyGrantReuseTest {
   private PepProxy proxy;
   private AuditLog audit;
   private ProxyConnectAheadTest.Greeter upstream;
-  private final AtomicLong now = new AtomicLong(); // the grants' clock, moved by hand
+  private final ManualTimebase time = new ManualTimebase(); // the grants' time, moved by hand
 
   /** A PDP granting alice the echo service for an hour; the proxy's listener as given. */
   private InetSocketAddress start(String grants) throws Exception {
@@ -62,7 +62,7 @@ class ProxyGrantReuseTest {
             + (grants == null ? "" : " grants=\"" + grants + "\"")
             + "><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener></pep-proxy>");
     audit = AuditLog.open(dir.resolve("proxy-audit.jsonl"));
-    proxy = PepProxyTest.started(dir, audit, now::get);
+    proxy = PepProxyTest.started(dir, audit, time);
     return proxy.addresses().get(0);
   }
 
@@ -176,8 +176,7 @@ class ProxyGrantReuseTest {
     await().until(() -> proxy.open() == 0);
     try (Socket onGrant = greeted(at)) {
       assertEquals(1, proxy.counters().allowedOnGrant.get());
-      now.addAndGet(Duration.ofSeconds(2).toNanos());
-      Thread.sleep(1_500); // the parked request state's timer has run: the grant admits no more
+      time.advance(Duration.ofSeconds(2)); // its timer runs: the grant admits no more
       assertEquals(1, installed(), "kept: a connection still stands on it");
       Files.writeString(dir.resolve("policy.xml"), validFor("bob"));
       pdp.reload(0xC0A5);
@@ -216,7 +215,7 @@ class ProxyGrantReuseTest {
     Files.writeString(dir.resolve("policy.xml"), validFor("alice", "PT2S"));
     pdp.reload(0xC0A5); // the anchor's Install changes: valid for 2 s now
     await().until(() -> installedValidity() == 2L);
-    now.addAndGet(Duration.ofSeconds(3).toNanos());
+    time.advance(Duration.ofSeconds(3));
     greeted(at).close();
     assertEquals(0, proxy.counters().allowedOnGrant.get(), "reused 4.5 s later before");
     assertEquals(2, proxy.counters().allowed.get(), "asked for again");
@@ -269,7 +268,7 @@ class ProxyGrantReuseTest {
     InetSocketAddress at = start("reuse");
     greeted(at).close();
     await().until(() -> proxy.open() == 0);
-    now.addAndGet(Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofHours(1));
     Socket s = greeted(at);
     assertEquals(0, proxy.counters().allowedOnGrant.get(), "expired: asked for");
     assertEquals(2, proxy.counters().allowed.get());

@@ -14,6 +14,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
+import dev.portcullis.support.ManualTimebase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,7 @@ class ProxyRevocationTest {
   static final String BOB_ONLY = BOTH.replace("subject=\"alice\"", "subject=\"nobody\"");
 
   @TempDir Path dir;
-  final AtomicLong nanos = new AtomicLong(); // the proxy's clock: grants expire by it
+  final ManualTimebase time = new ManualTimebase(); // the proxy's time: grants expire by it
   final List<AutoCloseable> open = new ArrayList<>();
   PepProxyTest.Echo echo;
   PepProxy proxy;
@@ -120,7 +120,7 @@ class ProxyRevocationTest {
                 .reconnect(Duration.ofMillis(20), Duration.ofMillis(200)),
             1,
             AuditLog.NONE,
-            nanos::get);
+            time);
     open.add(proxy);
     listener = proxy.addresses().get(0);
     awaitPdp(true);
@@ -244,11 +244,15 @@ class ProxyRevocationTest {
     assertEquals("hi", roundTrip(s, "hi"), "relayed");
     int held = s.getReceiveBufferSize();
     writeMoreThanThePathHolds(s);
-    Thread.sleep(500); // the echo's answers fill every buffer back to alice, who does not read
+    // the echo's answers fill every buffer back to alice, who does not read: the proxy holds some
+    await().atMost(Duration.ofSeconds(10)).until(() -> proxy.buffered() > 0);
     Files.writeString(dir.resolve("a-rules.xml"), BOB_ONLY);
     a.reload(0xC0A5);
     await().atMost(Duration.ofSeconds(10)).until(() -> proxy.counters().revoked.get() == 1);
-    Thread.sleep(500); // the cut's close has run on the proxy's loop (a task queued to it)
+    // the cut has run on the proxy's loop: its end of alice's connection is gone (reset)
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !TcpTable.established(listener.getPort(), s.getLocalPort()));
     long after = bytesToTheEnd(s);
     // Linux doubles SO_RCVBUF for its bookkeeping (socket(7)), so her queue holds up to twice it;
     // a plain close delivered ~3 MB here (the proxy's send buffer, grown by autotuning)
@@ -280,11 +284,15 @@ class ProxyRevocationTest {
       open.add(up);
       up.setSoTimeout(5_000);
       int held = up.getReceiveBufferSize();
-      Thread.sleep(500); // alice's bytes fill every buffer up to the service, which does not read
+      // alice's bytes fill every buffer up to the service, which does not read: the proxy holds
+      await().atMost(Duration.ofSeconds(10)).until(() -> proxy.buffered() > 0);
       Files.writeString(dir.resolve("a-rules.xml"), BOB_ONLY);
       a.reload(0xC0A5);
       await().atMost(Duration.ofSeconds(10)).until(() -> proxy.counters().revoked.get() == 1);
-      Thread.sleep(500); // the cut's closes have run on the proxy's loop
+      // the cut has run on the proxy's loop: its end of the service's connection is gone (reset)
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !TcpTable.established(up.getPort(), up.getLocalPort()));
       long after = bytesToTheEnd(up);
       assertTrue(
           after <= 2L * held,
@@ -360,7 +368,7 @@ class ProxyRevocationTest {
     a.close();
     awaitPdp(false);
     assertEquals(1, relayed("alice", 1), "alice's hour is not over");
-    nanos.addAndGet(Duration.ofMinutes(61).toNanos());
+    time.advance(Duration.ofMinutes(61));
     assertEquals(0, relayed("alice", 3), "alice's grant expired after its hour");
     assertEquals(1, relayed("bob", 1), "bob's two hours are not");
     assertEquals(2, proxy.counters().allowedFromCache.get());
