@@ -1,14 +1,11 @@
 package dev.portcullis.tunnel.vici;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * Charon's {@code control-log} for the initiates that say why they failed ({@link
@@ -16,46 +13,29 @@ import java.util.function.Supplier;
  * connection name (at most 256 lines an attempt), and the lines of it that say why. The client
  * registers for the event once, on first use, and stays registered: two round trips per initiate
  * saved (measured: a PDP-driven set-up spent ~6 ms of its ~19 in registering and unregistering on a
- * loaded 2-core machine).
+ * loaded 2-core machine). Used on the client's event loop only, like the rest of the client's
+ * state: the client feeds it the events and watches connections from its own tasks.
  */
 final class ControlLog {
   static final String EVENT = "control-log";
 
-  private final Map<String, List<String>> byIke = new ConcurrentHashMap<>();
-  private final Consumer<Consumer<ViciMessage>> listen;
-  private final Supplier<CompletableFuture<?>> register;
-  private CompletableFuture<Void> registered;
+  // the client's loop's, like everything of the client
+  private final Map<String, List<String>> byIke = new HashMap<>();
 
-  /**
-   * @param listen adds a listener of the client's {@link #EVENT} messages
-   * @param register registers the client for {@link #EVENT} at charon
-   */
-  ControlLog(Consumer<Consumer<ViciMessage>> listen, Supplier<CompletableFuture<?>> register) {
-    this.listen = listen;
-    this.register = register;
-  }
-
-  /** Completes once the client is registered for the event (registering it the first time). */
-  synchronized CompletableFuture<Void> registered() {
-    if (registered == null || registered.isCompletedExceptionally()) {
-      listen.accept(
-          m -> {
-            List<String> l = byIke.get(String.valueOf(m.text("ikesa-name")));
-            String msg = m.text("msg");
-            if (l != null && msg != null && l.size() < 256) {
-              l.add(msg);
-            }
-          });
-      registered = register.get().thenApply(p -> null);
+  /** One {@link #EVENT} message: kept if an attempt of its connection is watched. */
+  void logged(ViciMessage m) {
+    List<String> l = byIke.get(String.valueOf(m.text("ikesa-name")));
+    String msg = m.text("msg");
+    if (l != null && msg != null && l.size() < 256) {
+      l.add(msg);
     }
-    return registered;
   }
 
   /**
    * Collects what charon logs for connection {@code ike} into the list returned, until unwatched.
    */
   List<String> watch(String ike) {
-    List<String> logged = new CopyOnWriteArrayList<>();
+    List<String> logged = new ArrayList<>();
     byIke.put(ike, logged);
     return logged;
   }

@@ -1,23 +1,36 @@
 package dev.portcullis.tunnel.vici;
 
+import dev.portcullis.support.Timebase;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -26,7 +39,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A client of charon's control socket (strongSwan's VICI protocol): asynchronous commands, event
- * subscriptions and streamed commands ({@code list-sas}) over one unix socket connection.
+ * subscriptions and streamed commands ({@code list-sas}) over one unix socket connection, on Netty
+ * (the epoll transport's domain-socket channel).
  *
  * <p>charon answers the requests of one connection in the order they came, one answer each, and may
  * send events between them; so every request waits in one queue for its answer, and events go to
@@ -35,7 +49,13 @@ import org.slf4j.LoggerFactory;
  * ViciCommandException} carrying charon's {@code errmsg}; bytes that are not VICI, a packet over
  * {@value ViciCodec#MAX_PACKET} bytes or the daemon going away end the connection and fail
  * everything outstanding, and the close listeners hear why. At most {@value #MAX_OUTSTANDING}
- * requests wait at once. Thread-safe.
+ * requests wait at once.
+ *
+ * <p>One owner (docs/architecture.md): the queue, the subscribers, the control log and the end are
+ * the connection's event loop's; a method called from another thread hands its work to that loop,
+ * and every future completes there (a continuation that blocks would hold the loop: continue it on
+ * an executor of your own). Timeouts run by the {@link Timebase} the client was given. Calls may
+ * come from any thread.
  */
 public final class ViciClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ViciClient.class);
@@ -47,66 +67,107 @@ public final class ViciClient implements AutoCloseable {
   private record Pending(String what, CompletableFuture<ViciPacket> answer) {}
 
   private final Path socket;
-  private final SocketChannel channel;
+  private final Channel channel;
+  private final EventLoop loop;
+  private final EventLoopGroup ownGroup; // null: the caller's, which the caller stops
   private final Duration timeout;
-  private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by itself
-  private final Map<String, List<Consumer<ViciMessage>>> subscribers = new ConcurrentHashMap<>();
-  private final ControlLog controlLog =
-      new ControlLog(
-          l ->
-              subscribers
-                  .computeIfAbsent(ControlLog.EVENT, e -> new CopyOnWriteArrayList<>())
-                  .add(l),
-          () -> register(ControlLog.EVENT));
-  private final List<Consumer<Throwable>> closeListeners = new CopyOnWriteArrayList<>();
-  private final ScheduledExecutorService timers;
-  private final Thread reader;
-  private final Object streaming = new Object(); // one streamed command at a time
+  private final Timebase time;
+
+  // ---- the loop's ----
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private final Map<String, List<Consumer<ViciMessage>>> subscribers = new HashMap<>();
+  private final List<Consumer<Throwable>> closeListeners = new ArrayList<>();
+  private final ControlLog controlLog = new ControlLog();
+  private CompletableFuture<Void> controlLogRegistered;
+
+  /** Why the connection ended; null while it is up. Written on the loop, read anywhere. */
   private volatile Throwable closed;
 
-  private ViciClient(Path socket, SocketChannel channel, Duration timeout) {
+  private ViciClient(
+      Path socket, Channel channel, EventLoopGroup ownGroup, Duration timeout, Timebase time) {
     this.socket = socket;
     this.channel = channel;
+    this.loop = channel.eventLoop();
+    this.ownGroup = ownGroup;
     this.timeout = timeout;
-    this.timers =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "vici-timeouts");
-              t.setDaemon(true);
-              return t;
-            });
-    this.reader = new Thread(this::read, "vici-reader " + socket.getFileName());
-    this.reader.setDaemon(true);
+    this.time = time;
   }
 
   /**
-   * Connects to charon's VICI socket.
+   * Connects to charon's VICI socket, on an event loop of the client's own (stopped when it
+   * closes), with the system's time.
    *
    * @param timeout how long each command may take
    * @throws IOException naming the socket when it cannot be reached (charon not running, no
-   *     permission)
+   *     permission), or when this system has no epoll transport (charon runs on Linux only)
    */
   public static ViciClient connect(Path socket, Duration timeout) throws IOException {
-    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-    try {
-      ch.connect(UnixDomainSocketAddress.of(socket));
-    } catch (IOException e) {
-      ch.close();
+    return connect(socket, timeout, null, Timebase.SYSTEM);
+  }
+
+  /**
+   * As {@link #connect(Path, Duration)}, on {@code group} (an epoll group the caller owns and
+   * stops; null: one of the client's own) and timing commands out by {@code time}.
+   */
+  public static ViciClient connect(
+      Path socket, Duration timeout, EventLoopGroup group, Timebase time) throws IOException {
+    Objects.requireNonNull(time, "time");
+    if (!Epoll.isAvailable()) {
       throw new IOException(
-          "charon's VICI socket " + socket + " cannot be reached (is charon running?): " + e, e);
+          "charon's VICI socket "
+              + socket
+              + " needs Netty's epoll transport, not available here: "
+              + Epoll.unavailabilityCause());
     }
-    ViciClient c = new ViciClient(socket, ch, timeout);
-    c.reader.start();
+    EventLoopGroup own = group == null ? new EpollEventLoopGroup(1) : null;
+    ViciClient[] made = new ViciClient[1];
+    Bootstrap b =
+        new Bootstrap()
+            .group(group == null ? own : group)
+            .channel(EpollDomainSocketChannel.class)
+            .option(ChannelOption.AUTO_READ, false) // until the client exists: turned on below
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())))
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast("frames", new Frames())
+                        .addLast("client", new Reader(() -> made[0]));
+                  }
+                });
+    ChannelFuture f = b.connect(new DomainSocketAddress(socket.toFile()));
+    f.awaitUninterruptibly();
+    if (!f.isSuccess()) {
+      if (own != null) {
+        own.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      }
+      throw new IOException(
+          "charon's VICI socket "
+              + socket
+              + " cannot be reached (is charon running?): "
+              + f.cause(),
+          f.cause());
+    }
+    ViciClient c = new ViciClient(socket, f.channel(), own, timeout, time);
+    made[0] = c;
+    c.loop.execute(() -> c.channel.config().setAutoRead(true));
     return c;
   }
 
   /** Hears why the connection ended (the daemon went, bad bytes, or {@link #close}). */
   public void onClose(Consumer<Throwable> listener) {
-    closeListeners.add(listener);
-    Throwable why = closed;
-    if (why != null) {
-      listener.accept(why);
-    }
+    Objects.requireNonNull(listener, "listener");
+    onLoop(
+        () -> {
+          closeListeners.add(listener);
+          if (closed != null) {
+            listener.accept(closed);
+          }
+        },
+        () -> listener.accept(closed));
   }
 
   /** True while the connection is up. */
@@ -126,17 +187,16 @@ public final class ViciClient implements AutoCloseable {
         .thenApply(
             p -> {
               if (p.type() == ViciPacket.Type.CMD_UNKNOWN) {
-                throw new java.util.concurrent.CompletionException(
-                    new ViciCommandException(name, "unknown command"));
+                throw new CompletionException(new ViciCommandException(name, "unknown command"));
               }
               if (p.type() != ViciPacket.Type.CMD_RESPONSE) {
-                throw new java.util.concurrent.CompletionException(
+                throw new CompletionException(
                     new ViciProtocolException("VICI: a " + p.type() + " answered command " + name));
               }
               String success = p.message().text("success");
               if ("no".equals(success)) {
                 String why = p.message().text("errmsg");
-                throw new java.util.concurrent.CompletionException(
+                throw new CompletionException(
                     new ViciCommandException(name, why == null ? "no reason given" : why));
               }
               return p.message();
@@ -145,58 +205,75 @@ public final class ViciClient implements AutoCloseable {
 
   /**
    * Subscribes {@code listener} to event {@code event} (registered with charon); completes once
-   * charon confirmed the registration.
+   * charon confirmed the registration. The listener runs on the client's loop.
    */
   public CompletableFuture<AutoCloseable> subscribe(String event, Consumer<ViciMessage> listener) {
     Objects.requireNonNull(listener, "listener");
     return register(event)
         .thenApply(
             v -> {
-              subscribers.computeIfAbsent(event, e -> new CopyOnWriteArrayList<>()).add(listener);
-              return () -> {
-                List<Consumer<ViciMessage>> l = subscribers.get(event);
-                if (l != null) {
-                  l.remove(listener);
-                }
-                if (isOpen()) {
-                  unregister(event);
-                }
-              };
+              listeners(event).add(listener); // on the loop: the confirmation completed it
+              return () ->
+                  onLoop(
+                      () -> {
+                        listeners(event).remove(listener);
+                        if (closed == null) {
+                          unregister(event);
+                        }
+                      },
+                      () -> {});
             });
   }
 
   /**
    * A streamed command: the events {@code event} charon sends while it answers {@code command} (as
-   * {@code list-sas} sends one {@code list-sa} per IKE_SA), in order. One streamed command runs at
-   * a time on a connection, so that streams do not mix.
+   * {@code list-sas} sends one {@code list-sa} per IKE_SA), in order. The registration, the command
+   * and the unregistration are queued together, so streams on one connection never mix: charon
+   * answers each in turn, and the events of one come between its confirmation and its answer.
    */
   public List<ViciMessage> streamed(String command, ViciMessage arguments, String event)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
-    synchronized (streaming) {
-      List<ViciMessage> got = new CopyOnWriteArrayList<>();
-      Consumer<ViciMessage> collect = got::add;
-      await(register(event));
-      subscribers.computeIfAbsent(event, e -> new CopyOnWriteArrayList<>()).add(collect);
-      try {
-        await(command(command, arguments));
-        return new ArrayList<>(got);
-      } finally {
-        subscribers.get(event).remove(collect);
-        if (isOpen()) {
-          // waited for: the connection is as it was when the next call begins
-          await(unregister(event));
-        }
-      }
-    }
+    CompletableFuture<List<ViciMessage>> result = new CompletableFuture<>();
+    onLoop(
+        () -> {
+          List<ViciMessage> got = new ArrayList<>();
+          Consumer<ViciMessage> collect = got::add;
+          CompletableFuture<ViciPacket> registered = register(event);
+          registered.thenRun(() -> listeners(event).add(collect));
+          command(command, arguments)
+              .whenComplete(
+                  (m, e) -> {
+                    listeners(event).remove(collect);
+                    if (closed == null) {
+                      unregister(event); // queued before anything the caller sends next
+                    }
+                    if (registered.isCompletedExceptionally()) {
+                      registered.whenComplete((x, r) -> result.completeExceptionally(r));
+                    } else if (e != null) {
+                      result.completeExceptionally(e);
+                    } else {
+                      result.complete(List.copyOf(got));
+                    }
+                  });
+        },
+        () -> result.completeExceptionally(closedException()));
+    return await(result);
   }
 
   /** Waits for {@code f} with the client's timeout, unwrapping what it failed with. */
   public <T> T await(CompletableFuture<T> f)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    if (loop.inEventLoop()) {
+      throw new IllegalStateException(
+          "VICI " + socket + ": await called on the client's own loop, which would never answer");
+    }
     try {
       return f.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable c = e.getCause();
+      if (c instanceof CompletionException && c.getCause() != null) {
+        c = c.getCause();
+      }
       if (c instanceof ViciCommandException v) {
         throw v;
       }
@@ -215,7 +292,7 @@ public final class ViciClient implements AutoCloseable {
         .thenApply(
             p -> {
               if (p.type() != ViciPacket.Type.EVENT_CONFIRM) {
-                throw new java.util.concurrent.CompletionException(
+                throw new CompletionException(
                     new ViciCommandException("event " + event, "charon does not know the event"));
               }
               return p;
@@ -224,6 +301,11 @@ public final class ViciClient implements AutoCloseable {
 
   private CompletableFuture<ViciPacket> unregister(String event) {
     return send(new ViciPacket(ViciPacket.Type.EVENT_UNREGISTER, event, ViciMessage.EMPTY), event);
+  }
+
+  /** Loop only. */
+  private List<Consumer<ViciMessage>> listeners(String event) {
+    return subscribers.computeIfAbsent(event, e -> new ArrayList<>(1));
   }
 
   private CompletableFuture<ViciPacket> send(ViciPacket p, String what) {
@@ -235,40 +317,64 @@ public final class ViciClient implements AutoCloseable {
       f.completeExceptionally(e);
       return f;
     }
-    synchronized (waiting) {
-      Throwable why = closed;
-      if (why != null) {
-        f.completeExceptionally(
-            new IOException("VICI " + socket + " is closed: " + why.getMessage()));
-        return f;
-      }
-      if (waiting.size() >= MAX_OUTSTANDING) {
-        f.completeExceptionally(
-            new IOException(
-                "VICI " + socket + ": " + MAX_OUTSTANDING + " requests outstanding already"));
-        return f;
-      }
-      waiting.add(new Pending(what, f)); // in the order written: charon answers in that order
-      // scheduled under the lock: end() cannot have stopped the timers while closed is null
-      var timer =
-          timers.schedule(
-              () ->
-                  f.completeExceptionally(
-                      new TimeoutException("charon did not answer " + what + " within " + timeout)),
-              timeout.toMillis(),
-              TimeUnit.MILLISECONDS);
-      f.whenComplete((x, e) -> timer.cancel(false));
-      try {
-        ByteBuffer b = ByteBuffer.wrap(frame);
-        while (b.hasRemaining()) {
-          channel.write(b);
-        }
-      } catch (IOException e) {
-        end(new IOException("VICI " + socket + ": write failed: " + e.getMessage(), e));
-        return f;
-      }
-    }
+    onLoop(() -> write(frame, what, f), () -> f.completeExceptionally(closedException()));
     return f;
+  }
+
+  /** Loop only: queues {@code f} for the next answer and writes its request. */
+  private void write(byte[] frame, String what, CompletableFuture<ViciPacket> f) {
+    if (closed != null) {
+      f.completeExceptionally(closedException());
+      return;
+    }
+    if (waiting.size() >= MAX_OUTSTANDING) {
+      f.completeExceptionally(
+          new IOException(
+              "VICI " + socket + ": " + MAX_OUTSTANDING + " requests outstanding already"));
+      return;
+    }
+    waiting.add(new Pending(what, f)); // in the order written: charon answers in that order
+    Future<?> timer =
+        time.schedule(
+            loop,
+            () ->
+                f.completeExceptionally(
+                    new TimeoutException("charon did not answer " + what + " within " + timeout)),
+            timeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+    f.whenComplete((x, e) -> timer.cancel(false));
+    channel
+        .writeAndFlush(Unpooled.wrappedBuffer(frame))
+        .addListener(
+            w -> {
+              if (!w.isSuccess()) {
+                end(
+                    new IOException(
+                        "VICI " + socket + ": write failed: " + w.cause().getMessage(), w.cause()));
+              }
+            });
+  }
+
+  private IOException closedException() {
+    Throwable why = closed;
+    return new IOException(
+        "VICI " + socket + " is closed: " + (why == null ? "its loop stopped" : why.getMessage()));
+  }
+
+  /**
+   * Runs {@code task} on the loop (at once when called there); {@code stopped} instead when the
+   * loop no longer takes work (the client closed and its own loop stopped).
+   */
+  private void onLoop(Runnable task, Runnable stopped) {
+    if (loop.inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      loop.execute(task);
+    } catch (RejectedExecutionException e) {
+      stopped.run();
+    }
   }
 
   // ---- charon's commands ------------------------------------------------------------------------
@@ -344,33 +450,49 @@ public final class ViciClient implements AutoCloseable {
    */
   public CompletableFuture<ViciMessage> initiateExplained(
       String child, String ike, Duration within) {
-    List<String> logged = controlLog.watch(ike);
-    return controlLog
-        .registered()
-        .thenCompose(
-            v ->
-                command(
-                    "initiate",
-                    ViciMessage.builder()
-                        .put("child", child)
-                        .put("ike", ike)
-                        .put("timeout", Long.toString(within.toMillis()))
-                        .put("loglevel", "1")
-                        .build()))
-        .handle(
-            (m, e) -> {
-              controlLog.unwatch(ike, logged);
-              if (e == null) {
-                return m;
-              }
-              Throwable c =
-                  e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
-              String why = ControlLog.explanation(logged);
-              if (c instanceof ViciCommandException v && !why.isEmpty()) {
-                c = new ViciCommandException(v.command(), v.reason() + ": " + why);
-              }
-              throw new java.util.concurrent.CompletionException(c);
-            });
+    CompletableFuture<ViciMessage> result = new CompletableFuture<>();
+    onLoop(
+        () -> {
+          List<String> logged = controlLog.watch(ike);
+          controlLogRegistered()
+              .thenCompose(
+                  v ->
+                      command(
+                          "initiate",
+                          ViciMessage.builder()
+                              .put("child", child)
+                              .put("ike", ike)
+                              .put("timeout", Long.toString(within.toMillis()))
+                              .put("loglevel", "1")
+                              .build()))
+              .whenComplete(
+                  (m, e) -> {
+                    controlLog.unwatch(ike, logged);
+                    if (e == null) {
+                      result.complete(m);
+                      return;
+                    }
+                    Throwable c = e instanceof CompletionException ? e.getCause() : e;
+                    String why = ControlLog.explanation(logged);
+                    if (c instanceof ViciCommandException v && !why.isEmpty()) {
+                      c = new ViciCommandException(v.command(), v.reason() + ": " + why);
+                    }
+                    result.completeExceptionally(c);
+                  });
+        },
+        () -> result.completeExceptionally(closedException()));
+    return result;
+  }
+
+  /** Loop only: registered for charon's control log once, again after a failed attempt. */
+  private CompletableFuture<Void> controlLogRegistered() {
+    if (controlLogRegistered == null || controlLogRegistered.isCompletedExceptionally()) {
+      if (controlLogRegistered == null) {
+        listeners(ControlLog.EVENT).add(controlLog::logged);
+      }
+      controlLogRegistered = register(ControlLog.EVENT).thenApply(p -> null);
+    }
+    return controlLogRegistered;
   }
 
   /** {@code terminate}: the IKE_SA of connection {@code ike}, with its CHILD_SAs. */
@@ -395,75 +517,107 @@ public final class ViciClient implements AutoCloseable {
 
   // ---- reading ----------------------------------------------------------------------------------
 
-  private void read() {
-    ByteBuffer length = ByteBuffer.allocate(4);
-    try {
-      while (true) {
-        length.clear();
-        fill(length);
-        int n = length.getInt(0);
-        if (n <= 0 || n > ViciCodec.MAX_PACKET) {
-          throw new ViciProtocolException(
-              "VICI frame length "
-                  + Integer.toUnsignedString(n)
-                  + " (expected 1 to "
-                  + ViciCodec.MAX_PACKET
-                  + ")");
-        }
-        ByteBuffer packet = ByteBuffer.allocate(n);
-        fill(packet);
-        dispatch(ViciCodec.decode(packet.array()));
+  /**
+   * VICI's framing: a 4-byte big-endian length, 1 to {@value ViciCodec#MAX_PACKET}, then the
+   * packet. Anything else ends the connection, named.
+   */
+  private static final class Frames extends ByteToMessageDecoder {
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+        throws ViciProtocolException {
+      if (in.readableBytes() < 4) {
+        return;
       }
-    } catch (IOException e) {
-      end(e);
+      int n = in.getInt(in.readerIndex());
+      if (n <= 0 || n > ViciCodec.MAX_PACKET) {
+        throw new ViciProtocolException(
+            "VICI frame length "
+                + Integer.toUnsignedString(n)
+                + " (expected 1 to "
+                + ViciCodec.MAX_PACKET
+                + ")");
+      }
+      if (in.readableBytes() < 4 + n) {
+        return;
+      }
+      in.skipBytes(4);
+      byte[] packet = new byte[n];
+      in.readBytes(packet);
+      out.add(ViciCodec.decode(packet));
     }
   }
 
-  private void fill(ByteBuffer b) throws IOException {
-    while (b.hasRemaining()) {
-      if (channel.read(b) < 0) {
-        throw new EOFException("charon closed the VICI connection " + socket);
+  /** Hands each packet, the end and any failure to the client, on its loop. */
+  private static final class Reader extends SimpleChannelInboundHandler<ViciPacket> {
+    private final java.util.function.Supplier<ViciClient> client;
+
+    Reader(java.util.function.Supplier<ViciClient> client) {
+      this.client = client;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ViciPacket p) {
+      client.get().dispatch(p);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      ViciClient c = client.get();
+      if (c != null) {
+        c.end(new EOFException("charon closed the VICI connection " + c.socket));
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ViciClient c = client.get();
+      Throwable why =
+          cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+              ? cause.getCause()
+              : cause;
+      if (c == null) {
+        ctx.close();
+      } else {
+        c.end(why);
       }
     }
   }
 
-  private void dispatch(ViciPacket p) throws ViciProtocolException {
+  /** Loop only. */
+  private void dispatch(ViciPacket p) {
+    if (closed != null) {
+      return;
+    }
     if (p.type() == ViciPacket.Type.EVENT) {
-      for (Consumer<ViciMessage> l : subscribers.getOrDefault(p.name(), List.of())) {
-        try {
-          l.accept(p.message());
-        } catch (RuntimeException e) {
-          log.warn("VICI {}: a listener of {} failed: {}", socket, p.name(), e.toString());
+      List<Consumer<ViciMessage>> l = subscribers.get(p.name());
+      if (l != null) {
+        for (Consumer<ViciMessage> c : List.copyOf(l)) {
+          try {
+            c.accept(p.message());
+          } catch (RuntimeException e) {
+            log.warn("VICI {}: a listener of {} failed: {}", socket, p.name(), e.toString());
+          }
         }
       }
       return;
     }
-    Pending head;
-    synchronized (waiting) {
-      head = waiting.poll();
-    }
+    Pending head = waiting.poll();
     if (head == null) {
-      throw new ViciProtocolException("VICI: a " + p.type() + " nobody asked for");
+      end(new ViciProtocolException("VICI: a " + p.type() + " nobody asked for"));
+      return;
     }
     head.answer().complete(p); // a late answer to a timed-out request is dropped here
   }
 
+  /** Loop only: the connection's end, once; everything outstanding fails with {@code why}. */
   private void end(Throwable why) {
-    List<Pending> failed;
-    synchronized (waiting) {
-      if (closed != null) {
-        return;
-      }
-      closed = why;
-      failed = new ArrayList<>(waiting);
-      waiting.clear();
+    if (closed != null) {
+      return;
     }
-    try {
-      channel.close();
-    } catch (IOException e) {
-      // closing anyway
-    }
-    timers.shutdownNow();
+    closed = why;
+    List<Pending> failed = new ArrayList<>(waiting);
+    waiting.clear();
+    channel.close();
     IOException e =
         why instanceof IOException io ? io : new IOException("VICI " + socket + ": " + why, why);
     for (Consumer<Throwable> l : closeListeners) {
@@ -476,11 +630,23 @@ public final class ViciClient implements AutoCloseable {
     for (Pending p : failed) {
       p.answer().completeExceptionally(e);
     }
+    if (ownGroup != null) {
+      ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
   }
 
-  /** Closes the connection; whatever waits fails. */
+  /** Closes the connection and returns once it has ended; whatever waits fails. */
   @Override
   public void close() {
-    end(new IOException("VICI " + socket + ": closed"));
+    IOException why = new IOException("VICI " + socket + ": closed");
+    if (loop.inEventLoop()) {
+      end(why);
+      return;
+    }
+    try {
+      loop.submit(() -> end(why)).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    } catch (RejectedExecutionException e) {
+      // its loop has stopped: it ended already
+    }
   }
 }

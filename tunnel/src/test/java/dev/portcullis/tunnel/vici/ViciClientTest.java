@@ -3,16 +3,19 @@ package dev.portcullis.tunnel.vici;
 import static dev.portcullis.tunnel.vici.FakeCharon.answer;
 import static dev.portcullis.tunnel.vici.FakeCharon.event;
 import static dev.portcullis.tunnel.vici.FakeCharon.of;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.ManualTimebase;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -122,13 +125,15 @@ class ViciClientTest {
 
   @Test
   void aLateAnswerIsDroppedAndTheNextCommandGetsItsOwn() throws Exception {
+    CountDownLatch timedOut = new CountDownLatch(1);
+    ManualTimebase time = new ManualTimebase();
     try (FakeCharon d =
             new FakeCharon(
                 dir,
                 p -> {
                   if ("initiate".equals(p.name())) {
                     try {
-                      Thread.sleep(700); // a real wait under test: past the client's timeout
+                      timedOut.await(10, TimeUnit.SECONDS); // answers once the client gave up
                     } catch (InterruptedException e) {
                       Thread.currentThread().interrupt();
                     }
@@ -136,9 +141,14 @@ class ViciClientTest {
                   }
                   return charon(p);
                 });
-        ViciClient c = ViciClient.connect(d.socket, Duration.ofMillis(500))) {
+        ViciClient c = ViciClient.connect(d.socket, Duration.ofMillis(500), null, time)) {
       CompletableFuture<ViciMessage> slow = c.initiate("net", "tun", Duration.ofSeconds(1));
+      await().until(() -> time.pending() == 1); // its timer set, on the client's loop
+      time.advance(Duration.ofMillis(499));
+      assertTrue(!slow.isDone(), "not before the client's timeout");
+      time.advance(Duration.ofMillis(1));
       assertThrows(TimeoutException.class, () -> c.await(slow));
+      timedOut.countDown();
       // charon answers in order: the initiate's late answer comes first and is dropped
       CompletableFuture<ViciMessage> next = c.version();
       assertEquals("charon", next.get(5, TimeUnit.SECONDS).text("daemon"), "its own answer");
