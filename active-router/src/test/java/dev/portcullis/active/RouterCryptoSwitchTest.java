@@ -17,6 +17,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,14 @@ class RouterCryptoSwitchTest {
           byte[] p = sealer.seal(("p" + sent).getBytes());
           udp.send(new DatagramPacket(p, p.length, config.routers().get("ar-1").listen()));
           if (i % 10 == 9) {
-            Thread.sleep(1); // pacing, not waiting: a steady flow the socket buffers keep
+            // flow control, not a sleep: at most 150 packets on their way through both routers,
+            // which every socket buffer on the path keeps however slow the machine
+            int delivered = sent + 1 - 150;
+            await()
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> sink.received() >= delivered);
           }
         }
         String[] o = orders[round % orders.length];

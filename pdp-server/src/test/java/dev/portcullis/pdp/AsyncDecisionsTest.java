@@ -131,7 +131,9 @@ class AsyncDecisionsTest extends EmbeddedPdpTest {
   void aDecisionNotMadeInTimeIsUnableToProcessAndALateAnswerIsReleased() throws Exception {
     connect(10);
     send(req("h1", "alice"));
-    Thread.sleep(5); // wall-clock time passing (a slow machine) moves no timer: only advance() does
+    // a real wait under test: wall-clock time passing (a slow machine) moves no timer, only
+    // advance() does
+    Thread.sleep(5);
     advance(PdpConfig.DEFAULT_DECISION_TIMEOUT.minusMillis(1));
     assertNull(sent());
     advance(Duration.ofMillis(1));

@@ -259,7 +259,7 @@ class FleetMlsTest {
             assertFalse(
                 probe.ask("probe-" + asked++, read("alice", "intel-db")),
                 "B granted ACCESS from what A's lost session held (probe " + asked + ")");
-            Thread.sleep(100);
+            Thread.sleep(100); // the real wait under test, probed ten times a second
           }
           probe.forgetPushed();
           awaitInstalled(probe, read("bob", "intel-db")); // bob's new LOGIN lasts

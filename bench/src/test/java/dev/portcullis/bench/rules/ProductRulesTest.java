@@ -3,6 +3,7 @@ package dev.portcullis.bench.rules;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaCall;
@@ -20,10 +21,16 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import java.io.FileOutputStream;
 import java.io.FileWriter;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -175,5 +182,49 @@ class ProductRulesTest {
         .because(
             "time is waited on through a scheduler, a timer or a notification (docs/architecture.md)")
         .check(PRODUCT);
+  }
+
+  /**
+   * Tests move time instead of sleeping (docs/architecture.md, "Time"): at most five real sleeps
+   * are left in the tests of every module, each where the real wait is the thing under test and
+   * saying so ("a real wait" in a comment on its line or the three before it). A sixth, or one
+   * without its reason, fails here with its file and line. Read from the sources: the other
+   * modules' test classes are not on this module's class path.
+   */
+  @Test
+  void testsSleepOnlyWhereTheRealWaitIsUnderTest() throws IOException {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    List<String> sleeps = new ArrayList<>();
+    List<String> unexplained = new ArrayList<>();
+    Pattern sleep = Pattern.compile("\\b(Thread|TimeUnit\\.\\w+)\\.sleep\\(");
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f :
+          files
+              .filter(x -> x.toString().endsWith(".java"))
+              .filter(x -> x.toString().contains("/src/test/java/"))
+              .filter(x -> !x.toString().contains("/target/"))
+              .sorted()
+              .toList()) {
+        List<String> lines = Files.readAllLines(f);
+        for (int i = 0; i < lines.size(); i++) {
+          if (!sleep.matcher(lines.get(i)).find() || lines.get(i).strip().startsWith("*")) {
+            continue;
+          }
+          String where = root.relativize(f) + ":" + (i + 1);
+          sleeps.add(where);
+          String context = String.join(" ", lines.subList(Math.max(0, i - 3), i + 1));
+          if (!context.contains("real wait")) {
+            unexplained.add(where);
+          }
+        }
+      }
+    }
+    assertTrue(
+        unexplained.isEmpty(),
+        "a test sleeps without saying why the real wait is under test (move time instead): "
+            + unexplained);
+    assertTrue(
+        sleeps.size() <= 5,
+        sleeps.size() + " real sleeps in tests, at most 5 (move time instead): " + sleeps);
   }
 }

@@ -575,7 +575,7 @@ class PepProxyTest {
       // no more than its buffers while the writer stalls.
       for (int i = 0; i < 150; i++) {
         most = Math.max(most, proxy.buffered());
-        Thread.sleep(10);
+        Thread.sleep(10); // the real wait under test, sampled every 10 ms
       }
       assertTrue(writer.isAlive(), "the writer stalls: back-pressure reached it");
       assertTrue(most <= 512 * 1024, "the proxy held " + most + " bytes at most");
