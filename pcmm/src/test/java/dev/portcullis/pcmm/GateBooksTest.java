@@ -1,0 +1,98 @@
+package dev.portcullis.pcmm;
+
+import static dev.portcullis.pcmm.PolicyServerTest.request;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The books decide outside their lock and file only what was decided on the gates held: a slow
+ * policy holds up no other subscriber, and a limit of one gate lets one of two racing Gate-Sets
+ * through, never both.
+ */
+@Timeout(30)
+class GateBooksTest {
+  private final GateBooks books = new GateBooks();
+  private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+  @AfterEach
+  void stop() {
+    threads.shutdownNow();
+  }
+
+  private static Gate inFlight(int subscriber, int port) {
+    return new Gate("cmts-1", 0, request(subscriber, "BE", port), 0);
+  }
+
+  @Test
+  void aSlowPolicyHoldsUpNoOtherSubscriber() throws Exception {
+    CountDownLatch deciding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    GatePolicy slowForOne =
+        (r, gates) -> {
+          if (r.subscriber().equals(request(1, "BE", 1).subscriber())) {
+            deciding.countDown();
+            try {
+              release.await(20, TimeUnit.SECONDS); // an engine asking a directory, say
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return GatePolicy.Verdict.allow("ok");
+        };
+    CompletableFuture<GatePolicy.Verdict> slow =
+        CompletableFuture.supplyAsync(() -> books.reserve(inFlight(1, 1), slowForOne), threads);
+    assertTrue(deciding.await(10, TimeUnit.SECONDS));
+    // decided while the other subscriber's policy still runs: the books' lock is not held by it
+    CompletableFuture<GatePolicy.Verdict> other =
+        CompletableFuture.supplyAsync(() -> books.reserve(inFlight(2, 1), slowForOne), threads);
+    assertTrue(other.get(5, TimeUnit.SECONDS).allowed(), "another subscriber's Gate-Set");
+    assertFalse(slow.isDone());
+    release.countDown();
+    assertTrue(slow.get(10, TimeUnit.SECONDS).allowed());
+    assertEquals(List.of(), books.all(), "two Gate-Sets in flight (ID 0), no gate held yet");
+  }
+
+  @Test
+  void aDecisionMadeOnGatesThatChangedIsMadeAgain() throws Exception {
+    SubscriberLimits one = new SubscriberLimits(1, Set.of());
+    CountDownLatch firstDeciding = new CountDownLatch(1);
+    CountDownLatch otherFiled = new CountDownLatch(1);
+    AtomicInteger decisions = new AtomicInteger();
+    GatePolicy racing =
+        (r, gates) -> {
+          GatePolicy.Verdict v = one.decide(r, gates);
+          if (decisions.incrementAndGet() == 1) {
+            firstDeciding.countDown();
+            try {
+              otherFiled.await(20, TimeUnit.SECONDS); // the other Gate-Set is filed meanwhile
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          return v;
+        };
+    CompletableFuture<GatePolicy.Verdict> first =
+        CompletableFuture.supplyAsync(() -> books.reserve(inFlight(1, 1), racing), threads);
+    assertTrue(firstDeciding.await(10, TimeUnit.SECONDS));
+    GatePolicy.Verdict second = books.reserve(inFlight(1, 2), one);
+    assertTrue(second.allowed(), "the subscriber's first gate");
+    otherFiled.countDown();
+    GatePolicy.Verdict v = first.get(10, TimeUnit.SECONDS);
+    assertFalse(v.allowed(), "decided again with the other Gate-Set counted: " + v.reason());
+    assertEquals(2, decisions.get(), "once on the gates as they were, once on those held");
+    assertEquals(List.of(), books.all());
+  }
+}
