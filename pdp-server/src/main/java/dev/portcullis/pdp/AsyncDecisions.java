@@ -7,7 +7,7 @@ import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
-import dev.portcullis.pdp.ConnectionState.Installed;
+import dev.portcullis.pdp.Sessions.Installed;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -35,7 +35,8 @@ final class AsyncDecisions {
   // the requests' log, whichever path decided them
   private static final Logger log = LoggerFactory.getLogger("dev.portcullis.pdp.RequestDecisions");
 
-  private final ConnectionState state;
+  private final PepLink link;
+  private final Sessions sessions;
   private final PdpContext server;
   private final Completions decisions;
 
@@ -81,9 +82,10 @@ final class AsyncDecisions {
   /** How many requests are being decided (read by the server's drain from another thread). */
   private volatile int inFlight;
 
-  AsyncDecisions(ConnectionState state, Completions decisions) {
-    this.state = state;
-    this.server = state.server;
+  AsyncDecisions(PepLink link, Sessions sessions, Completions decisions) {
+    this.link = link;
+    this.sessions = sessions;
+    this.server = link.server;
     this.decisions = decisions;
   }
 
@@ -117,8 +119,7 @@ final class AsyncDecisions {
     PdpConfig.ClientTypeConfig c = server.config().clientTypes().get(type);
     Duration limit = c == null ? PdpConfig.DEFAULT_DECISION_TIMEOUT : c.decisionTimeout();
     p.timeout =
-        state
-            .channel
+        link.channel
             .eventLoop()
             .schedule(() -> timedOut(type, h, p), limit.toNanos(), TimeUnit.NANOSECONDS);
     CompletionStage<PolicyDecision> stage;
@@ -134,10 +135,10 @@ final class AsyncDecisions {
     }
     stage.whenComplete(
         (d, e) -> {
-          if (state.channel.eventLoop().inEventLoop()) {
+          if (link.channel.eventLoop().inEventLoop()) {
             completed(type, h, p, d, e);
           } else {
-            state.channel.eventLoop().execute(() -> completed(type, h, p, d, e));
+            link.channel.eventLoop().execute(() -> completed(type, h, p, d, e));
           }
         });
   }
@@ -166,13 +167,13 @@ final class AsyncDecisions {
       }
       return;
     }
-    Map<Handle, Installed> s = state.sessions.get(type);
+    Map<Handle, Installed> s = sessions.of(type);
     if (e != null || d == null) {
       Throwable cause = e == null ? new NullPointerException("null decision") : e;
       failed(type, h, "failed: " + cause);
       return;
     }
-    if (s == null || state.closing) {
+    if (s == null || link.closing()) {
       server.engine(type).released(p.request);
       return;
     }
@@ -189,13 +190,13 @@ final class AsyncDecisions {
   private void flushSoon() {
     if (!flushScheduled) {
       flushScheduled = true;
-      state.channel.eventLoop().execute(this::flushNow);
+      link.channel.eventLoop().execute(this::flushNow);
     }
   }
 
   private void flushNow() {
     flushScheduled = false;
-    state.channel.flush();
+    link.channel.flush();
   }
 
   private void timedOut(int type, Handle h, Pending p) {
@@ -212,12 +213,12 @@ final class AsyncDecisions {
         .warn(
             "client type " + hex(type),
             "PEP {} client type {} handle {}: {}; answered Unable to process",
-            state.pepId,
+            link.pepId(),
             hex(type),
             h.value().toHex(),
             why);
-    if (!state.closing && state.sessions.containsKey(type)) {
-      state.channel.write(Decision.error(type, h, new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
+    if (!link.closing() && sessions.isOpen(type)) {
+      link.channel.write(Decision.error(type, h, new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
       flushSoon();
     }
   }
@@ -277,14 +278,13 @@ final class AsyncDecisions {
       }
       stage.whenComplete(
           (d, ex) ->
-              state
-                  .channel
+              link.channel
                   .eventLoop()
                   .execute(
                       () -> {
-                        Map<Handle, Installed> now = state.sessions.get(type);
+                        Map<Handle, Installed> now = sessions.of(type);
                         // Only if the request state is still the one decided again.
-                        if (now == null || now.get(h) != i || state.closing) {
+                        if (now == null || now.get(h) != i || link.closing()) {
                           return;
                         }
                         if (ex != null || d == null) {
@@ -294,7 +294,7 @@ final class AsyncDecisions {
                           log.info(
                               "policy change: unsolicited decision for handle {} sent to PEP {}",
                               h.value().toHex(),
-                              state.pepId);
+                              link.pepId());
                         }
                       }));
     }
@@ -307,7 +307,7 @@ final class AsyncDecisions {
             "client type " + hex(type) + " re-decision",
             "PEP {} client type {} handle {}: deciding again after a policy change failed: {};"
                 + " the installed decision stands",
-            state.pepId,
+            link.pepId(),
             hex(type),
             h.value().toHex(),
             String.valueOf(e));

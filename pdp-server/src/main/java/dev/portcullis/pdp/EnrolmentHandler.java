@@ -22,18 +22,17 @@ import org.slf4j.LoggerFactory;
 final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(EnrolmentHandler.class);
 
-  private final ConnectionState state;
+  private final PepLink link;
 
-  EnrolmentHandler(ConnectionState state) {
-    this.state = state;
+  EnrolmentHandler(PepLink link) {
+    this.link = link;
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof Request r
         && r.clientType() == Enrolment.CLIENT_TYPE
-        && !state.closing
-        && state.sessions.containsKey(Enrolment.CLIENT_TYPE)) {
+        && link.open().isOpen(Enrolment.CLIENT_TYPE)) {
       enrol(r);
     } else {
       ctx.fireChannelRead(msg);
@@ -41,14 +40,13 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void enrol(Request r) {
-    Channel channel = state.channel;
-    String id = state.pepId;
+    Channel channel = link.channel;
+    String id = link.pepId();
     Enrolment.Request er;
     try {
       er = Enrolment.Request.decode(r.signaledData("the enrolment request"));
     } catch (CopsCodecException e) {
-      state
-          .server
+      link.server
           .refusals()
           .warn(
               "malformed enrolment request",
@@ -56,13 +54,12 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
               id,
               r.handle(),
               e.getMessage());
-      state.audit("enrolment-refused", id, "reason", e.getMessage());
+      link.audit("enrolment-refused", id, "reason", e.getMessage());
       channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
       return;
     }
-    state.audit("enrolment-attempt", id, "credential", er.credentialId());
-    state
-        .server
+    link.audit("enrolment-attempt", id, "credential", er.credentialId());
+    link.server
         .enrol(id, er)
         .whenComplete(
             (outcome, failure) ->
@@ -70,7 +67,7 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
                     .eventLoop()
                     .execute(
                         () -> {
-                          if (failure != null || !channel.isActive()) {
+                          if (failure != null || link.closing()) {
                             log.warn(
                                 "PEP {}: enrolment not answered: {}",
                                 id,
@@ -82,7 +79,7 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void answer(Request r, Enrolment.Request er, Enroller.Outcome outcome) {
-    String id = state.pepId;
+    String id = link.pepId();
     if (outcome.granted()) {
       String serial = outcome.certificate().getSerialNumber().toString(16);
       log.info(
@@ -90,7 +87,7 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
           id,
           er.credentialId(),
           serial);
-      state.audit(
+      link.audit(
           "enrolled",
           id,
           "credential",
@@ -100,19 +97,18 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
           "notAfter",
           outcome.certificate().getNotAfter().toInstant().toString());
     } else {
-      state.server.stats().securityRefusal();
+      link.server.stats().securityRefusal();
       // every attempt is in the audit log; the log says the first of each minute
-      state
-          .server
+      link.server
           .refusals()
           .warn("enrolment refused", "PEP {}: enrolment refused: {}", id, outcome.reason());
-      state.audit(
+      link.audit(
           "enrolment-refused", id, "credential", er.credentialId(), "reason", outcome.reason());
     }
     DecisionFlags flags =
         new DecisionFlags(
             false, outcome.granted() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
-    state.channel.writeAndFlush(
+    link.channel.writeAndFlush(
         Decision.of(
             r.clientType(),
             true,

@@ -26,30 +26,29 @@ final class Liveness extends ChannelDuplexHandler {
   /** The name of the idle watch in the pipeline, right after the decoder. */
   static final String IDLE = "idle";
 
-  private final ConnectionState state;
+  private final PepLink link;
   private ScheduledFuture<?> openDeadline;
   private boolean accepted;
 
-  Liveness(ConnectionState state) {
-    this.state = state;
+  Liveness(PepLink link) {
+    this.link = link;
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    long ms = state.server.config().handshake().toMillis();
+    long ms = link.server.config().handshake().toMillis();
     openDeadline =
         ctx.executor()
             .schedule(
                 () -> {
-                  state
-                      .server
+                  link.server
                       .refusals()
                       .warn(
                           "handshake timeouts",
                           "closing {}: no client type opened within {} ms",
-                          state.peer,
+                          link.peer,
                           ms);
-                  state.audit("dropped", null, "reason", "handshake timeout");
+                  link.audit("dropped", null, "reason", "handshake timeout");
                   ctx.close();
                 },
                 ms,
@@ -68,9 +67,7 @@ final class Liveness extends ChannelDuplexHandler {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof KeepAlive) {
-      if (!state.closing) {
-        ctx.write(new KeepAlive(true, null));
-      }
+      ctx.write(new KeepAlive(true, null)); // none is read once the PDP is closing
       return;
     }
     ctx.fireChannelRead(msg);
@@ -84,7 +81,7 @@ final class Liveness extends ChannelDuplexHandler {
       if (openDeadline != null) {
         openDeadline.cancel(false);
       }
-      long ka = state.server.config().keepAlive().toNanos();
+      long ka = link.server.config().keepAlive().toNanos();
       if (ka > 0) {
         ctx.pipeline()
             .addAfter("decoder", IDLE, new IdleStateHandler(ka, 0, 0, TimeUnit.NANOSECONDS));
@@ -96,14 +93,15 @@ final class Liveness extends ChannelDuplexHandler {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
-      if (!state.closing) {
+      if (!link.closing()) {
+        String pepId = link.pepId();
         log.warn(
             "PEP {} ({}) dropped: nothing received for {} s (keep-alive timer)",
-            state.pepId,
-            state.peer,
-            state.server.config().keepAlive().getSeconds());
-        state.audit("dropped", state.pepId, "reason", "keep-alive timeout");
-        state.closeAll(ErrorCode.COMMUNICATION_FAILURE);
+            pepId,
+            link.peer,
+            link.server.config().keepAlive().getSeconds());
+        link.audit("dropped", pepId, "reason", "keep-alive timeout");
+        link.closeAll(ErrorCode.COMMUNICATION_FAILURE);
       }
       return;
     }

@@ -15,6 +15,7 @@ import io.netty.channel.ChannelPipeline;
  * <pre>
  *   [starttls/tls]   added by PepAdmission when RFC 4261 negotiation starts
  *   decoder          CopsDecoder (framing, Integrity check)
+ *   [closed]         added by PepLink once the PDP decides to close: drops what the PEP sends
  *   [idle]           IdleStateHandler, added by Liveness once a client type is open
  *   encoder          CopsEncoder, or SigningCopsEncoder with Integrity keys
  *   rate             ReadRateLimiter
@@ -45,23 +46,27 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
   protected void initChannel(Channel ch) {
     IntegritySession integrity =
         keyRing == null ? null : new IntegritySession(keyRing, server.clock(), false);
-    ConnectionState state = new ConnectionState(server, ch);
+    // The request states are the state machine's; every other handler sees them through the link,
+    // read only, and the link holds nothing that changes (docs/architecture.md, "Who owns each
+    // piece of state").
+    Sessions sessions = new Sessions();
+    PepLink link = new PepLink(server, ch, sessions);
     ChannelPipeline p = ch.pipeline();
     p.addLast("decoder", new CopsDecoder(server.config().maxMessageSize(), integrity))
         .addLast(
             "encoder", integrity == null ? new CopsEncoder() : new SigningCopsEncoder(integrity))
         .addLast(
             "rate", new ReadRateLimiter(server.config().maxMessagesPerSecond(), server::nanoTime))
-        .addLast("liveness", new Liveness(state))
-        .addLast("admission", new PepAdmission(state, integrity));
-    PdpStateMachine machine = new PdpStateMachine(state);
+        .addLast("liveness", new Liveness(link))
+        .addLast("admission", new PepAdmission(link, integrity));
+    PdpStateMachine machine = new PdpStateMachine(link, sessions);
     // Every client type's handler comes after this one: its limits hold for types added later.
-    p.addLast(REQUESTS, new RequestLimit(state, machine.deciding()));
+    p.addLast(REQUESTS, new RequestLimit(link, machine.deciding()));
     if (server.enrols()) {
-      p.addLast("enrolment", new EnrolmentHandler(state));
+      p.addLast("enrolment", new EnrolmentHandler(link));
     }
     if (server.tunnels() != null) {
-      p.addLast("tunnels", new TunnelHandler(state, server.tunnels()));
+      p.addLast("tunnels", new TunnelHandler(link, server.tunnels()));
     }
     p.addLast("pdp", machine);
   }

@@ -19,13 +19,12 @@ import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.access.TunnelRequest;
-import dev.portcullis.pdp.ConnectionState.Installed;
+import dev.portcullis.pdp.Sessions.Installed;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.InetSocketAddress;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -41,8 +40,9 @@ import org.slf4j.LoggerFactory;
 final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepConnection {
   private static final Logger log = LoggerFactory.getLogger(PdpStateMachine.class);
 
-  private final ConnectionState state;
+  private final PepLink link;
   private final PdpContext server;
+  private final Sessions sessions;
   private final RequestDecisions decisions;
 
   /** What the request limit needs to know of the requests being decided here. */
@@ -50,38 +50,44 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     return decisions;
   }
 
-  PdpStateMachine(ConnectionState state) {
-    this.state = state;
-    this.server = state.server;
-    this.decisions = new RequestDecisions(state);
+  /**
+   * @param sessions the connection's request states, which this machine owns (the link sees them
+   *     read-only)
+   */
+  PdpStateMachine(PepLink link, Sessions sessions) {
+    this.link = link;
+    this.server = link.server;
+    this.sessions = sessions;
+    this.decisions = new RequestDecisions(link, sessions);
   }
 
   @Override
   public String pepId() {
-    return state.pepId;
+    return link.pepId();
   }
 
   /** Runs {@code task} on this connection's event loop. */
   @Override
   public void execute(Runnable task) {
-    state.channel.eventLoop().execute(task);
+    link.channel.eventLoop().execute(task);
   }
 
   /** Sends a Client-Close for every open client type, then closes (event loop only). */
   @Override
   public void closeAll(ErrorCode code) {
-    state.closeAll(code);
+    link.closeAll(code);
   }
 
   /** Sends this PEP to another PDP (draining): a PDP-Redirect for every open client type. */
   @Override
   public void redirectAll(InetSocketAddress to) {
-    if (state.closing) {
+    if (link.closing()) {
       return;
     }
-    log.info("draining: PEP {} sent to {}", state.pepId, to);
-    state.audit("redirected", state.pepId, "to", to.toString(), "reason", "draining");
-    state.redirectAll(to.getAddress(), to.getPort());
+    String pepId = link.pepId();
+    log.info("draining: PEP {} sent to {}", pepId, to);
+    link.audit("redirected", pepId, "to", to.toString(), "reason", "draining");
+    link.redirectAll(to.getAddress(), to.getPort());
   }
 
   /** Requests an asynchronous engine is still deciding. */
@@ -93,7 +99,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   /** Handles with request state, over every open client type. */
   @Override
   public int openHandles() {
-    return state.sessions.values().stream().mapToInt(Map::size).sum();
+    return sessions.handles();
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------
@@ -106,7 +112,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
           .warn(
               "connection limit",
               "refused connection from {}: {} connections open (limit)",
-              state.peer,
+              link.peer,
               server.config().maxConnections());
       ctx.close();
       return;
@@ -116,17 +122,17 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    for (Map.Entry<Integer, Map<Handle, Installed>> s : state.sessions.entrySet()) {
+    for (Map.Entry<Integer, Map<Handle, Installed>> s : sessions.all()) {
       release(s.getKey(), s.getValue());
     }
-    state.sessions.clear();
+    sessions.clear();
     decisions.closedAll();
     server.unregister(this);
-    state.time(PdpTimings.Phase.CONNECTION, state.acceptedAt);
-    if (state.pepId != null) {
-      log.info("PEP {} ({}) disconnected", state.pepId, state.peer);
-      state.audit(
-          "disconnected", state.pepId, "connectionNanos", server.nanoTime() - state.acceptedAt);
+    link.time(PdpTimings.Phase.CONNECTION, link.acceptedAt);
+    String pepId = link.pepId();
+    if (pepId != null) {
+      log.info("PEP {} ({}) disconnected", pepId, link.peer);
+      link.audit("disconnected", pepId, "connectionNanos", server.nanoTime() - link.acceptedAt);
     }
     ctx.fireChannelInactive();
   }
@@ -135,7 +141,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // I/O errors (connection reset) end the connection; nothing a PEP sends gets here, the
     // decoder turns it into a CopsDecodeFailure.
-    log.debug("connection {} failed: {}", state.peer, cause.toString());
+    log.debug("connection {} failed: {}", link.peer, cause.toString());
     ctx.close();
   }
 
@@ -154,13 +160,14 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof CopsDecodeFailure f) {
-      state.malformed(f.cause());
+      link.malformed(f.cause());
       return;
     }
-    if (state.closing) {
+    if (msg instanceof Sessions.Install i) {
+      install(i);
       return;
     }
-    CopsMessage m = (CopsMessage) msg;
+    CopsMessage m = (CopsMessage) msg; // none is read once the PDP is closing
     switch (m.opCode()) {
       case OPN -> open((ClientOpen) m);
       case REQ -> request((Request) m);
@@ -168,12 +175,12 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
       case DRQ -> delete((DeleteRequest) m);
       case CC -> clientClose((ClientClose) m);
       case SSC -> {
-        log.info("PEP {} finished synchronizing client type {}", state.pepId, hex(m.clientType()));
-        state.audit("synchronized", state.pepId, "clientType", m.clientType());
+        log.info("PEP {} finished synchronizing client type {}", pepId(), hex(m.clientType()));
+        link.audit("synchronized", pepId(), "clientType", m.clientType());
       }
       // DEC, CAT, SSQ travel from PDP to PEP only.
       default ->
-          state.protocolError(
+          link.protocolError(
               m.clientType(), ErrorCode.BAD_MESSAGE_FORMAT, 0, m.opCode() + " sent by a PEP");
     }
   }
@@ -193,8 +200,8 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     if (r != null) {
       String to = r.address().getHostAddress() + ":" + r.port();
       log.info("redirecting PEP {} client type {} to {}", id, hex(type), to);
-      state.audit("redirected", id, "clientType", type, "to", to);
-      state.closeWith(
+      link.audit("redirected", id, "clientType", type, "to", to);
+      link.closeWith(
           new ClientClose(
               type,
               false,
@@ -205,9 +212,10 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     }
     boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
     boolean tunnels = type == TunnelRequest.CLIENT_TYPE && server.tunnels() != null;
-    if (tunnels && state.tls != ConnectionState.Tls.ESTABLISHED) {
+    PepAdmission.Identity who = PepAdmission.identityOf(link.channel);
+    if (tunnels && who.handshake() == null) {
       // its decisions carry keys: never over plain COPS, whatever the PEP's level says
-      state.refuse(
+      link.refuse(
           id,
           type,
           ErrorCode.AUTHENTICATION_REQUIRED,
@@ -223,49 +231,57 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
               "PEP {} asked for unsupported client type {}",
               id,
               hex(type));
-      state.audit("refused", id, "clientType", type, "reason", "unsupported client-type");
-      state.channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
-      if (state.sessions.isEmpty()) {
-        state.channel.close();
+      link.audit("refused", id, "clientType", type, "reason", "unsupported client-type");
+      link.channel.writeAndFlush(ClientClose.of(type, ErrorCode.UNSUPPORTED_CLIENT_TYPE, 0));
+      if (sessions.isEmpty()) {
+        link.channel.close();
       }
       return;
     }
-    if (state.sessions.containsKey(type)) {
-      state.protocolError(
+    if (sessions.isOpen(type)) {
+      link.protocolError(
           type, ErrorCode.BAD_MESSAGE_FORMAT, 0, "second Client-Open for client type " + hex(type));
       return;
     }
-    state.sessions.put(type, new LinkedHashMap<>());
+    sessions.open(type);
     PdpConfig c = server.config();
     AcctTimer acct =
         c.accounting().isZero() ? null : new AcctTimer((int) c.accounting().getSeconds());
-    state.time(PdpTimings.Phase.OPEN_TO_ACCEPT, state.openArrived);
-    state.channel.write(
+    link.time(PdpTimings.Phase.OPEN_TO_ACCEPT, who.openArrived());
+    link.channel.write(
         new ClientAccept(type, true, new KaTimer((int) c.keepAlive().getSeconds()), acct, null));
-    log.info("PEP {} ({}) opened client type {}", id, state.peer, hex(type));
-    state.audit(
+    log.info("PEP {} ({}) opened client type {}", id, link.peer, hex(type));
+    link.audit(
         "opened",
         id,
         "clientType",
         type,
         "acceptToOpenNanos",
-        state.openedAt - state.acceptedAt,
+        who.openedAt() - link.acceptedAt,
         "openNanos",
-        server.nanoTime() - state.openArrived);
+        server.nanoTime() - who.openArrived());
     if (o.lastPdpAddress() != null && !server.isSelf(o.lastPdpAddress())) {
       // The PEP comes from another PDP (failover, redirect): this one holds none of its
       // request state, so ask for it (RFC 2748 sections 2.2.14 and 3.5).
       log.info(
           "PEP {} last used another PDP: asking it to synchronize client type {}", id, hex(type));
-      state.channel.write(new SyncStateRequest(type, false, null, null));
+      link.channel.write(new SyncStateRequest(type, false, null, null));
+    }
+  }
+
+  /** A request state a handler before this one decided (the tunnel desk's): installed here. */
+  private void install(Sessions.Install i) {
+    Map<Handle, Installed> s = sessions.of(i.clientType());
+    if (s != null) {
+      s.put(i.handle(), new Installed(null, i.context(), null));
     }
   }
 
   /** The open client type's request state, or null after a protocol error saying it is not open. */
   private Map<Handle, Installed> session(CopsMessage m) {
-    Map<Handle, Installed> s = state.sessions.get(m.clientType());
+    Map<Handle, Installed> s = sessions.of(m.clientType());
     if (s == null) {
-      state.protocolError(
+      link.protocolError(
           m.clientType(),
           ErrorCode.UNSUPPORTED_CLIENT_TYPE,
           0,
@@ -289,9 +305,9 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     }
     server.stats().report();
     boolean known = s.containsKey(r.handle());
-    state.audit(
+    link.audit(
         "report",
-        state.pepId,
+        pepId(),
         "clientType",
         r.clientType(),
         "handle",
@@ -308,7 +324,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
           .warn(
               "report on unknown handle",
               "PEP {} reported on unknown handle {}",
-              state.pepId,
+              pepId(),
               r.handle());
     }
   }
@@ -324,9 +340,9 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     if (i != null && engine != null) {
       engine.released(i.request());
     }
-    state.audit(
+    link.audit(
         "deleted",
-        state.pepId,
+        pepId(),
         "clientType",
         d.clientType(),
         "handle",
@@ -336,20 +352,20 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   }
 
   private void clientClose(ClientClose c) {
-    Map<Handle, Installed> s = state.sessions.remove(c.clientType());
+    Map<Handle, Installed> s = sessions.close(c.clientType());
     decisions.closed(c.clientType());
     if (s != null) {
       release(c.clientType(), s);
     }
     log.info(
         "PEP {} closed client type {}: error {} ({})",
-        state.pepId,
+        pepId(),
         hex(c.clientType()),
         c.error().code(),
         c.error().errorCode() == null ? "?" : c.error().errorCode().description());
-    state.audit("closed", state.pepId, "clientType", c.clientType(), "error", c.error().code());
-    if (state.sessions.isEmpty()) {
-      state.channel.close();
+    link.audit("closed", pepId(), "clientType", c.clientType(), "error", c.error().code());
+    if (sessions.isEmpty()) {
+      link.channel.close();
     }
   }
 
@@ -384,8 +400,8 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   /** Asks the PEP to resend its request state for {@code type} (SSQ). */
   @Override
   public void synchronize(int type) {
-    if (state.sessions.containsKey(type)) {
-      state.channel.writeAndFlush(new SyncStateRequest(type, false, null, null));
+    if (sessions.isOpen(type)) {
+      link.channel.writeAndFlush(new SyncStateRequest(type, false, null, null));
     }
   }
 }

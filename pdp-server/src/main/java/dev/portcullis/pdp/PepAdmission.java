@@ -10,11 +10,13 @@ import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.tls.CopsTls;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AttributeKey;
 import java.security.cert.X509Certificate;
 import java.util.Collections;
 import java.util.List;
@@ -30,24 +32,73 @@ import org.slf4j.LoggerFactory;
 final class PepAdmission extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(PepAdmission.class);
 
-  private final ConnectionState state;
+  /**
+   * Who the PEP is, as this handler decided it: published on the channel (an attribute only this
+   * class writes, replaced whole, never changed), so that the other handlers, and the tunnel desk
+   * on its own thread, read it without sharing this handler's link.
+   *
+   * @param pepId the PEPID of the first Client-Open of a non-zero client type; null before
+   * @param claimedId the PEPID of a client-type 0 Client-Open (RFC 4261), before any other
+   * @param handshake the TLS handshake once established; null on plain COPS
+   * @param openedAt when the first Client-Open arrived
+   * @param openArrived when the Client-Open being handled arrived
+   */
+  record Identity(
+      String pepId,
+      String claimedId,
+      CopsTls.Handshake handshake,
+      long openedAt,
+      long openArrived) {
+    /** The PEP's id, or the one it claimed when asking for TLS, or "?". */
+    String who() {
+      return pepId != null ? pepId : claimedId != null ? claimedId : "?";
+    }
+  }
+
+  private static final AttributeKey<Identity> IDENTITY =
+      AttributeKey.valueOf(PepAdmission.class, "identity");
+
+  /** What {@code channel}'s admission has published of its PEP; null before anything. */
+  static Identity identityOf(Channel channel) {
+    return channel.attr(IDENTITY).get();
+  }
+
+  /** Where the connection stands with RFC 4261. */
+  private enum Tls {
+    PLAIN,
+    /** Client-Accept with Integrity-TLS sent; the PEP's next bytes must be a TLS handshake. */
+    OFFERED,
+    ESTABLISHED
+  }
+
+  private final PepLink link;
   private final IntegritySession integrity;
+  private Identity identity = new Identity(null, null, null, 0, 0);
+  private Tls tls = Tls.PLAIN;
 
   /**
    * @param integrity the connection's Integrity session, or null when the PDP has no keys
    */
-  PepAdmission(ConnectionState state, IntegritySession integrity) {
-    this.state = state;
+  PepAdmission(PepLink link, IntegritySession integrity) {
+    this.link = link;
     this.integrity = integrity;
+  }
+
+  private void publish(Identity i) {
+    identity = i;
+    link.channel.attr(IDENTITY).set(i);
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (!(msg instanceof ClientOpen o) || state.closing) {
+    if (!(msg instanceof ClientOpen o)) {
       ctx.fireChannelRead(msg);
       return;
     }
-    state.openArrived = state.server.nanoTime();
+    Identity i = identity;
+    publish(
+        new Identity(
+            i.pepId(), i.claimedId(), i.handshake(), i.openedAt(), link.server.nanoTime()));
     if (o.clientType() == 0) {
       startTlsRequested(ctx, o);
     } else if (identified(o) && secure(ctx, o)) {
@@ -58,19 +109,19 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   /** One PEPID per connection; the first one starts the PEP's session timings. */
   private boolean identified(ClientOpen o) {
     String id = o.pepId().id();
-    String earlier = state.pepId != null ? state.pepId : state.claimedId;
+    Identity i = identity;
+    String earlier = i.pepId() != null ? i.pepId() : i.claimedId();
     if (earlier != null && !earlier.equals(id)) {
-      state.protocolError(
+      link.protocolError(
           o.clientType(),
           ErrorCode.BAD_MESSAGE_FORMAT,
           0,
           "PEPID " + id + " after " + earlier + " on one connection");
       return false;
     }
-    if (state.pepId == null) {
-      state.time(PdpTimings.Phase.ACCEPT_TO_OPEN, state.acceptedAt);
-      state.openedAt = state.openArrived;
-      state.pepId = id;
+    if (i.pepId() == null) {
+      link.time(PdpTimings.Phase.ACCEPT_TO_OPEN, link.acceptedAt);
+      publish(new Identity(id, i.claimedId(), i.handshake(), i.openArrived(), i.openArrived()));
     }
     return true;
   }
@@ -78,23 +129,24 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   /** A client-type 0 Client-Open: the PEP asks to start TLS (RFC 4261 section 5.1). */
   private void startTlsRequested(ChannelHandlerContext ctx, ClientOpen o) {
     String id = o.pepId().id();
-    state.claimedId = id;
+    Identity i = identity;
+    publish(new Identity(i.pepId(), id, i.handshake(), i.openedAt(), i.openArrived()));
     if (!(o.integrity() instanceof IntegrityTls t) || !t.startTls()) {
-      state.protocolError(
+      link.protocolError(
           0,
           ErrorCode.BAD_MESSAGE_FORMAT,
           0,
           "client-type 0 Client-Open without Integrity-TLS StartTLS (RFC 4261 section 5.1)");
       return;
     }
-    if (state.tls != ConnectionState.Tls.PLAIN) {
-      state.protocolError(
+    if (tls != Tls.PLAIN) {
+      link.protocolError(
           0, ErrorCode.BAD_MESSAGE_FORMAT, 0, "a second TLS negotiation on one connection");
       return;
     }
-    if (state.server.tls() == null) {
+    if (link.server.tls() == null) {
       // The answer of a PDP that does not know Integrity-TLS (RFC 2748 section 2.2.16 rules).
-      state.refuse(
+      link.refuse(
           id,
           0,
           ErrorCode.UNKNOWN_OBJECT,
@@ -107,18 +159,18 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
 
   /** Sends the Client-Accept with Integrity-TLS and waits for the PEP's TLS handshake. */
   private void offerTls(ChannelHandlerContext ctx, String id, String initiator) {
-    state.tls = ConnectionState.Tls.OFFERED;
-    log.info("PEP {} ({}): starting TLS ({}-initiated, RFC 4261)", id, state.peer, initiator);
-    state.audit("tls-negotiation", id, "initiator", initiator);
+    tls = Tls.OFFERED;
+    log.info("PEP {} ({}): starting TLS ({}-initiated, RFC 4261)", id, link.peer, initiator);
+    link.audit("tls-negotiation", id, "initiator", initiator);
     ctx.channel()
         .writeAndFlush(
             new ClientAccept(
                 0,
                 true,
-                new KaTimer((int) state.server.config().keepAlive().getSeconds()),
+                new KaTimer((int) link.server.config().keepAlive().getSeconds()),
                 null,
                 new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
-    ctx.pipeline().addFirst("starttls", new StartTlsGate(state.server.tls()));
+    ctx.pipeline().addFirst("starttls", new StartTlsGate(link.server.tls()));
   }
 
   @Override
@@ -126,8 +178,8 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
     if (evt instanceof SslHandshakeCompletionEvent e) {
       handshakeDone(ctx, e);
     } else if (evt == StartTlsGate.NOT_TLS) {
-      state.refuse(
-          state.pepId,
+      link.refuse(
+          identity.pepId(),
           0,
           ErrorCode.AUTHENTICATION_REQUIRED,
           ErrorCode.SUB_CODE_TLS_REQUIRED,
@@ -138,7 +190,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   }
 
   private void handshakeDone(ChannelHandlerContext ctx, SslHandshakeCompletionEvent e) {
-    PdpContext server = state.server;
+    PdpContext server = link.server;
     if (!e.isSuccess()) {
       server.stats().securityRefusal();
       String why = CopsTls.failureReason(e.cause());
@@ -147,30 +199,34 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
           .warn(
               "TLS handshake failures",
               "PEP {} ({}): TLS handshake failed: {}",
-              state.who(),
-              state.peer,
+              identity.who(),
+              link.peer,
               why);
-      state.audit("tls-failed", state.pepId != null ? state.pepId : state.claimedId, "reason", why);
-      state.closing = true;
-      ctx.channel().close();
+      link.audit(
+          "tls-failed",
+          identity.pepId() != null ? identity.pepId() : identity.claimedId(),
+          "reason",
+          why);
+      link.drop();
       return;
     }
     CopsTls.Handshake h = server.tls().describe(ctx.pipeline().get(SslHandler.class));
-    state.handshake = h;
-    state.tls = ConnectionState.Tls.ESTABLISHED;
+    Identity i = identity;
+    publish(new Identity(i.pepId(), i.claimedId(), h, i.openedAt(), i.openArrived()));
+    tls = Tls.ESTABLISHED;
     server.stats().handshake(h.resumed());
     X509Certificate cert = h.peer();
     log.info(
         "PEP {} ({}): TLS established, {} {}, {} handshake{}",
-        state.who(),
-        state.peer,
+        identity.who(),
+        link.peer,
         h.protocol(),
         h.cipherSuite(),
         h.kind(),
         cert == null ? "" : ", certificate " + cert.getSubjectX500Principal().getName());
-    state.audit(
+    link.audit(
         "tls-established",
-        state.pepId != null ? state.pepId : state.claimedId,
+        identity.pepId() != null ? identity.pepId() : identity.claimedId(),
         "protocol",
         h.protocol(),
         "cipherSuite",
@@ -186,21 +242,21 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   private boolean secure(ChannelHandlerContext ctx, ClientOpen o) {
     int type = o.clientType();
     String id = o.pepId().id();
-    PdpSecurity sec = state.server.security();
-    boolean enrolment = type == Enrolment.CLIENT_TYPE && state.server.enrols();
+    PdpSecurity sec = link.server.security();
+    boolean enrolment = type == Enrolment.CLIENT_TYPE && link.server.enrols();
     // An enrolling PEP has no Integrity key or certificate yet: TLS is all it can offer, and all
     // enrolment accepts (its secret must not travel in the clear).
     ProtectionLevel required =
         enrolment
             ? ProtectionLevel.CONFIDENTIALITY
             : sec == null ? ProtectionLevel.NONE : sec.levelFor(id);
-    boolean established = state.tls == ConnectionState.Tls.ESTABLISHED;
+    boolean established = tls == Tls.ESTABLISHED;
     if (!established && required.tls()) {
       if (sec.initiate()) {
         offerTls(ctx, id, "pdp"); // RFC 4261 section 5.2; the PEP opens again once TLS is up
         return false;
       }
-      state.refuse(
+      link.refuse(
           id,
           type,
           ErrorCode.AUTHENTICATION_REQUIRED,
@@ -210,18 +266,18 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
     }
     if (established && sec.clientAuth() != ClientAuth.NONE) {
       String problem =
-          state.handshake.peer() == null
+          identity.handshake().peer() == null
               ? enrolment
                   ? null
                   : "no client certificate: without one only enrolment (client type 0xC0A7) is open"
               : identityProblem(sec, id);
       if (problem != null) {
-        state.refuse(id, type, ErrorCode.AUTHENTICATION_FAILURE, 0, problem);
+        link.refuse(id, type, ErrorCode.AUTHENTICATION_FAILURE, 0, problem);
         return false;
       }
     }
     if (o.integrity() instanceof Integrity && integrity == null) {
-      state.refuse(
+      link.refuse(
           id,
           type,
           ErrorCode.AUTHENTICATION_FAILURE,
@@ -231,7 +287,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
     }
     boolean integrityOn = integrity != null && integrity.peerSigns();
     if (required.integrity() && !integrityOn) {
-      state.refuse(
+      link.refuse(
           id,
           type,
           ErrorCode.AUTHENTICATION_REQUIRED,
@@ -247,7 +303,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
 
   /** Null if the PEP's certificate names {@code id}; otherwise what is wrong. */
   private String identityProblem(PdpSecurity sec, String id) {
-    X509Certificate cert = state.handshake.peer(); // present: secure() handled its absence
+    X509Certificate cert = identity.handshake().peer(); // present: secure() handled its absence
     List<String> names =
         sec.identityFrom() == PdpSecurity.IdentitySource.SUBJECT_CN
             ? Collections.singletonList(CopsTls.commonName(cert))

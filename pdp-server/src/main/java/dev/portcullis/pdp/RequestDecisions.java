@@ -11,7 +11,7 @@ import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.pdp.ConnectionState.Installed;
+import dev.portcullis.pdp.Sessions.Installed;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -31,15 +31,20 @@ import org.slf4j.LoggerFactory;
 final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit.Deciding {
   private static final Logger log = LoggerFactory.getLogger(RequestDecisions.class);
 
-  private final ConnectionState state;
+  private final PepLink link;
+  private final Sessions sessions;
   private final PdpContext server;
 
   private final AsyncDecisions later;
 
-  RequestDecisions(ConnectionState state) {
-    this.state = state;
-    this.server = state.server;
-    this.later = new AsyncDecisions(state, this);
+  /**
+   * @param sessions the state machine's request states, which these decisions install and push
+   */
+  RequestDecisions(PepLink link, Sessions sessions) {
+    this.link = link;
+    this.sessions = sessions;
+    this.server = link.server;
+    this.later = new AsyncDecisions(link, sessions, this);
   }
 
   /** Requests still being decided by an asynchronous engine. */
@@ -85,8 +90,9 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     if (access == null) {
       return;
     }
+    String pepId = link.pepId();
     PolicyRequest pr =
-        new PolicyRequest(state.pepId, type, r.context().rType(), r.context().mType(), access);
+        new PolicyRequest(pepId, type, r.context().rType(), r.context().mType(), access);
     PolicyEngine engine = server.engine(type);
     if (engine instanceof AsyncPolicyEngine a) {
       if (later.inFlight() >= server.config().maxPendingDecisions() && !pendingHandle) {
@@ -109,10 +115,10 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
    * summary under {@code kind}; {@code format} has the PEP's id, then {@code count}.
    */
   private void refuse(Request r, String kind, String format, int count) {
-    state.channel.write(
+    link.channel.write(
         Decision.error(
             r.clientType(), r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
-    server.refusals().warn(kind, format, state.pepId, count);
+    server.refusals().warn(kind, format, link.pepId(), count);
   }
 
   /** The access request a REQ carries in its first ClientSI, or null after answering its error. */
@@ -125,10 +131,10 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
           .warn(
               "malformed access request",
               "PEP {}: request {} refused: {}",
-              state.pepId,
+              link.pepId(),
               r.handle(),
               e.getMessage());
-      state.channel.write(Decision.error(r.clientType(), r.handle(), e.errorObject()));
+      link.channel.write(Decision.error(r.clientType(), r.handle(), e.errorObject()));
       return null;
     }
   }
@@ -156,9 +162,9 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     }
     AccessRequest access = pr.access();
     if (server.audit().enabled()) {
-      state.audit(
+      link.audit(
           "decision",
-          state.pepId,
+          pr.pepId(),
           "clientType",
           type,
           "handle",
@@ -181,7 +187,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     if (log.isDebugEnabled()) {
       log.debug(
           "PEP {} {} {} -> {} ({})",
-          state.pepId,
+          pr.pepId(),
           access.operation(),
           access.subject(),
           d.install() ? "install" : "remove",
@@ -189,7 +195,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     }
     // Nobody waits on a DEC's write: no promise per decision for the encoder to collect and
     // complete (a write that fails fails the connection, which the pipeline hears of anyway).
-    state.channel.write(dec, state.channel.voidPromise());
+    link.channel.write(dec, link.channel.voidPromise());
   }
 
   static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
@@ -206,8 +212,8 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
    * unsolicited DEC for each whose decision changed.
    */
   void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
-    Map<Handle, Installed> s = state.sessions.get(type);
-    if (s == null || state.closing) {
+    Map<Handle, Installed> s = sessions.of(type);
+    if (s == null || link.closing()) {
       return;
     }
     if (engine instanceof AsyncPolicyEngine a) {
@@ -222,8 +228,8 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
       }
     }
     if (pushed > 0) {
-      state.channel.flush();
-      log.info("policy change: {} unsolicited decisions sent to PEP {}", pushed, state.pepId);
+      link.channel.flush();
+      log.info("policy change: {} unsolicited decisions sent to PEP {}", pushed, link.pepId());
     }
   }
 
@@ -233,12 +239,12 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     if (d.equals(i.decision())) {
       return false;
     }
-    state.sessions.get(type).put(h, new Installed(i.request(), i.context(), d));
-    state.channel.write(decision(type, false, h, i.context(), d), state.channel.voidPromise());
+    sessions.of(type).put(h, new Installed(i.request(), i.context(), d));
+    link.channel.write(decision(type, false, h, i.context(), d), link.channel.voidPromise());
     server.stats().pushed();
-    state.audit(
+    link.audit(
         "pushed",
-        state.pepId,
+        i.request().pepId(),
         "clientType",
         type,
         "handle",

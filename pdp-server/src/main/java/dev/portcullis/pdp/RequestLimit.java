@@ -5,10 +5,8 @@ import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.Request;
-import dev.portcullis.pdp.ConnectionState.Installed;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.Map;
 
 /**
  * The one admission of requests, for every client type (docs/security.md, principle 11): a REQ that
@@ -28,28 +26,27 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
     boolean isPending(int type, Handle h);
   }
 
-  private final ConnectionState state;
+  private final PepLink link;
   private final Deciding deciding;
 
-  RequestLimit(ConnectionState state, Deciding deciding) {
-    this.state = state;
+  RequestLimit(PepLink link, Deciding deciding) {
+    this.link = link;
     this.deciding = deciding;
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof Request r && !state.closing && over(r)) {
-      state.channel.writeAndFlush(
+    if (msg instanceof Request r && over(r)) {
+      link.channel.writeAndFlush(
           Decision.error(
               r.clientType(), r.handle(), new ErrorObject(ErrorCode.UNABLE_TO_PROCESS, 0)));
-      state
-          .server
+      link.server
           .refusals()
           .warn(
               "handle limit",
               "PEP {}: request refused, {} handles of client type 0x{} open (max-handles)",
-              state.pepId,
-              state.server.config().maxHandles(),
+              link.pepId(),
+              link.server.config().maxHandles(),
               Integer.toHexString(r.clientType()).toUpperCase(java.util.Locale.ROOT));
       return;
     }
@@ -59,11 +56,11 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
   /** Whether {@code r} would open a request state beyond the limit (an open type only). */
   private boolean over(Request r) {
     int type = r.clientType();
-    Map<Handle, Installed> s = state.sessions.get(type);
-    if (s == null || s.containsKey(r.handle())) {
+    PepLink.OpenTypes open = link.open();
+    if (!open.isOpen(type) || open.holds(type, r.handle())) {
       return false; // not open (the state machine says so), or an update of a held state
     }
-    int held = s.size();
+    int held = open.held(type);
     int pending = deciding.pending(type);
     if (pending > 0) {
       if (deciding.isPending(type, r.handle())) {
@@ -71,6 +68,6 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
       }
       held += pending;
     }
-    return held >= state.server.config().maxHandles();
+    return held >= link.server.config().maxHandles();
   }
 }

@@ -30,9 +30,9 @@ final class TunnelBook {
   static final int TYPE = TunnelRequest.CLIENT_TYPE;
 
   /** One end of a tunnel: the agent's connection and the handle the tunnel travels on. */
-  record End(ConnectionState conn, Handle handle, Context context) {
+  record End(PepLink conn, Handle handle, Context context) {
     String pep() {
-      return conn.pepId;
+      return conn.pepId();
     }
   }
 
@@ -105,7 +105,7 @@ final class TunnelBook {
   }
 
   /** {@code c} is gone: it stands by for no gateway, its tunnels end at the other end. */
-  void gone(ConnectionState c) {
+  void gone(PepLink c) {
     gateways.values().removeIf(e -> e.conn() == c);
     endWhere(
         t -> t.client.conn() == c || t.gateway.conn() == c,

@@ -129,7 +129,7 @@ final class TunnelDesk implements AutoCloseable {
   // ---- requests ---------------------------------------------------------------------------------
 
   /** A request of the tunnel client type, decoded (from the connection's loop). */
-  void request(ConnectionState c, Handle handle, Context context, TunnelRequest r) {
+  void request(PepLink c, Handle handle, Context context, TunnelRequest r) {
     run(
         () -> {
           End e = new End(c, handle, context);
@@ -187,9 +187,7 @@ final class TunnelDesk implements AutoCloseable {
             "credential",
             r.credentialId(),
             "certificate",
-            e.conn().handshake == null || e.conn().handshake.peer() == null
-                ? null
-                : e.conn().handshake.peer().getSerialNumber().toString(16));
+            e.conn().certificateSerial());
     // Authorization (steps 2 and 4): the policy, then a fresh key for this tunnel.
     TunnelAuthority.Outcome o = authority.decide(r, TunnelAuthority.Sessions.of(mls.get()));
     if (!o.granted()) {
@@ -285,11 +283,11 @@ final class TunnelDesk implements AutoCloseable {
   // ---- reports ----------------------------------------------------------------------------------
 
   /** An agent's report on a tunnel (from the connection's loop). */
-  void report(ConnectionState c, Handle handle, TunnelReport r) {
+  void report(PepLink c, Handle handle, TunnelReport r) {
     run(() -> reported(c, handle, r));
   }
 
-  private void reported(ConnectionState c, Handle handle, TunnelReport r) {
+  private void reported(PepLink c, Handle handle, TunnelReport r) {
     Live t = book.get(r.tunnelId());
     boolean atGateway = t != null && t.gateway.conn() == c && t.gateway.handle().equals(handle);
     boolean atClient = t != null && t.client.conn() == c && t.client.handle().equals(handle);
@@ -309,7 +307,8 @@ final class TunnelDesk implements AutoCloseable {
     kv.add("reason");
     kv.add(r.reason());
     kv.addAll(List.of(counters));
-    c.audit("tunnel-" + r.state().name().toLowerCase(java.util.Locale.ROOT), c.pepId, kv.toArray());
+    c.audit(
+        "tunnel-" + r.state().name().toLowerCase(java.util.Locale.ROOT), c.pepId(), kv.toArray());
     if (!atGateway && !atClient) {
       return; // an ended tunnel's last accounting, or a tunnel this PEP does not hold
     }
@@ -330,7 +329,7 @@ final class TunnelDesk implements AutoCloseable {
   // ---- ends -------------------------------------------------------------------------------------
 
   /** A client deleted its tunnel's request state (DRQ): the tunnel ends at the gateway too. */
-  void released(ConnectionState c, Handle handle) {
+  void released(PepLink c, Handle handle) {
     run(
         () ->
             book.endWhere(
@@ -339,7 +338,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** A connection ended (or closed the tunnel client type): its tunnels end at the other end. */
-  void gone(ConnectionState c) {
+  void gone(PepLink c) {
     run(() -> book.gone(c));
   }
 

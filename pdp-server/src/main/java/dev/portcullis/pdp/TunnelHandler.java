@@ -8,10 +8,8 @@ import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
-import dev.portcullis.pdp.ConnectionState.Installed;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.Map;
 
 /**
  * A connection's way to the {@link TunnelDesk} (client type 0xC0A8, docs/tunnels.md), once the PEP
@@ -22,18 +20,17 @@ import java.util.Map;
 final class TunnelHandler extends ChannelInboundHandlerAdapter {
   private static final int TYPE = TunnelRequest.CLIENT_TYPE;
 
-  private final ConnectionState state;
+  private final PepLink link;
   private final TunnelDesk desk;
 
-  TunnelHandler(ConnectionState state, TunnelDesk desk) {
-    this.state = state;
+  TunnelHandler(PepLink link, TunnelDesk desk) {
+    this.link = link;
     this.desk = desk;
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    Map<dev.portcullis.cops.Handle, Installed> open = state.sessions.get(TYPE);
-    if (open == null || state.closing || !(msg instanceof dev.portcullis.cops.CopsMessage m)) {
+    if (!link.open().isOpen(TYPE) || !(msg instanceof dev.portcullis.cops.CopsMessage m)) {
       ctx.fireChannelRead(msg);
       return;
     }
@@ -42,58 +39,57 @@ final class TunnelHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (m instanceof Request r) {
-      request(r, open);
+      request(ctx, r);
       return; // answered by the desk
     }
     if (m instanceof Report r && r.clientSI() != null) {
       try {
-        desk.report(state, r.handle(), TunnelReport.decode(r.clientSI().data()));
+        desk.report(link, r.handle(), TunnelReport.decode(r.clientSI().data()));
       } catch (CopsCodecException e) {
-        state.audit("tunnel-report-unreadable", state.pepId, "detail", e.getMessage());
-        state
-            .server
+        link.audit("tunnel-report-unreadable", link.pepId(), "detail", e.getMessage());
+        link.server
             .refusals()
             .warn(
                 "unreadable tunnel reports",
                 "PEP {}: tunnel report unreadable: {}",
-                state.pepId,
+                link.pepId(),
                 e.getMessage());
       }
     } else if (m instanceof DeleteRequest d) {
-      desk.released(state, d.handle());
+      desk.released(link, d.handle());
     } else if (m instanceof ClientClose) {
-      desk.gone(state);
+      desk.gone(link);
     }
     ctx.fireChannelRead(msg);
   }
 
-  private void request(Request r, Map<dev.portcullis.cops.Handle, Installed> open) {
+  private void request(ChannelHandlerContext ctx, Request r) {
     TunnelRequest tr;
     try {
       tr = TunnelRequest.decode(r.signaledData("the tunnel request"));
     } catch (CopsCodecException e) {
-      state
-          .server
+      link.server
           .refusals()
           .warn(
               "malformed tunnel requests",
               "PEP {}: tunnel request {} refused: {}",
-              state.pepId,
+              link.pepId(),
               r.handle(),
               e.getMessage());
-      state.audit("tunnel-refused", state.pepId, "reason", e.getMessage());
-      state.channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
+      link.audit("tunnel-refused", link.pepId(), "reason", e.getMessage());
+      link.channel.writeAndFlush(Decision.error(r.clientType(), r.handle(), e.errorObject()));
       return;
     }
-    // Request state like any other type's, so reports and deletes on it are known handles.
-    open.put(r.handle(), new Installed(null, r.context(), null));
-    desk.request(state, r.handle(), r.context(), tr);
+    // Request state like any other type's, so reports and deletes on it are known handles: the
+    // state machine, which owns the request states, installs it
+    ctx.fireChannelRead(new Sessions.Install(TYPE, r.handle(), r.context()));
+    desk.request(link, r.handle(), r.context(), tr);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if (state.sessions.containsKey(TYPE)) {
-      desk.gone(state);
+    if (link.open().isOpen(TYPE)) {
+      desk.gone(link);
     }
     ctx.fireChannelInactive();
   }

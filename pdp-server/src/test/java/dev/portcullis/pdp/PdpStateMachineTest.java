@@ -441,7 +441,9 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
   void connectionsBeyondTheLimitAreClosedAtOnce() throws Exception {
     connect();
     for (int i = 0; i < 10; i++) {
-      pdp.register(new PdpStateMachine(new ConnectionState(pdp, new EmbeddedChannel())));
+      EmbeddedChannel other = new EmbeddedChannel();
+      Sessions none = new Sessions();
+      pdp.register(new PdpStateMachine(new PepLink(pdp, other, none), none));
     }
     EmbeddedChannel extra = new EmbeddedChannel(new PdpChannelInitializer(pdp, null));
     assertFalse(extra.isOpen());

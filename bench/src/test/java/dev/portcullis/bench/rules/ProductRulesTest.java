@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With;
@@ -26,8 +27,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -226,5 +230,78 @@ class ProductRulesTest {
     assertTrue(
         sleeps.size() <= 5,
         sleeps.size() + " real sleeps in tests, at most 5 (move time instead): " + sleeps);
+  }
+
+  /**
+   * A connection's handlers share no mutable type (docs/architecture.md, "Who owns each piece of
+   * state"): each handler keeps its own state, and what two handlers both hold is immutable, an
+   * interface (a narrow view of another's state) or Netty's. A type is mutable here if it is not a
+   * record and has a field that is not final, or a final one holding a collection, a map or an
+   * array; the handlers of one pipeline are those of one package, and a channel initializer, which
+   * hands the server's things to each connection's handlers, is not one of them. Codec state that a
+   * codec's encoder and decoder share by design ({@code IntegritySession}, as Netty's SslHandler
+   * shares its engine) lives in the codec's package, apart from any pipeline's handlers. The PDP's
+   * handlers shared one such struct, {@code ConnectionState}, whose fields every handler (and the
+   * tunnel desk, from its own thread) read and wrote. (The PEP proxy's {@code ProxiedConnection},
+   * under three guards, is not held by two of its handlers but by its admission, revocations and
+   * grant anchors: this rule does not see it, docs/architecture.md names it.)
+   */
+  @Test
+  void handlersShareNoMutableType() {
+    Map<String, Set<String>> holders = new HashMap<>();
+    for (JavaClass h : PRODUCT) {
+      if (!h.isAssignableTo("io.netty.channel.ChannelHandler")
+          || h.isAssignableTo("io.netty.channel.ChannelInitializer")) {
+        continue; // an initializer holds the server's things to hand each connection's handlers
+      }
+      for (JavaField f : h.getFields()) {
+        JavaClass t = f.getRawType();
+        if (f.getModifiers().contains(JavaModifier.STATIC)
+            || !t.getPackageName().startsWith("dev.portcullis")
+            || t.isInterface()
+            || t.isEnum()
+            || t.isRecord()
+            || t.getEnclosingClass().map(h::equals).orElse(false)
+            || !mutable(t)) {
+          continue;
+        }
+        // one pipeline's handlers live in one package: types held in two are two instances
+        holders
+            .computeIfAbsent(t.getName() + " in " + h.getPackageName(), x -> new TreeSet<>())
+            .add(h.getName() + "." + f.getName());
+      }
+    }
+    List<String> shared = new ArrayList<>();
+    holders.forEach(
+        (t, fields) -> {
+          Set<String> classes = new TreeSet<>();
+          fields.forEach(x -> classes.add(x.substring(0, x.lastIndexOf('.'))));
+          if (classes.size() > 1) {
+            shared.add(t + ", held by " + fields);
+          }
+        });
+    assertTrue(
+        shared.isEmpty(),
+        "handlers share a mutable type (give it one owner, the others a read-only view or a"
+            + " message): "
+            + shared);
+  }
+
+  /** A field that is not final, or a final one holding a collection, a map or an array. */
+  private static boolean mutable(JavaClass t) {
+    for (JavaField f : t.getAllFields()) {
+      if (f.getModifiers().contains(JavaModifier.STATIC)) {
+        continue;
+      }
+      JavaClass ft = f.getRawType();
+      if (!f.getModifiers().contains(JavaModifier.FINAL)
+          || ft.isArray()
+          || ft.isAssignableTo(java.util.Collection.class)
+          || ft.isAssignableTo(Map.class)
+          || ft.getPackageName().equals("io.netty.util.collection")) {
+        return true;
+      }
+    }
+    return false;
   }
 }

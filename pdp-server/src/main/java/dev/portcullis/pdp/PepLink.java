@@ -3,7 +3,6 @@ package dev.portcullis.pdp;
 import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.cops.ClientClose;
-import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
@@ -11,33 +10,43 @@ import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.OpCode;
 import dev.portcullis.cops.PdpAddress;
-import dev.portcullis.cops.tls.CopsTls;
-import dev.portcullis.pdp.policy.PolicyDecision;
-import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.collection.IntObjectMap;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.Map;
 
 /**
- * What one PEP connection's handlers share: who the PEP is, where it stands with TLS, the request
- * state of its open client types, and the ways the PDP ends the connection (each one counted,
- * logged and audited). Used on the connection's event loop only, so it needs no locks.
+ * What every handler of one PEP connection may know of it and do with it: who the PEP is (as {@link
+ * PepAdmission} published it), which client types are open (as the {@link PdpStateMachine}'s {@link
+ * Sessions} say), audit records and timings, and the ways the PDP ends the connection (each
+ * counted, logged and audited). It holds no state of its own: identity is the admission's, the open
+ * types the machine's, and "closing" is the pipeline's — ending the connection puts a handler right
+ * after the decoder that drops whatever the PEP sends after, so no handler checks a flag on the way
+ * in. Immutable; its methods are called on the connection's event loop (the tunnel desk's audit
+ * records and reads of who the PEP is excepted: those are safe from any thread).
  */
-final class ConnectionState {
-  /** Request state the PDP holds for one handle. */
-  record Installed(PolicyRequest request, Context context, PolicyDecision decision) {}
+final class PepLink {
+  /** The name of the handler that drops what a PEP sends once the PDP has decided to close. */
+  static final String CLOSED = "closed";
 
-  /** Where the connection stands with RFC 4261. */
-  enum Tls {
-    PLAIN,
-    /** Client-Accept with Integrity-TLS sent; the PEP's next bytes must be a TLS handshake. */
-    OFFERED,
-    ESTABLISHED
+  /** What one handler may ask of another's request states: read only. */
+  interface OpenTypes {
+    boolean isOpen(int type);
+
+    /** Request states held for {@code type} (0 if it is not open). */
+    int held(int type);
+
+    boolean holds(int type, Handle h);
+
+    /** The open client types. */
+    int[] types();
+
+    boolean isEmpty();
   }
 
   final PdpContext server;
@@ -49,33 +58,12 @@ final class ConnectionState {
   /** When the connection was accepted (the context's clock). */
   final long acceptedAt;
 
-  /** The PEPID of the first Client-Open of a non-zero client type; null before. */
-  String pepId;
+  private final OpenTypes open;
 
-  /** The PEPID of a client-type 0 Client-Open (RFC 4261), before any other. */
-  String claimedId;
-
-  /** When the first Client-Open arrived. */
-  long openedAt;
-
-  /** When the Client-Open being handled arrived. */
-  long openArrived;
-
-  Tls tls = Tls.PLAIN;
-  CopsTls.Handshake handshake;
-
-  /** Set once the PDP has decided to close: later messages are ignored. */
-  boolean closing;
-
-  /**
-   * The open client types, each with its installed requests in arrival order (keyed by the int
-   * client type: no boxing per request).
-   */
-  final IntObjectMap<Map<Handle, Installed>> sessions = new IntObjectHashMap<>();
-
-  ConnectionState(PdpContext server, Channel channel) {
+  PepLink(PdpContext server, Channel channel, OpenTypes open) {
     this.server = server;
     this.channel = channel;
+    this.open = open;
     this.acceptedAt = server.nanoTime();
     if (channel.remoteAddress() instanceof InetSocketAddress a) {
       this.peer = a.getAddress().getHostAddress() + ":" + a.getPort();
@@ -84,21 +72,41 @@ final class ConnectionState {
     }
   }
 
+  OpenTypes open() {
+    return open;
+  }
+
+  /** The PEPID of the first Client-Open of a non-zero client type; null before. */
+  String pepId() {
+    PepAdmission.Identity i = PepAdmission.identityOf(channel);
+    return i == null ? null : i.pepId();
+  }
+
   /** The PEP's id, or the one it claimed when asking for TLS, or "?". */
   String who() {
-    return pepId != null ? pepId : claimedId != null ? claimedId : "?";
+    PepAdmission.Identity i = PepAdmission.identityOf(channel);
+    return i == null ? "?" : i.who();
+  }
+
+  /** The serial number (hex) of the PEP's TLS client certificate; null without one. */
+  String certificateSerial() {
+    PepAdmission.Identity i = PepAdmission.identityOf(channel);
+    var h = i == null ? null : i.handshake();
+    return h == null || h.peer() == null ? null : h.peer().getSerialNumber().toString(16);
+  }
+
+  /** True once the PDP has decided to end the connection: nothing more is read from the PEP. */
+  boolean closing() {
+    return !channel.isActive() || channel.pipeline().get(CLOSED) != null;
   }
 
   void audit(String event, String pep, Object... kv) {
+    PepAdmission.Identity i = PepAdmission.identityOf(channel);
+    var h = i == null ? null : i.handshake();
     server
         .audit()
         .recordConnection(
-            event,
-            pep,
-            peer,
-            handshake == null ? null : handshake.sessionId(),
-            handshake == null ? null : handshake.kind(),
-            kv);
+            event, pep, peer, h == null ? null : h.sessionId(), h == null ? null : h.kind(), kv);
   }
 
   /** Records how long a phase took, when timings are kept. */
@@ -129,6 +137,7 @@ final class ConnectionState {
 
   /** Ends the connection for a protocol violation (RFC 2748 section 2.2.8's error codes). */
   void protocolError(int type, ErrorCode code, int sub, String what) {
+    String pepId = pepId();
     server.stats().protocolError();
     server
         .refusals()
@@ -145,6 +154,7 @@ final class ConnectionState {
 
   /** Answers a malformed message (RFC 2748 sections 2.2.8 and 3.2) and ends the connection. */
   void malformed(CopsCodecException e) {
+    String pepId = pepId();
     server.stats().protocolError();
     int type = Math.max(0, e.clientType());
     server
@@ -157,7 +167,7 @@ final class ConnectionState {
             e.getMessage(),
             e.error().code());
     audit("malformed", pepId, "error", e.error().code(), "detail", e.getMessage());
-    if (e.opCode() == OpCode.REQ && e.handle() != null && sessions.containsKey(type)) {
+    if (e.opCode() == OpCode.REQ && e.handle() != null && open.isOpen(type)) {
       // RFC 2748 3.2: a malformed request gets a DEC with the Error; the stream cannot be
       // trusted after it, so the connection ends too.
       channel.write(Decision.error(type, e.handle(), e.errorObject()));
@@ -167,17 +177,17 @@ final class ConnectionState {
 
   /** Sends {@code cc} and closes once it is written. */
   void closeWith(ClientClose cc) {
-    closing = true;
+    stopReading();
     channel.writeAndFlush(cc).addListener(ChannelFutureListener.CLOSE);
   }
 
   /** Sends a Client-Close for every open client type (or type 0 if none), then closes. */
   void closeAll(ErrorCode code) {
-    closing = true;
-    if (sessions.isEmpty()) {
+    stopReading();
+    if (open.isEmpty()) {
       channel.write(ClientClose.of(0, code, 0));
     }
-    for (int type : sessions.keySet()) {
+    for (int type : open.types()) {
       channel.write(ClientClose.of(type, code, 0));
     }
     channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -185,8 +195,8 @@ final class ConnectionState {
 
   /** Sends every open client type to {@code to} with a PDP-Redirect Client-Close, then closes. */
   void redirectAll(InetAddress address, int port) {
-    closing = true;
-    for (int type : sessions.keySet()) {
+    stopReading();
+    for (int type : open.types()) {
       channel.write(
           new ClientClose(
               type,
@@ -196,5 +206,29 @@ final class ConnectionState {
               null));
     }
     channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Closes without a word (a TLS handshake that failed): nothing more is read either. */
+  void drop() {
+    stopReading();
+    channel.close();
+  }
+
+  /** From now on what the PEP sends is dropped right after the decoder. */
+  private void stopReading() {
+    if (channel.pipeline().get(CLOSED) == null && channel.pipeline().get("decoder") != null) {
+      channel.pipeline().addAfter("decoder", CLOSED, Dropped.INSTANCE);
+    }
+  }
+
+  /** Drops every message the decoder reads once the PDP has decided to close. */
+  @ChannelHandler.Sharable
+  private static final class Dropped extends ChannelInboundHandlerAdapter {
+    static final Dropped INSTANCE = new Dropped();
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+    }
   }
 }
