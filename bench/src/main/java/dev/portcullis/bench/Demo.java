@@ -2,8 +2,8 @@ package dev.portcullis.bench;
 
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
-import dev.portcullis.pdp.PdpTimings;
 import dev.portcullis.pdp.cli.PdpConfigOption;
+import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pep.sim.SessionTimes;
 import dev.portcullis.pep.sim.SimulationReport;
 import dev.portcullis.pep.sim.Simulator;

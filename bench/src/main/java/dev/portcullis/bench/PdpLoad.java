@@ -11,7 +11,7 @@ import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
-import dev.portcullis.pdp.PdpTimings;
+import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;

@@ -3,6 +3,9 @@ package dev.portcullis.pdp;
 import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.fleet.FleetAudit;
+import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;

@@ -5,6 +5,17 @@ import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.integrity.IntegritySession;
 import dev.portcullis.cops.integrity.KeyRing;
 import dev.portcullis.cops.integrity.SigningCopsEncoder;
+import dev.portcullis.pdp.connection.Liveness;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PepAdmission;
+import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.ReadRateLimiter;
+import dev.portcullis.pdp.connection.Sessions;
+import dev.portcullis.pdp.decision.PdpStateMachine;
+import dev.portcullis.pdp.decision.RequestLimit;
+import dev.portcullis.pdp.enrol.EnrolmentHandler;
+import dev.portcullis.pdp.tunnel.TunnelDesk;
+import dev.portcullis.pdp.tunnel.TunnelHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -33,13 +44,25 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
 
   private final PdpContext server;
   private final KeyRing keyRing;
+  private final EnrolmentHandler.Desk enrolments;
+  private final TunnelDesk tunnels;
+
+  /** A PDP that neither enrols nor grants tunnels (tests). */
+  PdpChannelInitializer(PdpContext server, KeyRing keyRing) {
+    this(server, keyRing, null, null);
+  }
 
   /**
    * @param keyRing the Integrity keys, or null when the PDP has none
+   * @param enrolments where enrolment requests are checked, or null when the PDP does not enrol
+   * @param tunnels the tunnel desk, or null when the PDP grants no tunnels
    */
-  PdpChannelInitializer(PdpContext server, KeyRing keyRing) {
+  PdpChannelInitializer(
+      PdpContext server, KeyRing keyRing, EnrolmentHandler.Desk enrolments, TunnelDesk tunnels) {
     this.server = server;
     this.keyRing = keyRing;
+    this.enrolments = enrolments;
+    this.tunnels = tunnels;
   }
 
   @Override
@@ -52,21 +75,21 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
     Sessions sessions = new Sessions();
     PepLink link = new PepLink(server, ch, sessions);
     ChannelPipeline p = ch.pipeline();
-    p.addLast("decoder", new CopsDecoder(server.config().maxMessageSize(), integrity))
+    p.addLast("decoder", new CopsDecoder(server.limits().maxMessageSize(), integrity))
         .addLast(
             "encoder", integrity == null ? new CopsEncoder() : new SigningCopsEncoder(integrity))
         .addLast(
-            "rate", new ReadRateLimiter(server.config().maxMessagesPerSecond(), server::nanoTime))
+            "rate", new ReadRateLimiter(server.limits().maxMessagesPerSecond(), server::nanoTime))
         .addLast("liveness", new Liveness(link))
         .addLast("admission", new PepAdmission(link, integrity));
     PdpStateMachine machine = new PdpStateMachine(link, sessions);
     // Every client type's handler comes after this one: its limits hold for types added later.
     p.addLast(REQUESTS, new RequestLimit(link, machine.deciding()));
-    if (server.enrols()) {
-      p.addLast("enrolment", new EnrolmentHandler(link));
+    if (enrolments != null && server.enrols()) {
+      p.addLast("enrolment", new EnrolmentHandler(link, enrolments));
     }
-    if (server.tunnels() != null) {
-      p.addLast("tunnels", new TunnelHandler(link, server.tunnels()));
+    if (tunnels != null) {
+      p.addLast("tunnels", new TunnelHandler(link, tunnels));
     }
     p.addLast("pdp", machine);
   }

@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.pdp.connection.PdpSecurity;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateConfig;
 import dev.portcullis.support.ConfigException;

@@ -3,8 +3,10 @@ package dev.portcullis.pdp;
 import static dev.portcullis.cops.ClientTypes.hex;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.pdp.connection.PepConnection;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
+import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.support.ConfigException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;

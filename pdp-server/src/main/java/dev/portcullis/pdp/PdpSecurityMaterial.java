@@ -6,6 +6,7 @@ import dev.portcullis.cops.tls.CopsTls;
 import dev.portcullis.cops.tls.TlsSettings;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.algorithm.Algorithm;
+import dev.portcullis.pdp.connection.PdpSecurity;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.state.StateStore;

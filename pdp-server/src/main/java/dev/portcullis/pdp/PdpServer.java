@@ -6,9 +6,13 @@ import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.crypto.RegistryStatus;
 import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
+import dev.portcullis.pdp.connection.PdpTimings;
+import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
+import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
@@ -204,7 +208,12 @@ public final class PdpServer implements Lifecycle {
             .handler(new AcceptFailures("PDP", context.clock()))
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(new PdpChannelInitializer(context, security.ring));
+            .childHandler(
+                new PdpChannelInitializer(
+                    context,
+                    security.ring,
+                    context.enrols() ? context::enrol : null,
+                    context.tunnels()));
     try {
       serverChannel = Binding.bind(b, new InetSocketAddress(config.address(), config.port()), null);
     } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.support.ConfigException;
 import java.util.List;
 import java.util.Locale;

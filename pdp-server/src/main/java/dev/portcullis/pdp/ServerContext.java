@@ -5,9 +5,17 @@ import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
+import dev.portcullis.pdp.connection.ConnectionCounters;
+import dev.portcullis.pdp.connection.ConnectionLimits;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PdpSecurity;
+import dev.portcullis.pdp.connection.PdpTimings;
+import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.decision.RequestDecisions;
 import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
-import dev.portcullis.support.Glob;
+import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.support.LogSummary;
 import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
@@ -42,6 +50,11 @@ final class ServerContext implements PdpContext {
   private final LogSummary decisionFailures;
   private final Supplier<InetSocketAddress> address;
   private final PdpStats stats = new PdpStats();
+
+  /** What the connections add to the counters: their only way to {@link PdpStats}' recorders. */
+  private final ConnectionCounters counters = countersOf(stats);
+
+  private final ConnectionLimits limits;
   private final Set<PepConnection> connections = ConcurrentHashMap.newKeySet();
 
   /** Notified as decisions end and connections go: what a drain waits on. */
@@ -84,6 +97,7 @@ final class ServerContext implements PdpContext {
             Duration.ofMinutes(1),
             clock);
     this.config = config;
+    this.limits = limits(config);
     this.policies = policies;
     this.material = material;
     this.audit = audit;
@@ -99,9 +113,13 @@ final class ServerContext implements PdpContext {
                 });
   }
 
-  @Override
-  public PdpConfig config() {
+  PdpConfig config() {
     return config;
+  }
+
+  @Override
+  public ConnectionLimits limits() {
+    return limits;
   }
 
   @Override
@@ -137,15 +155,19 @@ final class ServerContext implements PdpContext {
    * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
    * store sees them in order.
    */
-  @Override
-  public CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
+  /** What the enrolment handler of each connection asks ({@link EnrolmentHandler.Desk}). */
+  CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
     return CompletableFuture.supplyAsync(
         () -> material.enroller.enrol(pepId, r, clock.instant()), enrolments);
   }
 
-  @Override
-  public TunnelDesk tunnels() {
+  TunnelDesk tunnels() {
     return tunnels;
+  }
+
+  @Override
+  public boolean grantsTunnels() {
+    return tunnels != null;
   }
 
   void tunnels(TunnelDesk desk) {
@@ -153,10 +175,10 @@ final class ServerContext implements PdpContext {
   }
 
   @Override
-  public PdpConfig.Redirect redirectFor(String pepId, int type) {
+  public InetSocketAddress redirectFor(String pepId, int type) {
     for (PdpConfig.Redirect r : config.redirects()) {
       if (r.applies(pepId, type)) {
-        return r;
+        return new InetSocketAddress(r.address(), r.port());
       }
     }
     FleetMembers m = members;
@@ -164,7 +186,7 @@ final class ServerContext implements PdpContext {
     if (m != null && (draining || cutOff || (above > 0 && connections.size() > above))) {
       InetSocketAddress to = m.leastLoadedOther(); // none: this member serves it after all
       if (to != null) {
-        return new PdpConfig.Redirect(Glob.pattern("*"), null, to.getAddress(), to.getPort());
+        return to;
       }
     }
     return null;
@@ -301,9 +323,13 @@ final class ServerContext implements PdpContext {
     return audit;
   }
 
-  @Override
-  public PdpStats stats() {
+  PdpStats stats() {
     return stats;
+  }
+
+  @Override
+  public ConnectionCounters counters() {
+    return counters;
   }
 
   @Override
@@ -372,5 +398,64 @@ final class ServerContext implements PdpContext {
       tunnels.close();
     }
     material.close();
+  }
+
+  /** What a connection's handlers apply of {@code c}. */
+  static ConnectionLimits limits(PdpConfig c) {
+    java.util.Map<Integer, java.time.Duration> timeouts = new java.util.HashMap<>();
+    for (PdpConfig.ClientTypeConfig t : c.clientTypes().values()) {
+      timeouts.put(t.code(), t.decisionTimeout());
+    }
+    return new ConnectionLimits(
+        c.handshake(),
+        c.keepAlive(),
+        c.accounting(),
+        c.maxConnections(),
+        c.maxHandles(),
+        c.maxPendingDecisions(),
+        c.maxMessageSize(),
+        c.maxMessagesPerSecond(),
+        timeouts,
+        PdpConfig.DEFAULT_DECISION_TIMEOUT);
+  }
+
+  /** {@code stats} as a connection sees it: counters it adds to (PdpStats' recorders are ours). */
+  static ConnectionCounters countersOf(PdpStats stats) {
+    return new ConnectionCounters() {
+      @Override
+      public void decision(int clientType, boolean installed, long nanos) {
+        stats.decision(clientType, installed, nanos);
+      }
+
+      @Override
+      public void failedDecision(int clientType) {
+        stats.failedDecision(clientType);
+      }
+
+      @Override
+      public void handshake(boolean resumed) {
+        stats.handshake(resumed);
+      }
+
+      @Override
+      public void protocolError() {
+        stats.protocolError();
+      }
+
+      @Override
+      public void pushed() {
+        stats.pushed();
+      }
+
+      @Override
+      public void report() {
+        stats.report();
+      }
+
+      @Override
+      public void securityRefusal() {
+        stats.securityRefusal();
+      }
+    };
   }
 }

@@ -14,6 +14,7 @@ import dev.portcullis.cops.DeleteRequest;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.Reason;
+import dev.portcullis.pdp.connection.PepConnection;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyRequest;

@@ -2,12 +2,17 @@ package dev.portcullis.pdp;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.PdpAddress;
-import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
-import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.pdp.connection.ConnectionCounters;
+import dev.portcullis.pdp.connection.ConnectionLimits;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PdpSecurity;
+import dev.portcullis.pdp.connection.PdpTimings;
+import dev.portcullis.pdp.connection.PepConnection;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.support.LogSummary;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -15,7 +20,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.LoggerFactory;
 
 /** A PDP for one connection's pipeline in tests: engines set by hand, a clock moved by hand. */
@@ -23,6 +27,7 @@ final class FakePdpContext implements PdpContext {
   final Map<Integer, PolicyEngine> engines = new HashMap<>();
   final Set<PepConnection> connections = new LinkedHashSet<>();
   final PdpStats stats = new PdpStats();
+  private final ConnectionCounters counters = ServerContext.countersOf(stats);
   final LogSummary refusals =
       new LogSummary(
           LoggerFactory.getLogger(FakePdpContext.class),
@@ -69,8 +74,8 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
-  public PdpConfig config() {
-    return config;
+  public ConnectionLimits limits() {
+    return ServerContext.limits(config);
   }
 
   @Override
@@ -94,25 +99,21 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
-  public CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
-    throw new UnsupportedOperationException("this PDP does not enrol");
-  }
-
-  @Override
   public Clock clock() {
     return Clock.systemUTC();
   }
 
   @Override
-  public TunnelDesk tunnels() {
-    return null;
+  public boolean grantsTunnels() {
+    return false;
   }
 
   @Override
-  public PdpConfig.Redirect redirectFor(String pepId, int clientType) {
+  public InetSocketAddress redirectFor(String pepId, int clientType) {
     return config.redirects().stream()
         .filter(r -> r.applies(pepId, clientType))
         .findFirst()
+        .map(r -> new InetSocketAddress(r.address(), r.port()))
         .orElse(null);
   }
 
@@ -128,8 +129,8 @@ final class FakePdpContext implements PdpContext {
   }
 
   @Override
-  public PdpStats stats() {
-    return stats;
+  public ConnectionCounters counters() {
+    return counters;
   }
 
   @Override

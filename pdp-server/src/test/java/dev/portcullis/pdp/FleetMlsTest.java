@@ -12,6 +12,7 @@ import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.state.Ensembles;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.ZooKeeperStateStore;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.ProtectionLevel;
 import dev.portcullis.cops.tls.TlsEngine;
+import dev.portcullis.pdp.connection.PdpSecurity;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigSchema;
 import dev.portcullis.support.Durations;

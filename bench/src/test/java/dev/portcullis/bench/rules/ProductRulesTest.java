@@ -237,14 +237,15 @@ class ProductRulesTest {
    * state"): each handler keeps its own state, and what two handlers both hold is immutable, an
    * interface (a narrow view of another's state) or Netty's. A type is mutable here if it is not a
    * record and has a field that is not final, or a final one holding a collection, a map or an
-   * array; the handlers of one pipeline are those of one package, and a channel initializer, which
-   * hands the server's things to each connection's handlers, is not one of them. Codec state that a
-   * codec's encoder and decoder share by design ({@code IntegritySession}, as Netty's SslHandler
-   * shares its engine) lives in the codec's package, apart from any pipeline's handlers. The PDP's
-   * handlers shared one such struct, {@code ConnectionState}, whose fields every handler (and the
-   * tunnel desk, from its own thread) read and wrote. (The PEP proxy's {@code ProxiedConnection},
-   * under three guards, is not held by two of its handlers but by its admission, revocations and
-   * grant anchors: this rule does not see it, docs/architecture.md names it.)
+   * array; the handlers of one pipeline are those of one component (dev.portcullis.pdp and its
+   * sub-packages, dev.portcullis.pep and its...), and a channel initializer, which hands the
+   * server's things to each connection's handlers, is not one of them. Codec state that a codec's
+   * encoder and decoder share by design ({@code IntegritySession}, as Netty's SslHandler shares its
+   * engine) lives in the codec's package, apart from any pipeline's handlers. The PDP's handlers
+   * shared one such struct, {@code ConnectionState}, whose fields every handler (and the tunnel
+   * desk, from its own thread) read and wrote. (The PEP proxy's {@code ProxiedConnection}, under
+   * three guards, is not held by two of its handlers but by its admission, revocations and grant
+   * anchors: this rule does not see it, docs/architecture.md names it.)
    */
   @Test
   void handlersShareNoMutableType() {
@@ -265,9 +266,10 @@ class ProductRulesTest {
             || !mutable(t)) {
           continue;
         }
-        // one pipeline's handlers live in one package: types held in two are two instances
+        // one component's handlers live under one package (dev.portcullis.pdp and below): types
+        // held in two components are two instances
         holders
-            .computeIfAbsent(t.getName() + " in " + h.getPackageName(), x -> new TreeSet<>())
+            .computeIfAbsent(t.getName() + " in " + component(h), x -> new TreeSet<>())
             .add(h.getName() + "." + f.getName());
       }
     }
@@ -285,6 +287,33 @@ class ProductRulesTest {
         "handlers share a mutable type (give it one owner, the others a read-only view or a"
             + " message): "
             + shared);
+  }
+
+  /** The component {@code c} belongs to: its package's first three names (dev.portcullis.pdp). */
+  private static String component(JavaClass c) {
+    String[] p = c.getPackageName().split("\\.");
+    return String.join(".", java.util.Arrays.copyOf(p, Math.min(3, p.length)));
+  }
+
+  /**
+   * pdp-server's root package holds the server and what composes it, at most twelve classes
+   * (docs/architecture.md, "pdp-server's rooms"): a connection's handlers, decisions, tunnels,
+   * enrolment and the fleet have packages of their own, below it. It had grown to 34.
+   */
+  @Test
+  void thePdpsRootPackageHoldsTheServerOnly() {
+    List<String> root = new ArrayList<>();
+    for (JavaClass c : PRODUCT) {
+      if (c.getPackageName().equals("dev.portcullis.pdp")
+          && c.isTopLevelClass()
+          && !c.getSimpleName().equals("package-info")) {
+        root.add(c.getSimpleName());
+      }
+    }
+    java.util.Collections.sort(root);
+    assertTrue(
+        root.size() <= 12,
+        root.size() + " classes in dev.portcullis.pdp, at most 12 (give the rest a room): " + root);
   }
 
   /** A field that is not final, or a final one holding a collection, a map or an array. */

@@ -1,8 +1,8 @@
 package dev.portcullis.pdp.cli;
 
 import dev.portcullis.audit.AuditChain;
-import dev.portcullis.pdp.FleetAudit;
 import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.fleet.FleetAudit;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.support.Cli;

@@ -4,6 +4,7 @@ import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
+import dev.portcullis.pdp.connection.Sessions;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.fleet;
 
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.state.StateStore;
@@ -20,7 +20,7 @@ import java.util.Optional;
  * still reaches the anchored head.
  */
 public final class FleetAudit {
-  static final String ROOT = "/audit/anchors";
+  public static final String ROOT = "/audit/anchors";
 
   /** An anchor: the head the chain had reached, when, by which member. */
   public record Anchor(String head, Instant at, String member) {}
@@ -28,7 +28,7 @@ public final class FleetAudit {
   private FleetAudit() {}
 
   /** Anchors {@code log}'s head; false if the log has no first record yet or nothing moved. */
-  static boolean anchor(StateStore store, Path log, String head, String member, Clock clock)
+  public static boolean anchor(StateStore store, Path log, String head, String member, Clock clock)
       throws IOException, StoreException {
     Optional<String> root = AuditChain.firstHash(log);
     if (root.isEmpty() || head == null) {

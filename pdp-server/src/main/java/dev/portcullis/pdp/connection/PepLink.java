@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import static dev.portcullis.cops.ClientTypes.hex;
 
@@ -22,7 +22,7 @@ import java.net.InetSocketAddress;
 
 /**
  * What every handler of one PEP connection may know of it and do with it: who the PEP is (as {@link
- * PepAdmission} published it), which client types are open (as the {@link PdpStateMachine}'s {@link
+ * PepAdmission} published it), which client types are open (as the {@code PdpStateMachine}'s {@link
  * Sessions} say), audit records and timings, and the ways the PDP ends the connection (each
  * counted, logged and audited). It holds no state of its own: identity is the admission's, the open
  * types the machine's, and "closing" is the pipeline's — ending the connection puts a handler right
@@ -30,12 +30,12 @@ import java.net.InetSocketAddress;
  * in. Immutable; its methods are called on the connection's event loop (the tunnel desk's audit
  * records and reads of who the PEP is excepted: those are safe from any thread).
  */
-final class PepLink {
+public final class PepLink {
   /** The name of the handler that drops what a PEP sends once the PDP has decided to close. */
-  static final String CLOSED = "closed";
+  public static final String CLOSED = "closed";
 
   /** What one handler may ask of another's request states: read only. */
-  interface OpenTypes {
+  public interface OpenTypes {
     boolean isOpen(int type);
 
     /** Request states held for {@code type} (0 if it is not open). */
@@ -49,18 +49,18 @@ final class PepLink {
     boolean isEmpty();
   }
 
-  final PdpContext server;
-  final Channel channel;
+  public final PdpContext server;
+  public final Channel channel;
 
   /** The PEP's address and port, for logs and audit. */
-  final String peer;
+  public final String peer;
 
   /** When the connection was accepted (the context's clock). */
-  final long acceptedAt;
+  public final long acceptedAt;
 
   private final OpenTypes open;
 
-  PepLink(PdpContext server, Channel channel, OpenTypes open) {
+  public PepLink(PdpContext server, Channel channel, OpenTypes open) {
     this.server = server;
     this.channel = channel;
     this.open = open;
@@ -72,35 +72,35 @@ final class PepLink {
     }
   }
 
-  OpenTypes open() {
+  public OpenTypes open() {
     return open;
   }
 
   /** The PEPID of the first Client-Open of a non-zero client type; null before. */
-  String pepId() {
+  public String pepId() {
     PepAdmission.Identity i = PepAdmission.identityOf(channel);
     return i == null ? null : i.pepId();
   }
 
   /** The PEP's id, or the one it claimed when asking for TLS, or "?". */
-  String who() {
+  public String who() {
     PepAdmission.Identity i = PepAdmission.identityOf(channel);
     return i == null ? "?" : i.who();
   }
 
   /** The serial number (hex) of the PEP's TLS client certificate; null without one. */
-  String certificateSerial() {
+  public String certificateSerial() {
     PepAdmission.Identity i = PepAdmission.identityOf(channel);
     var h = i == null ? null : i.handshake();
     return h == null || h.peer() == null ? null : h.peer().getSerialNumber().toString(16);
   }
 
   /** True once the PDP has decided to end the connection: nothing more is read from the PEP. */
-  boolean closing() {
+  public boolean closing() {
     return !channel.isActive() || channel.pipeline().get(CLOSED) != null;
   }
 
-  void audit(String event, String pep, Object... kv) {
+  public void audit(String event, String pep, Object... kv) {
     PepAdmission.Identity i = PepAdmission.identityOf(channel);
     var h = i == null ? null : i.handshake();
     server
@@ -110,7 +110,7 @@ final class PepLink {
   }
 
   /** Records how long a phase took, when timings are kept. */
-  void time(PdpTimings.Phase p, long since) {
+  public void time(PdpTimings.Phase p, long since) {
     PdpTimings t = server.timings();
     if (t != null) {
       t.record(p, server.nanoTime() - since);
@@ -118,8 +118,8 @@ final class PepLink {
   }
 
   /** Refuses a PEP for security: Client-Close with the error, an audit record, the close. */
-  void refuse(String id, int type, ErrorCode code, int sub, String why) {
-    server.stats().securityRefusal();
+  public void refuse(String id, int type, ErrorCode code, int sub, String why) {
+    server.counters().securityRefusal();
     server
         .refusals()
         .warn(
@@ -136,9 +136,9 @@ final class PepLink {
   }
 
   /** Ends the connection for a protocol violation (RFC 2748 section 2.2.8's error codes). */
-  void protocolError(int type, ErrorCode code, int sub, String what) {
+  public void protocolError(int type, ErrorCode code, int sub, String what) {
     String pepId = pepId();
-    server.stats().protocolError();
+    server.counters().protocolError();
     server
         .refusals()
         .warn(
@@ -153,9 +153,9 @@ final class PepLink {
   }
 
   /** Answers a malformed message (RFC 2748 sections 2.2.8 and 3.2) and ends the connection. */
-  void malformed(CopsCodecException e) {
+  public void malformed(CopsCodecException e) {
     String pepId = pepId();
-    server.stats().protocolError();
+    server.counters().protocolError();
     int type = Math.max(0, e.clientType());
     server
         .refusals()
@@ -176,13 +176,13 @@ final class PepLink {
   }
 
   /** Sends {@code cc} and closes once it is written. */
-  void closeWith(ClientClose cc) {
+  public void closeWith(ClientClose cc) {
     stopReading();
     channel.writeAndFlush(cc).addListener(ChannelFutureListener.CLOSE);
   }
 
   /** Sends a Client-Close for every open client type (or type 0 if none), then closes. */
-  void closeAll(ErrorCode code) {
+  public void closeAll(ErrorCode code) {
     stopReading();
     if (open.isEmpty()) {
       channel.write(ClientClose.of(0, code, 0));
@@ -194,7 +194,7 @@ final class PepLink {
   }
 
   /** Sends every open client type to {@code to} with a PDP-Redirect Client-Close, then closes. */
-  void redirectAll(InetAddress address, int port) {
+  public void redirectAll(InetAddress address, int port) {
     stopReading();
     for (int type : open.types()) {
       channel.write(
@@ -209,7 +209,7 @@ final class PepLink {
   }
 
   /** Closes without a word (a TLS handshake that failed): nothing more is read either. */
-  void drop() {
+  public void drop() {
     stopReading();
     channel.close();
   }

@@ -1,10 +1,11 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.decision;
 
 import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.Request;
+import dev.portcullis.pdp.connection.PepLink;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -18,9 +19,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * on distinct handles all decided with {@code max-handles=200}: the tunnel handler kept its request
  * states itself, past the check the access types made for themselves.
  */
-final class RequestLimit extends ChannelInboundHandlerAdapter {
+public final class RequestLimit extends ChannelInboundHandlerAdapter {
   /** How many request states of a type are being decided, and whether a handle is one of them. */
-  interface Deciding {
+  public interface Deciding {
     int pending(int type);
 
     boolean isPending(int type, Handle h);
@@ -29,7 +30,7 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
   private final PepLink link;
   private final Deciding deciding;
 
-  RequestLimit(PepLink link, Deciding deciding) {
+  public RequestLimit(PepLink link, Deciding deciding) {
     this.link = link;
     this.deciding = deciding;
   }
@@ -46,7 +47,7 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
               "handle limit",
               "PEP {}: request refused, {} handles of client type 0x{} open (max-handles)",
               link.pepId(),
-              link.server.config().maxHandles(),
+              link.server.limits().maxHandles(),
               Integer.toHexString(r.clientType()).toUpperCase(java.util.Locale.ROOT));
       return;
     }
@@ -68,6 +69,6 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
       }
       held += pending;
     }
-    return held >= link.server.config().maxHandles();
+    return held >= link.server.limits().maxHandles();
   }
 }

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.tunnel;
 
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.Decision;
@@ -8,7 +8,7 @@ import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelRequest;
-import dev.portcullis.pdp.tunnel.TunnelAuthority;
+import dev.portcullis.pdp.connection.PepLink;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -24,20 +24,20 @@ import org.slf4j.LoggerFactory;
  * with where each end stands, and the DECs that key, deliver and end them. {@link TunnelDesk}
  * decides; this keeps and carries out. Confined to the desk's thread: no locks.
  */
-final class TunnelBook {
+public final class TunnelBook {
   private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class); // one log name
 
-  static final int TYPE = TunnelRequest.CLIENT_TYPE;
+  public static final int TYPE = TunnelRequest.CLIENT_TYPE;
 
   /** One end of a tunnel: the agent's connection and the handle the tunnel travels on. */
-  record End(PepLink conn, Handle handle, Context context) {
+  public record End(PepLink conn, Handle handle, Context context) {
     String pep() {
       return conn.pepId();
     }
   }
 
   /** A tunnel as the PDP sees it now (no key). */
-  record View(
+  public record View(
       String id,
       String subject,
       String gateway,
@@ -47,7 +47,7 @@ final class TunnelBook {
       Instant until) {}
 
   /** A granted tunnel. */
-  static final class Live {
+  public static final class Live {
     final TunnelAuthority.Granted granted;
     final End client;
     final End gateway;
@@ -72,31 +72,31 @@ final class TunnelBook {
   private final Map<String, End> gateways = new HashMap<>();
   private final Map<String, Live> tunnels = new HashMap<>();
 
-  TunnelBook(TunnelAuthority authority) {
+  public TunnelBook(TunnelAuthority authority) {
     this.authority = authority;
   }
 
   /** The agent standing by for {@code gateway}, or null. */
-  End gateway(String gateway) {
+  public End gateway(String gateway) {
     return gateways.get(gateway);
   }
 
   /** {@code e} stands by for {@code gateway} now; returns the one it replaces, or null. */
-  End standBy(String gateway, End e) {
+  public End standBy(String gateway, End e) {
     return gateways.put(gateway, e);
   }
 
   /** The tunnel {@code id}, or null. */
-  Live get(String id) {
+  public Live get(String id) {
     return tunnels.get(id);
   }
 
-  void add(Live t) {
+  public void add(Live t) {
     tunnels.put(t.id(), t);
   }
 
   /** Ends the tunnels an end of which {@code matches}, with {@code reason} for each. */
-  void endWhere(Predicate<Live> matches, Function<Live, String> reason) {
+  public void endWhere(Predicate<Live> matches, Function<Live, String> reason) {
     for (Live t : List.copyOf(tunnels.values())) {
       if (matches.test(t)) {
         end(t, reason.apply(t));
@@ -105,7 +105,7 @@ final class TunnelBook {
   }
 
   /** {@code c} is gone: it stands by for no gateway, its tunnels end at the other end. */
-  void gone(PepLink c) {
+  public void gone(PepLink c) {
     gateways.values().removeIf(e -> e.conn() == c);
     endWhere(
         t -> t.client.conn() == c || t.gateway.conn() == c,
@@ -116,7 +116,7 @@ final class TunnelBook {
   }
 
   /** The gateway holds the tunnel: the client gets its grant (Install) and initiates. */
-  void deliver(Live t) {
+  public void deliver(Live t) {
     if (t.waiting != null) {
       t.waiting.cancel(false);
     }
@@ -127,7 +127,7 @@ final class TunnelBook {
   }
 
   /** Ends those of {@code granted} still in the book, with {@code reason}. */
-  void ended(List<TunnelAuthority.Granted> granted, String reason) {
+  public void ended(List<TunnelAuthority.Granted> granted, String reason) {
     for (TunnelAuthority.Granted g : granted) {
       Live t = tunnels.get(g.id());
       if (t != null) {
@@ -137,7 +137,7 @@ final class TunnelBook {
   }
 
   /** Ends a tunnel: a Remove to each end still connected, forgotten, audited. */
-  void end(Live t, String reason) {
+  public void end(Live t, String reason) {
     tunnels.remove(t.id());
     authority.ended(t.id());
     if (t.waiting != null) {
@@ -175,7 +175,7 @@ final class TunnelBook {
   }
 
   /** A DEC on {@code e}'s handle; {@code data} null for none. Dropped if the connection is gone. */
-  static void decide(End e, boolean solicited, boolean install, TunnelGrant data) {
+  public static void decide(End e, boolean solicited, boolean install, TunnelGrant data) {
     if (!e.conn().channel.isActive()) {
       return;
     }
@@ -197,7 +197,7 @@ final class TunnelBook {
   }
 
   /** The tunnels granted now, with where each end stands. */
-  List<View> view() {
+  public List<View> view() {
     return tunnels.values().stream()
         .map(
             t ->
@@ -214,7 +214,7 @@ final class TunnelBook {
   }
 
   /** The gateways whose agents stand by. */
-  List<String> gateways() {
+  public List<String> gateways() {
     return gateways.keySet().stream().sorted().toList();
   }
 }

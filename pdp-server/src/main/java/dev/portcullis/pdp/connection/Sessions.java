@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.Handle;
@@ -11,19 +11,19 @@ import java.util.Map;
 
 /**
  * One PEP connection's open client types, each with its installed request states in arrival order.
- * Owned by the connection's {@link PdpStateMachine} (and the decision helpers it made), on the
+ * Owned by the connection's {@code PdpStateMachine} (and the decision helpers it made), on the
  * connection's event loop; every other handler sees it through {@link PepLink.OpenTypes} only, and
  * asks the machine to install a state it decided itself by passing it an {@link Install} message.
  */
-final class Sessions implements PepLink.OpenTypes {
+public final class Sessions implements PepLink.OpenTypes {
   /** Request state the PDP holds for one handle. */
-  record Installed(PolicyRequest request, Context context, PolicyDecision decision) {}
+  public record Installed(PolicyRequest request, Context context, PolicyDecision decision) {}
 
   /**
    * A request state a handler before the state machine decided itself (the tunnel desk's), for the
    * machine to install so that reports and deletes on it find a known handle.
    */
-  record Install(int clientType, Handle handle, Context context) {}
+  public record Install(int clientType, Handle handle, Context context) {}
 
   /** Keyed by the int client type: no boxing per request. */
   private final IntObjectMap<Map<Handle, Installed>> byType = new IntObjectHashMap<>();
@@ -61,26 +61,26 @@ final class Sessions implements PepLink.OpenTypes {
   }
 
   /** Opens {@code type} with no request state. */
-  void open(int type) {
+  public void open(int type) {
     byType.put(type, new LinkedHashMap<>());
   }
 
   /** The installed request states of {@code type}, or null if it is not open. */
-  Map<Handle, Installed> of(int type) {
+  public Map<Handle, Installed> of(int type) {
     return byType.get(type);
   }
 
   /** Closes {@code type}: its request states, or null if it was not open. */
-  Map<Handle, Installed> close(int type) {
+  public Map<Handle, Installed> close(int type) {
     return byType.remove(type);
   }
 
   /** Every open type's request states, for a last look before {@link #clear}. */
-  Iterable<Map.Entry<Integer, Map<Handle, Installed>>> all() {
+  public Iterable<Map.Entry<Integer, Map<Handle, Installed>>> all() {
     return byType.entrySet();
   }
 
-  int handles() {
+  public int handles() {
     int n = 0;
     for (Map<Handle, Installed> s : byType.values()) {
       n += s.size();
@@ -88,7 +88,7 @@ final class Sessions implements PepLink.OpenTypes {
     return n;
   }
 
-  void clear() {
+  public void clear() {
     byType.clear();
   }
 }

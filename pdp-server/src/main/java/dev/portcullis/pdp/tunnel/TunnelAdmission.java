@@ -1,8 +1,7 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.tunnel;
 
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.pdp.enrol.CredentialStore;
-import dev.portcullis.pdp.tunnel.TunnelPolicy;
 import java.io.IOException;
 
 /**
@@ -12,15 +11,15 @@ import java.io.IOException;
  * one-time credential that enrolled it and carries one tunnel only. Each check answers null or the
  * reason, safe to send and to audit.
  */
-final class TunnelAdmission {
+public final class TunnelAdmission {
   private final CredentialStore credentials; // null: the PDP enrols nobody
 
-  TunnelAdmission(CredentialStore credentials) {
+  public TunnelAdmission(CredentialStore credentials) {
     this.credentials = credentials;
   }
 
   /** Null if PEP {@code pepId} may stand for the gateway its request names. */
-  static String gatewayRefusal(TunnelPolicy policy, String pepId, TunnelRequest r) {
+  public static String gatewayRefusal(TunnelPolicy policy, String pepId, TunnelRequest r) {
     TunnelPolicy.Gateway gw = policy.gateway(r.gateway());
     String why = null;
     if (gw == null) {
@@ -47,7 +46,7 @@ final class TunnelAdmission {
   }
 
   /** Null if {@code r}'s subject is the PEP's proven identity with a usable credential. */
-  String clientRefusal(String pepId, TunnelRequest r) {
+  public String clientRefusal(String pepId, TunnelRequest r) {
     if (!r.subject().equals(pepId)) {
       return "subject "
           + r.subject()
@@ -90,7 +89,7 @@ final class TunnelAdmission {
    * Marks credential {@code cred} as having carried tunnel {@code tunnel}, durably: null, or why
    * the tunnel may not be made (it carried one before, or the mark could not be written).
    */
-  String spend(String cred, String tunnel) {
+  public String spend(String cred, String tunnel) {
     try {
       return credentials.spendOnTunnel(cred, tunnel) ? null : spent(cred);
     } catch (IOException x) {

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.fleet;
 
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreEvent;
@@ -20,12 +20,12 @@ import org.slf4j.LoggerFactory;
  * least-loaded other member (RFC 2748's PDP-Redirect). A member that dies drops out when its lease
  * ends.
  */
-final class FleetMembers implements AutoCloseable {
+public final class FleetMembers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FleetMembers.class);
-  static final String ROOT = "/members";
+  public static final String ROOT = "/members";
 
   /** What a member said of itself. */
-  record Load(int connections, boolean draining, InetSocketAddress address) {}
+  public record Load(int connections, boolean draining, InetSocketAddress address) {}
 
   private final StateStore store;
   private final String self;
@@ -34,7 +34,7 @@ final class FleetMembers implements AutoCloseable {
   private final StateStore.Subscription watch;
   private String published;
 
-  FleetMembers(StateStore store, InetSocketAddress address) throws StoreException {
+  public FleetMembers(StateStore store, InetSocketAddress address) throws StoreException {
     this.store = store;
     this.address = address;
     this.self = StorePaths.segment(address.getAddress().getHostAddress() + "_" + address.getPort());
@@ -70,13 +70,13 @@ final class FleetMembers implements AutoCloseable {
    * Says it all again: the store has a new session, and the entry of the lost one is gone (or
    * going).
    */
-  void republish(int connections, boolean draining) {
+  public void republish(int connections, boolean draining) {
     published = null;
     publish(connections, draining);
   }
 
   /** Says how loaded this member is, if that changed since it last said. */
-  void publish(int connections, boolean draining) {
+  public void publish(int connections, boolean draining) {
     String v =
         "v1 "
             + connections
@@ -105,7 +105,7 @@ final class FleetMembers implements AutoCloseable {
    * The serving member other than this one with the fewest connections, or null: where a PEP is
    * sent when this member drains or is over its load.
    */
-  InetSocketAddress leastLoadedOther() {
+  public InetSocketAddress leastLoadedOther() {
     InetSocketAddress best = null;
     int least = Integer.MAX_VALUE;
     for (Map.Entry<String, Load> m : members.entrySet()) {
@@ -119,7 +119,7 @@ final class FleetMembers implements AutoCloseable {
   }
 
   /** Members seen, for status and tests. */
-  Map<String, Load> members() {
+  public Map<String, Load> members() {
     return Map.copyOf(members);
   }
 

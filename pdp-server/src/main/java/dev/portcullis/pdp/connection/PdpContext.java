@@ -1,21 +1,21 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.PdpAddress;
-import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.tls.CopsTls;
-import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.support.LogSummary;
-import java.util.concurrent.CompletableFuture;
+import java.net.InetSocketAddress;
 
 /**
- * What a PEP connection's handlers may ask of the server, and nothing more: configuration, policy
- * lookup, security material, audit, counters, the clock and the connection registry. The server
- * implements it ({@link ServerContext}); tests implement it with a fake clock.
+ * What a PEP connection's handlers may ask of the server, and nothing more: the limits they apply,
+ * policy lookup, security material, audit, counters to add to, the clock and the connection
+ * registry. The server implements it ({@code ServerContext}, in the package above: it depends on
+ * this one, never the other way); tests implement it with a fake clock.
  */
-interface PdpContext {
-  PdpConfig config();
+public interface PdpContext {
+  /** The limits and timers the configuration sets for a connection. */
+  ConnectionLimits limits();
 
   /** The engine serving {@code clientType} now, or null if the type is not served. */
   PolicyEngine engine(int clientType);
@@ -29,21 +29,19 @@ interface PdpContext {
   /** True if this PDP enrols PEPs with one-time credentials (client type 0xC0A7). */
   boolean enrols();
 
-  /** Checks an enrolment attempt off the event loops; completes with the outcome. */
-  CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r);
+  /** True if this PDP grants tunnels (client type 0xC0A8, its handler in the pipeline). */
+  boolean grantsTunnels();
 
-  /** The tunnel desk (client type 0xC0A8), or null when this PDP grants no tunnels. */
-  TunnelDesk tunnels();
-
-  /** The redirect that applies to this PEP and client type, or null. */
-  PdpConfig.Redirect redirectFor(String pepId, int clientType);
+  /** The PDP this PEP and client type are redirected to, or null. */
+  InetSocketAddress redirectFor(String pepId, int clientType);
 
   /** True if a Last PDP Address names this server. */
   boolean isSelf(PdpAddress a);
 
   AuditLog audit();
 
-  PdpStats stats();
+  /** The server's counters, which a connection adds to. */
+  ConnectionCounters counters();
 
   /** Session timings for the simulator, or null when they are not kept. */
   PdpTimings timings();

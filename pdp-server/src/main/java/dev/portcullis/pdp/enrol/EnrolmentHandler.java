@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.enrol;
 
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.Decision;
@@ -7,10 +7,11 @@ import dev.portcullis.cops.DecisionFlags;
 import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.Enrolment;
-import dev.portcullis.pdp.enrol.Enroller;
+import dev.portcullis.pdp.connection.PepLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,13 +20,21 @@ import org.slf4j.LoggerFactory;
  * open: the request is checked off the event loop (the credential store waits for the disk) and its
  * DEC written back on it. Every other message goes on to the state machine.
  */
-final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
+public final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(EnrolmentHandler.class);
 
-  private final PepLink link;
+  /** Checks an attempt off the event loops; completes with the outcome. */
+  @FunctionalInterface
+  public interface Desk {
+    CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r);
+  }
 
-  EnrolmentHandler(PepLink link) {
+  private final PepLink link;
+  private final Desk desk;
+
+  public EnrolmentHandler(PepLink link, Desk desk) {
     this.link = link;
+    this.desk = desk;
   }
 
   @Override
@@ -59,8 +68,7 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     link.audit("enrolment-attempt", id, "credential", er.credentialId());
-    link.server
-        .enrol(id, er)
+    desk.enrol(id, er)
         .whenComplete(
             (outcome, failure) ->
                 channel
@@ -97,7 +105,7 @@ final class EnrolmentHandler extends ChannelInboundHandlerAdapter {
           "notAfter",
           outcome.certificate().getNotAfter().toInstant().toString());
     } else {
-      link.server.stats().securityRefusal();
+      link.server.counters().securityRefusal();
       // every attempt is in the audit log; the log says the first of each minute
       link.server
           .refusals()

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.decision;
 
 import static dev.portcullis.cops.ClientTypes.hex;
 
@@ -7,7 +7,10 @@ import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
-import dev.portcullis.pdp.Sessions.Installed;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.Sessions;
+import dev.portcullis.pdp.connection.Sessions.Installed;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -31,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * after a policy change. {@code RequestDecisions} hands requests here and installs and answers what
  * completes. Everything here runs on the connection's event loop.
  */
-final class AsyncDecisions {
+public final class AsyncDecisions {
   // the requests' log, whichever path decided them
   private static final Logger log = LoggerFactory.getLogger("dev.portcullis.pdp.RequestDecisions");
 
@@ -44,7 +47,7 @@ final class AsyncDecisions {
    * Where what completes here goes, on the event loop: installed and answered, or pushed
    * (RequestDecisions, which hands requests here: a callback, so the arrow points one way).
    */
-  interface Completions {
+  public interface Completions {
     /** Installs {@code d} for the handle, counts, audits and writes the DEC (not flushed). */
     void answer(
         Handle h,
@@ -82,7 +85,7 @@ final class AsyncDecisions {
   /** How many requests are being decided (read by the server's drain from another thread). */
   private volatile int inFlight;
 
-  AsyncDecisions(PepLink link, Sessions sessions, Completions decisions) {
+  public AsyncDecisions(PepLink link, Sessions sessions, Completions decisions) {
     this.link = link;
     this.sessions = sessions;
     this.server = link.server;
@@ -90,22 +93,22 @@ final class AsyncDecisions {
   }
 
   /** Requests still being decided. */
-  int inFlight() {
+  public int inFlight() {
     return inFlight;
   }
 
   /** Requests of {@code type} being decided, and whether {@code h} is one of them. */
-  int pending(int type) {
+  public int pending(int type) {
     Map<Handle, Pending> ps = pending.get(type);
     return ps == null ? 0 : ps.size();
   }
 
-  boolean isPending(int type, Handle h) {
+  public boolean isPending(int type, Handle h) {
     Map<Handle, Pending> ps = pending.get(type);
     return ps != null && ps.containsKey(h);
   }
 
-  void decideLater(
+  public void decideLater(
       AsyncPolicyEngine engine, PolicyRequest pr, Handle h, Context ctx, long arrived) {
     int type = pr.clientType();
     Pending p = new Pending(pr, ctx, arrived);
@@ -116,8 +119,7 @@ final class AsyncDecisions {
     } else {
       inFlight++;
     }
-    PdpConfig.ClientTypeConfig c = server.config().clientTypes().get(type);
-    Duration limit = c == null ? PdpConfig.DEFAULT_DECISION_TIMEOUT : c.decisionTimeout();
+    Duration limit = server.limits().decisionTimeout(type);
     p.timeout =
         link.channel
             .eventLoop()
@@ -207,7 +209,7 @@ final class AsyncDecisions {
 
   /** Answers a request its engine could not decide: "Unable to process" (RFC 2748, error 4). */
   private void failed(int type, Handle h, String why) {
-    server.stats().failedDecision(type);
+    server.counters().failedDecision(type);
     server
         .decisionFailures()
         .warn(
@@ -224,7 +226,7 @@ final class AsyncDecisions {
   }
 
   /** The PEP deleted a handle: a decision still being made for it will not be installed. */
-  void deleted(int type, Handle h) {
+  public void deleted(int type, Handle h) {
     Map<Handle, Pending> ps = pending.get(type);
     Pending p = ps == null ? null : ps.get(h);
     if (p != null) {
@@ -233,7 +235,7 @@ final class AsyncDecisions {
   }
 
   /** A client type closed (or the connection did): its decisions being made are dropped. */
-  void closed(int type) {
+  public void closed(int type) {
     Map<Handle, Pending> ps = pending.remove(type);
     if (ps != null) {
       for (Pending p : ps.values()) {
@@ -245,13 +247,13 @@ final class AsyncDecisions {
   }
 
   /** Drops every decision being made (the connection is gone). */
-  void closedAll() {
+  public void closedAll() {
     for (Integer type : new ArrayList<>(pending.keySet())) {
       closed(type);
     }
   }
 
-  void reevaluateLater(
+  public void reevaluateLater(
       int type,
       AsyncPolicyEngine engine,
       Map<Handle, Installed> s,

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.decision;
 
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
@@ -11,7 +11,11 @@ import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.pdp.Sessions.Installed;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PdpTimings;
+import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.Sessions;
+import dev.portcullis.pdp.connection.Sessions.Installed;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -28,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * AsyncDecisions}, which hands back what completes to be installed and answered here. Everything
  * here runs on the connection's event loop.
  */
-final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit.Deciding {
+public final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit.Deciding {
   private static final Logger log = LoggerFactory.getLogger(RequestDecisions.class);
 
   private final PepLink link;
@@ -40,7 +44,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
   /**
    * @param sessions the state machine's request states, which these decisions install and push
    */
-  RequestDecisions(PepLink link, Sessions sessions) {
+  public RequestDecisions(PepLink link, Sessions sessions) {
     this.link = link;
     this.sessions = sessions;
     this.server = link.server;
@@ -48,7 +52,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
   }
 
   /** Requests still being decided by an asynchronous engine. */
-  int inFlight() {
+  public int inFlight() {
     return later.inFlight();
   }
 
@@ -65,22 +69,22 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
   }
 
   /** The PEP deleted a handle: a decision still being made for it will not be installed. */
-  void deleted(int type, Handle h) {
+  public void deleted(int type, Handle h) {
     later.deleted(type, h);
   }
 
   /** A client type closed (or the connection did): its decisions being made are dropped. */
-  void closed(int type) {
+  public void closed(int type) {
     later.closed(type);
   }
 
   /** Drops every decision being made (the connection is gone). */
-  void closedAll() {
+  public void closedAll() {
     later.closedAll();
   }
 
   /** A REQ for an open client type whose installed requests are {@code s}. */
-  void request(Request r, Map<Handle, Installed> s) {
+  public void request(Request r, Map<Handle, Installed> s) {
     long arrived = server.nanoTime();
     int type = r.clientType();
     // max-handles was checked before any client type's handler (RequestLimit).
@@ -95,7 +99,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
         new PolicyRequest(pepId, type, r.context().rType(), r.context().mType(), access);
     PolicyEngine engine = server.engine(type);
     if (engine instanceof AsyncPolicyEngine a) {
-      if (later.inFlight() >= server.config().maxPendingDecisions() && !pendingHandle) {
+      if (later.inFlight() >= server.limits().maxPendingDecisions() && !pendingHandle) {
         // An explicit bound on what one PEP can have the engine fetch at once.
         refuse(
             r,
@@ -155,7 +159,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     // Counted before the write, so whoever reads the counter after the PEP has its answer sees
     // it; the latency runs from the REQ's arrival to its DEC being ready to encode.
     long nanos = server.nanoTime() - arrived;
-    server.stats().decision(type, d.install(), nanos);
+    server.counters().decision(type, d.install(), nanos);
     PdpTimings timings = server.timings();
     if (timings != null) {
       timings.record(PdpTimings.Phase.REQUEST_TO_DECISION, nanos);
@@ -198,7 +202,8 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     link.channel.write(dec, link.channel.voidPromise());
   }
 
-  static Decision decision(int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
+  public static Decision decision(
+      int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
     DecisionFlags flags =
         new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
     return Decision.of(
@@ -211,7 +216,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
    * Decides the installed requests {@code which} selects again with {@code engine} and sends an
    * unsolicited DEC for each whose decision changed.
    */
-  void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
+  public void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which) {
     Map<Handle, Installed> s = sessions.of(type);
     if (s == null || link.closing()) {
       return;
@@ -241,7 +246,7 @@ final class RequestDecisions implements AsyncDecisions.Completions, RequestLimit
     }
     sessions.of(type).put(h, new Installed(i.request(), i.context(), d));
     link.channel.write(decision(type, false, h, i.context(), d), link.channel.voidPromise());
-    server.stats().pushed();
+    server.counters().pushed();
     link.audit(
         "pushed",
         i.request().pepId(),

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.decision;
 
 import static dev.portcullis.cops.ClientTypes.hex;
 
@@ -19,7 +19,14 @@ import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.Enrolment;
 import dev.portcullis.cops.access.TunnelRequest;
-import dev.portcullis.pdp.Sessions.Installed;
+import dev.portcullis.pdp.connection.ConnectionLimits;
+import dev.portcullis.pdp.connection.PdpContext;
+import dev.portcullis.pdp.connection.PdpTimings;
+import dev.portcullis.pdp.connection.PepAdmission;
+import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.Sessions;
+import dev.portcullis.pdp.connection.Sessions.Installed;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * a policy change, and the answers to malformed input. The server reaches it through {@link
  * #execute}; everything runs on the connection's event loop.
  */
-final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepConnection {
+public final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepConnection {
   private static final Logger log = LoggerFactory.getLogger(PdpStateMachine.class);
 
   private final PepLink link;
@@ -46,7 +53,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
   private final RequestDecisions decisions;
 
   /** What the request limit needs to know of the requests being decided here. */
-  RequestLimit.Deciding deciding() {
+  public RequestLimit.Deciding deciding() {
     return decisions;
   }
 
@@ -54,7 +61,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
    * @param sessions the connection's request states, which this machine owns (the link sees them
    *     read-only)
    */
-  PdpStateMachine(PepLink link, Sessions sessions) {
+  public PdpStateMachine(PepLink link, Sessions sessions) {
     this.link = link;
     this.server = link.server;
     this.sessions = sessions;
@@ -113,7 +120,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
               "connection limit",
               "refused connection from {}: {} connections open (limit)",
               link.peer,
-              server.config().maxConnections());
+              server.limits().maxConnections());
       ctx.close();
       return;
     }
@@ -196,9 +203,9 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
           o.lastPdpAddress().address().getHostAddress(),
           o.lastPdpAddress().port());
     }
-    PdpConfig.Redirect r = server.redirectFor(id, type);
+    InetSocketAddress r = server.redirectFor(id, type);
     if (r != null) {
-      String to = r.address().getHostAddress() + ":" + r.port();
+      String to = r.getAddress().getHostAddress() + ":" + r.getPort();
       log.info("redirecting PEP {} client type {} to {}", id, hex(type), to);
       link.audit("redirected", id, "clientType", type, "to", to);
       link.closeWith(
@@ -206,12 +213,12 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
               type,
               false,
               new ErrorObject(ErrorCode.REDIRECT_TO_PREFERRED_SERVER),
-              new PdpAddress(false, r.address(), r.port()),
+              new PdpAddress(false, r.getAddress(), r.getPort()),
               null));
       return;
     }
     boolean enrolment = type == Enrolment.CLIENT_TYPE && server.enrols();
-    boolean tunnels = type == TunnelRequest.CLIENT_TYPE && server.tunnels() != null;
+    boolean tunnels = type == TunnelRequest.CLIENT_TYPE && server.grantsTunnels();
     PepAdmission.Identity who = PepAdmission.identityOf(link.channel);
     if (tunnels && who.handshake() == null) {
       // its decisions carry keys: never over plain COPS, whatever the PEP's level says
@@ -244,7 +251,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
       return;
     }
     sessions.open(type);
-    PdpConfig c = server.config();
+    ConnectionLimits c = server.limits();
     AcctTimer acct =
         c.accounting().isZero() ? null : new AcctTimer((int) c.accounting().getSeconds());
     link.time(PdpTimings.Phase.OPEN_TO_ACCEPT, who.openArrived());
@@ -303,7 +310,7 @@ final class PdpStateMachine extends ChannelInboundHandlerAdapter implements PepC
     if (s == null) {
       return;
     }
-    server.stats().report();
+    server.counters().report();
     boolean known = s.containsKey(r.handle());
     link.audit(
         "report",

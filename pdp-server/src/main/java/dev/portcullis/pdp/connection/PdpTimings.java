@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Per-session timings taken on the PDP side, for the session simulator's two-sided report. Off
- * unless {@link PdpServer#enableTimings()} is called: it keeps every sample.
+ * unless {@code PdpServer.enableTimings()} is called: it keeps every sample.
  */
 public final class PdpTimings {
   /** The phases timed, in nanoseconds. */
@@ -33,13 +33,13 @@ public final class PdpTimings {
 
   private final List<ConcurrentLinkedQueue<Long>> samples = new ArrayList<>();
 
-  PdpTimings() {
+  public PdpTimings() {
     for (int i = 0; i < Phase.values().length; i++) {
       samples.add(new ConcurrentLinkedQueue<>());
     }
   }
 
-  void record(Phase p, long nanos) {
+  public void record(Phase p, long nanos) {
     samples.get(p.ordinal()).add(nanos);
   }
 

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.support.TokenBucket;
 import io.netty.channel.ChannelHandlerContext;
@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * Holds a PEP to {@code max-messages-per-second}: a message over the rate waits, reading stops, and
  * the waiting messages go on, in order, as tokens come back. Nothing is dropped.
  */
-final class ReadRateLimiter extends ChannelInboundHandlerAdapter {
+public final class ReadRateLimiter extends ChannelInboundHandlerAdapter {
   private final LongSupplier clock;
   private final TokenBucket bucket;
   private final ArrayDeque<Object> backlog = new ArrayDeque<>();
@@ -21,7 +21,7 @@ final class ReadRateLimiter extends ChannelInboundHandlerAdapter {
    * @param rate messages a second, which is also the burst a quiet PEP may send at once
    * @param clock nanoseconds, the clock the connection's other handlers use
    */
-  ReadRateLimiter(int rate, LongSupplier clock) {
+  public ReadRateLimiter(int rate, LongSupplier clock) {
     this.clock = clock;
     this.bucket = new TokenBucket(rate, rate, clock.getAsLong());
   }
@@ -62,7 +62,7 @@ final class ReadRateLimiter extends ChannelInboundHandlerAdapter {
   }
 
   /** Messages still waiting (for tests). */
-  int waiting() {
+  public int waiting() {
     return backlog.size();
   }
 }

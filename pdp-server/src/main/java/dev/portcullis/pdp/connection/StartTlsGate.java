@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.cops.tls.CopsTls;
 import io.netty.buffer.ByteBuf;
@@ -12,15 +12,15 @@ import java.util.List;
  * 22), it hands them, and the connection, to an {@code SslHandler}; anything else (a COPS message,
  * whose first byte is the version) is refused through {@link #NOT_TLS}, as RFC 4261 wants.
  */
-final class StartTlsGate extends ByteToMessageDecoder {
+public final class StartTlsGate extends ByteToMessageDecoder {
   /** Fired when the PEP sent something other than a TLS handshake. */
-  static final Object NOT_TLS = new Object();
+  public static final Object NOT_TLS = new Object();
 
   private static final int TLS_HANDSHAKE_RECORD = 22;
 
   private final CopsTls tls;
 
-  StartTlsGate(CopsTls tls) {
+  public StartTlsGate(CopsTls tls) {
     this.tls = tls;
   }
 

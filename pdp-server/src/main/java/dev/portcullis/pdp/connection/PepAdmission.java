@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ClientOpen;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Integrity object, and the protection level the PEP's configuration requires. A Client-Open that
  * passes goes on to the state machine; one that does not is refused here.
  */
-final class PepAdmission extends ChannelInboundHandlerAdapter {
+public final class PepAdmission extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(PepAdmission.class);
 
   /**
@@ -43,7 +43,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
    * @param openedAt when the first Client-Open arrived
    * @param openArrived when the Client-Open being handled arrived
    */
-  record Identity(
+  public record Identity(
       String pepId,
       String claimedId,
       CopsTls.Handshake handshake,
@@ -59,7 +59,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
       AttributeKey.valueOf(PepAdmission.class, "identity");
 
   /** What {@code channel}'s admission has published of its PEP; null before anything. */
-  static Identity identityOf(Channel channel) {
+  public static Identity identityOf(Channel channel) {
     return channel.attr(IDENTITY).get();
   }
 
@@ -79,7 +79,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   /**
    * @param integrity the connection's Integrity session, or null when the PDP has no keys
    */
-  PepAdmission(PepLink link, IntegritySession integrity) {
+  public PepAdmission(PepLink link, IntegritySession integrity) {
     this.link = link;
     this.integrity = integrity;
   }
@@ -167,7 +167,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
             new ClientAccept(
                 0,
                 true,
-                new KaTimer((int) link.server.config().keepAlive().getSeconds()),
+                new KaTimer((int) link.server.limits().keepAlive().getSeconds()),
                 null,
                 new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
     ctx.pipeline().addFirst("starttls", new StartTlsGate(link.server.tls()));
@@ -192,7 +192,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
   private void handshakeDone(ChannelHandlerContext ctx, SslHandshakeCompletionEvent e) {
     PdpContext server = link.server;
     if (!e.isSuccess()) {
-      server.stats().securityRefusal();
+      server.counters().securityRefusal();
       String why = CopsTls.failureReason(e.cause());
       server
           .refusals()
@@ -214,7 +214,7 @@ final class PepAdmission extends ChannelInboundHandlerAdapter {
     Identity i = identity;
     publish(new Identity(i.pepId(), i.claimedId(), h, i.openedAt(), i.openArrived()));
     tls = Tls.ESTABLISHED;
-    server.stats().handshake(h.resumed());
+    server.counters().handshake(h.resumed());
     X509Certificate cert = h.peer();
     log.info(
         "PEP {} ({}): TLS established, {} {}, {} handshake{}",

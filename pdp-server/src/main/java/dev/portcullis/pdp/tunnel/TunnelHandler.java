@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.tunnel;
 
 import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.CopsCodecException;
@@ -8,6 +8,8 @@ import dev.portcullis.cops.Report;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
+import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.Sessions;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -17,13 +19,13 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * Client-Close and the connection's end are told to the desk and then go on to the state machine,
  * which audits and answers them as for any client type.
  */
-final class TunnelHandler extends ChannelInboundHandlerAdapter {
+public final class TunnelHandler extends ChannelInboundHandlerAdapter {
   private static final int TYPE = TunnelRequest.CLIENT_TYPE;
 
   private final PepLink link;
   private final TunnelDesk desk;
 
-  TunnelHandler(PepLink link, TunnelDesk desk) {
+  public TunnelHandler(PepLink link, TunnelDesk desk) {
     this.link = link;
     this.desk = desk;
   }

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import static dev.portcullis.support.XmlConfigReader.attr;
 import static dev.portcullis.support.XmlConfigReader.child;
@@ -92,7 +92,8 @@ public record PdpSecurity(
   }
 
   /** Reads {@code security}; null when absent. */
-  static PdpSecurity parse(Element security, Path dir, String source) throws ConfigException {
+  public static PdpSecurity parse(Element security, Path dir, String source)
+      throws ConfigException {
     if (security == null) {
       return null;
     }

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.connection;
 
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ErrorCode;
@@ -20,23 +20,23 @@ import org.slf4j.LoggerFactory;
  * watches for the keep-alive period passing with nothing read, and this handler then closes every
  * client type with "communication failure". Keep-alives are echoed here.
  */
-final class Liveness extends ChannelDuplexHandler {
+public final class Liveness extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(Liveness.class);
 
   /** The name of the idle watch in the pipeline, right after the decoder. */
-  static final String IDLE = "idle";
+  public static final String IDLE = "idle";
 
   private final PepLink link;
   private ScheduledFuture<?> openDeadline;
   private boolean accepted;
 
-  Liveness(PepLink link) {
+  public Liveness(PepLink link) {
     this.link = link;
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    long ms = link.server.config().handshake().toMillis();
+    long ms = link.server.limits().handshake().toMillis();
     openDeadline =
         ctx.executor()
             .schedule(
@@ -81,7 +81,7 @@ final class Liveness extends ChannelDuplexHandler {
       if (openDeadline != null) {
         openDeadline.cancel(false);
       }
-      long ka = link.server.config().keepAlive().toNanos();
+      long ka = link.server.limits().keepAlive().toNanos();
       if (ka > 0) {
         ctx.pipeline()
             .addAfter("decoder", IDLE, new IdleStateHandler(ka, 0, 0, TimeUnit.NANOSECONDS));
@@ -99,7 +99,7 @@ final class Liveness extends ChannelDuplexHandler {
             "PEP {} ({}) dropped: nothing received for {} s (keep-alive timer)",
             pepId,
             link.peer,
-            link.server.config().keepAlive().getSeconds());
+            link.server.limits().keepAlive().getSeconds());
         link.audit("dropped", pepId, "reason", "keep-alive timeout");
         link.closeAll(ErrorCode.COMMUNICATION_FAILURE);
       }

@@ -1,4 +1,4 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.tunnel;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
@@ -6,13 +6,13 @@ import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
-import dev.portcullis.pdp.TunnelBook.End;
-import dev.portcullis.pdp.TunnelBook.Live;
+import dev.portcullis.pdp.connection.PepLink;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
-import dev.portcullis.pdp.tunnel.TunnelAuthority;
-import dev.portcullis.pdp.tunnel.TunnelPolicy;
+import dev.portcullis.pdp.tunnel.TunnelBook.End;
+import dev.portcullis.pdp.tunnel.TunnelBook.Live;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.WatchedFile;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -46,13 +46,13 @@ import org.slf4j.LoggerFactory;
  * it needs no locks; DECs are written from there (Netty hands them to the connection's loop). No
  * key is kept: each grant is zeroed once written.
  */
-final class TunnelDesk implements AutoCloseable {
+public final class TunnelDesk implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class);
 
-  static final int TYPE = TunnelBook.TYPE;
+  public static final int TYPE = TunnelBook.TYPE;
 
   /** How long a gateway agent has to report its charon holds a new tunnel. */
-  static final Duration GATEWAY_WAIT = Duration.ofSeconds(10);
+  public static final Duration GATEWAY_WAIT = Duration.ofSeconds(10);
 
   private final TunnelAuthority authority;
   private final WatchedFile policyFile;
@@ -88,7 +88,7 @@ final class TunnelDesk implements AutoCloseable {
    * @param mls the engine of the PDP's MLS client type now (it changes on reload), giving null when
    *     the PDP serves none
    */
-  static TunnelDesk open(
+  public static TunnelDesk open(
       Path policyFile,
       CredentialStore credentials,
       java.util.function.Supplier<MlsEngine> mls,
@@ -129,7 +129,7 @@ final class TunnelDesk implements AutoCloseable {
   // ---- requests ---------------------------------------------------------------------------------
 
   /** A request of the tunnel client type, decoded (from the connection's loop). */
-  void request(PepLink c, Handle handle, Context context, TunnelRequest r) {
+  public void request(PepLink c, Handle handle, Context context, TunnelRequest r) {
     run(
         () -> {
           End e = new End(c, handle, context);
@@ -255,7 +255,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   private void refuse(End e, TunnelRequest r, String rule, String why) {
-    e.conn().server.stats().securityRefusal();
+    e.conn().server.counters().securityRefusal();
     e.conn().server.refusals().warn("tunnel refusals", "tunnels: PEP {} refused: {}", e.pep(), why);
     e.conn()
         .audit(
@@ -283,7 +283,7 @@ final class TunnelDesk implements AutoCloseable {
   // ---- reports ----------------------------------------------------------------------------------
 
   /** An agent's report on a tunnel (from the connection's loop). */
-  void report(PepLink c, Handle handle, TunnelReport r) {
+  public void report(PepLink c, Handle handle, TunnelReport r) {
     run(() -> reported(c, handle, r));
   }
 
@@ -329,7 +329,7 @@ final class TunnelDesk implements AutoCloseable {
   // ---- ends -------------------------------------------------------------------------------------
 
   /** A client deleted its tunnel's request state (DRQ): the tunnel ends at the gateway too. */
-  void released(PepLink c, Handle handle) {
+  public void released(PepLink c, Handle handle) {
     run(
         () ->
             book.endWhere(
@@ -338,7 +338,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** A connection ended (or closed the tunnel client type): its tunnels end at the other end. */
-  void gone(PepLink c) {
+  public void gone(PepLink c) {
     run(() -> book.gone(c));
   }
 
@@ -346,7 +346,7 @@ final class TunnelDesk implements AutoCloseable {
    * Multilevel sessions changed (a LOGIN, a change of level, a LOGOUT, here or at another member):
    * tunnels whose rule's session requirements no longer hold end at both ends.
    */
-  void sessionsChanged() {
+  public void sessionsChanged() {
     run(
         () ->
             book.ended(
@@ -355,12 +355,12 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */
-  void expire() {
+  public void expire() {
     run(() -> book.ended(authority.expired(), "lifetime over"));
   }
 
   /** Ends every tunnel of {@code subject} (its revocation); returns how many. */
-  int revokeSubject(String subject, String reason) {
+  public int revokeSubject(String subject, String reason) {
     return call(
         () -> {
           List<TunnelAuthority.Granted> g = authority.revokeSubject(subject);
@@ -370,7 +370,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** Ends tunnel {@code id} at both ends; false if no such tunnel is granted. */
-  boolean revoke(String id, String reason) {
+  public boolean revoke(String id, String reason) {
     return call(
         () -> {
           Live t = book.get(id);
@@ -383,7 +383,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** Reloads the policy when its file changed (housekeeping, every 2 s). */
-  void watchPolicy() {
+  public void watchPolicy() {
     run(
         () -> {
           if (policyFile.changed()) {
@@ -397,7 +397,7 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** Reads the policy again; tunnels it no longer grants end at both ends. */
-  void reload() throws ConfigException {
+  public void reload() throws ConfigException {
     ConfigException failed =
         call(
             () -> {
@@ -431,12 +431,12 @@ final class TunnelDesk implements AutoCloseable {
   }
 
   /** The tunnels granted now, with where each end stands. */
-  List<TunnelBook.View> view() {
+  public List<TunnelBook.View> view() {
     return call(book::view);
   }
 
   /** The gateways whose agents stand by. */
-  List<String> gateways() {
+  public List<String> gateways() {
     return call(book::gateways);
   }
 
