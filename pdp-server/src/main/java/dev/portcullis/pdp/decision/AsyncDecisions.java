@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * completes. Everything here runs on the connection's event loop.
  */
 public final class AsyncDecisions {
-  // the requests' log, whichever path decided them
-  private static final Logger log = LoggerFactory.getLogger("dev.portcullis.pdp.RequestDecisions");
+  // its own name: the decisions' logs, whichever path made them, are dev.portcullis.pdp.decision's
+  private static final Logger log = LoggerFactory.getLogger(AsyncDecisions.class);
 
   private final PepLink link;
   private final Sessions sessions;
