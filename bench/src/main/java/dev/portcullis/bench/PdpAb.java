@@ -59,6 +59,13 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
   Path bJar;
 
   @Option(
+      names = "--config",
+      description =
+          "A PDP configuration both sides run instead of the minimal one (its directory is copied,"
+              + " its <listen> moved to a free port): what a configuration's features cost.")
+  Path config;
+
+  @Option(
       names = "--rounds",
       defaultValue = "6",
       description = "Rounds (default: ${DEFAULT-VALUE}).")
@@ -129,8 +136,8 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
         }
       }
       Path policy = load.policy.toAbsolutePath();
-      InetSocketAddress atA = start(a, "a", policy, scratch, pdps);
-      InetSocketAddress atB = start(bJar, "b", policy, scratch, pdps);
+      InetSocketAddress atA = start(a, "a", policy, config, scratch, pdps);
+      InetSocketAddress atB = start(bJar, "b", policy, config, scratch, pdps);
       byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "ab"));
       byte[] req = PdpLoad.request(0);
       ready(group, atA, opn, req, pdps.get(0), scratch.resolve("a.log"));
@@ -266,24 +273,30 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
    * name.log}.
    */
   private static InetSocketAddress start(
-      Path jar, String name, Path policy, Path scratch, List<Process> pdps) throws IOException {
+      Path jar, String name, Path policy, Path config, Path scratch, List<Process> pdps)
+      throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    Path cfg = scratch.resolve(name + "-pdp.xml");
-    Files.writeString(
-        cfg,
-        "<pdp>\n"
-            + "  <listen address=\"127.0.0.1\" port=\""
-            + port
-            + "\"/>\n"
-            + "  <limits max-handles=\"1048576\" max-messages-per-second=\"1000000000\"/>\n"
-            + "  <client-type code=\"0xC0A5\" engine=\"rules\" policy=\""
-            + policy
-            + "\"/>\n"
-            + "</pdp>\n",
-        StandardCharsets.UTF_8);
+    Path cfg;
+    if (config != null) {
+      cfg = copied(config, scratch.resolve(name), port);
+    } else {
+      cfg = scratch.resolve(name + "-pdp.xml");
+      Files.writeString(
+          cfg,
+          "<pdp>\n"
+              + "  <listen address=\"127.0.0.1\" port=\""
+              + port
+              + "\"/>\n"
+              + "  <limits max-handles=\"1048576\" max-messages-per-second=\"1000000000\"/>\n"
+              + "  <client-type code=\"0xC0A5\" engine=\"rules\" policy=\""
+              + policy
+              + "\"/>\n"
+              + "</pdp>\n",
+          StandardCharsets.UTF_8);
+    }
     Path log = scratch.resolve(name + ".log");
     Process p =
         new ProcessBuilder(
@@ -298,6 +311,33 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
             .start();
     pdps.add(p);
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+  }
+
+  /**
+   * A copy of {@code config}'s directory under {@code into}/config (its relative paths resolve as
+   * they did: a sibling {@code target} is made for what it writes there, such as the sample's audit
+   * log), listening on {@code port} instead of what it says; the copy's pdp file.
+   */
+  private static Path copied(Path config, Path into, int port) throws IOException {
+    Path dir = config.toAbsolutePath().getParent();
+    Path copy = into.resolve("config");
+    Files.createDirectories(copy);
+    Files.createDirectories(into.resolve("target"));
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        Files.copy(f, copy.resolve(f.getFileName()));
+      }
+    }
+    Path pdp = copy.resolve(config.getFileName());
+    String xml = Files.readString(pdp, StandardCharsets.UTF_8);
+    String moved =
+        xml.replaceFirst(
+            "<listen\\s[^>]*/>", "<listen address=\"127.0.0.1\" port=\"" + port + "\"/>");
+    if (moved.equals(xml)) {
+      throw new IOException(config + " has no <listen .../> element to move to a free port");
+    }
+    Files.writeString(pdp, moved, StandardCharsets.UTF_8);
+    return pdp;
   }
 
   /** Waits (30 s at most) until the PDP at {@code at} answers a request. */

@@ -153,9 +153,9 @@ final class ServerContext implements PdpContext {
 
   /**
    * Runs an enrolment attempt off the event loops (it waits for the disk); one at a time, so the
-   * store sees them in order.
+   * store sees them in order. What each connection's enrolment handler asks ({@link
+   * EnrolmentHandler.Desk}).
    */
-  /** What the enrolment handler of each connection asks ({@link EnrolmentHandler.Desk}). */
   CompletableFuture<Enroller.Outcome> enrol(String pepId, Enrolment.Request r) {
     return CompletableFuture.supplyAsync(
         () -> material.enroller.enrol(pepId, r, clock.instant()), enrolments);
