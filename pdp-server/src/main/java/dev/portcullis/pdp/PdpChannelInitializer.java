@@ -26,10 +26,10 @@ import io.netty.channel.ChannelPipeline;
  * <pre>
  *   [starttls/tls]   added by PepAdmission when RFC 4261 negotiation starts
  *   decoder          CopsDecoder (framing, Integrity check)
- *   [closed]         added by PepLink once the PDP decides to close: drops what the PEP sends
  *   [idle]           IdleStateHandler, added by Liveness once a client type is open
  *   encoder          CopsEncoder, or SigningCopsEncoder with Integrity keys
  *   rate             ReadRateLimiter
+ *   [closed]         added by PepLink once the PDP decides to close: drops what the PEP sent
  *   liveness         Liveness: open deadline, keep-alive echo and loss
  *   admission        PepAdmission: TLS negotiation, identity, Integrity, protection level
  *   requests         RequestLimit: max-handles, for every client type (before all of them)
@@ -79,7 +79,8 @@ final class PdpChannelInitializer extends ChannelInitializer<Channel> {
         .addLast(
             "encoder", integrity == null ? new CopsEncoder() : new SigningCopsEncoder(integrity))
         .addLast(
-            "rate", new ReadRateLimiter(server.limits().maxMessagesPerSecond(), server::nanoTime))
+            PepLink.RATE,
+            new ReadRateLimiter(server.limits().maxMessagesPerSecond(), server::nanoTime))
         .addLast("liveness", new Liveness(link))
         .addLast("admission", new PepAdmission(link, integrity));
     PdpStateMachine machine = new PdpStateMachine(link, sessions);

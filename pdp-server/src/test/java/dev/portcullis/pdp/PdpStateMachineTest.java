@@ -18,6 +18,7 @@ import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.KeepAlive;
+import dev.portcullis.cops.OpCode;
 import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.PepId;
 import dev.portcullis.cops.Reason;
@@ -416,6 +417,45 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
     assertEquals(
         new ErrorObject(ErrorCode.UNKNOWN_OBJECT, ErrorCode.SUB_CODE_TLS_REQUIRED), cc.error());
     assertFalse(ch.isOpen());
+  }
+
+  /**
+   * Once the PDP has decided to close, nothing the PEP sent is acted on, not even what the rate
+   * limiter held back before the decision: a REQ waiting for a token behind a protocol error got
+   * its DEC after the Client-Close when "closing" was a handler right after the decoder, where the
+   * limiter's backlog had already passed it.
+   */
+  @Test
+  void whatWaitedForATokenIsNotActedOnOnceClosing() throws Exception {
+    connect(List.of(), 2); // two messages a second, two at once
+    // the Client-Close is held on its way out, as a slow socket would: the channel stays open
+    List<Object> held = new ArrayList<>();
+    ch.pipeline()
+        .addFirst(
+            new io.netty.channel.ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(
+                  io.netty.channel.ChannelHandlerContext ctx,
+                  Object msg,
+                  io.netty.channel.ChannelPromise promise) {
+                held.add(msg);
+              }
+            });
+    ByteBuf burst = Unpooled.buffer();
+    burst.writeBytes(CopsCodec.encode(ClientOpen.of(TYPE, "gw-1")));
+    burst.writeBytes(CopsCodec.encode(new KeepAlive(false, null))); // the two tokens gone
+    burst.writeBytes(CopsCodec.encode(new SyncStateRequest(TYPE, false, null, null))); // PDP's
+    burst.writeBytes(CopsCodec.encode(req("h1", "alice")));
+    ch.writeInbound(burst); // the SSQ and the REQ wait for tokens, past the decoder
+    advance(Duration.ofSeconds(2)); // both tokens back: the SSQ ends the connection, then the REQ
+    assertTrue(ch.isOpen(), "the Client-Close is held: still open");
+    List<OpCode> out = new ArrayList<>();
+    for (Object o : held) {
+      for (byte[] m : frames((ByteBuf) o)) {
+        out.add(CopsCodec.decode(m).opCode());
+      }
+    }
+    assertEquals(List.of(OpCode.CAT, OpCode.KA, OpCode.CC), out, "nothing after the Client-Close");
   }
 
   @Test

@@ -16,6 +16,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,13 +27,16 @@ import java.net.InetSocketAddress;
  * Sessions} say), audit records and timings, and the ways the PDP ends the connection (each
  * counted, logged and audited). It holds no state of its own: identity is the admission's, the open
  * types the machine's, and "closing" is the pipeline's — ending the connection puts a handler right
- * after the decoder that drops whatever the PEP sends after, so no handler checks a flag on the way
- * in. Immutable; its methods are called on the connection's event loop (the tunnel desk's audit
- * records and reads of who the PEP is excepted: those are safe from any thread).
+ * after the read rate's backlog that drops whatever the PEP sent, so no handler after it checks a
+ * flag on the way in. Immutable; its methods are called on the connection's event loop (the tunnel
+ * desk's audit records and reads of who the PEP is excepted: those are safe from any thread).
  */
 public final class PepLink {
   /** The name of the handler that drops what a PEP sends once the PDP has decided to close. */
   public static final String CLOSED = "closed";
+
+  /** The name of the read rate's handler, which holds messages back ({@link ReadRateLimiter}). */
+  public static final String RATE = "rate";
 
   /** What one handler may ask of another's request states: read only. */
   public interface OpenTypes {
@@ -214,10 +218,20 @@ public final class PepLink {
     channel.close();
   }
 
-  /** From now on what the PEP sends is dropped right after the decoder. */
+  /**
+   * From now on nothing the PEP sent is acted on: dropped right after the last handler that can
+   * hold messages back (the read rate's backlog, {@code rate}; else the decoder). Put right after
+   * the decoder, it let through what the rate limiter had held back before the decision: a REQ
+   * waiting behind a protocol error got its DEC after the Client-Close (PdpStateMachineTest).
+   */
   private void stopReading() {
-    if (channel.pipeline().get(CLOSED) == null && channel.pipeline().get("decoder") != null) {
-      channel.pipeline().addAfter("decoder", CLOSED, Dropped.INSTANCE);
+    ChannelPipeline p = channel.pipeline();
+    if (p.get(CLOSED) != null) {
+      return;
+    }
+    String after = p.get(RATE) != null ? RATE : p.get("decoder") != null ? "decoder" : null;
+    if (after != null) {
+      p.addAfter(after, CLOSED, Dropped.INSTANCE);
     }
   }
 
