@@ -6,6 +6,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.CopsCodec;
+import dev.portcullis.pdp.connection.ConnectionLimits;
 import dev.portcullis.pdp.connection.PdpSecurity;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
 import dev.portcullis.state.StateConfig;
@@ -317,5 +318,25 @@ public record PdpConfig(
           e, a, a + ": " + d + " (expected: whole seconds from " + minS + " to " + maxS + ")");
     }
     return d;
+  }
+
+  /** What a connection's handlers apply of this configuration. */
+  ConnectionLimits connectionLimits() {
+    PdpConfig c = this;
+    java.util.Map<Integer, java.time.Duration> timeouts = new java.util.HashMap<>();
+    for (PdpConfig.ClientTypeConfig t : c.clientTypes().values()) {
+      timeouts.put(t.code(), t.decisionTimeout());
+    }
+    return new ConnectionLimits(
+        c.handshake(),
+        c.keepAlive(),
+        c.accounting(),
+        c.maxConnections(),
+        c.maxHandles(),
+        c.maxPendingDecisions(),
+        c.maxMessageSize(),
+        c.maxMessagesPerSecond(),
+        timeouts,
+        PdpConfig.DEFAULT_DECISION_TIMEOUT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.portcullis.pdp;
 
+import dev.portcullis.pdp.connection.ConnectionCounters;
 import dev.portcullis.support.Quantiles;
 import io.micrometer.core.instrument.Timer;
 import java.util.Arrays;
@@ -193,5 +194,49 @@ public final class PdpStats {
         securityRefusals(),
         latencyQuantileNanos(0.5) / 1000,
         latencyQuantileNanos(0.99) / 1000);
+  }
+
+  /**
+   * These counters as a connection sees them: counters it adds to. The recorders stay
+   * package-private, so an application holding a {@code PdpStats} only reads.
+   */
+  ConnectionCounters counters() {
+    PdpStats stats = this;
+    return new ConnectionCounters() {
+      @Override
+      public void decision(int clientType, boolean installed, long nanos) {
+        stats.decision(clientType, installed, nanos);
+      }
+
+      @Override
+      public void failedDecision(int clientType) {
+        stats.failedDecision(clientType);
+      }
+
+      @Override
+      public void handshake(boolean resumed) {
+        stats.handshake(resumed);
+      }
+
+      @Override
+      public void protocolError() {
+        stats.protocolError();
+      }
+
+      @Override
+      public void pushed() {
+        stats.pushed();
+      }
+
+      @Override
+      public void report() {
+        stats.report();
+      }
+
+      @Override
+      public void securityRefusal() {
+        stats.securityRefusal();
+      }
+    };
   }
 }

@@ -52,7 +52,7 @@ final class ServerContext implements PdpContext {
   private final PdpStats stats = new PdpStats();
 
   /** What the connections add to the counters: their only way to {@link PdpStats}' recorders. */
-  private final ConnectionCounters counters = countersOf(stats);
+  private final ConnectionCounters counters = stats.counters();
 
   private final ConnectionLimits limits;
   private final Set<PepConnection> connections = ConcurrentHashMap.newKeySet();
@@ -97,7 +97,7 @@ final class ServerContext implements PdpContext {
             Duration.ofMinutes(1),
             clock);
     this.config = config;
-    this.limits = limits(config);
+    this.limits = config.connectionLimits();
     this.policies = policies;
     this.material = material;
     this.audit = audit;
@@ -398,64 +398,5 @@ final class ServerContext implements PdpContext {
       tunnels.close();
     }
     material.close();
-  }
-
-  /** What a connection's handlers apply of {@code c}. */
-  static ConnectionLimits limits(PdpConfig c) {
-    java.util.Map<Integer, java.time.Duration> timeouts = new java.util.HashMap<>();
-    for (PdpConfig.ClientTypeConfig t : c.clientTypes().values()) {
-      timeouts.put(t.code(), t.decisionTimeout());
-    }
-    return new ConnectionLimits(
-        c.handshake(),
-        c.keepAlive(),
-        c.accounting(),
-        c.maxConnections(),
-        c.maxHandles(),
-        c.maxPendingDecisions(),
-        c.maxMessageSize(),
-        c.maxMessagesPerSecond(),
-        timeouts,
-        PdpConfig.DEFAULT_DECISION_TIMEOUT);
-  }
-
-  /** {@code stats} as a connection sees it: counters it adds to (PdpStats' recorders are ours). */
-  static ConnectionCounters countersOf(PdpStats stats) {
-    return new ConnectionCounters() {
-      @Override
-      public void decision(int clientType, boolean installed, long nanos) {
-        stats.decision(clientType, installed, nanos);
-      }
-
-      @Override
-      public void failedDecision(int clientType) {
-        stats.failedDecision(clientType);
-      }
-
-      @Override
-      public void handshake(boolean resumed) {
-        stats.handshake(resumed);
-      }
-
-      @Override
-      public void protocolError() {
-        stats.protocolError();
-      }
-
-      @Override
-      public void pushed() {
-        stats.pushed();
-      }
-
-      @Override
-      public void report() {
-        stats.report();
-      }
-
-      @Override
-      public void securityRefusal() {
-        stats.securityRefusal();
-      }
-    };
   }
 }

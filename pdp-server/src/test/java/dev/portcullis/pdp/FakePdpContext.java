@@ -27,7 +27,7 @@ final class FakePdpContext implements PdpContext {
   final Map<Integer, PolicyEngine> engines = new HashMap<>();
   final Set<PepConnection> connections = new LinkedHashSet<>();
   final PdpStats stats = new PdpStats();
-  private final ConnectionCounters counters = ServerContext.countersOf(stats);
+  private final ConnectionCounters counters = stats.counters();
   final LogSummary refusals =
       new LogSummary(
           LoggerFactory.getLogger(FakePdpContext.class),
@@ -75,7 +75,7 @@ final class FakePdpContext implements PdpContext {
 
   @Override
   public ConnectionLimits limits() {
-    return ServerContext.limits(config);
+    return config.connectionLimits();
   }
 
   @Override

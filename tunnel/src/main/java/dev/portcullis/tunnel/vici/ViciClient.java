@@ -519,7 +519,9 @@ public final class ViciClient implements AutoCloseable {
 
   /**
    * VICI's framing: a 4-byte big-endian length, 1 to {@value ViciCodec#MAX_PACKET}, then the
-   * packet. Anything else ends the connection, named.
+   * packet. Anything else ends the connection, named. Netty's {@code LengthFieldBasedFrameDecoder}
+   * would frame it too; kept for the one error that names the bad length in VICI's terms (Netty's
+   * passes a zero length on as an empty packet and words an oversized one as its own exception).
    */
   private static final class Frames extends ByteToMessageDecoder {
     @Override
