@@ -212,10 +212,18 @@ final class Exchange extends ChannelInboundHandlerAdapter {
 
   private void scrape(ChannelHandlerContext ctx, HttpRequest r) {
     try {
-      endpoint.scrape(
-          b -> ctx.executor().execute(() -> send(ctx, r, 200, PROMETHEUS, b, Map.of())));
+      endpoint.scrape(b -> answerLater(ctx, r, b));
     } catch (RejectedExecutionException e) {
       answer(ctx, r, 503, "busy: scrapes queued\n");
+    }
+  }
+
+  /** A scrape's text, back on the connection's loop (from the scrape thread). */
+  private void answerLater(ChannelHandlerContext ctx, HttpRequest r, byte[] b) {
+    try {
+      ctx.executor().execute(() -> send(ctx, r, 200, PROMETHEUS, b, Map.of()));
+    } catch (RejectedExecutionException stopped) {
+      // the endpoint closed while this scrape ran (and its connection with it): nobody to answer
     }
   }
 

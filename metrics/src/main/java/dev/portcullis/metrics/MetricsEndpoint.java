@@ -340,7 +340,16 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   public void close() {
     server.close().syncUninterruptibly();
     children.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    // A scrape under way hands its answer to the loop: the loop stops after it, not before (it
+    // used to stop first, and the scrape thread died on the stopped loop with a trace in the log).
+    // Queued scrapes are dropped and a refresh waiting is interrupted; one stuck past 2 s finds the
+    // loop stopped and answers nobody (Exchange#scrape).
     scrapes.shutdownNow();
+    try {
+      scrapes.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     loop.shutdownGracefully(0, 500, TimeUnit.MILLISECONDS).syncUninterruptibly();
     gc.close();
     registry.close();

@@ -19,6 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -272,6 +275,51 @@ class MetricsEndpointTest {
           new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
               .readLine();
       return Integer.parseInt(status.split(" ")[1]);
+    }
+  }
+
+  /**
+   * A scrape still running when the endpoint closes ends quietly: its answer finds the loop stopped
+   * and nobody to answer. On JDK 25 the scrape thread died there with a RejectedExecutionException
+   * and an 11-line trace in a green build's output.
+   */
+  @Test
+  void aScrapeUnderWayWhenTheEndpointClosesEndsQuietly() throws Exception {
+    List<Throwable> died = new CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> died.add(e));
+    CountDownLatch scraping = new CountDownLatch(1);
+    CountDownLatch closed = new CountDownLatch(1);
+    AtomicReference<Thread> scraper = new AtomicReference<>();
+    try {
+      MetricsEndpoint m = MetricsEndpoint.start(loopback(0), "test");
+      m.beforeScrape(
+          () -> {
+            scraper.set(Thread.currentThread());
+            scraping.countDown();
+            for (int i = 0; i < 2; i++) { // close() interrupts the wait once
+              try {
+                closed.await(10, TimeUnit.SECONDS);
+                return;
+              } catch (InterruptedException e) {
+                // close() began: the scrape goes on once it has returned
+              }
+            }
+          });
+      HTTP.sendAsync(
+          HttpRequest.newBuilder(
+                  URI.create("http://127.0.0.1:" + m.address().getPort() + "/metrics"))
+              .timeout(Duration.ofSeconds(10))
+              .build(),
+          HttpResponse.BodyHandlers.discarding());
+      assertTrue(scraping.await(10, TimeUnit.SECONDS), "the scrape started");
+      m.close();
+      closed.countDown(); // the scrape finishes now, its loop stopped
+      scraper.get().join(10_000);
+      assertTrue(!scraper.get().isAlive(), "the scrape thread ended");
+      assertEquals(List.of(), died, "nothing died on the scrape thread");
+    } finally {
+      Thread.setDefaultUncaughtExceptionHandler(before);
     }
   }
 }
