@@ -2,11 +2,11 @@ package dev.portcullis.pep.proxy;
 
 import dev.portcullis.support.Timebase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -26,14 +26,18 @@ import java.util.function.Consumer;
  * denial there ends the grant; its request state is deleted (DRQ) once its own connection and every
  * connection admitted on it have ended as well: a connection admitted on a grant is never left open
  * with no request state at the PDP standing for it. A Remove of the anchor, or its subject's
- * revocation, forgets it at once (the caller cuts what stood on it). One lock: taken once per new
- * connection on a reusing listener, per grant and per end, never across I/O.
+ * revocation, forgets it at once (the caller cuts what stood on it).
+ *
+ * <p>The anchors belong to the proxy's books ({@link Owners}): every method runs on the books'
+ * loop, and so do the grants' timers. There is no lock: the orderings that three races produced
+ * under the lock this had (an Install against its connection's end, a grant against its reuse, a
+ * Remove against both) are now orders of tasks on one thread.
  */
 final class GrantAnchors {
   /** A subject's grants on a listener from one client address ({@link ProxiedConnection#scope}). */
   record Key(String subject, String scope) {}
 
-  /** A grant's request state; its fields are guarded by the lock of its {@link GrantAnchors}. */
+  /** A grant's request state. */
   static final class Anchor {
     final String handle;
     final Key key;
@@ -61,43 +65,43 @@ final class GrantAnchors {
   private final Map<String, Integer> perSubject = new HashMap<>(); // of byHandle
   private final Consumer<String> deleteRequest;
   private final Timebase time;
+  private final ScheduledExecutorService owner;
   private final int maximum;
 
   /**
    * @param deleteRequest deletes a request state at the PDP (DRQ), given its handle
    * @param time what grants expire by, and what runs their timers: one source, so that a test that
    *     moves one moves the other
+   * @param owner the books' loop: where every method is called, and where the timers run
    * @param maximum anchors kept at most (each is a request state at the PDP); a grant beyond them
    *     is not reused, its subject's connections are asked for as without reuse
    */
-  GrantAnchors(Consumer<String> deleteRequest, Timebase time, int maximum) {
+  GrantAnchors(
+      Consumer<String> deleteRequest, Timebase time, ScheduledExecutorService owner, int maximum) {
     this.deleteRequest = deleteRequest;
     this.time = time;
+    this.owner = owner;
     this.maximum = maximum;
   }
 
   /** {@code c}'s Install gave a grant for {@code validity}: its request state stands behind it. */
   void granted(ProxiedConnection c, Duration validity) {
-    List<String> drop = new ArrayList<>(1);
-    synchronized (this) {
-      if (c.endSeen) {
-        return; // ended (and its request state deleted) while its Install was on the way
-      }
-      Key k = new Key(c.subject, c.scope);
-      if ((byHandle.size() >= maximum || perSubject.getOrDefault(c.subject, 0) >= PER_SUBJECT)
-          && !byKey.containsKey(k)) {
-        return; // full: this grant is not reused (its connections are asked for)
-      }
-      Anchor old = byKey.get(k);
-      if (old != null) {
-        retire(old, drop); // replaced: new connections stand on the newer request
-      }
-      Anchor a = new Anchor(c.handle, k, time.nanoTime() + validity.toNanos());
-      byKey.put(k, a);
-      byHandle.put(c.handle, a);
-      perSubject.merge(c.subject, 1, Integer::sum);
+    if (c.endSeen) {
+      return; // ended (and its request state deleted) while its Install was on the way
     }
-    delete(drop);
+    Key k = new Key(c.subject, c.scope);
+    if ((byHandle.size() >= maximum || perSubject.getOrDefault(c.subject, 0) >= PER_SUBJECT)
+        && !byKey.containsKey(k)) {
+      return; // full: this grant is not reused (its connections are asked for)
+    }
+    Anchor old = byKey.get(k);
+    if (old != null) {
+      retire(old); // replaced: new connections stand on the newer request
+    }
+    Anchor a = new Anchor(c.handle, k, time.nanoTime() + validity.toNanos());
+    byKey.put(k, a);
+    byHandle.put(c.handle, a);
+    perSubject.merge(c.subject, 1, Integer::sum);
   }
 
   /**
@@ -106,21 +110,18 @@ final class GrantAnchors {
    * just expired, and stops admitting here).
    */
   boolean admit(ProxiedConnection c) {
-    List<String> drop = new ArrayList<>(1);
-    boolean admitted = false;
-    synchronized (this) {
-      Anchor a = byKey.get(new Key(c.subject, c.scope));
-      if (a != null && time.nanoTime() - a.expiresAt >= 0) {
-        retire(a, drop);
-      } else if (a != null) {
-        a.dependents++;
-        c.anchor = a;
-        c.grant = a.handle; // for its audit record, written by the admitting thread
-        admitted = true;
-      }
+    Anchor a = byKey.get(new Key(c.subject, c.scope));
+    if (a == null) {
+      return false;
     }
-    delete(drop);
-    return admitted;
+    if (time.nanoTime() - a.expiresAt >= 0) {
+      retire(a);
+      return false;
+    }
+    a.dependents++;
+    c.anchor = a;
+    c.grant = a.handle; // for its audit record
+    return true;
   }
 
   /**
@@ -128,17 +129,13 @@ final class GrantAnchors {
    * stands on it.
    */
   void left(ProxiedConnection c) {
-    List<String> drop = new ArrayList<>(1);
-    synchronized (this) {
-      Anchor a = c.anchor;
-      if (a == null) {
-        return;
-      }
-      c.anchor = null;
-      a.dependents--;
-      release(a, drop);
+    Anchor a = c.anchor;
+    if (a == null) {
+      return;
     }
-    delete(drop);
+    c.anchor = null;
+    a.dependents--;
+    release(a);
   }
 
   /**
@@ -147,52 +144,43 @@ final class GrantAnchors {
    * if the caller deletes it as usual.
    */
   boolean park(ProxiedConnection c) {
-    long left;
-    Anchor a;
-    synchronized (this) {
-      c.endSeen = true; // an Install still on its way anchors nothing now (granted)
-      a = byHandle.get(c.handle);
-      if (a == null) {
-        return false;
-      }
-      left = a.expiresAt - time.nanoTime();
-      if (a.live && left <= 0) {
-        retire(a, new ArrayList<>(0)); // not parked: nothing to delete here
-      }
-      if (!a.live && a.dependents == 0) {
-        let(a);
-        return false; // the caller deletes it
-      }
-      a.parked = true;
+    c.endSeen = true; // an Install still on its way anchors nothing now (granted)
+    Anchor a = byHandle.get(c.handle);
+    if (a == null) {
+      return false;
     }
+    long left = a.expiresAt - time.nanoTime();
+    if (a.live && left <= 0) {
+      retire(a); // not parked: nothing to delete here
+    }
+    if (!a.live && a.dependents == 0) {
+      let(a);
+      return false; // the caller deletes it
+    }
+    a.parked = true;
     if (left > 0) {
-      expireIn(a, c.client.eventLoop(), left);
+      expireIn(a, left);
     }
     return true;
   }
 
-  private void expireIn(Anchor a, java.util.concurrent.ScheduledExecutorService loop, long nanos) {
+  private void expireIn(Anchor a, long nanos) {
     try {
-      time.schedule(loop, () -> expired(a, loop), nanos, TimeUnit.NANOSECONDS);
+      time.schedule(owner, () -> expired(a), nanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopping) {
       // the proxy is stopping: its PEP's Client-Close ends every request state
     }
   }
 
-  private void expired(Anchor a, java.util.concurrent.ScheduledExecutorService loop) {
-    List<String> drop = new ArrayList<>(1);
-    long left = 0;
-    synchronized (this) {
-      if (byHandle.get(a.handle) == a) {
-        left = a.live ? a.expiresAt - time.nanoTime() : 0;
-        if (left <= 0) {
-          retire(a, drop);
-        }
-      }
+  private void expired(Anchor a) {
+    if (byHandle.get(a.handle) != a) {
+      return; // gone meanwhile
     }
-    delete(drop);
+    long left = a.live ? a.expiresAt - time.nanoTime() : 0;
     if (left > 0) {
-      expireIn(a, loop, left); // a changed Install gave it longer
+      expireIn(a, left); // a changed Install gave it longer
+    } else {
+      retire(a);
     }
   }
 
@@ -204,22 +192,16 @@ final class GrantAnchors {
    * if {@code handle} stands behind none.
    */
   Key regranted(String handle, Duration validity) {
-    List<String> drop = new ArrayList<>(1);
-    Key k;
-    synchronized (this) {
-      Anchor a = byHandle.get(handle);
-      if (a == null) {
-        return null;
-      }
-      k = a.key;
-      if (validity == null) {
-        retire(a, drop);
-      } else if (a.live) {
-        a.expiresAt = time.nanoTime() + validity.toNanos();
-      }
+    Anchor a = byHandle.get(handle);
+    if (a == null) {
+      return null;
     }
-    delete(drop);
-    return k;
+    if (validity == null) {
+      retire(a);
+    } else if (a.live) {
+      a.expiresAt = time.nanoTime() + validity.toNanos();
+    }
+    return a.key;
   }
 
   /**
@@ -228,30 +210,21 @@ final class GrantAnchors {
    * the anchor's own connection is still there); else null.
    */
   String removed(String handle) {
-    List<String> drop = new ArrayList<>(1);
-    String subject = null;
-    synchronized (this) {
-      Anchor a = byHandle.get(handle);
-      if (a != null) {
-        subject = a.key.subject();
-        forget(a, drop);
-      }
+    Anchor a = byHandle.get(handle);
+    if (a == null) {
+      return null;
     }
-    delete(drop);
-    return subject;
+    forget(a);
+    return a.key.subject();
   }
 
   /** Every anchor of {@code subject} is forgotten (its grants were revoked; the caller cuts). */
   void revoke(String subject) {
-    List<String> drop = new ArrayList<>();
-    synchronized (this) {
-      for (Anchor a : List.copyOf(byHandle.values())) {
-        if (a.key.subject().equals(subject)) {
-          forget(a, drop);
-        }
+    for (Anchor a : List.copyOf(byHandle.values())) {
+      if (a.key.subject().equals(subject)) {
+        forget(a);
       }
     }
-    delete(drop);
   }
 
   /**
@@ -259,48 +232,44 @@ final class GrantAnchors {
    * its request state stays while connections admitted on it are open.
    */
   void revoke(String subject, String scope) {
-    List<String> drop = new ArrayList<>(1);
-    synchronized (this) {
-      Anchor a = byKey.get(new Key(subject, scope));
-      if (a != null) {
-        retire(a, drop);
-      }
+    Anchor a = byKey.get(new Key(subject, scope));
+    if (a != null) {
+      retire(a);
     }
-    delete(drop);
   }
 
   /** Request states kept now (tests, and the size a proxy's grants keep at the PDP). */
-  synchronized int size() {
+  int size() {
     return byHandle.size();
   }
 
   /** Request states kept now with no connection of their own. */
-  synchronized int parked() {
+  int parked() {
     return (int) byHandle.values().stream().filter(a -> a.parked).count();
   }
 
   /** {@code a} admits no more; its request state goes now if nothing stands on it. */
-  private void retire(Anchor a, List<String> drop) {
+  private void retire(Anchor a) {
     if (a.live) {
       a.live = false;
       byKey.remove(a.key, a);
     }
-    release(a, drop);
+    release(a);
   }
 
   /** Deletes {@code a}'s request state if it no longer admits and nothing stands on it. */
-  private void release(Anchor a, List<String> drop) {
+  private void release(Anchor a) {
     if (!a.live && a.parked && a.dependents == 0 && let(a)) {
-      drop.add(a.handle);
+      deleteRequest.accept(a.handle);
     }
   }
 
   /** {@code a} is gone at once (a Remove, its subject revoked); deleted if parked. */
-  private void forget(Anchor a, List<String> drop) {
+  private void forget(Anchor a) {
     a.live = false;
     byKey.remove(a.key, a);
     if (let(a) && a.parked) {
-      drop.add(a.handle);
+      deleteRequest.accept(a.handle);
     }
   }
 
@@ -322,23 +291,12 @@ final class GrantAnchors {
    * denied and then everyone without a live grant.
    */
   boolean yieldIdle() {
-    List<String> drop = new ArrayList<>(1);
-    synchronized (this) {
-      for (Anchor a : byHandle.values()) {
-        if (a.parked && a.dependents == 0) {
-          forget(a, drop);
-          break;
-        }
+    for (Anchor a : byHandle.values()) {
+      if (a.parked && a.dependents == 0) {
+        forget(a);
+        return true;
       }
     }
-    delete(drop);
-    return !drop.isEmpty();
-  }
-
-  /** DRQs outside the lock (the PEP client queues them on its own loop). */
-  private void delete(List<String> handles) {
-    for (String h : handles) {
-      deleteRequest.accept(h);
-    }
+    return false;
   }
 }

@@ -16,6 +16,7 @@ import dev.portcullis.support.Timebase;
 import dev.portcullis.support.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
@@ -56,8 +57,17 @@ public final class PepProxy implements Lifecycle {
    */
   private final EventLoopGroup loops;
 
+  /**
+   * The loop that owns the proxy's books ({@link Owners}): the PEP's, so that decisions, Removes
+   * and the books they change are ordered by one thread.
+   */
+  private final EventLoop books;
+
   private final List<Channel> servers = new ArrayList<>();
+
+  /** The open connections: written on the books' loop only, read anywhere (counts, drain, stop). */
   private final Map<String, ProxiedConnection> conns = new ConcurrentHashMap<>();
+
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean draining; // SIGTERM: no new connections, the open ones go on a while
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -97,11 +107,12 @@ public final class PepProxy implements Lifecycle {
       ProxyConfig config, PepClient.Builder pepBuilder, int threads, AuditLog audit, Timebase time)
       throws InterruptedException {
     this.loops = TRANSPORT.group(threads);
+    this.books = loops.next();
     this.listeners =
         new ProxyListeners(loops, TRANSPORT, counters, this::decide, pepBuilder.wallClock());
     this.pep =
         pepBuilder
-            .eventLoop(loops.next())
+            .eventLoop(books)
             .ticker(time::nanoTime)
             .listener(
                 new PepListener() {
@@ -143,17 +154,20 @@ public final class PepProxy implements Lifecycle {
             conns,
             new Grants(time::nanoTime, Grants.DEFAULT_MAXIMUM_SIZE),
             new GrantAnchors(
-                h -> pep.delete(h, ReasonCode.TEAR), time, (int) Grants.DEFAULT_MAXIMUM_SIZE),
+                h -> pep.delete(h, ReasonCode.TEAR),
+                time,
+                books,
+                (int) Grants.DEFAULT_MAXIMUM_SIZE),
             counters,
             this.audit,
             pep,
-            context);
+            context,
+            books);
     this.upstreams =
-        new UpstreamConnector(
-            TRANSPORT, listeners, counters, this.audit, conns::containsKey, pepBuilder.wallClock());
+        new UpstreamConnector(TRANSPORT, listeners, counters, this.audit, pepBuilder.wallClock());
     this.admission =
         new ProxyAdmission(
-            conns, pep, context, counters, this.audit, sessions, revocations, upstreams);
+            conns, pep, context, counters, this.audit, sessions, revocations, upstreams, books);
     audit.onFailure(
         e -> {
           // A proxy that cannot audit must not admit: stop, off the writer thread.

@@ -5,7 +5,13 @@ import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import java.util.concurrent.RejectedExecutionException;
 
-/** A proxied connection: the client's channel and, once allowed, the upstream's. */
+/**
+ * A proxied connection: the client's channel and, once allowed, the upstream's. Each field has one
+ * owner ({@link Owners}): the final ones are set before the connection is shared; the channel side
+ * belongs to the client's event loop; what the proxy's books keep of it (its request state, the
+ * grant it stands on, its MLS session) belongs to the books' loop. No field is guarded by a lock,
+ * and none is written by two threads.
+ */
 final class ProxiedConnection {
   final String handle;
   final ProxyConfig.Listener listener;
@@ -18,17 +24,20 @@ final class ProxiedConnection {
    */
   final String scope;
 
-  volatile boolean asked; // a request state at the PDP (false: allowed under a cached grant)
   final long started = System.nanoTime();
-  volatile Channel upstream;
-  Relay toUpstream; // set and read on the client's event loop
+
+  // The client's event loop: the channel side.
+  volatile Channel upstream; // set there once connected; read anywhere (PepProxy#buffered)
+  Relay toUpstream;
   Relay toClient;
-  // On the client's event loop: the PDP's Install has come (relaying may start once connected).
-  boolean admitted;
+  boolean admitted; // the PDP's Install (or a grant) came: relaying starts once connected
+  boolean cut; // ended by the proxy (a revocation, the PDP's loss, stopping), not by a side
+
+  // The books' loop: what the proxy keeps of it.
+  boolean asked; // a request state at the PDP (false: admitted on a grant, not asked for since)
   ProxySessions.Session session; // the MLS session the proxy carries for it, or null
-  volatile boolean cut; // ended by the proxy (a revocation, the PDP's loss, stopping), not a side
-  boolean endSeen; // under GrantAnchors' lock: its end was seen there (no grant anchors it after)
-  GrantAnchors.Anchor anchor; // under GrantAnchors' lock: the grant it was admitted on, or null
+  boolean endSeen; // its end was seen (GrantAnchors: no grant anchors on it after)
+  GrantAnchors.Anchor anchor; // the reused grant it was admitted on, or null
   String grant; // admitted on a reused grant: that grant's request state (handle); set once
 
   ProxiedConnection(
@@ -46,24 +55,31 @@ final class ProxiedConnection {
                 : String.valueOf(client.remoteAddress()));
   }
 
+  /** Runs {@code task} on the client's event loop, which owns the channel side. */
+  void onClientLoop(Runnable task) {
+    Owners.run(client.eventLoop(), task);
+  }
+
   /**
-   * Cuts both sides (a revocation, the proxy stopping): nothing queued goes out either way, not
-   * even what the kernel holds. A plain close sends its FIN only after the socket's send queue, up
-   * to a send buffer of bytes relayed before the cut, which a client that reads slowly would go on
-   * receiving after its access was revoked (and the service the client's last bytes); an abortive
-   * close (SO_LINGER 0) discards the queue and resets the peer. The client is cut at once; its
-   * upstream just after, as a task on the upstream's loop, so that a mass revocation read in one
-   * batch cuts every client before it spends the same again on the upstreams (the client's side
-   * closed, nothing new is read from it meanwhile; ProxyRevocationTest bounds what the service gets
-   * after the cut).
+   * Cuts both sides (a revocation, the proxy stopping), from any thread: nothing queued goes out
+   * either way, not even what the kernel holds. A plain close sends its FIN only after the socket's
+   * send queue, up to a send buffer of bytes relayed before the cut, which a client that reads
+   * slowly would go on receiving after its access was revoked (and the service the client's last
+   * bytes); an abortive close (SO_LINGER 0) discards the queue and resets the peer. The client is
+   * cut on its loop; its upstream just after, as a task behind it, so that a mass revocation read
+   * in one batch cuts every client before it spends the same again on the upstreams (the client's
+   * side closed, nothing new is read from it meanwhile; ProxyRevocationTest bounds what the service
+   * gets after the cut).
    */
   void close() {
-    cut = true;
-    if (client.eventLoop().inEventLoop()) {
-      abort(client);
-    } else {
-      later(client);
+    if (!Owners.run(client.eventLoop(), this::cutNow)) {
+      client.close(); // its loop is stopping: closed as it stops, the plain way
     }
+  }
+
+  private void cutNow() {
+    cut = true;
+    abort(client);
     Channel u = upstream;
     if (u != null) {
       later(u);

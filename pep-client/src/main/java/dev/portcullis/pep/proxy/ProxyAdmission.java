@@ -5,13 +5,12 @@ import dev.portcullis.cops.ReasonCode;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import io.micrometer.core.instrument.Timer;
-import io.netty.channel.Channel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,12 +20,17 @@ import org.slf4j.LoggerFactory;
  * Install, admitted on a cached grant while no PDP is there (or on a reused one while it is), or
  * refused; and each connection's end deletes its request state and is audited. {@link PepProxy}
  * owns the listeners, the PEP and the lifecycle; {@link ProxyRevocations} ends what was admitted.
+ *
+ * <p>A connection is accepted on its client's loop and decided on the books' loop ({@link Owners}),
+ * which owns the open connections, their request states and grants; what touches its channels
+ * (connecting upstream, relaying) goes back to its client's loop. With one thread (the default),
+ * both are that thread and nothing is handed over.
  */
 final class ProxyAdmission {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class); // one log name
 
-  private final Map<String, ProxiedConnection> conns;
-  private final AtomicLong sequence = new AtomicLong();
+  private final Map<String, ProxiedConnection> conns; // written on the books' loop; read anywhere
+  private long sequence; // the books' loop
   private final PepClient pep;
   private final Context context;
   private final ProxyCounters counters;
@@ -34,6 +38,7 @@ final class ProxyAdmission {
   private final ProxySessions sessions;
   private final ProxyRevocations revocations;
   private final UpstreamConnector upstreams;
+  private final EventExecutor books;
 
   ProxyAdmission(
       Map<String, ProxiedConnection> conns,
@@ -43,7 +48,8 @@ final class ProxyAdmission {
       ProxyAudit audit,
       ProxySessions sessions,
       ProxyRevocations revocations,
-      UpstreamConnector upstreams) {
+      UpstreamConnector upstreams,
+      EventExecutor books) {
     this.conns = conns;
     this.pep = pep;
     this.context = context;
@@ -52,9 +58,13 @@ final class ProxyAdmission {
     this.sessions = sessions;
     this.revocations = revocations;
     this.upstreams = upstreams;
+    this.books = books;
   }
 
-  /** Ask the PDP for {@code subject}'s connection, then connect upstream or close. */
+  /**
+   * A connection accepted (on its client's loop): ask the PDP for {@code subject}'s connection,
+   * then connect upstream or close.
+   */
   void decide(ProxyConfig.Listener l, SocketChannel client, String subject) {
     InetSocketAddress from = client.remoteAddress();
     if (subject == null) {
@@ -65,6 +75,13 @@ final class ProxyAdmission {
       client.close();
       return;
     }
+    if (!Owners.run(books, () -> decideOnBooks(l, client, subject, from))) {
+      client.close(); // the proxy is stopping
+    }
+  }
+
+  private void decideOnBooks(
+      ProxyConfig.Listener l, SocketChannel client, String subject, InetSocketAddress from) {
     if (!pep.isOpen()) {
       if (onGrant(l, client, subject, from, true)) {
         return;
@@ -78,7 +95,7 @@ final class ProxyAdmission {
     if (l.reuseGrants() && onGrant(l, client, subject, from, false)) {
       return;
     }
-    String handle = l.name() + "-" + sequence.incrementAndGet();
+    String handle = l.name() + "-" + ++sequence;
     ProxiedConnection conn = new ProxiedConnection(handle, l, client, subject, true);
     conns.put(handle, conn);
     client.closeFuture().addListener(f -> ended(conn));
@@ -90,16 +107,15 @@ final class ProxyAdmission {
     conn.session = sessions.enter(subject, l.name(), l.session());
     conn.session.ready.whenComplete(
         (v, e) ->
-            client
-                .eventLoop()
-                .execute(
-                    () -> {
-                      if (e == null) {
-                        ask(conn, subject, from);
-                        return;
-                      }
-                      denied(conn, subject, from, null, e.getCause() != null ? e.getCause() : e);
-                    }));
+            Owners.run(
+                books,
+                () -> {
+                  if (e == null) {
+                    ask(conn, subject, from);
+                  } else {
+                    denied(conn, subject, from, null, e.getCause() != null ? e.getCause() : e);
+                  }
+                }));
   }
 
   /**
@@ -115,13 +131,11 @@ final class ProxyAdmission {
       boolean pdpAway) {
     String kind = pdpAway ? "-cached-" : "-reused-";
     ProxiedConnection c =
-        new ProxiedConnection(
-            l.name() + kind + sequence.incrementAndGet(), l, client, subject, false);
-    conns.put(c.handle, c); // first: a revocation that finds it must be able to cut it
+        new ProxiedConnection(l.name() + kind + ++sequence, l, client, subject, false);
     if (!revocations.admitOnGrant(c, pdpAway)) {
-      conns.remove(c.handle);
       return false;
     }
+    conns.put(c.handle, c);
     (pdpAway ? counters.allowedFromCache : counters.allowedOnGrant).incrementAndGet();
     log.debug(
         "proxy {}: connection from {} as {} allowed {}",
@@ -131,20 +145,23 @@ final class ProxyAdmission {
         pdpAway ? "without a PDP: an earlier grant is still valid" : "on its reused grant");
     audit.allowedOnGrant(l, c.handle, subject, from, c.grant);
     client.closeFuture().addListener(f -> ended(c));
-    c.admitted = true;
-    upstreams.connect(c);
+    c.onClientLoop(
+        () -> {
+          c.admitted = true;
+          upstreams.connect(c);
+        });
     return true;
   }
 
   /** The connection's ACCESS request; connects upstream on an Install, closes on anything else. */
   private void ask(ProxiedConnection conn, String subject, InetSocketAddress from) {
-    ProxyConfig.Listener l = conn.listener;
     if (!conn.client.isActive()) {
       return; // gone while its session was opened
     }
     long asked = System.nanoTime();
-    if (l.connectWithRequest()) {
-      upstreams.connect(conn); // meanwhile: nothing is relayed before the Install (admit)
+    if (conn.listener.connectWithRequest()) {
+      // meanwhile: nothing is relayed before the Install (admit)
+      conn.onClientLoop(() -> upstreams.connect(conn));
     }
     send(conn, subject, from, asked, true);
   }
@@ -159,51 +176,54 @@ final class ProxyAdmission {
       InetSocketAddress from,
       long asked,
       boolean mayRetry) {
-    ProxyConfig.Listener l = conn.listener;
-    String handle = conn.handle;
-    Channel client = conn.client;
-    pep.request(handle, context, ProxyRevocations.access(l, subject, from))
+    pep.request(conn.handle, context, ProxyRevocations.access(conn.listener, subject, from))
         .whenComplete(
-            (d, e) -> {
-              if (mayRetry && noRoom(e) && revocations.yieldIdleGrant()) {
-                send(conn, subject, from, asked, false); // after the yielded grant's DRQ
-                return;
-              }
-              // On the PEP's event loop, in the order of its DECs: a grant is remembered before
-              // a later Remove of the same subject can be seen, so that Remove ends it.
-              if (e == null && d.granted()) {
-                Long secs = d.data() == null ? null : d.data().validForSeconds();
-                if (secs != null && secs > 0) {
-                  revocations.granted(conn, Duration.ofSeconds(secs));
-                }
-              }
-              client
-                  .eventLoop()
-                  .execute(
-                      () -> {
-                        Timer rtt = counters.decisionRoundTrip;
-                        if (rtt != null && e == null) {
-                          rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
-                        }
-                        if (e != null || !d.granted()) {
-                          denied(conn, subject, from, d, e);
-                          return;
-                        }
-                        counters.allowed.incrementAndGet();
-                        audit.decided(l, handle, subject, from, d, null);
-                        log.debug(
-                            "proxy {}: {} from {} as {} allowed ({})",
-                            l.name(),
-                            handle,
-                            from,
-                            subject,
-                            ProxyRevocations.reason(d));
-                        upstreams.admit(conn);
-                        if (!l.connectWithRequest()) {
-                          upstreams.connect(conn);
-                        }
-                      });
-            });
+            // On the books' loop, the PEP's, in the order of its DECs: a grant is remembered
+            // before a later Remove of the same subject can be seen, so that Remove ends it.
+            (d, e) -> Owners.run(books, () -> decided(conn, subject, from, asked, mayRetry, d, e)));
+  }
+
+  private void decided(
+      ProxiedConnection conn,
+      String subject,
+      InetSocketAddress from,
+      long asked,
+      boolean mayRetry,
+      PepDecision d,
+      Throwable e) {
+    if (mayRetry && noRoom(e) && revocations.yieldIdleGrant()) {
+      send(conn, subject, from, asked, false); // after the yielded grant's DRQ
+      return;
+    }
+    Timer rtt = counters.decisionRoundTrip;
+    if (rtt != null && e == null) {
+      rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+    }
+    if (e != null || !d.granted()) {
+      denied(conn, subject, from, d, e);
+      return;
+    }
+    Long secs = d.data() == null ? null : d.data().validForSeconds();
+    if (secs != null && secs > 0) {
+      revocations.granted(conn, Duration.ofSeconds(secs));
+    }
+    ProxyConfig.Listener l = conn.listener;
+    counters.allowed.incrementAndGet();
+    audit.decided(l, conn.handle, subject, from, d, null);
+    log.debug(
+        "proxy {}: {} from {} as {} allowed ({})",
+        l.name(),
+        conn.handle,
+        from,
+        subject,
+        ProxyRevocations.reason(d));
+    conn.onClientLoop(
+        () -> {
+          upstreams.admit(conn);
+          if (!l.connectWithRequest()) {
+            upstreams.connect(conn);
+          }
+        });
   }
 
   /** Whether {@code e} is the PDP's "Unable to process" (error 4: a limit, such as max-handles). */
@@ -232,20 +252,23 @@ final class ProxyAdmission {
     conn.client.close();
   }
 
+  /** The client's connection closed (on its loop): its channel side ends here, its books there. */
   private void ended(ProxiedConnection conn) {
     if (!conn.cut) {
       Relay.flushThenClose(conn.upstream); // what the client sent before it left still goes out
     }
-    conn.client.close();
-    conns.remove(conn.handle);
-    boolean delete = revocations.ended(conn);
     audit.closed(
         conn.listener.name(),
         conn.handle,
         conn.toUpstream == null ? 0 : conn.toUpstream.bytes(),
         conn.toClient == null ? 0 : conn.toClient.bytes(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - conn.started));
-    if (delete) {
+    Owners.run(books, () -> forget(conn)); // stopping: the PEP's Client-Close ends every state
+  }
+
+  private void forget(ProxiedConnection conn) {
+    conns.remove(conn.handle, conn);
+    if (revocations.ended(conn)) {
       pep.delete(conn.handle, ReasonCode.TEAR); // the request state goes with the connection
     }
     if (conn.session != null && sessions.leave(conn.session)) {

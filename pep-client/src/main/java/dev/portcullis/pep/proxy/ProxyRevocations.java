@@ -6,11 +6,14 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pep.Grants;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,11 +22,14 @@ import org.slf4j.LoggerFactory;
  * every cached grant of its subject, with the connections admitted on them; a LOGOUT ends the
  * subject's grants; connections admitted on a grant while no PDP was there are asked for once one
  * accepts, and cut unless granted. Holds the grants a PDP gave with a validity.
+ *
+ * <p>Belongs to the proxy's books ({@link Owners}): every method runs on the books' loop, the
+ * PEP's, where its listener's calls and its decisions arrive in the order of its DECs.
  */
 final class ProxyRevocations {
   private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
 
-  private final Map<String, ProxiedConnection> conns;
+  private final Map<String, ProxiedConnection> conns; // written on the books' loop; read anywhere
 
   /**
    * The connections admitted on a cached grant and not asked for since: the only ones {@link
@@ -32,7 +38,7 @@ final class ProxyRevocations {
    * was a million steps, a third of the proxy's CPU in {@code ProxyBench}'s revocation by
    * async-profiler.)
    */
-  private final Set<ProxiedConnection> onGrant = ConcurrentHashMap.newKeySet();
+  private final Set<ProxiedConnection> onGrant = new HashSet<>();
 
   /**
    * The grants the PDP gave with a validity (its decision data's valid-for), by subject and
@@ -46,6 +52,7 @@ final class ProxyRevocations {
   private final ProxyAudit audit;
   private final PepClient pep;
   private final Context context;
+  private final EventExecutor books;
 
   ProxyRevocations(
       Map<String, ProxiedConnection> conns,
@@ -54,7 +61,8 @@ final class ProxyRevocations {
       ProxyCounters counters,
       ProxyAudit audit,
       PepClient pep,
-      Context context) {
+      Context context,
+      EventExecutor books) {
     this.conns = conns;
     this.grants = grants;
     this.anchors = anchors;
@@ -62,23 +70,21 @@ final class ProxyRevocations {
     this.audit = audit;
     this.pep = pep;
     this.context = context;
+    this.books = books;
   }
 
   /**
    * Admits {@code c} on its subject's grant on its listener, without a PDP's decision of its own:
    * the grant cached while no PDP can be asked ({@code pdpAway}), or a reused one that its request
    * state stands behind ({@link GrantAnchors}). False, and nothing admitted, if there is none.
-   *
-   * <p>{@code c} is registered before the grant is looked up: a revocation ends the grants before
-   * it looks for connections admitted on them ({@link #revokeSubject}), so a connection admitted
-   * while a revocation runs is either refused here or cut there, never missed by both.
+   * (Before the books had one owner, a connection admitted while a revocation ran on another thread
+   * could be missed by both unless registered first; on one loop the two cannot interleave.)
    */
   boolean admitOnGrant(ProxiedConnection c, boolean pdpAway) {
-    onGrant.add(c);
     if (grants.holds(c.subject, c.scope) && (pdpAway || anchors.admit(c))) {
-      return true; // (reused: c stands on the grant's request state until it ends)
+      onGrant.add(c); // (reused: c stands on the grant's request state until it ends)
+      return true;
     }
-    onGrant.remove(c);
     return false;
   }
 
@@ -165,8 +171,9 @@ final class ProxyRevocations {
    * once a PDP can be asked.
    */
   void askForCached() {
-    for (ProxiedConnection c : onGrant) {
-      onGrant.remove(c);
+    List<ProxiedConnection> cached = List.copyOf(onGrant);
+    onGrant.clear();
+    for (ProxiedConnection c : cached) {
       if (c.asked || !c.client.isActive()) {
         continue;
       }
@@ -176,13 +183,16 @@ final class ProxyRevocations {
               context,
               access(c.listener, c.subject, (InetSocketAddress) c.client.remoteAddress()))
           .whenComplete(
-              (d, e) -> {
-                if (e != null) {
-                  cut(c, null); // no decision: not admitted on a grant a PDP could not confirm
-                } else if (!d.granted()) {
-                  revoke(c.handle, d);
-                }
-              });
+              (d, e) ->
+                  Owners.run(
+                      books,
+                      () -> {
+                        if (e != null) {
+                          cut(c, null); // no decision: not on a grant a PDP could not confirm
+                        } else if (!d.granted()) {
+                          revoke(c.handle, d);
+                        }
+                      }));
     }
   }
 
@@ -257,10 +267,14 @@ final class ProxyRevocations {
     if (n > 0) {
       log.info("proxy: {} {}: {} cached grant(s) ended", subject, why, n);
     }
+    List<ProxiedConnection> its = new ArrayList<>();
     for (ProxiedConnection c : onGrant) {
       if (!c.asked && c.subject.equals(subject)) {
-        cut(c, null);
+        its.add(c);
       }
+    }
+    for (ProxiedConnection c : its) {
+      cut(c, null);
     }
   }
 }

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>After a reconnect the PEP sends its installed requests again, the login first, so a session
  * follows the proxy to the next PDP of a fleet.
+ *
+ * <p>Belongs to the proxy's books ({@link Owners}): every method but {@link #size} runs on the
+ * books' loop, the PEP's, where the sessions' decisions arrive too; no lock.
  */
 final class ProxySessions {
   private static final Logger log = LoggerFactory.getLogger(ProxySessions.class);
@@ -35,7 +38,7 @@ final class ProxySessions {
   static final class Session {
     final String subject;
     final String handle;
-    int level; // guarded by ProxySessions.this
+    int level;
     final List<String> categories;
     int connections;
     CompletableFuture<Void> ready;
@@ -59,9 +62,10 @@ final class ProxySessions {
 
   private final PepClient pep;
   private final ProxyAudit audit;
-  private final Map<String, Session> bySubject = new HashMap<>();
+  // written on the books' loop only; read anywhere for its size
+  private final Map<String, Session> bySubject = new ConcurrentHashMap<>();
   private final Map<String, Session> byHandle = new HashMap<>();
-  private final AtomicLong sequence = new AtomicLong();
+  private long sequence;
 
   ProxySessions(PepClient pep, ProxyAudit audit) {
     this.pep = pep;
@@ -74,15 +78,12 @@ final class ProxySessions {
    * when it ends, whatever became of it; the session's {@code ready} fails with {@link Refused}
    * when the connection may not go on.
    */
-  synchronized Session enter(String subject, String listener, ProxyConfig.Session want) {
+  Session enter(String subject, String listener, ProxyConfig.Session want) {
     Session s = bySubject.get(subject);
     if (s == null) {
       s =
           new Session(
-              subject,
-              "session:" + subject + ":" + sequence.incrementAndGet(),
-              want.level(),
-              want.categories());
+              subject, "session:" + subject + ":" + ++sequence, want.level(), want.categories());
       bySubject.put(subject, s);
       byHandle.put(s.handle, s);
       Session login = s;
@@ -142,12 +143,10 @@ final class ProxySessions {
    * is a LOGIN at that level again, so that a reconnect sends what holds.
    */
   private void stayAt(Session s, int level, String listener) {
-    synchronized (this) {
-      if (bySubject.get(s.subject) != s) {
-        return; // ended meanwhile (its login failed, or its last connection went)
-      }
-      s.level = level;
+    if (bySubject.get(s.subject) != s) {
+      return; // ended meanwhile (its login failed, or its last connection went)
     }
+    s.level = level;
     pep.request(s.handle, CONTEXT, AccessRequest.login(s.subject, level, s.categories))
         .whenComplete(
             (d, e) -> {
@@ -186,12 +185,10 @@ final class ProxySessions {
    * returns true then.
    */
   boolean leave(Session s) {
-    synchronized (this) {
-      if (s.connections < 0 || bySubject.get(s.subject) != s || --s.connections > 0) {
-        return false; // refused, ended already, or not the last
-      }
-      forget(s);
+    if (s.connections < 0 || bySubject.get(s.subject) != s || --s.connections > 0) {
+      return false; // refused, ended already, or not the last
     }
+    forget(s);
     pep.delete(s.handle, ReasonCode.TEAR); // the PDP ends the session with its login's state
     audit.session(null, s.handle, "logout", s.subject, s.level, null, null);
     log.info("proxy: {}'s last connection ended: logged out", s.subject);
@@ -203,10 +200,7 @@ final class ProxySessions {
    * ended it) and its subject returned; otherwise null.
    */
   String removed(String handle, PepDecision d) {
-    Session s;
-    synchronized (this) {
-      s = byHandle.get(handle);
-    }
+    Session s = byHandle.get(handle);
     if (s == null || d.granted()) {
       return null;
     }
@@ -219,7 +213,7 @@ final class ProxySessions {
     return s.subject;
   }
 
-  private synchronized void forget(Session s) {
+  private void forget(Session s) {
     if (bySubject.get(s.subject) == s) {
       bySubject.remove(s.subject);
     }
@@ -227,7 +221,7 @@ final class ProxySessions {
   }
 
   /** Subjects with a session now. */
-  synchronized int size() {
+  int size() {
     return bySubject.size();
   }
 }

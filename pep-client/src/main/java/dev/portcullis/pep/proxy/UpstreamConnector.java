@@ -12,7 +12,6 @@ import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,20 +28,15 @@ final class UpstreamConnector {
   private final ProxyListeners listeners;
   private final ProxyCounters counters;
   private final ProxyAudit audit;
-  private final Predicate<String> stillProxied;
 
   // Every client connection finds a dead upstream dead again: the first per listener a minute.
   private final LogSummary upstreamFailures;
 
-  /**
-   * @param stillProxied whether a connection's handle is still proxied (not ended or revoked)
-   */
   UpstreamConnector(
       Transport transport,
       ProxyListeners listeners,
       ProxyCounters counters,
       ProxyAudit audit,
-      Predicate<String> stillProxied,
       Clock clock) {
     this.upstreamFailures =
         new LogSummary(log, "unreachable upstreams", Duration.ofMinutes(1), clock);
@@ -50,13 +44,12 @@ final class UpstreamConnector {
     this.listeners = listeners;
     this.counters = counters;
     this.audit = audit;
-    this.stillProxied = stillProxied;
   }
 
   /**
-   * Connects {@code conn}'s upstream on its client's event loop; once connected (and the client
-   * still there and not revoked: {@code stillProxied}) and {@link ProxiedConnection#admitted},
-   * relays both ways and reads again. A connection started before its decision ({@code
+   * Connects {@code conn}'s upstream on its client's event loop (called there); once connected (and
+   * the client still there and not cut) and {@link ProxiedConnection#admitted}, relays both ways
+   * and reads again. A connection started before its decision ({@code
    * upstream-connect="with-request"}) waits, connected and reading nothing from either side, for
    * {@link #admit}; a denial closes the client, and with it this upstream, with no byte relayed.
    */
@@ -117,7 +110,7 @@ final class UpstreamConnector {
               Channel upstream = f.channel();
               conn.upstream = upstream;
               upstream.closeFuture().addListener(x -> Relay.flushThenClose(client));
-              if (!client.isActive() || !stillProxied.test(conn.handle)) {
+              if (!client.isActive() || conn.cut) {
                 upstream.close(); // closed or revoked meanwhile
                 return;
               }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The request states behind reused grants, without sockets: what admits, what parks a request state
- * and when its DRQ goes, and the orderings a proxy's threads can produce.
+ * and when its DRQ goes, and the orders in which its tasks can reach the books' loop.
  */
 class GrantAnchorsTest {
   private static final ProxyConfig.Listener ECHO = listener("echo");
@@ -25,8 +25,19 @@ class GrantAnchorsTest {
 
   private final ManualTimebase time = new ManualTimebase();
   private final List<String> deleted = new ArrayList<>();
-  private final GrantAnchors anchors = new GrantAnchors(deleted::add, time, 2);
   private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+  /** The books' loop: the anchors' owner, where their timers run (when the test runs it). */
+  private final EmbeddedChannel books = newChannel();
+
+  private final GrantAnchors anchors = new GrantAnchors(deleted::add, time, books.eventLoop(), 2);
+
+  private EmbeddedChannel newChannel() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.freezeTime();
+    channels.add(ch);
+    return ch;
+  }
 
   private static ProxyConfig.Listener listener(String name) {
     InetSocketAddress a = new InetSocketAddress("127.0.0.1", 1);
@@ -48,10 +59,7 @@ class GrantAnchorsTest {
   }
 
   private ProxiedConnection conn(String handle, String subject, ProxyConfig.Listener l) {
-    EmbeddedChannel ch = new EmbeddedChannel();
-    ch.freezeTime();
-    channels.add(ch);
-    return new ProxiedConnection(handle, l, ch, subject, true);
+    return new ProxiedConnection(handle, l, newChannel(), subject, true);
   }
 
   /** A connection whose Install gave an hour's grant, then ended: its request state parked. */
@@ -88,7 +96,7 @@ class GrantAnchorsTest {
     assertTrue(anchors.park(first), "its connection ended: the request state stays");
     assertEquals(List.of(), deleted);
     assertEquals(1, anchors.parked());
-    EmbeddedChannel loop = channels.get(0);
+    EmbeddedChannel loop = books;
     time.advance(Duration.ofMinutes(59));
     loop.runPendingTasks();
     assertEquals(List.of(), deleted);
@@ -102,7 +110,7 @@ class GrantAnchorsTest {
   @Test
   void aChangedInstallMovesTheGrantsEndOrEndsIt() throws Exception {
     ProxiedConnection first = parked("echo-1", "alice", ECHO);
-    EmbeddedChannel loop = channels.get(0);
+    EmbeddedChannel loop = books;
     GrantAnchors.Key k = anchors.regranted("echo-1", Duration.ofSeconds(2));
     assertEquals(new GrantAnchors.Key("alice", first.scope), k);
     time.advance(Duration.ofSeconds(3));
@@ -110,7 +118,7 @@ class GrantAnchorsTest {
     assertEquals(List.of("echo-1"), deleted, "parked, nothing on it: deleted");
 
     ProxiedConnection second = parked("echo-2", "alice", ECHO);
-    EmbeddedChannel loop2 = channels.get(channels.size() - 1);
+    EmbeddedChannel loop2 = books;
     anchors.regranted("echo-2", Duration.ofHours(3)); // longer: the hour's timer must not end it
     time.advance(HOUR);
     loop2.runPendingTasks();
@@ -220,7 +228,7 @@ class GrantAnchorsTest {
 
   @Test
   void oneSubjectKeepsAtMostItsShareAndIdleGrantsYieldOldestFirst() {
-    GrantAnchors many = new GrantAnchors(deleted::add, time, 1_000);
+    GrantAnchors many = new GrantAnchors(deleted::add, time, books.eventLoop(), 1_000);
     List<ProxiedConnection> alice = new ArrayList<>();
     for (int i = 0; i <= GrantAnchors.PER_SUBJECT; i++) {
       ProxiedConnection c = conn("echo-" + i, "alice", listener("l" + i));
