@@ -3,6 +3,7 @@ package dev.portcullis.audit;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.crypto.Digester;
 import dev.portcullis.support.OwnedFile;
+import dev.portcullis.support.Threads;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -135,9 +136,7 @@ public final class AuditLog implements AutoCloseable {
       this.chain = new AuditChain(AuditChain.GENESIS, sha256);
     }
     this.startHead = chain.head();
-    this.writer = new Thread(() -> run(out), "portcullis-audit");
-    writer.setDaemon(true);
-    writer.start();
+    this.writer = Threads.start("portcullis-audit", () -> run(out));
   }
 
   /** An audit log appending to {@code file}, or {@link #NONE} for null. */

@@ -16,6 +16,7 @@ import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
+import dev.portcullis.support.Threads;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.io.PrintWriter;
@@ -85,12 +86,7 @@ public final class AsyncEngineLoad implements Callable<Integer> {
 
   /** The thread {@code rules-async-hop} completes on: one, as a client library's would be. */
   private static final ExecutorService HOP =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "async-engine-load-completer");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(Threads.daemon("async-engine-load-completer"));
 
   /** Loads the rules engine and wraps it: found by the PDP with ServiceLoader, by name. */
   private abstract static class WrappingProvider implements PolicyEngineProvider {

@@ -7,6 +7,7 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Scratch;
+import dev.portcullis.support.Threads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -119,9 +120,7 @@ public final class ProxyBench implements Callable<Integer> {
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
       server.configureBlocking(false);
       server.register(selector, SelectionKey.OP_ACCEPT);
-      loop = new Thread(this::serve, "proxy-bench-upstream");
-      loop.setDaemon(true);
-      loop.start();
+      loop = Threads.start("proxy-bench-upstream", this::serve);
     }
 
     private void serve() {

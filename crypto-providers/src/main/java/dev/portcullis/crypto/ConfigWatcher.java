@@ -2,6 +2,7 @@ package dev.portcullis.crypto;
 
 import dev.portcullis.crypto.config.CryptoConfig;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Threads;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -36,13 +36,7 @@ final class ConfigWatcher implements AutoCloseable {
     this.registry = registry;
     this.file = file;
     this.interval = interval;
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "portcullis-crypto-config-watch");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Threads.owner("portcullis-crypto-config-watch");
   }
 
   void start() {

@@ -5,6 +5,7 @@ import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConnectionSlots;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.Threads;
 import dev.portcullis.support.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -216,11 +217,7 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
             0,
             TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(16),
-            r -> {
-              Thread t = new Thread(r, "portcullis-metrics-scrape");
-              t.setDaemon(true);
-              return t;
-            });
+            Threads.daemon("portcullis-metrics-scrape"));
     MetricsEndpoint m;
     try {
       m = new MetricsEndpoint(registry, gc, loop, scrapes, listen, tls, clock);

@@ -4,6 +4,7 @@ import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreEvent;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.state.Versioned;
+import dev.portcullis.support.Threads;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -87,13 +87,7 @@ final class FleetGates implements GateJournal, GateListener, AutoCloseable {
     this.cmtss = Set.copyOf(cmtss);
     this.claimDelay = claimDelay;
     // every store operation of this member, in order, off the event loops
-    this.worker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "pcmm-fleet");
-              t.setDaemon(true);
-              return t;
-            });
+    this.worker = Threads.owner("pcmm-fleet");
   }
 
   /** Joins the fleet: announces the member, then takes the free CMTSs it ranks first for. */

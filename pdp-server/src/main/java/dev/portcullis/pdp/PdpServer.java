@@ -18,6 +18,7 @@ import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.Threads;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -32,7 +33,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -104,13 +104,7 @@ public final class PdpServer implements Lifecycle {
     this.policies = new PdpPolicies(context, audit, closed::get);
     this.boss = TRANSPORT.group(1);
     this.workers = TRANSPORT.group(threads);
-    this.housekeeping =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "portcullis-pdp-housekeeping");
-              t.setDaemon(true);
-              return t;
-            });
+    this.housekeeping = Threads.owner("portcullis-pdp-housekeeping");
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.support.LogSummary;
+import dev.portcullis.support.Threads;
 import io.netty.util.collection.IntObjectMap;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -105,12 +106,7 @@ final class ServerContext implements PdpContext {
     this.enrolments =
         material.enroller == null
             ? null
-            : Executors.newSingleThreadExecutor(
-                r -> {
-                  Thread t = new Thread(r, "portcullis-pdp-enrolment");
-                  t.setDaemon(true);
-                  return t;
-                });
+            : Executors.newSingleThreadExecutor(Threads.daemon("portcullis-pdp-enrolment"));
   }
 
   PdpConfig config() {

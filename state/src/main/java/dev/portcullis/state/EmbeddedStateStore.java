@@ -2,6 +2,7 @@ package dev.portcullis.state;
 
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.OwnedFile;
+import dev.portcullis.support.Threads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -46,13 +47,7 @@ public final class EmbeddedStateStore implements StateStore {
   private EmbeddedStateStore(Path file, OwnedFile owned) {
     this.file = file;
     this.owned = owned;
-    this.events =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "state-store-events");
-              t.setDaemon(true);
-              return t;
-            });
+    this.events = Executors.newSingleThreadExecutor(Threads.daemon("state-store-events"));
   }
 
   /** A store in memory only. */

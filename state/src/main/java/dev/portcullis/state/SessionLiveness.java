@@ -2,10 +2,10 @@ package dev.portcullis.state;
 
 import dev.portcullis.state.StateStore.Lifetime;
 import dev.portcullis.state.StateStore.Subscription;
+import dev.portcullis.support.Threads;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -24,13 +24,7 @@ final class SessionLiveness implements AutoCloseable {
   private final StateStore store;
   private final String where;
   private final Map<String, Long> confirmed = new ConcurrentHashMap<>(); // by entry
-  private final ScheduledExecutorService heartbeat =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "zookeeper-store-live");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledExecutorService heartbeat = Threads.owner("zookeeper-store-live");
   private volatile Subscription watch;
   private volatile long session;
 

@@ -1,6 +1,7 @@
 package dev.portcullis.tunnel;
 
 import dev.portcullis.support.Backoff;
+import dev.portcullis.support.Threads;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciCommandException;
 import dev.portcullis.tunnel.vici.ViciMessage;
@@ -11,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -64,13 +64,7 @@ public final class TunnelInstaller implements AutoCloseable {
   private final Duration timeout;
   private final Listener listener;
   private final Map<String, Wanted> wanted = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "tunnel-installer");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledExecutorService thread = Threads.owner("tunnel-installer");
   private volatile ViciClient charon;
   private volatile boolean closed;
   private final Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5));

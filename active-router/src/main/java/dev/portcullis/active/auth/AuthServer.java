@@ -13,6 +13,7 @@ import dev.portcullis.active.packet.MacAlgorithm;
 import dev.portcullis.crypto.CryptoRegistry;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.Threads;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -119,13 +119,7 @@ public final class AuthServer extends Lifecycle.Bound {
         }
       }
       Duration every = config.authServer().rotation();
-      timer =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread t = new Thread(r, "auth-server-rotation");
-                t.setDaemon(true);
-                return t;
-              });
+      timer = Threads.owner("auth-server-rotation");
       this.rotation = timer;
       rotation.scheduleAtFixedRate(
           this::rotateQuietly, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);

@@ -16,6 +16,7 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Signals;
+import dev.portcullis.support.Threads;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -139,21 +141,12 @@ public final class ActiveMain implements Callable<Integer> {
             }
           },
           LoggerFactory.getLogger(ActiveMain.class));
-      Thread stats =
-          new Thread(
-              () -> {
-                try {
-                  while (true) {
-                    Thread.sleep(statsEvery.toMillis());
-                    System.out.println(r.id() + " " + r.counters());
-                  }
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "router-stats");
-      stats.setDaemon(true);
-      stats.start();
+      Threads.owner("router-stats")
+          .scheduleAtFixedRate(
+              () -> System.out.println(r.id() + " " + r.counters()),
+              statsEvery.toMillis(),
+              statsEvery.toMillis(),
+              TimeUnit.MILLISECONDS);
       InetSocketAddress at = c.metricsOf(id);
       MetricsEndpoint m = at == null ? null : ComponentMetrics.router(at, d, r);
       Programs.closeOnStop("active-router", withMetrics(m, r)).await();

@@ -3,6 +3,7 @@ package dev.portcullis.active.net;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConnectionSlots;
+import dev.portcullis.support.Threads;
 import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -178,11 +179,7 @@ public final class HttpsEndpoint implements AutoCloseable {
             0,
             TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(1024),
-            r -> {
-              Thread t = new Thread(r, name + "-handler");
-              t.setDaemon(true);
-              return t;
-            });
+            Threads.daemon(name + "-handler"));
     HttpsEndpoint[] self = new HttpsEndpoint[1];
     ServerBootstrap b =
         new ServerBootstrap()

@@ -1,6 +1,7 @@
 package dev.portcullis.active.source;
 
 import dev.portcullis.active.packet.PacketView;
+import dev.portcullis.support.Threads;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -35,9 +36,7 @@ public final class PacketSink implements AutoCloseable {
     this.keepPayloads = keepPayloads;
     this.socket = new DatagramSocket(address);
     socket.setReceiveBufferSize(4 << 20);
-    this.thread = new Thread(this::run, "packet-sink");
-    thread.setDaemon(true);
-    thread.start();
+    this.thread = Threads.start("packet-sink", this::run);
   }
 
   public InetSocketAddress address() {

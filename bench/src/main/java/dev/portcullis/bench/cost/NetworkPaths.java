@@ -1,6 +1,7 @@
 package dev.portcullis.bench.cost;
 
 import dev.portcullis.nativecrypto.NetworkNamespaces;
+import dev.portcullis.support.Threads;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.lab.NetworkLab;
@@ -113,13 +114,7 @@ final class NetworkPaths implements AutoCloseable {
           a.await(a.initiate(TunnelConnection.CHILD, t.name(), Duration.ofSeconds(10)));
         }
       }
-      ExecutorService inB =
-          Executors.newSingleThreadExecutor(
-              x -> {
-                Thread th = new Thread(x, "lab-side-b");
-                th.setDaemon(true);
-                return th;
-              });
+      ExecutorService inB = Executors.newSingleThreadExecutor(Threads.daemon("lab-side-b"));
       Path nsB = Path.of("/run/netns", lab.b().namespace());
       inB.submit(
               () -> {

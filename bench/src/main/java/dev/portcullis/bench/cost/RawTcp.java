@@ -1,5 +1,6 @@
 package dev.portcullis.bench.cost;
 
+import dev.portcullis.support.Threads;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,12 +25,7 @@ final class RawTcp implements AutoCloseable {
 
   private final ServerSocket server;
   private final ExecutorService pool =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "raw-tcp-echo");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newCachedThreadPool(Threads.daemon("raw-tcp-echo"));
   private final byte[] request = new byte[REQUEST];
   private final byte[] reply = new byte[REPLY];
 

@@ -189,6 +189,25 @@ class ProductRulesTest {
   }
 
   /**
+   * Every thread the product starts besides Netty's loops (and the JVM's shutdown hooks, which it
+   * registers and never starts) is made by {@code support.Threads}: named, a daemon, and most often
+   * the one owner of state that has no channel. The same seven lines of thread factory had been
+   * copied into fourteen classes.
+   */
+  @Test
+  void threadsAreMadeInOnePlace() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.portcullis.support..")
+        .should()
+        .callMethod(Thread.class, "start")
+        .orShould()
+        .callMethod(Thread.class, "setDaemon", boolean.class)
+        .because("support.Threads names each thread and makes it a daemon (docs/architecture.md)")
+        .check(PRODUCT);
+  }
+
+  /**
    * Tests move time instead of sleeping (docs/architecture.md, "Time"): at most five real sleeps
    * are left in the tests of every module, each where the real wait is the thing under test and
    * saying so ("a real wait" in a comment on its line or the three before it). A sixth, or one

@@ -12,6 +12,7 @@ import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelBook.End;
 import dev.portcullis.pdp.tunnel.TunnelBook.Live;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.Threads;
 import dev.portcullis.support.WatchedFile;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -59,13 +59,7 @@ public final class TunnelDesk implements AutoCloseable {
   private final TunnelAdmission admission;
   private final java.util.function.Supplier<MlsEngine> mls; // gives null: no MLS client type
   private final AuditLog audit;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "portcullis-pdp-tunnels");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledExecutorService thread = Threads.owner("portcullis-pdp-tunnels");
   private final TunnelBook book;
 
   private TunnelDesk(

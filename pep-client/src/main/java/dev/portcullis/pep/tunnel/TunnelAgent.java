@@ -12,6 +12,7 @@ import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Lifecycle;
+import dev.portcullis.support.Threads;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.TunnelInstaller;
@@ -89,12 +90,7 @@ public final class TunnelAgent implements Lifecycle {
   private final Listener listener;
   private final Map<String, Held> held = new ConcurrentHashMap<>();
   private final ExecutorService work =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "tunnel-agent");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(Threads.daemon("tunnel-agent"));
   private volatile TunnelRequest standing;
   private volatile boolean closed;
   private final CompletableFuture<Void> ready = new CompletableFuture<>(); // first PDP accept
