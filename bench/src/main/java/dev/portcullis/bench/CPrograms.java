@@ -9,9 +9,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The C side of {@link PdpLoad}, in this jar as source and built with the machine's {@code gcc}
@@ -42,7 +42,7 @@ final class CPrograms {
   /** Builds both into {@code dir}. */
   static CPrograms build(Path dir) throws IOException, InterruptedException {
     copy("cops-frame.h", dir); // the framing both include
-    String tck = run(List.of("getconf", "CLK_TCK"), 10).strip();
+    String tck = Children.output(List.of("getconf", "CLK_TCK"), Duration.ofSeconds(10)).strip();
     return new CPrograms(
         compile(dir, "cops-responder"),
         compile(dir, "cops-load"),
@@ -53,7 +53,9 @@ final class CPrograms {
     Path source = copy(name + ".c", dir);
     Path binary = dir.resolve(name);
     String out =
-        run(List.of("gcc", "-O2", "-pthread", "-o", binary.toString(), source.toString()), 60);
+        Children.output(
+            List.of("gcc", "-O2", "-pthread", "-o", binary.toString(), source.toString()),
+            Duration.ofMinutes(1));
     if (!Files.isExecutable(binary)) {
       throw new IOException("gcc could not build " + name + ".c: " + out.strip());
     }
@@ -106,7 +108,7 @@ final class CPrograms {
       long measureMs)
       throws IOException, InterruptedException {
     String out =
-        run(
+        Children.output(
             List.of(
                 load.toString(),
                 Integer.toString(to.getPort()),
@@ -116,23 +118,12 @@ final class CPrograms {
                 Integer.toString(connections),
                 Long.toString(settleMs),
                 Long.toString(measureMs)),
-            (settleMs + measureMs) / 1000 + 30);
+            Duration.ofMillis(settleMs + measureMs).plusSeconds(30));
     String[] f = out.strip().split(" ");
     if (f.length != 4 || !f[0].equals("answers/s") || !f[2].equals("total")) {
       throw new IOException("the C load generator failed: " + out.strip());
     }
     return new Load(Double.parseDouble(f[1]), Long.parseLong(f[3]));
-  }
-
-  private static String run(List<String> command, long seconds)
-      throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(command.get(0) + " did not end within " + seconds + " s");
-    }
-    return out;
   }
 
   /** The running responder; closing it ends it. */
@@ -161,15 +152,13 @@ final class CPrograms {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       try {
         process.getOutputStream().close(); // its stdin closing is its signal to end
       } catch (IOException e) {
-        process.destroy();
+        // gone already
       }
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+      Children.stop(process, Duration.ofSeconds(5)); // SIGTERM only if stdin did not end it
     }
   }
 }

@@ -8,7 +8,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * The anchor the PEP proxy is measured against: HAProxy (Debian's {@code haproxy}) forwarding TCP
@@ -86,29 +87,12 @@ public final class Haproxy implements AutoCloseable {
 
   /** {@code haproxy -v}'s first line, for the report. */
   public static String version(Path binary) {
-    try {
-      Process p = new ProcessBuilder(binary.toString(), "-v").redirectErrorStream(true).start();
-      String first = new String(p.getInputStream().readAllBytes()).lines().findFirst().orElse("");
-      p.waitFor(5, TimeUnit.SECONDS);
-      return first.strip();
-    } catch (IOException e) {
-      return "haproxy (version unknown: " + e.getMessage() + ")";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "haproxy";
-    }
+    String out = Children.version(List.of(binary.toString(), "-v"));
+    return out == null ? "haproxy (version unknown)" : out.lines().findFirst().orElse("").strip();
   }
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-    }
+    Children.stop(process, Duration.ofSeconds(5));
   }
 }

@@ -18,13 +18,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -193,10 +192,7 @@ public final class OpaCompare implements Callable<Integer> {
       out.flush();
       return 0;
     } finally {
-      server.destroy();
-      if (!server.waitFor(5, TimeUnit.SECONDS)) {
-        server.destroyForcibly();
-      }
+      Children.stop(server, Duration.ofSeconds(5));
     }
   }
 
@@ -228,19 +224,17 @@ public final class OpaCompare implements Callable<Integer> {
   /** {@code wrk}'s requests per second against {@code url} over {@link #seconds}. */
   private double wrk(Path wrk, Path lua, URI url, int threads, int connections)
       throws IOException, InterruptedException {
-    Process p =
-        new ProcessBuilder(
+    String out =
+        Children.output(
+            List.of(
                 wrk.toString(),
                 "-t" + threads,
                 "-c" + connections,
                 "-d" + seconds + "s",
                 "-s",
                 lua.toString(),
-                url.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    p.waitFor(seconds + 30L, TimeUnit.SECONDS);
+                url.toString()),
+            Duration.ofSeconds(seconds + 30L));
     Matcher m = RATE.matcher(out);
     if (!m.find() || out.contains("Non-2xx")) {
       throw new IOException("wrk: " + out.strip());
@@ -249,20 +243,13 @@ public final class OpaCompare implements Callable<Integer> {
   }
 
   private static String version(Path opa) {
-    try {
-      Process p = new ProcessBuilder(opa.toString(), "version").redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      p.waitFor(10, TimeUnit.SECONDS);
-      return out.lines()
-          .filter(l -> l.startsWith("Version:"))
-          .map(l -> l.substring("Version:".length()).strip())
-          .findFirst()
-          .orElse("(version unknown)");
-    } catch (IOException e) {
-      return "(version unknown)";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "";
-    }
+    String out = Children.version(List.of(opa.toString(), "version"));
+    return out == null
+        ? "(version unknown)"
+        : out.lines()
+            .filter(l -> l.startsWith("Version:"))
+            .map(l -> l.substring("Version:".length()).strip())
+            .findFirst()
+            .orElse("(version unknown)");
   }
 }

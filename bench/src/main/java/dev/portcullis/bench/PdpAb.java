@@ -191,10 +191,7 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
       return 0;
     } finally {
       for (Process p : pdps) {
-        p.destroy();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
+        Children.stop(p, Duration.ofSeconds(10));
       }
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
       if (ref != null && Files.isDirectory(worktree)) {
