@@ -17,8 +17,8 @@ import dev.portcullis.support.Programs;
 import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Threads;
+import dev.portcullis.support.Transport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -132,7 +132,7 @@ public final class AsyncEngineLoad implements Callable<Integer> {
     PdpServer[] pdp = new PdpServer[engines.length];
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = PdpLoad.request(0);
-    EventLoopGroup client = new EpollEventLoopGroup(1);
+    EventLoopGroup client = Transport.EPOLL.group(1);
     try {
       for (int e = 0; e < engines.length; e++) {
         pdp[e] = PdpServer.start(PdpLoad.config("async-engine-load", engines[e], load.policy), 1);

@@ -14,7 +14,8 @@ import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Scratch;
-import io.netty.channel.nio.NioEventLoopGroup;
+import dev.portcullis.support.Transport;
+import io.netty.channel.EventLoopGroup;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -272,7 +273,7 @@ public final class FleetBench implements Callable<Integer> {
   private void failover(
       Path dir, String zk, PdpServer b, PdpServer c, AccessRequest read, PrintWriter out)
       throws Exception {
-    NioEventLoopGroup loops = new NioEventLoopGroup(2);
+    EventLoopGroup loops = Transport.NIO.group(2);
     List<PepClient> peps = new ArrayList<>();
     long[] opened = new long[failoverPeps];
     try {

@@ -14,7 +14,8 @@ import dev.portcullis.support.Programs;
 import dev.portcullis.support.ProgressLine;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Scratch;
-import io.netty.channel.nio.NioEventLoopGroup;
+import dev.portcullis.support.Transport;
+import io.netty.channel.EventLoopGroup;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -95,7 +96,7 @@ public final class FleetDemo implements Callable<Integer> {
     Files.copy(policy, dir.resolve("policy-mls.xml"));
     DurableFiles.write(
         dir.resolve("zk.secret"), "portcullis:fleet-demo\n".getBytes(StandardCharsets.US_ASCII));
-    NioEventLoopGroup loops = new NioEventLoopGroup(2);
+    EventLoopGroup loops = Transport.NIO.group(2);
     List<AutoCloseable> open = new ArrayList<>();
     TestingCluster zk = new TestingCluster(3);
     try {

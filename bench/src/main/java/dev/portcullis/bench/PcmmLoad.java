@@ -18,8 +18,8 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.Programs;
+import dev.portcullis.support.Transport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.io.PrintWriter;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -116,7 +116,7 @@ public final class PcmmLoad implements Callable<Integer> {
     PolicyServer.Settings settings =
         new PolicyServer.Settings(
             30, Duration.ofSeconds(30), Duration.ofMillis(50), Duration.ofSeconds(1));
-    EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
+    EventLoopGroup clientGroup = Transport.EPOLL.group(1);
     try (CmtsSimulator sim = new CmtsSimulator(cmts, CmtsSimulator.Profile.DEFAULT);
         PolicyServer ps = PolicyServer.start(sim.addresses(), limits, settings);
         PdpServer pdp = PdpServer.start(PdpLoad.config("pcmm-load", "rules", load.policy), 1)) {

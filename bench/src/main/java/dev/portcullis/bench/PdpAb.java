@@ -6,8 +6,8 @@ import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Scratch;
+import dev.portcullis.support.Transport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -66,6 +66,16 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
   Path config;
 
   @Option(
+      names = "--a-transport",
+      description =
+          "A's Netty transport (io_uring, epoll or nio; default: the jar's own choice): with"
+              + " --a-jar and --b-jar the same jar, what a transport costs.")
+  String aTransport;
+
+  @Option(names = "--b-transport", description = "B's Netty transport, as --a-transport.")
+  String bTransport;
+
+  @Option(
       names = "--rounds",
       defaultValue = "6",
       description = "Rounds (default: ${DEFAULT-VALUE}).")
@@ -118,6 +128,18 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
               + ": build this tree first (mvn -B -q package -DskipTests -pl pdp-server -am)");
       return 2;
     }
+    for (String t : new String[] {aTransport, bTransport}) {
+      String why =
+          t == null
+              ? null
+              : Transport.parse(t) == null
+                  ? "not io_uring, epoll or nio"
+                  : Transport.parse(t).unavailable();
+      if (why != null) {
+        System.err.println("pdp-ab: transport " + t + ": " + why);
+        return 2;
+      }
+    }
     String noC = CPrograms.why();
     if (noC != null) {
       System.err.println("pdp-ab: the C load generator is needed here and cannot be built: " + noC);
@@ -126,7 +148,7 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
     Path scratch = Files.createTempDirectory("pdp-ab");
     Path worktree = scratch.resolve("a-src");
     List<Process> pdps = new ArrayList<>();
-    EventLoopGroup group = new EpollEventLoopGroup(1);
+    EventLoopGroup group = Transport.EPOLL.group(1);
     try {
       Path a = aJar;
       if (ref != null) {
@@ -136,8 +158,8 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
         }
       }
       Path policy = load.policy.toAbsolutePath();
-      InetSocketAddress atA = start(a, "a", policy, config, scratch, pdps);
-      InetSocketAddress atB = start(bJar, "b", policy, config, scratch, pdps);
+      InetSocketAddress atA = start(a, "a", aTransport, policy, config, scratch, pdps);
+      InetSocketAddress atB = start(bJar, "b", bTransport, policy, config, scratch, pdps);
       byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "ab"));
       byte[] req = PdpLoad.request(0);
       ready(group, atA, opn, req, pdps.get(0), scratch.resolve("a.log"));
@@ -146,8 +168,10 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
       byte[] requests = LoopbackLoad.requests(load.outstanding, req.length);
       InetSocketAddress[] to = {atA, atB};
       Side[] sides = {
-        new Side(ref != null ? ref + " (built at " + a + ")" : aJar.toString(), rounds),
-        new Side(bJar.toString(), rounds)
+        new Side(
+            (ref != null ? ref + " (built at " + a + ")" : aJar.toString()) + on(aTransport),
+            rounds),
+        new Side(bJar + on(bTransport), rounds)
       };
       // warm both, measured for nothing: the JIT compiles the whole path in a PDP's first ~10 s
       // under load (PdpLoad's climb to its plateau), so at least that, in turns
@@ -264,13 +288,23 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
     return jar;
   }
 
+  private static String on(String transport) {
+    return transport == null ? "" : " on " + transport;
+  }
+
   /**
    * Starts the PDP of {@code jar} on a free loopback port with a minimal configuration (the access
    * client type, rules over {@code policy}; limits out of a load's way), logging to {@code
-   * name.log}.
+   * name.log}; on {@code transport} if not null.
    */
   private static InetSocketAddress start(
-      Path jar, String name, Path policy, Path config, Path scratch, List<Process> pdps)
+      Path jar,
+      String name,
+      String transport,
+      Path policy,
+      Path config,
+      Path scratch,
+      List<Process> pdps)
       throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -295,17 +329,13 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
           StandardCharsets.UTF_8);
     }
     Path log = scratch.resolve(name + ".log");
+    List<String> command = new ArrayList<>(List.of(javaCommand(), "-Dportcullis.log.level=WARN"));
+    if (transport != null) {
+      command.add("-D" + Transport.PROPERTY + "=" + transport);
+    }
+    command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--config", cfg.toString()));
     Process p =
-        new ProcessBuilder(
-                javaCommand(),
-                "-Dportcullis.log.level=WARN",
-                "-jar",
-                jar.toAbsolutePath().toString(),
-                "--config",
-                cfg.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     pdps.add(p);
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
   }

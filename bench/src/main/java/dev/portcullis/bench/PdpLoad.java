@@ -17,9 +17,9 @@ import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Scratch;
+import dev.portcullis.support.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -118,8 +118,8 @@ public final class PdpLoad implements Callable<Integer> {
     byte[] opn = CopsCodec.encode(ClientOpen.of(AccessRequest.CLIENT_TYPE, "load"));
     byte[] req = request(0);
     int decLength;
-    EventLoopGroup clientGroup = new EpollEventLoopGroup(1);
-    EventLoopGroup rawGroup = new EpollEventLoopGroup(pdpThreads);
+    EventLoopGroup clientGroup = Transport.EPOLL.group(1);
+    EventLoopGroup rawGroup = Transport.EPOLL.group(pdpThreads);
     PdpServer started;
     CPrograms.Responder cResponder = null;
     try {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.portcullis.support.Transport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +34,7 @@ class ThroughputTest {
     byte[] dec = new byte[112];
     System.arraycopy(LoopbackLoad.header(112), 0, dec, 0, 8);
     byte[] requests = LoopbackLoad.requests(4, PdpLoad.request(0).length);
-    EventLoopGroup g = new EpollEventLoopGroup(1);
+    EventLoopGroup g = Transport.EPOLL.group(1);
     try (CPrograms.Responder r = c.responder(dec, 1)) {
       assertTrue(c.rate(r.address(), null, requests, 4, 2, 0, 300).perSecond() > 0);
       assertTrue(r.cpuNanos() >= 0);

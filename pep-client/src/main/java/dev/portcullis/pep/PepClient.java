@@ -20,7 +20,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -327,14 +326,15 @@ public final class PepClient implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Runs this PEP on {@code loop} (an NIO or epoll event loop of the embedder's, which it keeps
-     * and shuts down), so that many PEPs in one process share a few threads, or a PEP shares the
-     * thread of the connections it decides for (the proxy); by default each PEP has its own thread.
+     * Runs this PEP on {@code loop} (an io_uring, epoll or NIO event loop of the embedder's, which
+     * it keeps and shuts down), so that many PEPs in one process share a few threads, or a PEP
+     * shares the thread of the connections it decides for (the proxy); by default each PEP has its
+     * own thread.
      */
     public Builder eventLoop(EventLoop loop) {
       EventLoopGroup group = Objects.requireNonNull(loop, "loop").parent();
-      if (!(group instanceof NioEventLoopGroup) && Transport.of(group) != Transport.EPOLL) {
-        throw new IllegalArgumentException("eventLoop: an NIO or epoll event loop");
+      if (Transport.of(group) == null) {
+        throw new IllegalArgumentException("eventLoop: an io_uring, epoll or NIO event loop");
       }
       this.loop = loop;
       return this;

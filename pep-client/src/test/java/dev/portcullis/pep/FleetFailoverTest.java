@@ -12,7 +12,8 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.state.Ensembles;
 import dev.portcullis.support.DurableFiles;
-import io.netty.channel.nio.NioEventLoopGroup;
+import dev.portcullis.support.Transport;
+import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,7 +121,7 @@ class FleetFailoverTest {
     AccessRequest read = AccessRequest.access("alice", "intel-db", AccessMode.READ);
     AccessRequest mail = AccessRequest.access("alice", "mail", AccessMode.WRITE);
     try (TestingCluster zk = Ensembles.started()) {
-      NioEventLoopGroup loops = new NioEventLoopGroup(2);
+      EventLoopGroup loops = Transport.NIO.group(2);
       List<PepClient> peps = new ArrayList<>();
       try (PdpServer b = pdp(zk.getConnectString(), "b");
           PdpServer c = pdp(zk.getConnectString(), "c")) {

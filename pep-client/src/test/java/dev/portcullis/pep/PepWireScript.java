@@ -15,6 +15,7 @@ import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -23,7 +24,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetAddress;
@@ -46,7 +47,7 @@ final class PepWireScript {
 
   static String run() throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
-    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    EventLoopGroup group = Transport.NIO.group(1);
     try {
       Channel server =
           new ServerBootstrap()

@@ -16,14 +16,15 @@ import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.support.Cli;
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetAddress;
@@ -42,7 +43,7 @@ import java.util.function.IntConsumer;
  * separately, with {@link System#nanoTime()} on the client's event loop.
  */
 public final class Simulator implements AutoCloseable {
-  private final NioEventLoopGroup group = new NioEventLoopGroup(1);
+  private final EventLoopGroup group = Transport.NIO.group(1);
   private final InetSocketAddress pdp;
   private final int clientType;
 

@@ -1,6 +1,7 @@
 package dev.portcullis.tunnel.vici;
 
 import dev.portcullis.support.Timebase;
+import dev.portcullis.support.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -14,7 +15,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.io.EOFException;
@@ -119,7 +119,7 @@ public final class ViciClient implements AutoCloseable {
               + " needs Netty's epoll transport, not available here: "
               + Epoll.unavailabilityCause());
     }
-    EventLoopGroup own = group == null ? new EpollEventLoopGroup(1) : null;
+    EventLoopGroup own = group == null ? Transport.EPOLL.group(1) : null;
     ViciClient[] made = new ViciClient[1];
     Bootstrap b =
         new Bootstrap()
