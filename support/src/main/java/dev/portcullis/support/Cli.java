@@ -121,6 +121,21 @@ public final class Cli {
     return new Usage(message);
   }
 
+  /**
+   * What a command that has subcommands says when it is given none: a usage mistake (exit {@value
+   * #USAGE}) naming them and where the usage is, never the whole usage.
+   */
+  public static Usage commandNeeded(CommandLine.Model.CommandSpec spec) {
+    List<String> commands = new ArrayList<>(spec.subcommands().keySet());
+    commands.remove("help");
+    return usage(
+        "a command is needed: "
+            + String.join(", ", commands)
+            + "; see "
+            + spec.qualifiedName()
+            + " --help");
+  }
+
   /** A {@link NotDone}: {@code throw Cli.notDone("the fleet's state store: ...")}. */
   public static NotDone notDone(String message) {
     return new NotDone(message);

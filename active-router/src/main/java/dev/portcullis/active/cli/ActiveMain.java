@@ -46,10 +46,11 @@ import picocli.CommandLine.Option;
       ActiveMain.DemoCommand.class
     })
 public final class ActiveMain implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() {
-    new CommandLine(this).usage(System.err);
-    return 2;
+    throw Cli.commandNeeded(spec);
   }
 
   public static void main(String[] args) {

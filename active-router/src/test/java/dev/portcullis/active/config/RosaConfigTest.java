@@ -155,6 +155,16 @@ class RosaConfigTest {
   }
 
   @Test
+  void noCommandIsOneLineNamingTheCommands() {
+    Object[] r = run();
+    assertEquals(2, r[0], "a usage mistake");
+    String out = (String) r[1];
+    assertTrue(out.startsWith("active-router: a command is needed: "), out);
+    assertTrue(out.endsWith("see active-router --help"), out);
+    assertEquals(1, out.lines().count(), "one line, never the whole usage: " + out);
+  }
+
+  @Test
   void anUnknownRouterIdIsNoSuchRouterAndExit2() {
     Object[] r =
         run("router", "--id", "ar-9", "--config", Path.of("..", "config", "rosa.xml").toString());

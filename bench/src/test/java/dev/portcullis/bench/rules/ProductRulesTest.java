@@ -208,6 +208,28 @@ class ProductRulesTest {
   }
 
   /**
+   * A command's summary in its parent's {@code --help} is the first line of its description (or its
+   * header): a whole sentence. Descriptions written as several source lines showed only their first
+   * line there, cut mid-sentence ("... ask the PDP once, forward").
+   */
+  @Test
+  void commandSummariesAreWholeSentences() {
+    List<String> cut = new ArrayList<>();
+    for (JavaClass c : PRODUCT) {
+      if (!c.isAnnotatedWith(picocli.CommandLine.Command.class)) {
+        continue;
+      }
+      picocli.CommandLine.Command command =
+          c.getAnnotationOfType(picocli.CommandLine.Command.class);
+      String[] summary = command.header().length > 0 ? command.header() : command.description();
+      if (summary.length > 0 && !summary[0].strip().matches("(?s).*[.:)]$")) {
+        cut.add(c.getName() + ": \"" + summary[0] + "\"");
+      }
+    }
+    assertTrue(cut.isEmpty(), "a command's summary is cut mid-sentence in --help: " + cut);
+  }
+
+  /**
    * Tests move time instead of sleeping (docs/architecture.md, "Time"): at most five real sleeps
    * are left in the tests of every module, each where the real wait is the thing under test and
    * saying so ("a real wait" in a comment on its line or the three before it). A sixth, or one

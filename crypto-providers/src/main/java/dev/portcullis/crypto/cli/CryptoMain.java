@@ -55,8 +55,7 @@ public final class CryptoMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    spec.commandLine().usage(spec.commandLine().getOut());
-    return 0;
+    throw Cli.commandNeeded(spec);
   }
 
   /** Prints the provider table for a configuration file. */

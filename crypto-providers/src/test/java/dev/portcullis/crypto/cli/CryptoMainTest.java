@@ -24,6 +24,15 @@ class CryptoMainTest {
   }
 
   @Test
+  void noCommandIsOneLineNamingTheCommands() {
+    assertEquals(2, run(), "a usage mistake");
+    String e = err.toString().strip();
+    assertTrue(e.startsWith("portcullis-crypto: a command is needed: status"), e);
+    assertFalse(e.contains("\n"), "one line, never the whole usage: " + e);
+    assertEquals("", out.toString(), "nothing on stdout");
+  }
+
+  @Test
   void statusPrintsTheTableForTheSampleConfiguration() {
     assertEquals(0, run("status", "--config", "../config/crypto-providers.xml"), err.toString());
     String s = out.toString();

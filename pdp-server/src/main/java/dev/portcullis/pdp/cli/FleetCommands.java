@@ -36,10 +36,10 @@ final class FleetCommands {
   @Command(
       name = "publish-policy",
       mixinStandardHelpOptions = true,
-      description = {
-        "Publishes a policy file to the fleet: every PDP of it loads the new version and pushes",
-        "unsolicited decisions for exactly the changed ones. The file is checked here first."
-      })
+      description =
+          "Publishes a policy file to the fleet: every PDP of it loads the new version and "
+              + "pushes unsolicited decisions for exactly the changed ones. The file is checked "
+              + "here first.")
   static final class Publish implements Callable<Integer> {
     @Option(
         names = {"-c", "--config"},

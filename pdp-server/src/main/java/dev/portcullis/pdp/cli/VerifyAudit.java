@@ -25,8 +25,8 @@ import picocli.CommandLine.Spec;
     name = "verify-audit",
     mixinStandardHelpOptions = true,
     description = {
-      "Checks the hash chain of an audit log (the PDP's or the PEP proxy's) and names the first",
-      "broken record.",
+      "Checks the hash chain of an audit log (the PDP's or the PEP proxy's) and names "
+          + "the first broken record.",
       "Exit status: 0 intact, 1 broken, 2 unreadable."
     })
 final class VerifyAudit implements Callable<Integer> {

@@ -21,11 +21,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "enrol",
     mixinStandardHelpOptions = true,
-    description = {
-      "Enrol with a one-time credential (docs/tls.md): make a key pair, get a certificate for"
-          + " this PEP id from the PDP over TLS, and store both where pep.xml's <tls"
-          + " certificate=... key=...> name them."
-    })
+    description =
+        "Enrol with a one-time credential (docs/tls.md): make a key pair, get a "
+            + "certificate for  this PEP id from the PDP over TLS, and store both where "
+            + "pep.xml's <tls  certificate=... key=...> name them.")
 final class EnrolCommand implements Callable<Integer> {
   @Option(
       names = "--config",

@@ -34,7 +34,6 @@ public final class PepMain implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-    return 0;
+    throw Cli.commandNeeded(spec);
   }
 }

@@ -23,10 +23,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "proxy",
     mixinStandardHelpOptions = true,
-    description = {
-      "Put services under policy: accept each client connection, ask the PDP once, forward",
-      "only after an Install, cut the connection on a Remove (docs/pep-proxy.md)."
-    })
+    description =
+        "Put services under policy: accept each client connection, ask the PDP once, "
+            + "forward only after an Install, cut the connection on a Remove "
+            + "(docs/pep-proxy.md).")
 final class ProxyCommand implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},

@@ -22,17 +22,18 @@ import picocli.CommandLine.Option;
 @Command(
     name = "tunnel-agent",
     mixinStandardHelpOptions = true,
-    description = {
-      "Run a tunnel agent (docs/tunnels.md): hold on the local strongSwan charon exactly the",
-      "IPsec tunnels the PDP grants; a gateway's agent stands by for them, a user's agent asks",
-      "for those its configuration names. Runs until SIGTERM, then takes its tunnels down."
-    })
+    description =
+        "Run a tunnel agent (docs/tunnels.md): hold on the local strongSwan charon "
+            + "exactly the IPsec tunnels the PDP grants; a gateway's agent stands by for them, "
+            + "a user's agent asks for those its configuration names. Runs until SIGTERM, then "
+            + "takes its tunnels down.")
 final class TunnelAgentCommand implements Callable<Integer> {
   @Option(
       names = {"-c", "--config"},
-      defaultValue = Cli.CONF + "/tunnel-agent.xml",
+      required = true,
       description =
-          "The agent's configuration, a pep.xml with <tunnels> (default: ${DEFAULT-VALUE}).")
+          "The agent's configuration, a pep.xml with <tunnels>: a gateway's or a user's (the"
+              + " samples: config/tunnel-gateway.xml, config/tunnel-client.xml).")
   Path config;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

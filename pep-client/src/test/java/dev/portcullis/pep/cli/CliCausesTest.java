@@ -89,6 +89,21 @@ class CliCausesTest {
     }
   }
 
+  /** No command is a usage mistake naming the commands, never the whole usage (exit 2). */
+  @Test
+  void noCommandIsOneLineNamingTheCommands() {
+    String line = line(pep(), Cli.Cause.USAGE_MISTAKE);
+    assertTrue(line.contains("a command is needed: request, simulate"), line);
+    assertTrue(line.endsWith("see pep-client --help"), line);
+  }
+
+  /** A tunnel agent has no default configuration: the samples are a gateway's and a user's. */
+  @Test
+  void aTunnelAgentNeedsItsConfigurationNamed() {
+    String line = line(pep("tunnel-agent"), Cli.Cause.USAGE_MISTAKE);
+    assertTrue(line.contains("--config"), line);
+  }
+
   /** A mistyped option is one line: what is wrong, the option meant, where the usage is. */
   @Test
   void aMistypedOptionIsOneLineWithTheOptionMeant() {
