@@ -12,7 +12,11 @@ import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.DurableFiles;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +35,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Issues a one-time enrolment credential bound to one PEP id (docs/tls.md).",
-      "Prints the credential once: hand it to the PEP's operator over a trusted channel."
+      "Prints the credential once, alone on stdout (what it is, and how to enrol with it, on"
+          + " stderr), or writes it to an owner-only file (--out): hand it to the PEP's operator"
+          + " over a trusted channel."
     })
 final class IssueCredential implements Callable<Integer> {
   @Option(
@@ -50,6 +56,13 @@ final class IssueCredential implements Callable<Integer> {
       description = "How long it may be used (ISO-8601 duration, default: ${DEFAULT-VALUE}).")
   Duration validFor;
 
+  @Option(
+      names = "--out",
+      description =
+          "Write the credential to this new file, owner-only (it must not exist), instead of"
+              + " stdout.")
+  Path outFile;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -63,6 +76,10 @@ final class IssueCredential implements Callable<Integer> {
     }
     if (validFor.isNegative() || validFor.isZero()) {
       throw Cli.usage("--valid-for: " + validFor + " (expected: a positive duration)");
+    }
+    if (outFile != null && Files.exists(outFile, LinkOption.NOFOLLOW_LINKS)) {
+      throw Cli.usage(
+          "--out " + outFile + ": exists already (a credential file is never overwritten)");
     }
     PdpConfig c;
     try {
@@ -99,11 +116,24 @@ final class IssueCredential implements Callable<Integer> {
             "operator",
             System.getProperty("user.name"));
       }
-      out.printf("credential for PEP %s, valid until %s:%n%s%n", pep, i.notAfter(), i.token());
-      out.println(
-          "enrol with: pep-client enrol --config PEP.xml --credential-file FILE, FILE holding the"
-              + " line above");
-      out.flush();
+      // stdout carries the credential alone, so that "> FILE" makes a file enrol reads as it is
+      if (outFile != null) {
+        if (!DurableFiles.createNew(
+            outFile, (i.token() + "\n").getBytes(StandardCharsets.US_ASCII))) {
+          throw Cli.notDone("--out " + outFile + ": created meanwhile by someone else");
+        }
+      } else {
+        out.println(i.token());
+        out.flush();
+      }
+      err.printf(
+          "credential for PEP %s, valid until %s%s; enrol with: pep-client enrol --config PEP.xml"
+              + " --credential-file %s%n",
+          pep,
+          i.notAfter(),
+          outFile == null ? "" : ", written to " + outFile,
+          outFile == null ? "FILE" : outFile);
+      err.flush();
       return 0;
     } catch (ConfigException e) {
       throw e;

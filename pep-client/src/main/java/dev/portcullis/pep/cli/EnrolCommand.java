@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,12 +46,7 @@ final class EnrolCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    String token;
-    try {
-      token = Files.readString(credentialFile).trim();
-    } catch (IOException e) {
-      throw Cli.usage("cannot read " + credentialFile + ": " + e.getMessage());
-    }
+    String token = credential(credentialFile);
     try (PepConfig cfg = PepConfig.load(config)) {
       var sec = cfg.security();
       if (sec == null || sec.tls() == null || sec.tls().development()) {
@@ -83,5 +79,42 @@ final class EnrolCommand implements Callable<Integer> {
     } catch (PepException e) {
       throw Cli.notDone(e.getMessage());
     }
+  }
+
+  /** What a credential looks like: {@code ID.SECRET}, the secret in base64url. */
+  private static final java.util.regex.Pattern CREDENTIAL =
+      java.util.regex.Pattern.compile("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{16,}");
+
+  /**
+   * The credential in {@code file}: its one line in the form {@code ID.SECRET}, whatever else the
+   * file holds (what issue-credential said around it, when its stdout and stderr went there).
+   * Neither a file without one nor a file with two is guessed at: a usage mistake naming the file
+   * and line numbers, never a secret.
+   */
+  static String credential(Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw Cli.usage("cannot read " + file + ": " + e.getMessage());
+    }
+    List<Integer> found = new java.util.ArrayList<>();
+    for (int n = 0; n < lines.size(); n++) {
+      if (CREDENTIAL.matcher(lines.get(n).strip()).matches()) {
+        found.add(n);
+      }
+    }
+    if (found.isEmpty()) {
+      throw Cli.usage(
+          "--credential-file "
+              + file
+              + ": no line is a credential (ID.SECRET, as pdp-server issue-credential prints it)");
+    }
+    if (found.size() > 1) {
+      List<Integer> numbers = found.stream().map(n -> n + 1).toList();
+      throw Cli.usage(
+          "--credential-file " + file + ": lines " + numbers + " are all credentials: keep one");
+    }
+    return lines.get(found.get(0)).strip();
   }
 }

@@ -48,9 +48,18 @@ class EnrolCliTest {
             + "<protection level=\"confidentiality\"/><enrolment store=\"otc\"/></security></pdp>");
     String issued =
         run(new PdpMain(), 0, "issue-credential", "-c", pdpXml.toString(), "--pep", "gw-9");
-    String token = issued.lines().filter(l -> l.startsWith("otc-")).findFirst().orElseThrow();
+    // stdout is the credential alone: "issue-credential ... > FILE" makes a credential file
+    StringWriter alone = new StringWriter();
+    CommandLine issue = Cli.of("pdp-server", new PdpMain());
+    issue.setOut(new PrintWriter(alone));
+    issue.setErr(new PrintWriter(new StringWriter()));
+    assertEquals(0, issue.execute("issue-credential", "-c", pdpXml.toString(), "--pep", "gw-8"));
+    assertTrue(alone.toString().matches("otc-[0-9a-f]{16}\\.[A-Za-z0-9_-]+\\R"), alone.toString());
+    // "issue-credential ... > FILE 2>&1": the credential and what issue-credential said around it
     Path credential = dir.resolve("credential.txt");
-    Files.writeString(credential, token + "\n");
+    Files.writeString(credential, issued);
+    assertEquals(
+        1, issued.lines().filter(l -> l.matches("otc-[0-9a-f]{16}\\.[A-Za-z0-9_-]+")).count());
     assertTrue(AuditChain.verify(dir.resolve("otc").resolve("credentials.jsonl")).intact());
     try (PdpServer s = PdpServer.start(PdpConfig.load(pdpXml), 1)) {
       Path ca = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of()).caCertificate();
@@ -72,5 +81,23 @@ class EnrolCliTest {
       String again = run(new PepMain(), 1, enrol);
       assertTrue(again.contains("used already"), again);
     }
+  }
+
+  /** A file with no credential, or with two, is not guessed at: one line, exit 2, no secret. */
+  @Test
+  void aCredentialFileWithoutOneLineOfTheFormIsAUsageMistake() throws Exception {
+    Path none = dir.resolve("none.credential");
+    Files.writeString(none, "credential for PEP gw-9, valid until 2026-11-29\n");
+    String said =
+        run(new PepMain(), 2, "enrol", "--config", "pep.xml", "--credential-file", none.toString());
+    assertTrue(said.contains("no line is a credential"), said);
+    Path two = dir.resolve("two.credential");
+    String a = "otc-0123456789abcdef.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    String b = "otc-fedcba9876543210.BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+    Files.writeString(two, a + "\n\n" + b + "\n");
+    said =
+        run(new PepMain(), 2, "enrol", "--config", "pep.xml", "--credential-file", two.toString());
+    assertTrue(said.contains("lines [1, 3] are all credentials"), said);
+    assertTrue(!said.contains("AAAA") && !said.contains("BBBB"), "no secret said: " + said);
   }
 }

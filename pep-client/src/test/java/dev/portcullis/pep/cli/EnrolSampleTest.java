@@ -1,5 +1,6 @@
 package dev.portcullis.pep.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.pdp.PdpConfig;
@@ -40,20 +41,27 @@ class EnrolSampleTest {
           pepXml,
           Files.readString(pepXml)
               .replace("port=\"3288\"", "port=\"" + pdp.address().getPort() + "\""));
-      String issued =
-          EnrolCliTest.run(
-              new PdpMain(),
-              0,
-              "issue-credential",
-              "--config",
-              pdpXml.toString(),
-              "--pep",
-              "gw-7",
-              "--valid-for",
-              "24h");
-      String token = issued.lines().filter(l -> l.startsWith("otc-")).findFirst().orElseThrow();
+      // as the README does it: --out writes the credential, owner-only
       Path credential = dir.resolve("gw-7.credential");
-      Files.writeString(credential, token + "\n");
+      EnrolCliTest.run(
+          new PdpMain(),
+          0,
+          "issue-credential",
+          "--config",
+          pdpXml.toString(),
+          "--pep",
+          "gw-7",
+          "--valid-for",
+          "24h",
+          "--out",
+          credential.toString());
+      assertTrue(Files.readString(credential).matches("otc-[0-9a-f]{16}\\.[A-Za-z0-9_-]+\n"));
+      if (java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+        assertEquals(
+            "rw-------",
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(credential)));
+      }
       String enrolled =
           EnrolCliTest.run(
               new PepMain(),
