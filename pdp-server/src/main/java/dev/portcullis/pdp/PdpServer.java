@@ -138,6 +138,9 @@ public final class PdpServer implements Lifecycle {
 
   private static PdpServer start(PdpConfig config, int threads, StateStore store, Clock clock)
       throws ConfigException, IOException {
+    // before anything is made (policies loaded, a development PKI, the audit log): a PDP that
+    // cannot listen says so first, and leaves nothing behind
+    Binding.checkFree(new InetSocketAddress(config.address(), config.port()), null);
     SharedStateChanges changes = new SharedStateChanges();
     IntObjectMap<ClientTypePolicy> policies =
         ClientTypePolicy.loadAll(config, store, changes::changed);

@@ -22,7 +22,11 @@ import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,9 +53,21 @@ public enum Transport {
     this.label = label;
   }
 
-  /** Decided once: the first call logs it. */
+  /**
+   * Decided once, and said once, when the first event loop group is made (not when a class that
+   * names the transport loads: a server that stops before it listens, a port in use say, says
+   * nothing about its transport).
+   */
   private static final class Chosen {
-    static final Transport BEST = choose(System.getProperty(PROPERTY));
+    static final List<Runnable> SAY = new ArrayList<>(1);
+    static final Transport BEST = choose(System.getProperty(PROPERTY), SAY::add);
+    static final AtomicBoolean SAID = new AtomicBoolean();
+
+    static void say() {
+      if (SAID.compareAndSet(false, true)) {
+        SAY.forEach(Runnable::run);
+      }
+    }
   }
 
   /**
@@ -62,28 +78,38 @@ public enum Transport {
     return Chosen.BEST;
   }
 
-  static Transport choose(String wanted) {
+  /**
+   * The transport {@code wanted} names, or the default; what to log about it goes to {@code say}.
+   */
+  static Transport choose(String wanted, Consumer<Runnable> say) {
     Transport fallback = EPOLL.available() ? EPOLL : NIO;
     if (wanted == null || wanted.isBlank()) {
-      log.info(
-          "transport: {} (the default; -D{}=io_uring|epoll|nio picks another)", fallback, PROPERTY);
+      say.accept(
+          () ->
+              log.info(
+                  "transport: {} (the default; -D{}=io_uring|epoll|nio picks another)",
+                  fallback,
+                  PROPERTY));
       return fallback;
     }
     Transport t = parse(wanted);
     if (t == null) {
-      log.warn(
-          "transport: -D{}={} is not io_uring, epoll or nio: {} instead",
-          PROPERTY,
-          wanted,
-          fallback);
+      say.accept(
+          () ->
+              log.warn(
+                  "transport: -D{}={} is not io_uring, epoll or nio: {} instead",
+                  PROPERTY,
+                  wanted,
+                  fallback));
       return fallback;
     }
     String why = t.unavailable();
     if (why != null) {
-      log.warn("transport: {} is not available here ({}): {} instead", t, why, fallback);
+      say.accept(
+          () -> log.warn("transport: {} is not available here ({}): {} instead", t, why, fallback));
       return fallback;
     }
-    log.info("transport: {} (-D{})", t, PROPERTY);
+    say.accept(() -> log.info("transport: {} (-D{})", t, PROPERTY));
     return t;
   }
 
@@ -152,6 +178,7 @@ public enum Transport {
 
   /** An event loop group of {@code threads} threads (0: Netty's default, twice the cores). */
   public EventLoopGroup group(int threads) {
+    Chosen.say();
     return new MultiThreadIoEventLoopGroup(threads, factory());
   }
 

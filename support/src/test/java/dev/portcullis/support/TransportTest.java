@@ -38,12 +38,12 @@ class TransportTest {
   @Test
   void anUnknownOrUnavailableChoiceFallsBackToTheDefault() {
     Transport fallback = Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
-    assertSame(fallback, Transport.choose(null), "the default");
-    assertSame(fallback, Transport.choose("kqueue"), "not a transport: the default");
-    assertSame(Transport.NIO, Transport.choose("nio"), "NIO is always there");
+    assertSame(fallback, Transport.choose(null, r -> {}), "the default");
+    assertSame(fallback, Transport.choose("kqueue", r -> {}), "not a transport: the default");
+    assertSame(Transport.NIO, Transport.choose("nio", r -> {}), "NIO is always there");
     assertSame(
         Transport.IO_URING.available() ? Transport.IO_URING : fallback,
-        Transport.choose("io_uring"));
+        Transport.choose("io_uring", r -> {}));
   }
 
   @Test

@@ -64,14 +64,41 @@ class CliCausesTest {
   void aPortInUseIsTwoAndNamesTheAddress() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Path c = config("pdp.xml", taken.getLocalPort(), "audit.jsonl");
+      // with what a start would make first: a development PKI, an enrolment store
+      Files.writeString(
+          c,
+          Files.readString(c)
+              .replace(
+                  "<audit ",
+                  "<security><tls dev-pki=\"pki\" client-auth=\"optional\"/><protection"
+                      + " level=\"confidentiality\"/><enrolment store=\"otc\"/></security><audit "));
       oneLine(
           run("--config", c.toString()),
           Cli.Cause.CANNOT_BIND,
-          "cannot listen on 127.0.0.1:" + taken.getLocalPort());
+          "cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": the port is in use");
     }
-    // a failed start leaves nothing: no audit log it made, no lock file
+    // a failed start leaves nothing: no audit log it made, no lock file, no PKI, no store
     assertFalse(Files.exists(dir.resolve("audit.jsonl")), "an empty audit log left behind");
     assertFalse(Files.exists(dir.resolve("audit.jsonl.lock")), "its lock file left behind");
+    assertFalse(Files.exists(dir.resolve("pki")), "a development PKI left behind");
+    assertFalse(Files.exists(dir.resolve("otc")), "an enrolment store left behind");
+  }
+
+  /** A second PDP on the first one's port and audit log names the port, not the log's lock. */
+  @Test
+  void aSecondPdpOnTheSamePortSaysThePort() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    try (PdpServer running =
+        PdpServer.start(PdpConfig.load(config("a.xml", port, "audit.jsonl")), 1)) {
+      assertTrue(running.isReady());
+      oneLine(
+          run("--config", config("b.xml", port, "audit.jsonl").toString()),
+          Cli.Cause.CANNOT_BIND,
+          "cannot listen on 127.0.0.1:" + port + ": the port is in use");
+    }
   }
 
   @Test
