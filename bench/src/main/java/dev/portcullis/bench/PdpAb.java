@@ -68,7 +68,7 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
   @Option(
       names = "--a-transport",
       description =
-          "A's Netty transport (io_uring, epoll or nio; default: the jar's own choice): with"
+          "A's Netty transport (epoll or nio; default: the jar's own choice): with"
               + " --a-jar and --b-jar the same jar, what a transport costs.")
   String aTransport;
 
@@ -132,9 +132,7 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
       String why =
           t == null
               ? null
-              : Transport.parse(t) == null
-                  ? "not io_uring, epoll or nio"
-                  : Transport.parse(t).unavailable();
+              : Transport.parse(t) == null ? "not epoll or nio" : Transport.parse(t).unavailable();
       if (why != null) {
         System.err.println("pdp-ab: transport " + t + ": " + why);
         return 2;

@@ -440,8 +440,8 @@ public final class PdpServer implements Lifecycle {
     }
     context.close();
     if (serverChannel != null && !serverChannel.close().awaitUninterruptibly(2, TimeUnit.SECONDS)) {
-      // bounded: on io_uring (Netty 4.2.18, Linux 6.18) a listening socket's close once never
-      // completed, and a stop must not wait for ever on its transport
+      // bounded: on io_uring (Netty 4.2.18, Linux 6.18, when it was tried) a listening socket's
+      // close once never completed; a stop must not wait for ever on its transport
       log.warn("the listening socket did not close within 2 s; stopping anyway");
     }
     context.closeConnections(ErrorCode.SHUTTING_DOWN, Duration.ofSeconds(5));

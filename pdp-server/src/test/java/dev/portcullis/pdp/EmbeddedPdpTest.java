@@ -22,8 +22,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.MockTicker;
-import io.netty.util.concurrent.Ticker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,7 +39,6 @@ abstract class EmbeddedPdpTest {
 
   FakePdpContext pdp;
   EmbeddedChannel ch;
-  MockTicker time; // the loop's clock
 
   /** Messages written and not yet taken by {@link #next()}. */
   private final ArrayDeque<byte[]> written = new ArrayDeque<>();
@@ -62,17 +59,11 @@ abstract class EmbeddedPdpTest {
       throws Exception {
     pdp = new FakePdpContext(redirects, rate, maxHandles, maxPending);
     pdp.engines.put(TYPE, engine);
-    // The embedded loop's clock would be the wall clock: a slow machine would then fire a timer
-    // the test has not reached yet. On a ticker of its own from the start, before anything is
-    // scheduled, it moves only with advance().
-    time = Ticker.newMockTicker();
-    ch =
-        EmbeddedChannel.builder()
-            .register(false)
-            .hasDisconnect(false)
-            .handlers(new PdpChannelInitializer(pdp, null))
-            .ticker(time)
-            .build();
+    // The embedded loop's clock is the wall clock plus what advanceTimeBy added unless frozen: a
+    // slow machine would then fire a timer the test has not reached yet. Frozen before anything
+    // is scheduled, it moves only with advance().
+    ch = new EmbeddedChannel(false, false, new PdpChannelInitializer(pdp, null));
+    ch.freezeTime();
     ch.register();
   }
 
@@ -123,7 +114,7 @@ abstract class EmbeddedPdpTest {
 
   void advance(Duration d) {
     pdp.now += d.toNanos();
-    time.advance(d.toNanos(), NANOSECONDS);
+    ch.advanceTimeBy(d.toNanos(), NANOSECONDS);
     ch.runPendingTasks();
   }
 

@@ -326,15 +326,14 @@ public final class PepClient implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Runs this PEP on {@code loop} (an io_uring, epoll or NIO event loop of the embedder's, which
-     * it keeps and shuts down), so that many PEPs in one process share a few threads, or a PEP
-     * shares the thread of the connections it decides for (the proxy); by default each PEP has its
-     * own thread.
+     * Runs this PEP on {@code loop} (an epoll or NIO event loop of the embedder's, which it keeps
+     * and shuts down), so that many PEPs in one process share a few threads, or a PEP shares the
+     * thread of the connections it decides for (the proxy); by default each PEP has its own thread.
      */
     public Builder eventLoop(EventLoop loop) {
       EventLoopGroup group = Objects.requireNonNull(loop, "loop").parent();
       if (Transport.of(group) == null) {
-        throw new IllegalArgumentException("eventLoop: an io_uring, epoll or NIO event loop");
+        throw new IllegalArgumentException("eventLoop: an epoll or NIO event loop");
       }
       this.loop = loop;
       return this;

@@ -1,27 +1,19 @@
 package dev.portcullis.support;
 
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoEventLoopGroup;
-import io.netty.channel.IoHandler;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.channel.uring.IoUring;
-import io.netty.channel.uring.IoUringDatagramChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringServerSocketChannel;
-import io.netty.channel.uring.IoUringSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -32,17 +24,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Netty transport every server and client uses, decided in this one place so that event loops
- * and channel classes never mismatch: epoll where Linux's native library loads, NIO elsewhere; or
- * io_uring where the kernel offers it and {@value #PROPERTY} asks for it. The choice is logged
- * once, at the first server or client to start. docs/benchmarks.md ("Transports") has the figures
- * that keep epoll the default.
+ * and channel classes never mismatch: epoll where Linux's native library loads, NIO elsewhere, or
+ * the one {@value #PROPERTY} names. The choice is said once, when the first event loop group is
+ * made. (Netty 4.2's io_uring transport was tried and measured, and Netty 4.2.18 lost data on
+ * half-closed epoll connections: docs/benchmarks.md, "Transports".)
  */
 public enum Transport {
-  IO_URING("io_uring"),
   EPOLL("epoll"),
   NIO("NIO");
 
-  /** The system property that picks a transport: {@code io_uring}, {@code epoll} or {@code nio}. */
+  /** The system property that picks a transport: {@code epoll} or {@code nio}. */
   public static final String PROPERTY = "portcullis.transport";
 
   private static final Logger log = LoggerFactory.getLogger(Transport.class);
@@ -87,9 +78,7 @@ public enum Transport {
       say.accept(
           () ->
               log.info(
-                  "transport: {} (the default; -D{}=io_uring|epoll|nio picks another)",
-                  fallback,
-                  PROPERTY));
+                  "transport: {} (the default; -D{}=epoll|nio picks another)", fallback, PROPERTY));
       return fallback;
     }
     Transport t = parse(wanted);
@@ -97,7 +86,7 @@ public enum Transport {
       say.accept(
           () ->
               log.warn(
-                  "transport: -D{}={} is not io_uring, epoll or nio: {} instead",
+                  "transport: -D{}={} is not epoll or nio: {} instead",
                   PROPERTY,
                   wanted,
                   fallback));
@@ -113,13 +102,9 @@ public enum Transport {
     return t;
   }
 
-  /** The transport a name given by a user means ({@code io_uring}, {@code epoll}, {@code nio}). */
+  /** The transport a name given by a user means ({@code epoll}, {@code nio}), or null. */
   public static Transport parse(String name) {
     switch (name.strip().toLowerCase(Locale.ROOT)) {
-      case "io_uring":
-      case "io-uring":
-      case "iouring":
-        return IO_URING;
       case "epoll":
         return EPOLL;
       case "nio":
@@ -136,77 +121,40 @@ public enum Transport {
 
   /** Why this transport cannot run here, or null if it can. */
   public String unavailable() {
-    Throwable cause =
-        switch (this) {
-          case IO_URING -> IoUring.isAvailable() ? null : IoUring.unavailabilityCause();
-          case EPOLL -> Epoll.isAvailable() ? null : Epoll.unavailabilityCause();
-          case NIO -> null;
-        };
-    return cause == null ? null : String.valueOf(cause.getMessage());
+    if (this == NIO || Epoll.isAvailable()) {
+      return null;
+    }
+    return String.valueOf(Epoll.unavailabilityCause().getMessage());
   }
 
   /**
    * The transport of an existing event loop group's (or event loop's) channels, or null if it is
-   * none of these (an embedded channel's loop, say).
+   * neither (an embedded channel's loop, say).
    */
   public static Transport of(EventLoopGroup group) {
-    if (group instanceof IoEventLoopGroup g) {
-      for (Transport t : values()) {
-        if (g.isIoType(t.handler())) {
-          return t;
-        }
-      }
-    }
-    return null;
-  }
-
-  private Class<? extends IoHandler> handler() {
-    return switch (this) {
-      case IO_URING -> IoUringIoHandler.class;
-      case EPOLL -> EpollIoHandler.class;
-      case NIO -> NioIoHandler.class;
-    };
-  }
-
-  private IoHandlerFactory factory() {
-    return switch (this) {
-      case IO_URING -> IoUringIoHandler.newFactory();
-      case EPOLL -> EpollIoHandler.newFactory();
-      case NIO -> NioIoHandler.newFactory();
-    };
+    EventLoopGroup g = group instanceof EventLoop l && l.parent() != null ? l.parent() : group;
+    return g instanceof EpollEventLoopGroup ? EPOLL : g instanceof NioEventLoopGroup ? NIO : null;
   }
 
   /** An event loop group of {@code threads} threads (0: Netty's default, twice the cores). */
   public EventLoopGroup group(int threads) {
     Chosen.say();
-    return new MultiThreadIoEventLoopGroup(threads, factory());
+    return this == EPOLL ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
   }
 
   public Class<? extends ServerChannel> serverChannel() {
-    return switch (this) {
-      case IO_URING -> IoUringServerSocketChannel.class;
-      case EPOLL -> EpollServerSocketChannel.class;
-      case NIO -> NioServerSocketChannel.class;
-    };
+    return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
   }
 
   public Class<? extends SocketChannel> socketChannel() {
-    return switch (this) {
-      case IO_URING -> IoUringSocketChannel.class;
-      case EPOLL -> EpollSocketChannel.class;
-      case NIO -> NioSocketChannel.class;
-    };
+    return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
   }
 
   public Class<? extends DatagramChannel> datagramChannel() {
-    return switch (this) {
-      case IO_URING -> IoUringDatagramChannel.class;
-      case EPOLL -> EpollDatagramChannel.class;
-      case NIO -> NioDatagramChannel.class;
-    };
+    return this == EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
   }
 
-  /** "io_uring", "epoll" or "NIO", for log lines. */
+  /** "epoll" or "NIO", for log lines. */
   @Override
   public String toString() {
     return label;

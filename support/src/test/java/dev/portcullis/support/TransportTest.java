@@ -28,11 +28,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class TransportTest {
   @Test
   void namesAUserGivesAreRead() {
-    assertSame(Transport.IO_URING, Transport.parse("io_uring"));
-    assertSame(Transport.IO_URING, Transport.parse(" IO-URING "));
-    assertSame(Transport.EPOLL, Transport.parse("epoll"));
+    assertSame(Transport.EPOLL, Transport.parse(" EPOLL "));
     assertSame(Transport.NIO, Transport.parse("NIO"));
     assertNull(Transport.parse("kqueue"));
+    assertNull(Transport.parse("io_uring"), "not with Netty 4.1 (docs/benchmarks.md)");
   }
 
   @Test
@@ -41,9 +40,7 @@ class TransportTest {
     assertSame(fallback, Transport.choose(null, r -> {}), "the default");
     assertSame(fallback, Transport.choose("kqueue", r -> {}), "not a transport: the default");
     assertSame(Transport.NIO, Transport.choose("nio", r -> {}), "NIO is always there");
-    assertSame(
-        Transport.IO_URING.available() ? Transport.IO_URING : fallback,
-        Transport.choose("io_uring", r -> {}));
+    assertSame(fallback, Transport.choose("io_uring", r -> {}));
   }
 
   @Test

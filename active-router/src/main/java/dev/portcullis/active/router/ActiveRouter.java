@@ -110,7 +110,7 @@ public final class ActiveRouter extends Lifecycle.Bound {
             .channel(transport.datagramChannel())
             .option(ChannelOption.SO_RCVBUF, 4 << 20)
             .option(ChannelOption.SO_SNDBUF, 4 << 20)
-            .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
+            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
             .handler(handler);
     try {
       this.channel = Binding.bind(b, config.listen(), "router " + id);
