@@ -268,7 +268,9 @@ public final class PepClient implements AutoCloseable {
   /** A Client-Close on {@code ch} when the client type is open; done at once otherwise. */
   private ChannelFuture closeWithClientClose(Channel ch, boolean open) {
     return open
-        ? ch.writeAndFlush(ClientClose.of(state.clientType, ErrorCode.UNSPECIFIED, 0))
+        // "Shutting down" (RFC 2748 section 2.2.8, error 11): a PEP that leaves says why, and the
+        // PDP logs an ordinary goodbye, not "Unspecified" on every normal exit
+        ? ch.writeAndFlush(ClientClose.of(state.clientType, ErrorCode.SHUTTING_DOWN, 0))
         : ch.newSucceededFuture();
   }
 

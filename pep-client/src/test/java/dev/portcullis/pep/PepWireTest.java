@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The PEP's messages in {@link PepWireScript}'s session, byte for byte: OPN, REQ, RPT, REQ, DRQ,
  * CC. The expected bytes were written by the PEP client before it became a facade over its parts
- * (one class then), so this holds the redesign to the wire it had.
+ * (one class then), so this holds the redesign to the wire it had; one change since, on purpose:
+ * the CC's error is 11, "Shutting down", where it was 10, "Unspecified".
  */
 class PepWireTest {
   private static final String EXPECTED =
@@ -22,7 +23,8 @@ class PepWireTest {
                   "1103c0a500000018000601016831000000080c0100010000",
                   "1001c0a500000030000601016832000000080201000100000018090101000002000100010200000000020003626f6200",
                   "1004c0a50000001800060101683200000008050100040000",
-                  "1008c0a50000001000080801000a0000"))
+                  // CC, error 11 "Shutting down" (it said 10, "Unspecified", on every normal exit)
+                  "1008c0a50000001000080801000b0000"))
           + "\n";
 
   @Test

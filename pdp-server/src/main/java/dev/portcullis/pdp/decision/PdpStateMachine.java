@@ -365,11 +365,11 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
       release(c.clientType(), s);
     }
     log.info(
-        "PEP {} closed client type {}: error {} ({})",
+        "PEP {} closed client type {}: {} (error {})",
         pepId(),
         hex(c.clientType()),
-        c.error().code(),
-        c.error().errorCode() == null ? "?" : c.error().errorCode().description());
+        c.error().errorCode() == null ? "an unknown error" : c.error().errorCode().description(),
+        c.error().code());
     link.audit("closed", pepId(), "clientType", c.clientType(), "error", c.error().code());
     if (sessions.isEmpty()) {
       link.channel.close();
