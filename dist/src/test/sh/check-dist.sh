@@ -24,6 +24,10 @@ for b in pdp-server pep-client active-router portcullis-crypto pcmm-server; do
   if grep -qi "warning" "$work/$b.help"; then
     fail "bin/$b printed a warning: $(grep -i warning "$work/$b.help")"
   fi
+  # --version is the version the archive was built as (a snapshot says so)
+  version=$(basename "$home" | sed 's/^portcullis-//')
+  v=$("$home/bin/$b" --version 2>&1) || fail "bin/$b --version failed: $v"
+  [ "$v" = "$b $version" ] || fail "bin/$b --version said '$v', not '$b $version'"
 done
 for c in "pdp-server verify-audit" "pep-client request" "pep-client proxy" "active-router router" \
   "portcullis-crypto status" "pcmm-server cmts-simulator"; do

@@ -141,6 +141,25 @@ public final class Cli {
     return new NotDone(message);
   }
 
+  /**
+   * What {@code --version} says: the command's name and the version its jar was built as (its
+   * manifest's Implementation-Version, {@code 0.1.0-SNAPSHOT} for a build of a snapshot), or "(a
+   * build from the source tree)" when it runs from classes, not a jar.
+   */
+  public static final class Version implements CommandLine.IVersionProvider {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public String[] getVersion() {
+      Object user = spec.userObject();
+      Package p = user == null ? null : user.getClass().getPackage();
+      String v = p == null ? null : p.getImplementationVersion();
+      return new String[] {
+        spec.root().name() + " " + (v == null ? "(a build from the source tree)" : v)
+      };
+    }
+  }
+
   /** A command line for {@code command}, named {@code name} in its error lines. */
   public static CommandLine of(String name, Object command) {
     CommandLine cl = new CommandLine(command);

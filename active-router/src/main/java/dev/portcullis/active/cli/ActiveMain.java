@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "active-router",
     mixinStandardHelpOptions = true,
-    version = "Portcullis active router 0.1",
+    versionProvider = Cli.Version.class,
     description = "ROSA active networking: routers, Authorization Server, Code Server, Source.",
     subcommands = {
       ActiveMain.RouterCommand.class,

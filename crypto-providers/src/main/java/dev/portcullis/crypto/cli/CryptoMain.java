@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "portcullis-crypto",
     mixinStandardHelpOptions = true,
-    version = "portcullis-crypto 0.1.0",
+    versionProvider = Cli.Version.class,
     description = "Shows which JCE provider serves each algorithm and why, and runs self-tests.",
     subcommands = {
       CryptoMain.Status.class,

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "pcmm-server",
     mixinStandardHelpOptions = true,
-    version = "pcmm-server 0.1.0",
+    versionProvider = Cli.Version.class,
     subcommands = {CmtsSimulatorCommand.class},
     description =
         "Runs a PacketCable Multimedia policy server: connects to its CMTSs (COPS, client type"

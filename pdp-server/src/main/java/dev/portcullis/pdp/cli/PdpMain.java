@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "pdp-server",
     mixinStandardHelpOptions = true,
-    version = "pdp-server 0.1.0",
+    versionProvider = Cli.Version.class,
     subcommands = {
       VerifyAudit.class,
       IssueCredential.class,

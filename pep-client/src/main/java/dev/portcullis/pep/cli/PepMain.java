@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "pep-client",
     mixinStandardHelpOptions = true,
-    version = "pep-client 0.1.0",
+    versionProvider = Cli.Version.class,
     description =
         "A COPS PEP: one decision, the session simulator, the enforcing proxy, or a tunnel agent.",
     subcommands = {
