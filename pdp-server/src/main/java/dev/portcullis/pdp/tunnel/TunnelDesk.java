@@ -101,7 +101,7 @@ public final class TunnelDesk implements AutoCloseable {
     TunnelDesk d =
         new TunnelDesk(
             new TunnelAuthority(p, clock, new SecureRandom()), watched, credentials, mls, audit);
-    log.info("tunnels: {} from {}", p.describe(), policyFile);
+    log.info("tunnels: {}", p.describe()); // describe() names the file
     return d;
   }
 
