@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.portcullis.audit.AuditChain;
@@ -40,6 +39,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -50,7 +50,18 @@ import org.junit.jupiter.api.io.TempDir;
  * go with nothing left behind. Skips with one line where the lab cannot run.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
+// disabled, not aborted, where the lab cannot run: reported as skipped, with why on stderr (an
+// assumption in @BeforeAll made the class vanish from the counts: "Tests run: 0, Skipped: 0")
+@EnabledIf("labRunsHere")
 class TunnelAgentTest {
+  static boolean labRunsHere() {
+    String why = NetworkLab.unavailable("tcpdump", "ping");
+    if (why != null) {
+      System.err.println("TunnelAgentTest skipped: " + why);
+    }
+    return why == null;
+  }
+
   /** What the pings carry, to be looked for in the capture: "portcu". */
   static final String PATTERN = "706f72746375";
 
@@ -84,8 +95,6 @@ class TunnelAgentTest {
 
   @BeforeAll
   static void up() throws Exception {
-    String why = NetworkLab.unavailable("tcpdump", "ping");
-    assumeTrue(why == null, why);
     lab = NetworkLab.create(dir.resolve("lab"));
     lab.startCharon(lab.a());
     lab.startCharon(lab.b());

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,14 +32,23 @@ import org.junit.jupiter.api.io.TempDir;
  * brings it up again. Skips with one line where the lab cannot run.
  */
 @Timeout(120)
+// disabled, not aborted, where the lab cannot run: reported as skipped, with why on stderr (an
+// assumption in @BeforeAll made the class vanish from the counts: "Tests run: 0, Skipped: 0")
+@EnabledIf("labRunsHere")
 class TunnelInstallerTest {
+  static boolean labRunsHere() {
+    String why = NetworkLab.unavailable("ping");
+    if (why != null) {
+      System.err.println("TunnelInstallerTest skipped: " + why);
+    }
+    return why == null;
+  }
+
   @TempDir static Path dir;
   static NetworkLab lab;
 
   @BeforeAll
   static void up() throws Exception {
-    String why = NetworkLab.unavailable("ping");
-    assumeTrue(why == null, why);
     lab = NetworkLab.create(dir);
     lab.startCharon(lab.a());
     lab.startCharon(lab.b());

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.portcullis.tunnel.lab.LabCapture;
 import dev.portcullis.tunnel.lab.NetworkLab;
@@ -21,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,7 +31,18 @@ import org.junit.jupiter.api.io.TempDir;
  * end and nothing crosses. Skips with one line where the lab cannot run.
  */
 @Timeout(120)
+// disabled, not aborted, where the lab cannot run: reported as skipped, with why on stderr (an
+// assumption in @BeforeAll made the class vanish from the counts: "Tests run: 0, Skipped: 0")
+@EnabledIf("labRunsHere")
 class TunnelLabTest {
+  static boolean labRunsHere() {
+    String why = NetworkLab.unavailable("tcpdump", "ping");
+    if (why != null) {
+      System.err.println("TunnelLabTest skipped: " + why);
+    }
+    return why == null;
+  }
+
   /** What the pings carry, to be looked for in the capture: "portcu". */
   static final String PATTERN = "706f72746375";
 
@@ -42,8 +53,6 @@ class TunnelLabTest {
 
   @BeforeAll
   static void up() throws Exception {
-    String why = NetworkLab.unavailable("tcpdump", "ping");
-    assumeTrue(why == null, why);
     lab = NetworkLab.create(dir);
     atA = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(15));
     atB = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(15));
