@@ -119,11 +119,11 @@ public final class TunnelInstaller implements AutoCloseable {
   }
 
   /**
-   * The key, the connection and (initiating) the initiate, sent at once: charon handles one
-   * connection's requests in strict order (vici_socket.c, process_queue), so the initiate finds
-   * both loaded, and two round trips are saved. The first refusal is the one thrown.
+   * Loads {@code w}'s key and connection into charon; brings it up if {@code initiate}. The key,
+   * the connection and (initiating) the initiate are sent at once: charon handles one connection's
+   * requests in strict order (vici_socket.c, process_queue), so the initiate finds both loaded, and
+   * two round trips are saved. The first refusal is the one thrown.
    */
-  /** Loads {@code w}'s key and connection into charon; brings it up if {@code initiate}. */
   private void load(ViciClient c, Wanted w, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     TunnelConnection t = w.connection();
