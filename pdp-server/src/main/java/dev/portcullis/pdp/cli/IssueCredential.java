@@ -81,6 +81,10 @@ final class IssueCredential implements Callable<Integer> {
       throw Cli.usage(
           "--out " + outFile + ": exists already (a credential file is never overwritten)");
     }
+    Path outDir = outFile == null ? null : outFile.toAbsolutePath().normalize().getParent();
+    if (outDir != null && !Files.isDirectory(outDir)) {
+      throw Cli.usage("--out " + outFile + ": no directory " + outDir); // before one is issued
+    }
     PdpConfig c;
     try {
       c = PdpConfig.load(config);
@@ -118,9 +122,28 @@ final class IssueCredential implements Callable<Integer> {
       }
       // stdout carries the credential alone, so that "> FILE" makes a file enrol reads as it is
       if (outFile != null) {
-        if (!DurableFiles.createNew(
-            outFile, (i.token() + "\n").getBytes(StandardCharsets.US_ASCII))) {
-          throw Cli.notDone("--out " + outFile + ": created meanwhile by someone else");
+        boolean written;
+        try {
+          written =
+              DurableFiles.createNew(
+                  outFile, (i.token() + "\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+          throw Cli.notDone(
+              "credential "
+                  + i.id()
+                  + " was issued but not written to "
+                  + outFile
+                  + " ("
+                  + e.getMessage()
+                  + "): nobody has it; issue another");
+        }
+        if (!written) {
+          throw Cli.notDone(
+              "--out "
+                  + outFile
+                  + ": created meanwhile by someone else; credential "
+                  + i.id()
+                  + " was issued and nobody has it: issue another");
         }
       } else {
         out.println(i.token());

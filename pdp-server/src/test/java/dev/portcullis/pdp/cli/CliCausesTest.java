@@ -146,6 +146,25 @@ class CliCausesTest {
         "--valid-for");
   }
 
+  /** A credential file that cannot be written is refused before a credential is issued. */
+  @Test
+  void aCredentialFileInNoDirectoryIsTwoAndIssuesNothing() throws Exception {
+    Path c = config("pdp.xml", 0, null);
+    Files.writeString(
+        c,
+        Files.readString(c)
+            .replace(
+                "</pdp>",
+                "<security><tls dev-pki=\"pki\" client-auth=\"optional\"/><protection"
+                    + " level=\"confidentiality\"/><enrolment store=\"otc\"/></security></pdp>"));
+    Path out = dir.resolve("no-such-dir").resolve("gw-1.credential");
+    oneLine(
+        run("issue-credential", "--config", c.toString(), "--pep", "gw-1", "--out", out.toString()),
+        Cli.Cause.USAGE_MISTAKE,
+        "--out " + out + ": no directory");
+    assertFalse(Files.exists(dir.resolve("otc")), "nothing issued, no store made");
+  }
+
   @Test
   void aFailedCheckIsOne() throws Exception {
     Path log = dir.resolve("audit.jsonl");
