@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * request's head, and again from the answer to its last byte taken by the socket.
  */
 final class Exchange extends ChannelInboundHandlerAdapter {
-  private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
+  private static final Logger log = LoggerFactory.getLogger(Exchange.class);
   private static final String PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8";
   private static final String TEXT = "text/plain; charset=utf-8";
 

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * was lost (its gates stay filed: the CMTS keeps them), and its Gate-Report-States.
  */
 final class CmtsWatch implements CmtsLink.Events {
-  private static final Logger log = LoggerFactory.getLogger(PolicyServer.class);
+  private static final Logger log = LoggerFactory.getLogger(CmtsWatch.class);
 
   private final PolicyServer server;
   private final GateBooks books;

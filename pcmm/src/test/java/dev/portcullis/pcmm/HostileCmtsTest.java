@@ -220,7 +220,7 @@ class HostileCmtsTest {
                 });
         PolicyServer ps = serverFor(cmts);
         dev.portcullis.support.LogLines lines =
-            dev.portcullis.support.LogLines.of(PolicyServer.class)) {
+            dev.portcullis.support.LogLines.of(CmtsWatch.class)) {
       join(ps.set("scripted", request(1, "BE", 80))); // answered after the flood: all read
       long said = lines.warnings().stream().filter(l -> l.contains("without a Gate ID")).count();
       assertEquals(1, said, "the first in full, the rest counted: " + lines.warnings().size());

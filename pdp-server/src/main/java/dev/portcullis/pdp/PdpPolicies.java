@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * to resynchronize. {@link PdpServer} is the public face of all of it.
  */
 final class PdpPolicies {
-  private static final Logger log = LoggerFactory.getLogger(PdpServer.class); // one log name
+  private static final Logger log = LoggerFactory.getLogger(PdpPolicies.class);
 
   private final ServerContext context;
   private final AuditLog audit;

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * record cannot be written the audit is unhealthy, and the server grants nothing more.
  */
 final class AuthAudit implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(AuthServer.class);
+  private static final Logger log = LoggerFactory.getLogger(AuthAudit.class);
 
   private final Path file;
   private final Clock clock;

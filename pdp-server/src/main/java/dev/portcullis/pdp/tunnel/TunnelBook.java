@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * decides; this keeps and carries out. Confined to the desk's thread: no locks.
  */
 public final class TunnelBook {
-  private static final Logger log = LoggerFactory.getLogger(TunnelDesk.class); // one log name
+  private static final Logger log = LoggerFactory.getLogger(TunnelBook.class);
 
   public static final int TYPE = TunnelRequest.CLIENT_TYPE;
 

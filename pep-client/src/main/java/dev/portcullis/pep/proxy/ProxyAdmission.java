@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * both are that thread and nothing is handed over.
  */
 final class ProxyAdmission {
-  private static final Logger log = LoggerFactory.getLogger(PepProxy.class); // one log name
+  private static final Logger log = LoggerFactory.getLogger(ProxyAdmission.class);
 
   private final Map<String, ProxiedConnection> conns; // written on the books' loop; read anywhere
   private long sequence; // the books' loop

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * PEP's, where its listener's calls and its decisions arrive in the order of its DECs.
  */
 final class ProxyRevocations {
-  private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
+  private static final Logger log = LoggerFactory.getLogger(ProxyRevocations.class);
 
   private final Map<String, ProxiedConnection> conns; // written on the books' loop; read anywhere
 

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class UpstreamConnector {
   // The proxy's logger: what an operator configures and greps for the proxy says it.
-  private static final Logger log = LoggerFactory.getLogger(PepProxy.class);
+  private static final Logger log = LoggerFactory.getLogger(UpstreamConnector.class);
 
   private final Transport transport;
   private final ProxyListeners listeners;

@@ -630,7 +630,7 @@ class PepProxyTest {
   /** An upstream that is down closes every connection; the log says so once, not per client. */
   @Test
   void anUnreachableUpstreamClosesConnectionsAndIsLoggedOnce() throws Exception {
-    try (LogLines log = LogLines.of(PepProxy.class)) {
+    try (LogLines log = LogLines.of(UpstreamConnector.class)) {
       echo.close();
       for (int i = 0; i < 10; i++) {
         try (Socket s = connect(allowed)) {

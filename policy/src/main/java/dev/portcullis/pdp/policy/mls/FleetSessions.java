@@ -169,7 +169,7 @@ final class FleetSessions implements SessionTable {
   }
 
   @Override
-  public Label ofSubject(String subject) throws Unavailable {
+  public Label labelOf(String subject) throws Unavailable {
     return get(key(null, subject), false);
   }
 

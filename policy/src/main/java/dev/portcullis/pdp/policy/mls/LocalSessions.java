@@ -38,7 +38,7 @@ final class LocalSessions implements SessionTable {
   }
 
   @Override
-  public Label ofSubject(String subject) {
+  public Label labelOf(String subject) {
     Label best = null;
     String suffix = '\u0000' + subject;
     for (Map.Entry<String, Label> e : sessions.entrySet()) {

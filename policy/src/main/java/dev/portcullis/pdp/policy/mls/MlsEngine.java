@@ -359,7 +359,7 @@ public final class MlsEngine implements PolicyEngine {
    */
   public Integer sessionRank(String subject) {
     try {
-      Label l = sessions.ofSubject(subject);
+      Label l = sessions.labelOf(subject);
       return l == null ? null : l.rank();
     } catch (SessionTable.Unavailable e) {
       return null;

@@ -33,7 +33,7 @@ interface SessionTable extends AutoCloseable {
    * The session of {@code subject} through whichever PEP it logged in (the highest label when it
    * holds several), from the local view; null if it holds none.
    */
-  Label ofSubject(String subject) throws Unavailable;
+  Label labelOf(String subject) throws Unavailable;
 
   /** Opens or moves the session. */
   void put(String key, Label label) throws Unavailable;
