@@ -15,6 +15,8 @@ import dev.portcullis.support.pki.DevCertificates;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -129,6 +131,7 @@ final class PdpSecurityMaterial implements AutoCloseable {
       key = pki.pdp().privateKey();
       trust = pki.caCertificate();
     }
+    namesTheListenAddress(chain, config.address());
     CopsTls tls =
         CopsTls.server(
             t,
@@ -146,6 +149,38 @@ final class PdpSecurityMaterial implements AutoCloseable {
         s.sessionTimeout(),
         s.initiate() ? "offered (RFC 4261 5.2) when they need" : "refused without");
     return tls;
+  }
+
+  /**
+   * Says at start when the PDP's certificate does not name the address it listens on (issue 47: a
+   * PEP that names the PDP by that address refuses the handshake, and all the PDP saw was the PEP's
+   * alert). A wildcard listen address names nothing to compare.
+   */
+  static void namesTheListenAddress(Path chain, java.net.InetAddress listen) throws IOException {
+    if (listen.isAnyLocalAddress()) {
+      return;
+    }
+    X509Certificate leaf;
+    try (var in = java.nio.file.Files.newInputStream(chain)) {
+      leaf = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+    } catch (GeneralSecurityException e) {
+      throw new IOException(chain + ": not a certificate: " + e.getMessage(), e);
+    }
+    List<String> names = CopsTls.subjectAltNames(leaf);
+    String address = listen.getHostAddress();
+    if (names.contains(CopsTls.canonicalAddress(address))) {
+      return;
+    }
+    // a certificate naming the PDP by DNS name is the usual production case: said, not warned
+    boolean byName = names.stream().anyMatch(n -> !n.matches("[0-9.]+|[0-9a-f:.]*:[0-9a-f:.]*"));
+    String line =
+        "TLS: the PDP's certificate {} names {} but not the listen address {}: a PEP that names"
+            + " the PDP by that address (<authorised-pdp name> in its configuration) refuses it";
+    if (byName) {
+      log.info(line, chain, names.isEmpty() ? "nothing" : names, address);
+    } else {
+      log.warn(line, chain, names.isEmpty() ? "nothing" : names, address);
+    }
   }
 
   @Override

@@ -12,6 +12,7 @@ import dev.portcullis.support.Cli;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Prefix;
+import dev.portcullis.support.SampleConfigs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.DatagramSocket;
@@ -28,9 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
 class RosaConfigTest {
   @TempDir Path tmp;
 
+  /** The sample, copied: what it makes by relative path lands under the test's directory. */
+  private Path sample() {
+    Path copy = tmp.resolve("config").resolve("rosa.xml");
+    return Files.exists(copy) ? copy : SampleConfigs.copyInto(tmp).resolve("rosa.xml");
+  }
+
   @Test
   void theSampleLoads() throws Exception {
-    RosaConfig c = RosaConfig.load(Path.of("..", "config", "rosa.xml"));
+    RosaConfig c = RosaConfig.load(sample());
     assertEquals(4, c.codes().size());
     assertEquals(2, c.routers().size());
     assertEquals(Duration.ofHours(2), c.authServer().longestSession());
@@ -166,8 +173,7 @@ class RosaConfigTest {
 
   @Test
   void anUnknownRouterIdIsNoSuchRouterAndExit2() {
-    Object[] r =
-        run("router", "--id", "ar-9", "--config", Path.of("..", "config", "rosa.xml").toString());
+    Object[] r = run("router", "--id", "ar-9", "--config", sample().toString());
     assertEquals(2, r[0]);
     String out = (String) r[1];
     assertTrue(out.startsWith("active-router: no such router 'ar-9' in "), out);
@@ -177,7 +183,7 @@ class RosaConfigTest {
   /** A router whose UDP port is taken: exit 2 (Cli.Cause.CANNOT_BIND) and the address named. */
   @Test
   void aRouterPortInUseIsTwoAndNamesTheAddress() throws Exception {
-    Path rosa = Path.of("..", "config", "rosa.xml");
+    Path rosa = sample();
     InetSocketAddress at = RosaConfig.load(rosa).routers().get("ar-1").listen();
     try (DatagramSocket taken = new DatagramSocket(at)) {
       assertTrue(taken.isBound());
@@ -197,7 +203,7 @@ class RosaConfigTest {
 
   @Test
   void durationsOnTheCommandLineTakeUnitsOrIso() {
-    String rosa = Path.of("..", "config", "rosa.xml").toString();
+    String rosa = sample().toString();
     Object[] r = run("router", "--id", "ar-9", "--stats-every", "10x", "--config", rosa);
     assertEquals(2, r[0]);
     assertTrue(((String) r[1]).contains("'10x': expected"), (String) r[1]);

@@ -344,6 +344,9 @@ public final class CopsTls implements AutoCloseable {
               + "|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_CERTIFICATE_REQUIRED"
               + "|ALERT_CERTIFICATE_UNKNOWN|ALERT_CERTIFICATE_EXPIRED)");
 
+  private static final Pattern INTERNAL_ALERT =
+      Pattern.compile("(?i)(ALERT_INTERNAL_ERROR|Received fatal alert: internal_error)");
+
   /**
    * What a failed TLS handshake or connection means, for a log line or an error a user reads: a
    * certificate this side refused (and the validator's reason), a certificate the peer refused (and
@@ -362,6 +365,12 @@ public final class CopsTls implements AutoCloseable {
         return "certificate refused by the peer (TLS alert "
             + alert.group(1).toLowerCase(Locale.ROOT)
             + ")";
+      }
+      if (INTERNAL_ALERT.matcher(m).find()) {
+        // what a JDK or BoringSSL client sends when its own check fails (a name the certificate
+        // lacks, issue 47): the peer's log has the reason, this side only the alert
+        return "the peer ended the handshake (TLS alert internal_error): its log says why, often a"
+            + " certificate it refused (a name it lacks)";
       }
       if (!m.isEmpty() && !m.startsWith("General OpenSslEngine problem")) {
         specific = m;

@@ -184,8 +184,9 @@ public final class DevCertificates {
     Path crt = dir.resolve(file + ".crt");
     Path key = dir.resolve(file + ".key");
     if (complete(file, crt, key)) {
+      X509Certificate held = readCertificate(crt);
       try {
-        readCertificate(crt).verify(caCert.getPublicKey());
+        held.verify(caCert.getPublicKey());
       } catch (GeneralSecurityException e) {
         throw new IOException(
             crt
@@ -198,7 +199,17 @@ public final class DevCertificates {
                 + " to have them issued by the current CA",
             e);
       }
-      return new Credential(crt, key);
+      List<String> missing = missingNames(held, sans);
+      if (missing.isEmpty()) {
+        return new Credential(crt, key);
+      }
+      // Made for other names (an earlier run listened on localhost): issued again by the same CA,
+      // so whoever trusts it still does, naming what is asked for now.
+      log.info(
+          "development certificate {} did not name {}: issued again by the same CA, naming {}",
+          crt.toAbsolutePath(),
+          String.join(", ", missing),
+          String.join(", ", names(sans)));
     }
     KeyPair kp = keyPair();
     X509Certificate cert =
@@ -207,6 +218,60 @@ public final class DevCertificates {
     write(crt, pem(cert) + pem(caCert));
     generated.add(file);
     return new Credential(crt, key);
+  }
+
+  /** The names of {@code sans} (as text) that {@code held} does not carry. */
+  private static List<String> missingNames(X509Certificate held, List<GeneralName> sans)
+      throws IOException {
+    java.util.Set<String> has = new java.util.HashSet<>();
+    try {
+      Collection<List<?>> present = held.getSubjectAlternativeNames();
+      if (present != null) {
+        for (List<?> san : present) {
+          has.add(canonical(String.valueOf(san.get(1))));
+        }
+      }
+    } catch (java.security.cert.CertificateParsingException e) {
+      throw new IOException("development certificate: unreadable subject alternative names", e);
+    }
+    List<String> missing = new ArrayList<>();
+    for (String n : names(sans)) {
+      if (!has.contains(canonical(n))) {
+        missing.add(n);
+      }
+    }
+    return missing;
+  }
+
+  private static List<String> names(List<GeneralName> sans) {
+    List<String> out = new ArrayList<>();
+    for (GeneralName g : sans) {
+      out.add(
+          g.getTagNo() == GeneralName.iPAddress
+              ? ipText(org.bouncycastle.asn1.DEROctetString.getInstance(g.getName()).getOctets())
+              : g.getName().toString());
+    }
+    return out;
+  }
+
+  private static String ipText(byte[] octets) {
+    try {
+      return java.net.InetAddress.getByAddress(octets).getHostAddress();
+    } catch (java.net.UnknownHostException e) {
+      return org.bouncycastle.util.encoders.Hex.toHexString(octets);
+    }
+  }
+
+  /** An address in one text form ("::1" and "0:0:0:0:0:0:0:1" alike), a name in lower case. */
+  private static String canonical(String name) {
+    if (IPAddress.isValid(name)) {
+      try {
+        return java.net.InetAddress.getByName(name).getHostAddress();
+      } catch (java.net.UnknownHostException e) {
+        return name;
+      }
+    }
+    return name.toLowerCase(java.util.Locale.ROOT);
   }
 
   private static X509Certificate certificate(

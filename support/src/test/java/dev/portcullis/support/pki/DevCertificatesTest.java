@@ -89,6 +89,31 @@ class DevCertificatesTest {
     assertTrue(s.verify(sig));
   }
 
+  /**
+   * Issue 47: a PKI made by a run on localhost was reused by a PDP listening on 192.0.2.2, whose
+   * certificate then did not name its address, and every PEP refused it. The PDP's certificate is
+   * issued again, by the same CA, when it does not name what is asked for now.
+   */
+  @Test
+  void thePdpCertificateIsIssuedAgainWhenItDoesNotNameTheListenAddress() throws Exception {
+    Path dir = tmp.resolve("pki");
+    var first = DevCertificates.ensure(dir, List.of(), List.of());
+    byte[] ca = Files.readAllBytes(first.caCertificate());
+    var second = DevCertificates.ensure(dir, List.of("192.0.2.2"), List.of());
+    assertArrayEquals(ca, Files.readAllBytes(second.caCertificate()), "the same CA");
+    X509Certificate pdp = chain(second.pdp().certificateChain()).get(0);
+    pdp.verify(chain(second.caCertificate()).get(0).getPublicKey());
+    List<String> sans = new ArrayList<>();
+    for (List<?> san : pdp.getSubjectAlternativeNames()) {
+      sans.add(String.valueOf(san.get(1)));
+    }
+    assertTrue(sans.contains("192.0.2.2"), sans.toString());
+    byte[] now = Files.readAllBytes(second.pdp().certificateChain());
+    // named already (in another text form of an address, too): reused as it is
+    DevCertificates.ensure(dir, List.of("192.0.2.2", "0:0:0:0:0:0:0:1"), List.of());
+    assertArrayEquals(now, Files.readAllBytes(second.pdp().certificateChain()));
+  }
+
   @Test
   void reusesWhatExistsAndIssuesNewPepsFromTheSameCa() throws Exception {
     Path dir = tmp.resolve("pki");
