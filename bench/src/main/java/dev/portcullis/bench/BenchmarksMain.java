@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * {@code benchmarks.jar}'s entry point: JMH's own command line, with the long options every other
  * Portcullis command takes ({@code --help}, {@code --list}) and our process settings (Netty's,
- * java.util.logging through SLF4J). Everything else goes to JMH unchanged.
+ * java.util.logging through SLF4J). Everything else goes to JMH unchanged; an option JMH does not
+ * know is one line and exit 2, as for every other command.
  */
 public final class BenchmarksMain {
   private BenchmarksMain() {}
@@ -23,6 +24,27 @@ public final class BenchmarksMain {
                       default -> a;
                     })
             .toArray(String[]::new);
+    String mistake = usageMistake(jmh);
+    if (mistake != null) {
+      System.err.println(mistake);
+      System.exit(2);
+    }
     org.openjdk.jmh.Main.main(jmh);
+  }
+
+  /**
+   * The one line that says what is wrong with JMH's arguments {@code jmh}, or null: a usage mistake
+   * is that line and exit 2, as for every other command (JMH says it in two lines and exits 1, the
+   * code of a run that failed).
+   */
+  static String usageMistake(String[] jmh) {
+    try {
+      new org.openjdk.jmh.runner.options.CommandLineOptions(jmh);
+      return null;
+    } catch (org.openjdk.jmh.runner.options.CommandLineOptionException e) {
+      return "benchmarks.jar: "
+          + e.getMessage().strip().replaceAll("\\s+", " ")
+          + "; see java -jar benchmarks.jar --help";
+    }
   }
 }

@@ -100,6 +100,8 @@ public final class FleetDemo implements Callable<Integer> {
     List<AutoCloseable> open = new ArrayList<>();
     TestingCluster zk = new TestingCluster(3);
     try {
+      out.println("starting a ZooKeeper ensemble of 3 in this process (a few seconds)...");
+      out.flush();
       zk.start();
       out.printf("ZooKeeper ensemble of 3 (in this process) on %s%n", zk.getConnectString());
       PdpServer[] pdp = new PdpServer[3];

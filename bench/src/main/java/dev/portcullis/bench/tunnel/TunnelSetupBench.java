@@ -101,6 +101,10 @@ public final class TunnelSetupBench implements Callable<Integer> {
       return 1;
     }
     Path dir = Files.createTempDirectory("portcullis-tunnel-bench");
+    out.printf(
+        "making the network lab (two namespaces, a charon in each) and loading %d tunnels...%n",
+        tunnels);
+    out.flush();
     try (NetworkLab lab = NetworkLab.create(dir)) {
       List<String> innerA = new ArrayList<>();
       List<String> innerB = new ArrayList<>();
@@ -122,6 +126,8 @@ public final class TunnelSetupBench implements Callable<Integer> {
           load[i] = System.nanoTime() - l0;
           all.add(t);
         }
+        out.printf("setting up, then revoking, %d tunnels one at a time...%n", tunnels);
+        out.flush();
         long[] setup = new long[tunnels];
         int failed = 0;
         for (int i = 0; i < tunnels; i++) {
