@@ -80,6 +80,10 @@ public record TunnelConnection(
                         .list("esp_proposals", objective.espProposals())
                         .put("life_time", seconds)
                         .put("rekey_time", "0")
+                        // no jitter either: its default, life_time - rekey_time, is subtracted
+                        // from a rekey time of 0 and swanctl --list-sas showed "rekeying in
+                        // -28102s" (issue 47)
+                        .put("rand_time", "0")
                         .build())
                 .build())
         .build();

@@ -122,6 +122,10 @@ class TunnelLabTest {
       assertEquals("ESTABLISHED", ike.text("state"), ike.toString());
       ViciMessage child = ike.section("child-sas").section(ike.section("child-sas").keys().get(0));
       assertEquals("INSTALLED", child.text("state"), child.toString());
+      // a tunnel lives its granted lifetime and is never rekeyed: no rekey time, not a past one
+      // (swanctl showed "rekeying in -28102s" while the jitter was subtracted from 0; issue 47)
+      String rekey = child.text("rekey-time");
+      assertTrue(rekey == null || Long.parseLong(rekey) >= 0, "rekey-time " + rekey);
     }
   }
 

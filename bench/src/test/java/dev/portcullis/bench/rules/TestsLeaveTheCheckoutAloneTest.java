@@ -44,6 +44,7 @@ class TestsLeaveTheCheckoutAloneTest {
         List.of(),
         made,
         "made in the checkout's top-level target/ during this build (a test must write under its"
-            + " own module's target/ or a @TempDir: copy the sample with SampleConfigs.copyInto)");
+            + " own module's target/ or a @TempDir: copy the sample with SampleConfigs.copyInto;"
+            + " made by hand since support was compiled: remove it)");
   }
 }
