@@ -160,6 +160,37 @@ class FleetMlsTest {
     }
   }
 
+  /**
+   * Issue 44 item 5: linearizable PDPs answer from memory under a read lease, and every write of a
+   * session revokes the leases before its DEC goes out. So whatever the PEP asks after the DEC of a
+   * CHANGE_LEVEL down or of a LOGOUT, on any linearizable PDP, is decided on that change: never on
+   * the session as it was (docs/fleet.md, "Linearizable reads under a lease").
+   */
+  @Test
+  void aRevokedSessionIsNeverReadAfterItsRevocationsDec() throws Exception {
+    String ns = FleetEnsemble.namespace();
+    try (PdpServer a = pdp(ns, "cached");
+        PdpServer b = pdp(ns, "linearizable");
+        PdpServer c = pdp(ns, "linearizable");
+        BlockingPep terminal = new BlockingPep(a.address(), MLS, "tpe-1");
+        BlockingPep atB = new BlockingPep(b.address(), MLS, "proxy-b");
+        BlockingPep atC = new BlockingPep(c.address(), MLS, "proxy-c")) {
+      for (int i = 0; i < 30; i++) {
+        assertTrue(terminal.ask("login-" + i, login("alice", 2)));
+        assertTrue(atB.ask("b-" + i, read("alice", "intel-db")), "round " + i);
+        assertTrue(atC.ask("c-" + i, read("alice", "intel-db")), "round " + i);
+        assertTrue(terminal.ask("login-" + i, changeLevel("alice", 1)), "down to CONFIDENTIAL");
+        assertFalse(atB.ask("b-down-" + i, read("alice", "intel-db")), "round " + i + ": B");
+        assertFalse(atC.ask("c-down-" + i, read("alice", "intel-db")), "round " + i + ": C");
+        assertTrue(terminal.ask("logout-" + i, AccessRequest.of(AccessOperation.LOGOUT, "alice")));
+        assertFalse(atB.ask("b-out-" + i, read("alice", "intel-db")), "round " + i + ": B");
+        assertFalse(atC.ask("c-out-" + i, read("alice", "intel-db")), "round " + i + ": C");
+        atB.forgetPushed();
+        atC.forgetPushed();
+      }
+    }
+  }
+
   @Test
   void aPdpCutOffFromTheStoreFailsClosedAndRecovers() throws Exception {
     try (TestingCluster own = Ensembles.started()) { // this test takes the quorum away

@@ -1,5 +1,6 @@
 package dev.portcullis.state;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -65,6 +66,46 @@ public interface StateStore extends AutoCloseable {
    * fleet's latest writes (ZooKeeper's {@code sync}). Costs a round trip to the store's leader.
    */
   Optional<Versioned> readLatest(String path) throws StoreException;
+
+  /**
+   * How long a member answers {@link LeasedReads} without the store: the longest a writer whose
+   * readers do not answer waits in {@link #revokeLeases} (docs/fleet.md).
+   */
+  Duration READ_LEASE = Duration.ofSeconds(2);
+
+  /**
+   * Reads of the entries below {@code root} that are as {@link #readLatest} (every write that
+   * {@link #revokeLeases} has returned for is seen) but served from this member's memory while it
+   * holds a read lease of {@code lease}. The default: each read is a {@link #readLatest}.
+   */
+  default LeasedReads leasedReads(String root, Duration lease) throws StoreException {
+    return new LeasedReads() {
+      @Override
+      public Optional<Versioned> read(String path) throws StoreException {
+        return readLatest(path);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /**
+   * After this member wrote {@code path}, below {@code root}: returns once no member's {@link
+   * LeasedReads} of {@code root} (with leases of {@code lease}) can answer with what {@code path}
+   * held before, each having seen the write or its lease having ended. Call it before telling
+   * anyone of the write. The default: nothing to wait for.
+   */
+  default void revokeLeases(String root, String path, Duration lease) throws StoreException {}
+
+  /** Linearizable reads served under a lease ({@link #leasedReads}). */
+  interface LeasedReads extends AutoCloseable {
+    /** The entry at {@code path}, as {@link #readLatest} would answer it. */
+    Optional<Versioned> read(String path) throws StoreException;
+
+    @Override
+    void close();
+  }
 
   /** Creates the entry (and missing parents); false if it exists already. */
   boolean create(String path, byte[] data, Lifetime lifetime) throws StoreException;

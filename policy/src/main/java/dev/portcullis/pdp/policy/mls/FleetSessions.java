@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>cached</b> (default): every PDP keeps a view fed by a watch and decides from it: nothing
  *       on the per-decision path goes to the store. Each change calls the PDP back, which decides
  *       its installed requests again and pushes what changed.
- *   <li><b>linearizable</b>: a new decision reads the entry after a {@code sync}, as MYSEA asked
- *       its TPS per connection; re-evaluations use the view.
+ *   <li><b>linearizable</b>: a new decision reads the entry as of every write whose DEC has been
+ *       sent, as MYSEA asked its TPS per connection: from memory under a read lease that each write
+ *       revokes before its DEC ({@link StateStore#leasedReads}), else after a {@code sync};
+ *       re-evaluations use the view.
  * </ul>
  *
  * While the store is cut off, every lookup fails closed ({@link Unavailable}): decisions that need
@@ -61,6 +63,10 @@ final class FleetSessions implements SessionTable {
 
   private final Map<String, Held> view = new ConcurrentHashMap<>();
   private final StateStore.Subscription watch;
+
+  /** Linearizable mode's reads: under a lease that every write of a session revokes. */
+  private final StateStore.LeasedReads leased;
+
   private volatile boolean ready;
   private volatile boolean connected = true;
 
@@ -69,6 +75,7 @@ final class FleetSessions implements SessionTable {
     this.store = store;
     this.linearizable = linearizable;
     this.changed = changed;
+    this.leased = linearizable ? store.leasedReads(ROOT, StateStore.READ_LEASE) : null;
     CountDownLatch first = new CountDownLatch(1);
     store.onConnectionChange(this::connection);
     this.watch =
@@ -101,11 +108,13 @@ final class FleetSessions implements SessionTable {
     try {
       if (!first.await(30, TimeUnit.SECONDS)) {
         watch.close();
+        closeLeased();
         throw new StoreException(store.describe() + ": fleet sessions not read in 30 s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       watch.close();
+      closeLeased();
       throw new StoreException(store.describe() + ": interrupted reading fleet sessions");
     }
   }
@@ -161,7 +170,7 @@ final class FleetSessions implements SessionTable {
       return h == null || !store.live(h.owner()) ? null : h.label();
     }
     try {
-      Optional<Versioned> v = store.readLatest(path(key));
+      Optional<Versioned> v = leased.read(path(key));
       return v.filter(x -> store.live(x.owner())).map(x -> decode(x.data())).orElse(null);
     } catch (StoreException e) {
       throw new Unavailable("fleet session store: " + e.getMessage());
@@ -189,6 +198,8 @@ final class FleetSessions implements SessionTable {
       if (written.isEmpty() || !store.live(written.get().owner())) {
         throw new Unavailable("fleet session of " + key + " not held by a live session: try again");
       }
+      // no member answers from what was there before once the DEC is out (docs/fleet.md)
+      store.revokeLeases(ROOT, path(key), StateStore.READ_LEASE);
       Held was = view.put(key, new Held(label, written.get().owner()));
       if (was == null || !label.equals(was.label())) {
         changed.accept(decidedBy(key)); // this PDP's own decisions for the subject, too
@@ -202,6 +213,7 @@ final class FleetSessions implements SessionTable {
   public void remove(String key) {
     try {
       store.delete(path(key), Versioned.ANY);
+      store.revokeLeases(ROOT, path(key), StateStore.READ_LEASE);
     } catch (StoreException e) {
       log.warn("fleet session {} not removed from the store: {}", key, e.getMessage());
     }
@@ -226,5 +238,12 @@ final class FleetSessions implements SessionTable {
   @Override
   public void close() {
     watch.close();
+    closeLeased();
+  }
+
+  private void closeLeased() {
+    if (leased != null) {
+      leased.close();
+    }
   }
 }
