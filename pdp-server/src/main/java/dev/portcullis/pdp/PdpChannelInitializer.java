@@ -26,11 +26,10 @@ import io.netty.channel.ChannelPipeline;
  * <pre>
  *   [starttls/tls]   added by PepAdmission when RFC 4261 negotiation starts
  *   decoder          CopsDecoder (framing, Integrity check)
- *   [idle]           IdleStateHandler, added by Liveness once a client type is open
  *   encoder          CopsEncoder, or SigningCopsEncoder with Integrity keys
  *   rate             ReadRateLimiter
  *   [closed]         added by PepLink once the PDP decides to close: drops what the PEP sent
- *   liveness         Liveness: open deadline, keep-alive echo and loss
+ *   liveness         Liveness: open deadline, keep-alive echo and loss (its own idle watch)
  *   admission        PepAdmission: TLS negotiation, identity, Integrity, protection level
  *   requests         RequestLimit: max-handles, for every client type (before all of them)
  *   enrolment        EnrolmentHandler, only when the PDP enrols

@@ -28,6 +28,7 @@ import dev.portcullis.cops.ReportTypeObject;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateComplete;
 import dev.portcullis.cops.SyncStateRequest;
+import dev.portcullis.pdp.connection.Liveness;
 import dev.portcullis.pdp.connection.PepConnection;
 import dev.portcullis.pdp.connection.PepLink;
 import dev.portcullis.pdp.connection.Sessions;
@@ -39,8 +40,6 @@ import dev.portcullis.support.LogLines;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,11 +93,13 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
   @Test
   void openIsAcceptedWithTheKeepAliveTimerAndStartsTheIdleWatch() throws Exception {
     connect();
-    assertNull(ch.pipeline().get(IdleStateHandler.class));
+    Liveness liveness = ch.pipeline().get(Liveness.class);
+    assertEquals(0, liveness.keepAliveNanos(), "no keep-alive watch before an open");
     open();
-    IdleStateHandler idle = ch.pipeline().get(IdleStateHandler.class);
-    assertNotNull(idle, "keep-alive watch after the first Client-Accept");
-    assertEquals(30_000, idle.getReaderIdleTimeInMillis());
+    assertEquals(
+        Duration.ofSeconds(30).toNanos(),
+        liveness.keepAliveNanos(),
+        "keep-alive watch after the first Client-Accept");
     assertEquals(1, pdp.connections.size());
     assertEquals("gw-1", pdp.connections.iterator().next().pepId());
   }
@@ -158,7 +159,17 @@ class PdpStateMachineTest extends EmbeddedPdpTest {
   void keepAliveLossClosesEveryOpenType() throws Exception {
     connect();
     open();
-    ch.pipeline().fireUserEventTriggered(IdleStateEvent.READER_IDLE_STATE_EVENT);
+    // what the PEP sends keeps the connection: 20 s, a keep-alive, 20 s more
+    advance(Duration.ofSeconds(20));
+    send(new KeepAlive(false, null));
+    assertEquals(new KeepAlive(true, null), next());
+    advance(Duration.ofSeconds(20));
+    assertTrue(ch.isOpen(), "read 20 s ago: alive");
+    assertNull(next());
+    // then 30 s with nothing read
+    advance(Duration.ofMillis(9_999));
+    assertTrue(ch.isOpen(), "29.999 s of silence");
+    advance(Duration.ofMillis(2));
     ClientClose cc = next(ClientClose.class);
     assertEquals(TYPE, cc.clientType());
     assertEquals(ErrorCode.COMMUNICATION_FAILURE.code(), cc.error().code());

@@ -1,14 +1,13 @@
 package dev.portcullis.pdp.connection;
 
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
 import dev.portcullis.cops.ClientAccept;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.KeepAlive;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -16,19 +15,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a connection alive or ends it (RFC 2748 sections 2.2.9 and 4.4): the PEP must open a client
- * type within the handshake time; once the PDP has accepted one, a Netty {@link IdleStateHandler}
- * watches for the keep-alive period passing with nothing read, and this handler then closes every
- * client type with "communication failure". Keep-alives are echoed here.
+ * type within the handshake time; once the PDP has accepted one, it watches for the keep-alive
+ * period passing with nothing read, and then closes every client type with "communication failure".
+ * Keep-alives are echoed here.
+ *
+ * <p>The idle watch is this handler's own, not Netty's {@code IdleStateHandler}: it reads the time
+ * from the server's clock ({@link PdpContext#nanoTime}) and its timer runs on the connection's
+ * loop, so a test moves both together (Netty 4.1's handler reads {@code System.nanoTime} itself,
+ * and a test of the timer had to sleep through it); and it is no extra handler every message passes
+ * through (issue 44). The time is read once per read burst, when it completes.
  */
 public final class Liveness extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(Liveness.class);
 
-  /** The name of the idle watch in the pipeline, right after the decoder. */
-  public static final String IDLE = "idle";
-
   private final PepLink link;
   private ScheduledFuture<?> openDeadline;
   private boolean accepted;
+  private long keepAlive; // nanoseconds; 0: no watch
+  private long lastRead; // the server's clock, when the last read burst completed
+  private ScheduledFuture<?> idleCheck;
 
   public Liveness(PepLink link) {
     this.link = link;
@@ -61,7 +66,38 @@ public final class Liveness extends ChannelDuplexHandler {
     if (openDeadline != null) {
       openDeadline.cancel(false);
     }
+    if (idleCheck != null) {
+      idleCheck.cancel(false);
+    }
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (keepAlive > 0) {
+      lastRead = link.server.nanoTime();
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  /** The keep-alive watch: idle once {@link #keepAlive} has passed since the last read. */
+  private void checkIdle(ChannelHandlerContext ctx) {
+    long quiet = link.server.nanoTime() - lastRead;
+    if (quiet < keepAlive) {
+      idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), keepAlive - quiet, NANOSECONDS);
+      return;
+    }
+    idleCheck = null;
+    if (!link.closing()) {
+      String pepId = link.pepId();
+      log.warn(
+          "PEP {} ({}) dropped: nothing received for {} s (keep-alive timer)",
+          pepId,
+          link.peer,
+          link.server.limits().keepAlive().getSeconds());
+      link.audit("dropped", pepId, "reason", "keep-alive timeout");
+      link.closeAll(ErrorCode.COMMUNICATION_FAILURE);
+    }
   }
 
   @Override
@@ -81,30 +117,17 @@ public final class Liveness extends ChannelDuplexHandler {
       if (openDeadline != null) {
         openDeadline.cancel(false);
       }
-      long ka = link.server.limits().keepAlive().toNanos();
-      if (ka > 0) {
-        ctx.pipeline()
-            .addAfter("decoder", IDLE, new IdleStateHandler(ka, 0, 0, TimeUnit.NANOSECONDS));
+      keepAlive = link.server.limits().keepAlive().toNanos();
+      if (keepAlive > 0) {
+        lastRead = link.server.nanoTime();
+        idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), keepAlive, NANOSECONDS);
       }
     }
     ctx.write(msg, promise);
   }
 
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
-      if (!link.closing()) {
-        String pepId = link.pepId();
-        log.warn(
-            "PEP {} ({}) dropped: nothing received for {} s (keep-alive timer)",
-            pepId,
-            link.peer,
-            link.server.limits().keepAlive().getSeconds());
-        link.audit("dropped", pepId, "reason", "keep-alive timeout");
-        link.closeAll(ErrorCode.COMMUNICATION_FAILURE);
-      }
-      return;
-    }
-    ctx.fireUserEventTriggered(evt);
+  /** The keep-alive period this connection is watched for (zero: none, or not yet accepted). */
+  public long keepAliveNanos() {
+    return keepAlive;
   }
 }
