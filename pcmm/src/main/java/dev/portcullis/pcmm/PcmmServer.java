@@ -5,6 +5,7 @@ import dev.portcullis.cops.pcmm.Deviation;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreException;
+import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
@@ -96,6 +97,11 @@ public final class PcmmServer implements Lifecycle {
       parts.add(limits);
     }
     GatePolicy policy = parts.size() == 1 ? parts.get(0) : GatePolicy.all(engine, limits);
+    if (c.http() != null) {
+      // before anything is made: a port in use is one line, and no audit log is left behind
+      // (issue 47; the PDP does the same)
+      Binding.checkFree(c.http(), "the gate API and metrics (<http listen>)");
+    }
     AuditLog audit = AuditLog.open(c.audit(), clock);
     MetricsEndpoint http = null;
     PolicyServer server = null;

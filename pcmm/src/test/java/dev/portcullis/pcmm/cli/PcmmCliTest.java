@@ -58,10 +58,15 @@ class PcmmCliTest {
               + taken.getLocalPort()
               + "\"/><cmts name=\"a\" address=\"127.0.0.1:1\"/></pcmm-server>");
       String l = line(pcmm("-c", f.toString()), Cli.Cause.CANNOT_BIND);
-      assertTrue(l.contains("127.0.0.1:" + taken.getLocalPort()), l);
-      assertFalse(
-          Files.exists(dir.resolve("audit.jsonl")) && Files.size(dir.resolve("audit.jsonl")) > 0,
-          "an audit log begun by a server that never served");
+      assertTrue(
+          l.contains(
+              "cannot listen on 127.0.0.1:"
+                  + taken.getLocalPort()
+                  + " for the gate API and metrics (<http listen>): the port is in use"),
+          l);
+      // checked before anything is made (issue 47): not even an empty log or its lock file
+      assertFalse(Files.exists(dir.resolve("audit.jsonl")), "an audit log made, never served");
+      assertFalse(Files.exists(dir.resolve("audit.jsonl.lock")), "a lock file left behind");
     }
   }
 
