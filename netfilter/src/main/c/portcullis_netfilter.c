@@ -1,0 +1,258 @@
+/*
+ * The host firewall's native side: the netfilter queue (libnetfilter_queue), nftables' command
+ * API (libnftables) and conntrack (libnetfilter_conntrack), through JNI, nothing hand-written
+ * over netlink. Each function is a thin call into those libraries; what to do with a packet is
+ * decided in Java. Errors are thrown as java.io.IOException with the system's reason.
+ */
+#include <jni.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <linux/netfilter.h>
+
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+#include <nftables/libnftables.h>
+
+#include "dev_portcullis_netfilter_NetfilterNative.h"
+
+#define ABI_VERSION 1
+#define PENDING 64   /* packets one recv may hand over before Java takes them */
+#define MAX_COPY 256 /* the most of a packet copied to Java: its headers */
+
+struct pending {
+  uint32_t id;
+  int len;
+  unsigned char data[MAX_COPY];
+};
+
+struct pq {
+  struct nfq_handle *h;
+  struct nfq_q_handle *qh;
+  int fd;
+  int head, count;
+  struct pending p[PENDING];
+  int overflow; /* packets handed over with no room: dropped by verdict at once */
+  char buf[0x10000 + 4096] __attribute__((aligned));
+};
+
+static void throw_io(JNIEnv *env, const char *what, int err) {
+  char m[256];
+  snprintf(m, sizeof m, "%s: %s (errno %d)", what, strerror(err), err);
+  jclass c = (*env)->FindClass(env, "java/io/IOException");
+  if (c != NULL) {
+    (*env)->ThrowNew(env, c, m);
+  }
+}
+
+static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
+                     void *data) {
+  (void)msg;
+  struct pq *q = data;
+  struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+  if (ph == NULL) {
+    return 0;
+  }
+  uint32_t id = ntohl(ph->packet_id);
+  if (q->count == PENDING) {
+    /* never leave a packet without a verdict: with no room, it is dropped (fail closed) */
+    nfq_set_verdict(qh, id, NF_DROP, 0, NULL);
+    q->overflow++;
+    return 0;
+  }
+  unsigned char *payload = NULL;
+  int len = nfq_get_payload(nfa, &payload);
+  struct pending *p = &q->p[(q->head + q->count) % PENDING];
+  p->id = id;
+  p->len = len < 0 ? 0 : (len > MAX_COPY ? MAX_COPY : len);
+  if (p->len > 0) {
+    memcpy(p->data, payload, (size_t)p->len);
+  }
+  q->count++;
+  return 0;
+}
+
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_abiVersion(JNIEnv *env,
+                                                                               jclass c) {
+  (void)env;
+  (void)c;
+  return ABI_VERSION;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOpen(
+    JNIEnv *env, jclass c, jint num, jint maxLength, jint timeoutMs) {
+  (void)c;
+  struct pq *q = calloc(1, sizeof *q);
+  if (q == NULL) {
+    throw_io(env, "netfilter queue", ENOMEM);
+    return 0;
+  }
+  q->h = nfq_open();
+  if (q->h == NULL) {
+    int e = errno;
+    free(q);
+    throw_io(env, "nfq_open", e);
+    return 0;
+  }
+  q->qh = nfq_create_queue(q->h, (uint16_t)num, on_packet, q);
+  if (q->qh == NULL) {
+    int e = errno;
+    nfq_close(q->h);
+    free(q);
+    throw_io(env, "nfq_create_queue (another reader has this queue number?)", e);
+    return 0;
+  }
+  if (nfq_set_mode(q->qh, NFQNL_COPY_PACKET, MAX_COPY) < 0 ||
+      nfq_set_queue_maxlen(q->qh, (uint32_t)maxLength) < 0) {
+    int e = errno;
+    nfq_destroy_queue(q->qh);
+    nfq_close(q->h);
+    free(q);
+    throw_io(env, "nfq_set_mode", e);
+    return 0;
+  }
+  q->fd = nfq_fd(q->h);
+  struct timeval tv = {.tv_sec = timeoutMs / 1000, .tv_usec = (timeoutMs % 1000) * 1000};
+  setsockopt(q->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return (jlong)(intptr_t)q;
+}
+
+/*
+ * The next queued packet into `into`: its id (4 bytes, big-endian) then up to MAX_COPY bytes of
+ * it; returns their count, 0 when the wait timed out, -1 when the kernel dropped packets because
+ * this reader was behind (ENOBUFS; the socket goes on).
+ */
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceive(
+    JNIEnv *env, jclass c, jlong handle, jbyteArray into) {
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  while (q->count == 0) {
+    ssize_t n = recv(q->fd, q->buf, sizeof q->buf, 0);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        return 0;
+      }
+      if (errno == ENOBUFS) {
+        return -1;
+      }
+      throw_io(env, "netfilter queue recv", errno);
+      return 0;
+    }
+    nfq_handle_packet(q->h, q->buf, (int)n);
+    if (q->count == 0) {
+      return 0; /* a message that carried no packet */
+    }
+  }
+  struct pending *p = &q->p[q->head];
+  q->head = (q->head + 1) % PENDING;
+  q->count--;
+  jsize room = (*env)->GetArrayLength(env, into);
+  if (room < 4 + p->len) {
+    throw_io(env, "netfilter queue: the buffer given is too small", EINVAL);
+    return 0;
+  }
+  jbyte id[4] = {(jbyte)(p->id >> 24), (jbyte)(p->id >> 16), (jbyte)(p->id >> 8), (jbyte)p->id};
+  (*env)->SetByteArrayRegion(env, into, 0, 4, id);
+  (*env)->SetByteArrayRegion(env, into, 4, p->len, (const jbyte *)p->data);
+  return 4 + p->len;
+}
+
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOverflow(JNIEnv *env,
+                                                                                  jclass c,
+                                                                                  jlong handle) {
+  (void)env;
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  int n = q->overflow;
+  q->overflow = 0;
+  return n;
+}
+
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueVerdict(
+    JNIEnv *env, jclass c, jlong handle, jint id, jboolean accept) {
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  if (nfq_set_verdict(q->qh, (uint32_t)id, accept ? NF_ACCEPT : NF_DROP, 0, NULL) < 0) {
+    throw_io(env, "nfq_set_verdict", errno);
+  }
+}
+
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(JNIEnv *env,
+                                                                               jclass c,
+                                                                               jlong handle) {
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  (void)env;
+  (void)c;
+  if (q == NULL) {
+    return;
+  }
+  nfq_destroy_queue(q->qh);
+  nfq_close(q->h);
+  free(q);
+}
+
+/* Runs nft commands (nft's own syntax); null when they succeeded, else nft's error text. */
+JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRun(JNIEnv *env,
+                                                                              jclass c,
+                                                                              jstring commands) {
+  (void)c;
+  const char *cmd = (*env)->GetStringUTFChars(env, commands, NULL);
+  if (cmd == NULL) {
+    return NULL;
+  }
+  struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+  if (ctx == NULL) {
+    (*env)->ReleaseStringUTFChars(env, commands, cmd);
+    throw_io(env, "nft_ctx_new", ENOMEM);
+    return NULL;
+  }
+  nft_ctx_buffer_output(ctx);
+  nft_ctx_buffer_error(ctx);
+  int rc = nft_run_cmd_from_buffer(ctx, cmd);
+  (*env)->ReleaseStringUTFChars(env, commands, cmd);
+  jstring out = NULL;
+  if (rc != 0) {
+    const char *err = nft_ctx_get_error_buffer(ctx);
+    out = (*env)->NewStringUTF(env, err != NULL && err[0] ? err : "nft: the commands failed");
+  }
+  nft_ctx_free(ctx);
+  return out;
+}
+
+/* Deletes the IPv4 conntrack entry of one flow (its original direction); 0 or the errno. */
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntrackDelete(
+    JNIEnv *env, jclass c, jbyteArray src, jbyteArray dst, jint protocol, jint sport,
+    jint dport) {
+  (void)c;
+  if ((*env)->GetArrayLength(env, src) != 4 || (*env)->GetArrayLength(env, dst) != 4) {
+    return EAFNOSUPPORT;
+  }
+  uint32_t s, d;
+  (*env)->GetByteArrayRegion(env, src, 0, 4, (jbyte *)&s);
+  (*env)->GetByteArrayRegion(env, dst, 0, 4, (jbyte *)&d);
+  struct nfct_handle *h = nfct_open(CONNTRACK, 0);
+  if (h == NULL) {
+    return errno;
+  }
+  struct nf_conntrack *ct = nfct_new();
+  if (ct == NULL) {
+    nfct_close(h);
+    return ENOMEM;
+  }
+  nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_INET);
+  nfct_set_attr_u32(ct, ATTR_IPV4_SRC, s); /* network order, as the bytes are */
+  nfct_set_attr_u32(ct, ATTR_IPV4_DST, d);
+  nfct_set_attr_u8(ct, ATTR_L4PROTO, (uint8_t)protocol);
+  nfct_set_attr_u16(ct, ATTR_PORT_SRC, htons((uint16_t)sport));
+  nfct_set_attr_u16(ct, ATTR_PORT_DST, htons((uint16_t)dport));
+  int rc = nfct_query(h, NFCT_Q_DESTROY, ct) < 0 ? errno : 0;
+  nfct_destroy(ct);
+  nfct_close(h);
+  return rc;
+}

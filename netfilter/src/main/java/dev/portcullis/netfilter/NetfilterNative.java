@@ -1,0 +1,93 @@
+package dev.portcullis.netfilter;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+
+/**
+ * The native library ({@code src/main/c/portcullis_netfilter.c}) and its entry points: thin calls
+ * into libnetfilter_queue, libnftables and libnetfilter_conntrack. Loaded from this jar ({@code
+ * META-INF/native/linux-ARCH/}), copied to an owner-only temporary file for {@code System.load};
+ * the build leaves it out where the libraries' headers are missing, and then {@link #unavailable}
+ * says so. Callers check every length first.
+ */
+final class NetfilterNative {
+  static final String LIBRARY = "portcullis_netfilter";
+  private static final int ABI_VERSION = 1;
+  private static final Throwable UNAVAILABLE = load();
+
+  private NetfilterNative() {}
+
+  /** Why the library cannot be used here, or null when it can. */
+  static String unavailable() {
+    return UNAVAILABLE == null ? null : UNAVAILABLE.getMessage();
+  }
+
+  static void ensure() throws IOException {
+    if (UNAVAILABLE != null) {
+      throw new IOException("the netfilter library cannot be used: " + UNAVAILABLE.getMessage());
+    }
+  }
+
+  private static Throwable load() {
+    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    String a = arch.equals("amd64") ? "x86_64" : arch.equals("aarch64") ? "aarch_64" : arch;
+    String resource = "/META-INF/native/linux-" + a + "/lib" + LIBRARY + ".so";
+    try (InputStream in = NetfilterNative.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return new UnsatisfiedLinkError(
+            "lib"
+                + LIBRARY
+                + ".so is not in this build (Linux only, and built only where the headers of"
+                + " libnetfilter-queue, libnetfilter-conntrack and libnftables were installed)");
+      }
+      Path tmp = Files.createTempFile("lib" + LIBRARY, ".so"); // rw------- where POSIX
+      try {
+        Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+        System.load(tmp.toAbsolutePath().toString());
+      } finally {
+        Files.deleteIfExists(tmp); // a loaded library stays mapped
+      }
+      int v = abiVersion();
+      return v == ABI_VERSION
+          ? null
+          : new UnsatisfiedLinkError(
+              "lib"
+                  + LIBRARY
+                  + " is of another build (ABI "
+                  + v
+                  + ", expected "
+                  + ABI_VERSION
+                  + ")");
+    } catch (IOException | LinkageError | SecurityException e) {
+      return e;
+    }
+  }
+
+  static native int abiVersion();
+
+  /** Binds queue {@code number}; receives wait at most {@code timeoutMs}. */
+  static native long queueOpen(int number, int maxLength, int timeoutMs) throws IOException;
+
+  /**
+   * The next packet: its id (4 bytes, big-endian) and its first bytes into {@code into}; their
+   * count, 0 after a wait with none, -1 when the kernel dropped packets for a reader behind.
+   */
+  static native int queueReceive(long queue, byte[] into) throws IOException;
+
+  /** Packets dropped because one receive brought more than could be held: a count, then 0. */
+  static native int queueOverflow(long queue);
+
+  static native void queueVerdict(long queue, int id, boolean accept) throws IOException;
+
+  static native void queueClose(long queue);
+
+  /** Runs nft commands; null when they succeeded, else nft's error text. */
+  static native String nftRun(String commands) throws IOException;
+
+  /** Deletes an IPv4 flow's conntrack entry: 0, or the errno (ENOENT: none). */
+  static native int conntrackDelete(byte[] src, byte[] dst, int protocol, int sport, int dport);
+}
