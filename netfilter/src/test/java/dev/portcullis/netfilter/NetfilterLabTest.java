@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.portcullis.nativecrypto.NetworkNamespaces;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,8 +15,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,112 +41,43 @@ import org.junit.jupiter.api.condition.EnabledIf;
 @EnabledIf("labRunsHere")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NetfilterLabTest {
-  static final String TAG = "pcnf" + (ProcessHandle.current().pid() % 100_000);
-  static final String CLIENT = TAG + "c";
-  static final String SERVER = TAG + "s";
-  static final String CLIENT_IP = "10.231.7.1";
-  static final String SERVER_IP = "10.231.7.2";
   static final int PORT = 9999;
   static final int QUEUE = 7;
+  static NetfilterLab lab;
+  static String CLIENT;
+  static String SERVER;
+  static String CLIENT_IP;
+  static String SERVER_IP;
+  static final String TAG = "pcnf" + (ProcessHandle.current().pid() % 100_000);
 
   static boolean labRunsHere() {
-    String why = null;
-    if (!"root".equals(System.getProperty("user.name"))) {
-      why = "not root (network namespaces, the netfilter queue and nftables need it)";
-    } else if (PacketQueue.unavailable() != null) {
-      why = PacketQueue.unavailable();
-    } else if (NetworkNamespaces.unavailable() != null) {
-      why = NetworkNamespaces.unavailable();
-    } else {
-      for (String tool : List.of("ip", "iptables", "nft", "conntrack")) {
-        if (!onPath(tool)) {
-          why = tool + " is not installed (apt-get install iproute2 iptables nftables conntrack)";
-          break;
-        }
-      }
-    }
-    if (why != null) {
-      System.err.println("NetfilterLabTest skipped: " + why);
-    }
-    return why == null;
-  }
-
-  static boolean onPath(String tool) {
-    for (String d : List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")) {
-      if (Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Runs a command, failing with its output when it fails; returns its output. */
-  static String run(String... command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(20, TimeUnit.SECONDS), String.join(" ", command) + ": still running");
-    if (p.exitValue() != 0) {
-      throw new IOException(String.join(" ", command) + ": exit " + p.exitValue() + ": " + out);
-    }
-    return out;
-  }
-
-  static void quietly(String... command) {
-    try {
-      run(command);
-    } catch (Exception e) {
-      // cleaning up what may not be there
-    }
+    return NetfilterLab.runsHere("NetfilterLabTest");
   }
 
   @BeforeAll
   static void makeTheLab() throws Exception {
-    tearDown();
-    run("ip", "netns", "add", CLIENT);
-    run("ip", "netns", "add", SERVER);
-    run("ip", "link", "add", TAG + "a", "type", "veth", "peer", "name", TAG + "b");
-    run("ip", "link", "set", TAG + "a", "netns", CLIENT);
-    run("ip", "link", "set", TAG + "b", "netns", SERVER);
-    run("ip", "-n", CLIENT, "addr", "add", CLIENT_IP + "/24", "dev", TAG + "a");
-    run("ip", "-n", SERVER, "addr", "add", SERVER_IP + "/24", "dev", TAG + "b");
-    for (String[] nd : new String[][] {{CLIENT, TAG + "a"}, {SERVER, TAG + "b"}}) {
-      run("ip", "-n", nd[0], "link", "set", "lo", "up");
-      run("ip", "-n", nd[0], "link", "set", nd[1], "up");
-    }
-    // a rule that uses conntrack, as the firewall's own will: a namespace tracks nothing without
-    iptables("-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT");
-    iptables("-A INPUT -p tcp --syn --dport " + PORT + " -j NFQUEUE --queue-num " + QUEUE);
-  }
-
-  static void iptables(String rule) throws Exception {
-    List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", SERVER, "iptables"));
-    c.addAll(List.of(rule.split(" ")));
-    run(c.toArray(String[]::new));
+    lab = new NetfilterLab("pcnf", 7);
+    CLIENT = lab.client;
+    SERVER = lab.server;
+    CLIENT_IP = lab.clientIp;
+    SERVER_IP = lab.serverIp;
+    lab.serverIptables(
+        "-A INPUT -p tcp --syn --dport " + PORT + " -j NFQUEUE --queue-num " + QUEUE);
   }
 
   @AfterAll
   static void tearDown() {
-    quietly("ip", "netns", "del", CLIENT); // takes the veth with it
-    quietly("ip", "netns", "del", SERVER);
+    if (lab != null) {
+      lab.close();
+    }
   }
 
-  /** Runs {@code task} on a new thread that first enters the namespace {@code ns}. */
+  static String run(String... command) throws Exception {
+    return NetfilterLab.run(command);
+  }
+
   static <T> CompletableFuture<T> in(String ns, Callable<T> task) {
-    CompletableFuture<T> f = new CompletableFuture<>();
-    Thread t =
-        new Thread(
-            () -> {
-              try {
-                NetworkNamespaces.enter(Path.of("/run/netns", ns));
-                f.complete(task.call());
-              } catch (Throwable e) {
-                f.completeExceptionally(e);
-              }
-            },
-            "lab-" + ns);
-    t.setDaemon(true);
-    t.start();
-    return f;
+    return NetfilterLab.in(ns, task);
   }
 
   /** A connection from the client's namespace: what it read back, or the exception. */

@@ -1,0 +1,500 @@
+package dev.portcullis.pep.firewall;
+
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.netfilter.Conntrack;
+import dev.portcullis.netfilter.Flow;
+import dev.portcullis.netfilter.Nftables;
+import dev.portcullis.netfilter.PacketQueue;
+import dev.portcullis.netfilter.QueuedPacket;
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepDecision;
+import dev.portcullis.pep.PepListener;
+import dev.portcullis.support.Threads;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Enforcement in the kernel, with no proxy in the data path (issue 45, the core; its command line,
+ * configuration file, audit and metrics are still to come): the first packet of a new TCP flow to a
+ * protected service (its SYN) is queued to this PEP through the netfilter queue; the PEP asks the
+ * PDP the same ACCESS request the proxy asks; an allowed flow goes into an nftables set that lets
+ * its later packets through in the kernel, a denied SYN is dropped. A Remove (a policy change)
+ * deletes the flow's element, its conntrack entry, and destroys the local socket ({@code ss -K}),
+ * so an established connection ends at once and nothing more crosses.
+ *
+ * <p>The kernel's side, in the table {@code inet portcullis_TAG}: a set {@code allowed} of {@code
+ * saddr . sport . daddr . dport}, and per service a rule that drops every packet to it that is not
+ * a SYN of a flow not in that set; the SYNs themselves are sent to the queue by an xtables {@code
+ * NFQUEUE} rule (this kernel has no nft {@code queue} statement), without {@code --queue-bypass}:
+ * with no reader, new flows are dropped (fail closed).
+ *
+ * <p>Threads: one reads the queue and hands each packet to the kernel thread, which alone owns the
+ * flow table and speaks to the kernel (verdicts, nftables, conntrack); the PDP's answers arrive on
+ * the PEP client's loop and are handed back to it. Both threads are in the namespace {@code
+ * onKernelThread} puts them in (for the lab; the host's otherwise).
+ */
+public final class HostFirewall implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HostFirewall.class);
+
+  /** An incoming connection's admission (RFC 2748 Context R-Type "incoming message"). */
+  private static final Context INCOMING = new Context(Context.R_INCOMING, 0);
+
+  /** A protected TCP service: the address and port clients reach, and the name policy knows. */
+  public record Service(String name, Inet4Address address, int port, AccessMode access) {}
+
+  /**
+   * What the firewall enforces.
+   *
+   * @param tag names its nftables table ({@code portcullis_TAG}): letters and digits
+   * @param queue the netfilter queue number its SYNs go to
+   * @param subjects the subject a client address is (null: none, its SYNs dropped)
+   * @param grantValidity how long an allowed flow stays in the set without traffic renewing it
+   */
+  public record Settings(
+      String tag,
+      int queue,
+      List<Service> services,
+      Function<InetAddress, String> subjects,
+      Duration grantValidity) {}
+
+  /** A flow the firewall has decided or is deciding, on the kernel thread. */
+  private static final class Tracked {
+    final Flow flow;
+    final Service service;
+    final String handle;
+    final List<Integer> waiting = new ArrayList<>(1); // queued packet ids awaiting the decision
+    boolean allowed;
+
+    Tracked(Flow flow, Service service, String handle) {
+      this.flow = flow;
+      this.service = service;
+      this.handle = handle;
+    }
+  }
+
+  private final Settings settings;
+  private final PepClient pep;
+  private final String table;
+  private final ScheduledExecutorService kernel;
+  private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
+  private final Map<String, Tracked> byHandle = new HashMap<>(); // the kernel thread's
+  private long handles;
+  private volatile boolean closing;
+  private volatile PacketQueue
+      queue; // opened and read on the reader thread, verdicts on the kernel's
+  private Thread reader;
+
+  private HostFirewall(Settings settings, PepClient pep) {
+    this.settings = settings;
+    this.pep = pep;
+    this.table = "portcullis_" + settings.tag();
+    this.kernel = Threads.owner("host-firewall-" + settings.tag());
+  }
+
+  /**
+   * The listener to give the PEP client the firewall will use: the PDP's Removes arrive through it.
+   * Made before the client (a client takes its listener when built), bound by {@link #start}.
+   */
+  public static final class Removals implements PepListener {
+    private volatile HostFirewall firewall;
+
+    @Override
+    public void decisionChanged(String handle, PepDecision d) {
+      HostFirewall f = firewall;
+      if (f != null && !d.granted()) {
+        f.kernel.execute(() -> f.revoke(handle));
+      }
+    }
+  }
+
+  /**
+   * Sets the kernel up (the table, the set, the rules) and starts reading the queue. {@code
+   * onKernelThread} runs first on each of the firewall's threads (the lab moves them into its
+   * server namespace); null for none.
+   *
+   * @throws IOException when the kernel refuses (not root, the queue taken, nft's error)
+   */
+  public static HostFirewall start(
+      Settings settings, PepClient pep, Removals removals, ThrowingRunnable onKernelThread)
+      throws IOException {
+    if (!settings.tag().matches("[A-Za-z0-9]{1,20}")) {
+      throw new IllegalArgumentException("tag " + settings.tag() + ": 1 to 20 letters or digits");
+    }
+    HostFirewall f = new HostFirewall(settings, pep);
+    try {
+      f.kernel
+          .submit(
+              () -> {
+                if (onKernelThread != null) {
+                  onKernelThread.run();
+                }
+                f.setUp();
+                return null;
+              })
+          .get();
+    } catch (ExecutionException e) {
+      f.kernel.shutdownNow();
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      f.kernel.shutdownNow();
+      throw new IOException("interrupted setting the firewall up", e);
+    }
+    java.util.concurrent.CompletableFuture<Void> opened =
+        new java.util.concurrent.CompletableFuture<>();
+    f.reader =
+        Threads.start(
+            "host-firewall-queue-" + settings.tag(),
+            () -> {
+              try {
+                if (onKernelThread != null) {
+                  onKernelThread.run();
+                }
+                f.queue = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
+                opened.complete(null);
+                f.read();
+              } catch (Exception e) {
+                opened.completeExceptionally(e);
+              }
+            });
+    try {
+      opened.get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      f.close();
+      Throwable c = e instanceof ExecutionException ? e.getCause() : e;
+      throw c instanceof IOException io ? io : new IOException("netfilter queue: " + c, c);
+    }
+    removals.firewall = f;
+    log.info(
+        "host firewall {}: {} service(s) under policy, new flows through netfilter queue {}",
+        settings.tag(),
+        settings.services().size(),
+        settings.queue());
+    return f;
+  }
+
+  /** A task that may throw, run first on the firewall's threads. */
+  @FunctionalInterface
+  public interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  private void setUp() throws IOException {
+    StringBuilder nft = new StringBuilder();
+    nft.append("add table inet ").append(table).append('\n');
+    nft.append("delete table inet ").append(table).append('\n'); // what an earlier run left
+    nft.append("add table inet ").append(table).append('\n');
+    nft.append("add set inet ")
+        .append(table)
+        .append(" allowed { type ipv4_addr . inet_service . ipv4_addr . inet_service;")
+        .append(" flags timeout; }\n");
+    nft.append("add chain inet ")
+        .append(table)
+        .append(" input { type filter hook input priority -5; policy accept; }\n");
+    for (Service s : settings.services()) {
+      // anything to the service but a first SYN, of a flow not allowed: dropped in the kernel
+      nft.append("add rule inet ")
+          .append(table)
+          .append(" input ip daddr ")
+          .append(s.address().getHostAddress())
+          .append(" tcp dport ")
+          .append(s.port())
+          .append(" tcp flags & (syn | ack) != syn")
+          .append(" ip saddr . tcp sport . ip daddr . tcp dport != @allowed drop\n");
+    }
+    Nftables.run(nft.toString());
+    for (Service s : settings.services()) {
+      iptables("-I", s);
+    }
+  }
+
+  /** The xtables rule that queues a service's SYNs ({@code -I} adds it, {@code -D} deletes it). */
+  private void iptables(String op, Service s) throws IOException {
+    List<String> c =
+        List.of(
+            "iptables",
+            op,
+            "INPUT",
+            "-p",
+            "tcp",
+            "--syn",
+            "-d",
+            s.address().getHostAddress(),
+            "--dport",
+            Integer.toString(s.port()),
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            Integer.toString(settings.queue()));
+    run(c);
+  }
+
+  /**
+   * Runs a command from the calling thread (so in its network namespace), failing with its output.
+   */
+  private static void run(List<String> command) throws IOException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    try {
+      String out =
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException(String.join(" ", command) + ": no answer in 10 s");
+      }
+      if (p.exitValue() != 0) {
+        throw new IOException(
+            String.join(" ", command) + ": exit " + p.exitValue() + ": " + out.strip());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(String.join(" ", command) + ": interrupted", e);
+    }
+  }
+
+  /** The reader thread: each packet to the kernel thread. */
+  private void read() {
+    while (!closing) {
+      try {
+        QueuedPacket p = queue.receive();
+        if (p != null) {
+          kernel.execute(() -> queued(p));
+        }
+      } catch (IOException | java.util.concurrent.RejectedExecutionException e) {
+        if (!closing) {
+          log.error(
+              "host firewall {}: the queue failed, new flows are dropped: {}",
+              settings.tag(),
+              e.getMessage());
+        }
+        return;
+      }
+    }
+  }
+
+  private Service serviceOf(Flow f) {
+    for (Service s : settings.services()) {
+      if (s.address().equals(f.destination()) && s.port() == f.destinationPort()) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** On the kernel thread: a queued packet (a SYN to a protected service). */
+  private void queued(QueuedPacket p) {
+    Flow f = p.flow();
+    Service s = f == null ? null : serviceOf(f);
+    if (s == null || !p.syn()) {
+      verdict(p.id(), false); // not a first packet this firewall queues: never let through blind
+      return;
+    }
+    Tracked t = flows.get(f);
+    if (t != null) {
+      if (t.allowed) {
+        verdict(p.id(), true); // a SYN sent again
+      } else {
+        t.waiting.add(p.id());
+      }
+      return;
+    }
+    String subject = settings.subjects().apply(f.source());
+    if (subject == null) {
+      log.debug("host firewall: {}: no subject for {}, dropped", f, f.source());
+      verdict(p.id(), false);
+      return;
+    }
+    t = new Tracked(f, s, "fw-" + settings.tag() + "-" + (++handles));
+    t.waiting.add(p.id());
+    flows.put(f, t);
+    byHandle.put(t.handle, t);
+    Tracked asked = t;
+    pep.request(t.handle, INCOMING, access(subject, f, s))
+        .whenComplete((d, e) -> kernel.execute(() -> decided(asked, d, e)));
+  }
+
+  static AccessRequest access(String subject, Flow f, Service s) {
+    return new AccessRequest(
+        AccessOperation.ACCESS,
+        subject,
+        null,
+        null,
+        f.source(),
+        f.sourcePort(),
+        f.destination(),
+        f.destinationPort(),
+        Flow.TCP,
+        s.name(),
+        s.access(),
+        null,
+        null);
+  }
+
+  /** On the kernel thread: the PDP's answer for a flow (or none: then it is denied). */
+  private void decided(Tracked t, PepDecision d, Throwable e) {
+    if (flows.get(t.flow) != t) {
+      return; // revoked or closed meanwhile
+    }
+    boolean allow = e == null && d != null && d.granted();
+    if (allow) {
+      try {
+        Nftables.run(
+            "add element inet "
+                + table
+                + " allowed { "
+                + element(t.flow)
+                + " timeout "
+                + Math.max(1, settings.grantValidity().toSeconds())
+                + "s }");
+      } catch (IOException x) {
+        log.error("host firewall: {}: not allowed, the set refused it: {}", t.flow, x.getMessage());
+        allow = false;
+      }
+    }
+    t.allowed = allow;
+    for (int id : t.waiting) {
+      verdict(id, allow);
+    }
+    t.waiting.clear();
+    if (!allow) {
+      forget(t);
+      if (e == null) {
+        pep.delete(t.handle, dev.portcullis.cops.ReasonCode.MANAGEMENT);
+      }
+    }
+    log.debug("host firewall: {} {}", t.flow, allow ? "allowed" : "denied");
+  }
+
+  /** On the kernel thread: a Remove for {@code handle}: the flow ends in the kernel at once. */
+  private void revoke(String handle) {
+    Tracked t = byHandle.get(handle);
+    if (t == null) {
+      return;
+    }
+    forget(t);
+    for (int id : t.waiting) {
+      verdict(id, false);
+    }
+    if (!t.allowed) {
+      return;
+    }
+    try {
+      Nftables.run("delete element inet " + table + " allowed { " + element(t.flow) + " }");
+    } catch (IOException e) {
+      log.debug("host firewall: {}: element gone already: {}", t.flow, e.getMessage());
+    }
+    try {
+      Conntrack.delete(t.flow);
+    } catch (IOException e) {
+      log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
+    }
+    try {
+      // a socket of this host: destroyed (SOCK_DESTROY), so the server sees it end now
+      run(
+          List.of(
+              "ss",
+              "-K",
+              "-t",
+              "dst",
+              t.flow.source().getHostAddress(),
+              "dport",
+              "=",
+              Integer.toString(t.flow.sourcePort()),
+              "sport",
+              "=",
+              Integer.toString(t.flow.destinationPort())));
+    } catch (IOException e) {
+      log.warn("host firewall: {}: socket not destroyed: {}", t.flow, e.getMessage());
+    }
+    log.info("host firewall: {} revoked: ended in the kernel", t.flow);
+  }
+
+  private void forget(Tracked t) {
+    flows.remove(t.flow, t);
+    byHandle.remove(t.handle, t);
+  }
+
+  private static String element(Flow f) {
+    return f.source().getHostAddress()
+        + " . "
+        + f.sourcePort()
+        + " . "
+        + f.destination().getHostAddress()
+        + " . "
+        + f.destinationPort();
+  }
+
+  private void verdict(int id, boolean accept) {
+    try {
+      if (accept) {
+        queue.accept(id);
+      } else {
+        queue.drop(id);
+      }
+    } catch (IOException e) {
+      log.warn("host firewall: verdict on packet {} not given: {}", id, e.getMessage());
+    }
+  }
+
+  /** Flows allowed now (for tests and the stats line). */
+  public int allowedFlows() throws InterruptedException, ExecutionException {
+    return kernel.submit(() -> (int) flows.values().stream().filter(t -> t.allowed).count()).get();
+  }
+
+  /**
+   * Stops reading (new flows find no reader: dropped), removes the rules and the table (flows
+   * allowed so far then pass as any unprotected traffic would: the host's own rules decide).
+   */
+  @Override
+  public void close() {
+    closing = true;
+    if (reader != null) {
+      try {
+        reader.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      kernel
+          .submit(
+              () -> {
+                for (Service s : settings.services()) {
+                  try {
+                    iptables("-D", s);
+                  } catch (IOException e) {
+                    log.warn("host firewall: {}", e.getMessage());
+                  }
+                }
+                try {
+                  Nftables.run("delete table inet " + table);
+                } catch (IOException e) {
+                  log.warn("host firewall: {}", e.getMessage());
+                }
+                if (queue != null) {
+                  queue.close();
+                }
+                return null;
+              })
+          .get(15, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("host firewall {}: not all taken down: {}", settings.tag(), e.toString());
+    } finally {
+      kernel.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,204 @@
+package dev.portcullis.pep.firewall;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.netfilter.NetfilterLab;
+import dev.portcullis.pdp.PdpConfig;
+import dev.portcullis.pdp.PdpServer;
+import dev.portcullis.pep.PepClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The host firewall in the kernel, end to end (issue 45): a client namespace, a server namespace
+ * with an echo service on port 7000 and the firewall's rules, the firewall's threads in the
+ * server's namespace, a rules PDP on loopback. A denied SYN gets no SYN-ACK; an allowed flow
+ * carries data with nothing but its SYN leaving the kernel; a policy change cuts an established
+ * flow at once and nothing more crosses. Root only; one line and skipped elsewhere.
+ */
+@EnabledIf("labRunsHere")
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HostFirewallLabTest {
+  static final int PORT = 7000;
+  static final String ALLOW_ALICE =
+      "<rules><rule id=\"alice\" decision=\"install\"><match subject=\"alice\" service=\"demo\"/>"
+          + "</rule><default decision=\"remove\" reason=\"no rule\"/></rules>";
+  static final String NOBODY = "<rules><default decision=\"remove\" reason=\"closed\"/></rules>";
+
+  @TempDir Path dir;
+  NetfilterLab lab;
+  PdpServer pdp;
+  PepClient pep;
+  HostFirewall firewall;
+  ServerSocket echo;
+  final AtomicReference<String> subject = new AtomicReference<>("alice");
+  final List<AutoCloseable> open = new ArrayList<>();
+
+  static boolean labRunsHere() {
+    return NetfilterLab.runsHere("HostFirewallLabTest");
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    lab = new NetfilterLab("pcfw", 8);
+    open.add(lab);
+    Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE);
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
+    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    open.add(pdp);
+    HostFirewall.Removals removals = new HostFirewall.Removals();
+    pep =
+        PepClient.builder()
+            .pdp(pdp.address())
+            .pepId("host-1")
+            .clientType(0xC0A5)
+            .listener(removals)
+            .build();
+    open.add(pep);
+    pep.open().get(10, TimeUnit.SECONDS);
+    echo =
+        NetfilterLab.in(lab.server, () -> new ServerSocket(PORT, 50, address(lab.serverIp))).get();
+    open.add(echo);
+    CompletableFuture.runAsync(this::echo);
+    InetAddress client = address(lab.clientIp);
+    firewall =
+        HostFirewall.start(
+            new HostFirewall.Settings(
+                "lab" + (ProcessHandle.current().pid() % 10_000),
+                9,
+                List.of(
+                    new HostFirewall.Service(
+                        "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ)),
+                a -> a.equals(client) ? subject.get() : null,
+                Duration.ofMinutes(5)),
+            pep,
+            removals,
+            () -> NetfilterLab.enter(lab.server));
+    open.add(firewall);
+  }
+
+  static InetAddress address(String ip) throws IOException {
+    return InetAddress.getByName(ip);
+  }
+
+  /** The echo service: each connection's bytes back until it ends. */
+  void echo() {
+    while (!echo.isClosed()) {
+      try {
+        Socket c = echo.accept();
+        CompletableFuture.runAsync(
+            () -> {
+              try (c) {
+                c.getInputStream().transferTo(c.getOutputStream());
+              } catch (IOException e) {
+                // ended: by the client, or destroyed by the firewall
+              }
+            });
+      } catch (IOException e) {
+        return;
+      }
+    }
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close(); // the lab last: what runs in it first
+    }
+  }
+
+  /** A connection from the client's namespace, open. */
+  CompletableFuture<Socket> connect() {
+    return NetfilterLab.in(
+        lab.client,
+        () -> {
+          Socket s = new Socket();
+          s.connect(new InetSocketAddress(lab.serverIp, PORT), 2_000);
+          s.setSoTimeout(5_000);
+          return s;
+        });
+  }
+
+  static String roundTrip(Socket s, String text) throws IOException {
+    s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+    return new String(s.getInputStream().readNBytes(text.length()), StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void anAllowedFlowCarriesDataAndADeniedSynGetsNoSynAck() throws Exception {
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      for (int i = 0; i < 100; i++) {
+        assertEquals("hello " + i, roundTrip(s, "hello " + i));
+      }
+      assertEquals(1, firewall.allowedFlows());
+    }
+    subject.set("mallory"); // no rule for her: the PDP says Remove, the SYN is dropped
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+    subject.set(null); // no subject at all: dropped without asking
+    e = assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+  }
+
+  @Test
+  void aPolicyChangeCutsAnEstablishedFlowAndNothingMoreCrosses() throws Exception {
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("before", roundTrip(s, "before"));
+      Files.writeString(dir.resolve("rules.xml"), NOBODY);
+      long t0 = System.nanoTime();
+      pdp.reload(0xC0A5); // the installed access is removed: an unsolicited DEC to the firewall
+      // the server's socket was destroyed: the client's read ends (reset or end of stream)
+      InputStream in = s.getInputStream();
+      boolean ended;
+      try {
+        ended = in.read() == -1;
+      } catch (SocketTimeoutException still) {
+        ended = false; // 5 s and the connection still open: not cut
+      } catch (IOException reset) {
+        ended = true;
+      }
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(ended, "the connection ended");
+      assertTrue(ms < 5_000, "ended " + ms + " ms after the policy change");
+      // and nothing more crosses: the server's end was destroyed with a reset, which the read
+      // above met; a write finds the connection gone
+      assertThrows(
+          IOException.class,
+          () -> {
+            for (int i = 0; i < 3; i++) {
+              s.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
+            }
+          });
+      assertEquals(0, firewall.allowedFlows());
+    }
+  }
+}
