@@ -13,6 +13,7 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Threads;
+import dev.portcullis.support.Timebase;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -63,14 +64,17 @@ public final class HostFirewall implements AutoCloseable {
    * @param tag names its nftables table ({@code portcullis_TAG}): letters and digits
    * @param queue the netfilter queue number its SYNs go to
    * @param subjects the subject a client address is (null: none, its SYNs dropped)
-   * @param grantValidity how long an allowed flow stays in the set without traffic renewing it
+   * @param grantValidity how long an allowed flow stays in the set with no packet renewing it; then
+   *     it is forgotten here and its request state deleted at the PDP
+   * @param maxFlows the most flows the kernel's set holds
    */
   public record Settings(
       String tag,
       int queue,
       List<Service> services,
       Function<InetAddress, String> subjects,
-      Duration grantValidity) {}
+      Duration grantValidity,
+      int maxFlows) {}
 
   /** A flow the firewall has decided or is deciding, on the kernel thread. */
   private static final class Tracked {
@@ -202,20 +206,29 @@ public final class HostFirewall implements AutoCloseable {
     nft.append("add set inet ")
         .append(table)
         .append(" allowed { type ipv4_addr . inet_service . ipv4_addr . inet_service;")
-        .append(" flags timeout; }\n");
+        .append(" flags timeout, dynamic; size ")
+        .append(settings.maxFlows())
+        .append("; }\n");
     nft.append("add chain inet ")
         .append(table)
         .append(" input { type filter hook input priority -5; policy accept; }\n");
+    long validity = Math.max(1, settings.grantValidity().toSeconds());
     for (Service s : settings.services()) {
-      // anything to the service but a first SYN, of a flow not allowed: dropped in the kernel
+      String to =
+          " input ip daddr " + s.address().getHostAddress() + " tcp dport " + s.port() + " ";
+      // an allowed flow's packets: accepted in the kernel, each renewing its element's timeout
       nft.append("add rule inet ")
           .append(table)
-          .append(" input ip daddr ")
-          .append(s.address().getHostAddress())
-          .append(" tcp dport ")
-          .append(s.port())
-          .append(" tcp flags & (syn | ack) != syn")
-          .append(" ip saddr . tcp sport . ip daddr . tcp dport != @allowed drop\n");
+          .append(to)
+          .append("ip saddr . tcp sport . ip daddr . tcp dport @allowed")
+          .append(" update @allowed { ip saddr . tcp sport . ip daddr . tcp dport timeout ")
+          .append(validity)
+          .append("s } accept\n");
+      // anything else to the service but a first SYN (those go to the queue): dropped
+      nft.append("add rule inet ")
+          .append(table)
+          .append(to)
+          .append("tcp flags & (syn | ack) != syn drop\n");
     }
     Nftables.run(nft.toString());
     for (Service s : settings.services()) {
@@ -369,6 +382,9 @@ public final class HostFirewall implements AutoCloseable {
     for (int id : t.waiting) {
       verdict(id, allow);
     }
+    if (allow) {
+      expireLater(t);
+    }
     t.waiting.clear();
     if (!allow) {
       forget(t);
@@ -377,6 +393,34 @@ public final class HostFirewall implements AutoCloseable {
       }
     }
     log.debug("host firewall: {} {}", t.flow, allow ? "allowed" : "denied");
+  }
+
+  /** Looks at {@code t} again once its validity has passed. */
+  private void expireLater(Tracked t) {
+    Timebase.SYSTEM.schedule(
+        kernel, () -> expire(t), settings.grantValidity().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * On the kernel thread: the validity has passed since {@code t} was allowed or last looked at.
+   * Its element still there means packets renewed it: looked at again later. Gone (no packet for
+   * the whole validity: the flow ended, or stalled): forgotten, and its request state deleted at
+   * the PDP, so neither side keeps state for flows that are over.
+   */
+  private void expire(Tracked t) {
+    if (flows.get(t.flow) != t || closing) {
+      return;
+    }
+    try {
+      Nftables.run("get element inet " + table + " allowed { " + element(t.flow) + " }");
+      expireLater(t);
+      return;
+    } catch (IOException gone) {
+      // no such element: it timed out in the kernel
+    }
+    forget(t);
+    pep.delete(t.handle, dev.portcullis.cops.ReasonCode.TIMEOUT);
+    log.debug("host firewall: {} ended: no packet for {}", t.flow, settings.grantValidity());
   }
 
   /** On the kernel thread: a Remove for {@code handle}: the flow ends in the kernel at once. */

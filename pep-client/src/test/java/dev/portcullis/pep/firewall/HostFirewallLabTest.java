@@ -9,6 +9,7 @@ import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
+import dev.portcullis.support.Waits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Inet4Address;
@@ -98,7 +99,8 @@ class HostFirewallLabTest {
                     new HostFirewall.Service(
                         "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ)),
                 a -> a.equals(client) ? subject.get() : null,
-                Duration.ofMinutes(5)),
+                Duration.ofSeconds(2),
+                1 << 18),
             pep,
             removals,
             () -> NetfilterLab.enter(lab.server));
@@ -167,6 +169,30 @@ class HostFirewallLabTest {
     subject.set(null); // no subject at all: dropped without asking
     e = assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
     assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+  }
+
+  /**
+   * Each packet of an allowed flow renews its element in the kernel, so a flow with traffic
+   * outlives its validity (2 s here); one with none for the validity is forgotten, and its request
+   * state deleted at the PDP: no state is kept for flows that are over.
+   */
+  @Test
+  void aFlowWithTrafficOutlivesItsValidityAndAnEndedOneIsForgottenAtBothEnds() throws Exception {
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      int n = 0;
+      while (System.nanoTime() < until) {
+        assertEquals("tick " + n, roundTrip(s, "tick " + n), "after " + n + " round trips");
+        n++;
+      }
+      assertEquals(1, firewall.allowedFlows());
+      assertEquals(1, pep.installed().get(5, TimeUnit.SECONDS).size());
+    }
+    Waits.await()
+        .alias("the ended flow forgotten, its request state deleted")
+        .until(
+            () ->
+                firewall.allowedFlows() == 0 && pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
   }
 
   @Test
