@@ -76,27 +76,49 @@ public final class HostFirewall implements AutoCloseable {
       Duration grantValidity,
       int maxFlows) {}
 
-  /** A flow the firewall has decided or is deciding, on the kernel thread. */
+  /** A flow allowed or waiting, on the kernel thread. */
   private static final class Tracked {
     final Flow flow;
-    final Service service;
-    final String handle;
+    final Grant grant;
     final List<Integer> waiting = new ArrayList<>(1); // queued packet ids awaiting the decision
     boolean allowed;
 
-    Tracked(Flow flow, Service service, String handle) {
+    Tracked(Flow flow, Grant grant) {
       this.flow = flow;
+      this.grant = grant;
+    }
+  }
+
+  /**
+   * One subject's access to one service, on one handle: asked of the PDP once, however many flows
+   * wait for it (a SYN flood from one subject is one request), and reused for the subject's new
+   * flows while the decision's validity lasts (the rule's {@code valid-for}; none: asked again).
+   */
+  private static final class Grant {
+    final String subject;
+    final Service service;
+    final String handle;
+    final List<Tracked> flows = new ArrayList<>(2);
+    boolean asking;
+    long validUntil; // System.nanoTime; reusable while before it
+
+    Grant(String subject, Service service, String handle) {
+      this.subject = subject;
       this.service = service;
       this.handle = handle;
     }
   }
+
+  /** A grant's key: the subject and the service's name. */
+  private record Key(String subject, String service) {}
 
   private final Settings settings;
   private final PepClient pep;
   private final String table;
   private final ScheduledExecutorService kernel;
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
-  private final Map<String, Tracked> byHandle = new HashMap<>(); // the kernel thread's
+  private final Map<Key, Grant> grants = new HashMap<>(); // the kernel thread's
+  private final Map<String, Grant> byHandle = new HashMap<>(); // the kernel thread's
   private long handles;
   private volatile boolean closing;
   private volatile PacketQueue
@@ -331,13 +353,32 @@ public final class HostFirewall implements AutoCloseable {
       verdict(p.id(), false);
       return;
     }
-    t = new Tracked(f, s, "fw-" + settings.tag() + "-" + (++handles));
+    Key key = new Key(subject, s.name());
+    Grant g = grants.get(key);
+    if (g == null) {
+      g = new Grant(subject, s, "fw-" + settings.tag() + "-" + (++handles));
+      grants.put(key, g);
+      byHandle.put(g.handle, g);
+    }
+    t = new Tracked(f, g);
     t.waiting.add(p.id());
     flows.put(f, t);
-    byHandle.put(t.handle, t);
-    Tracked asked = t;
-    pep.request(t.handle, INCOMING, access(subject, f, s))
-        .whenComplete((d, e) -> kernel.execute(() -> decided(asked, d, e)));
+    g.flows.add(t);
+    if (g.asking) {
+      return; // decided with the request already out
+    }
+    if (!g.flows.isEmpty() && g.validUntil != 0 && System.nanoTime() - g.validUntil < 0) {
+      allow(t); // the subject's grant, within its validity: no request
+      return;
+    }
+    ask(g, f);
+  }
+
+  /** Asks the PDP for {@code g}, naming the flow {@code f} that needs it. */
+  private void ask(Grant g, Flow f) {
+    g.asking = true;
+    pep.request(g.handle, INCOMING, access(g.subject, f, g.service))
+        .whenComplete((d, e) -> kernel.execute(() -> decided(g, d, e)));
   }
 
   static AccessRequest access(String subject, Flow f, Service s) {
@@ -357,42 +398,77 @@ public final class HostFirewall implements AutoCloseable {
         null);
   }
 
-  /** On the kernel thread: the PDP's answer for a flow (or none: then it is denied). */
-  private void decided(Tracked t, PepDecision d, Throwable e) {
-    if (flows.get(t.flow) != t) {
+  /** On the kernel thread: the PDP's answer for a grant (or none: then it is denied). */
+  private void decided(Grant g, PepDecision d, Throwable e) {
+    g.asking = false;
+    if (byHandle.get(g.handle) != g) {
       return; // revoked or closed meanwhile
     }
-    boolean allow = e == null && d != null && d.granted();
-    if (allow) {
-      try {
-        Nftables.run(
-            "add element inet "
-                + table
-                + " allowed { "
-                + element(t.flow)
-                + " timeout "
-                + Math.max(1, settings.grantValidity().toSeconds())
-                + "s }");
-      } catch (IOException x) {
-        log.error("host firewall: {}: not allowed, the set refused it: {}", t.flow, x.getMessage());
-        allow = false;
+    boolean granted = e == null && d != null && d.granted();
+    Long validFor = granted && d.data() != null ? d.data().validForSeconds() : null;
+    g.validUntil =
+        validFor == null || validFor == 0
+            ? 0
+            : System.nanoTime() + TimeUnit.SECONDS.toNanos(validFor);
+    for (Tracked t : List.copyOf(g.flows)) {
+      if (granted) {
+        if (!t.allowed) {
+          allow(t);
+        }
+      } else {
+        if (t.allowed) {
+          end(t.flow); // asked again and refused: the subject's access to the service is over
+        }
+        deny(t);
       }
     }
-    t.allowed = allow;
-    for (int id : t.waiting) {
-      verdict(id, allow);
+    if (g.flows.isEmpty()) {
+      drop(g, e == null ? dev.portcullis.cops.ReasonCode.MANAGEMENT : null);
     }
-    if (allow) {
-      expireLater(t);
+  }
+
+  /** On the kernel thread: {@code t}'s flow into the set, its waiting SYNs accepted. */
+  private void allow(Tracked t) {
+    try {
+      Nftables.run(
+          "add element inet "
+              + table
+              + " allowed { "
+              + element(t.flow)
+              + " timeout "
+              + Math.max(1, settings.grantValidity().toSeconds())
+              + "s }");
+    } catch (IOException x) {
+      log.error("host firewall: {}: not allowed, the set refused it: {}", t.flow, x.getMessage());
+      deny(t);
+      return;
+    }
+    t.allowed = true;
+    for (int id : t.waiting) {
+      verdict(id, true);
     }
     t.waiting.clear();
-    if (!allow) {
-      forget(t);
-      if (e == null) {
-        pep.delete(t.handle, dev.portcullis.cops.ReasonCode.MANAGEMENT);
-      }
+    expireLater(t);
+    log.debug("host firewall: {} allowed", t.flow);
+  }
+
+  /** On the kernel thread: {@code t}'s waiting SYNs dropped, the flow forgotten. */
+  private void deny(Tracked t) {
+    for (int id : t.waiting) {
+      verdict(id, false);
     }
-    log.debug("host firewall: {} {}", t.flow, allow ? "allowed" : "denied");
+    t.waiting.clear();
+    forget(t);
+    log.debug("host firewall: {} denied", t.flow);
+  }
+
+  /** Forgets {@code g}, deleting its request state at the PDP ({@code reason} null: not sent). */
+  private void drop(Grant g, dev.portcullis.cops.ReasonCode reason) {
+    grants.remove(new Key(g.subject, g.service.name()), g);
+    byHandle.remove(g.handle, g);
+    if (reason != null) {
+      pep.delete(g.handle, reason);
+    }
   }
 
   /** Looks at {@code t} again once its validity has passed. */
@@ -419,32 +495,41 @@ public final class HostFirewall implements AutoCloseable {
       // no such element: it timed out in the kernel
     }
     forget(t);
-    pep.delete(t.handle, dev.portcullis.cops.ReasonCode.TIMEOUT);
+    if (t.grant.flows.isEmpty() && !t.grant.asking) {
+      drop(t.grant, dev.portcullis.cops.ReasonCode.TIMEOUT);
+    }
     log.debug("host firewall: {} ended: no packet for {}", t.flow, settings.grantValidity());
   }
 
-  /** On the kernel thread: a Remove for {@code handle}: the flow ends in the kernel at once. */
+  /**
+   * On the kernel thread: a Remove for {@code handle}: every flow under that grant ends in the
+   * kernel at once.
+   */
   private void revoke(String handle) {
-    Tracked t = byHandle.get(handle);
-    if (t == null) {
+    Grant g = byHandle.get(handle);
+    if (g == null) {
       return;
     }
-    forget(t);
-    for (int id : t.waiting) {
-      verdict(id, false);
+    drop(g, null); // the PDP removed it: nothing to delete there
+    for (Tracked t : List.copyOf(g.flows)) {
+      if (t.allowed) {
+        end(t.flow);
+      }
+      deny(t);
     }
-    if (!t.allowed) {
-      return;
+  }
+
+  /** The flow's element, its conntrack entry and its socket: gone, so nothing more crosses. */
+  private void end(Flow f) {
+    try {
+      Nftables.run("delete element inet " + table + " allowed { " + element(f) + " }");
+    } catch (IOException e) {
+      log.debug("host firewall: {}: element gone already: {}", f, e.getMessage());
     }
     try {
-      Nftables.run("delete element inet " + table + " allowed { " + element(t.flow) + " }");
+      Conntrack.delete(f);
     } catch (IOException e) {
-      log.debug("host firewall: {}: element gone already: {}", t.flow, e.getMessage());
-    }
-    try {
-      Conntrack.delete(t.flow);
-    } catch (IOException e) {
-      log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
+      log.warn("host firewall: {}: conntrack entry not deleted: {}", f, e.getMessage());
     }
     try {
       // a socket of this host: destroyed (SOCK_DESTROY), so the server sees it end now
@@ -454,22 +539,22 @@ public final class HostFirewall implements AutoCloseable {
               "-K",
               "-t",
               "dst",
-              t.flow.source().getHostAddress(),
+              f.source().getHostAddress(),
               "dport",
               "=",
-              Integer.toString(t.flow.sourcePort()),
+              Integer.toString(f.sourcePort()),
               "sport",
               "=",
-              Integer.toString(t.flow.destinationPort())));
+              Integer.toString(f.destinationPort())));
     } catch (IOException e) {
-      log.warn("host firewall: {}: socket not destroyed: {}", t.flow, e.getMessage());
+      log.warn("host firewall: {}: socket not destroyed: {}", f, e.getMessage());
     }
-    log.info("host firewall: {} revoked: ended in the kernel", t.flow);
+    log.info("host firewall: {} revoked: ended in the kernel", f);
   }
 
   private void forget(Tracked t) {
     flows.remove(t.flow, t);
-    byHandle.remove(t.handle, t);
+    t.grant.flows.remove(t);
   }
 
   private static String element(Flow f) {

@@ -11,7 +11,6 @@ import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.support.Waits;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -149,6 +148,17 @@ class HostFirewallLabTest {
         });
   }
 
+  /** Whether {@code s} ends (a reset, or the end of the stream) within its 5 s read timeout. */
+  static boolean ended(Socket s) {
+    try {
+      return s.getInputStream().read() == -1;
+    } catch (SocketTimeoutException still) {
+      return false; // 5 s and the connection still open: not cut
+    } catch (IOException reset) {
+      return true;
+    }
+  }
+
   static String roundTrip(Socket s, String text) throws IOException {
     s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
     return new String(s.getInputStream().readNBytes(text.length()), StandardCharsets.US_ASCII);
@@ -195,6 +205,46 @@ class HostFirewallLabTest {
                 firewall.allowedFlows() == 0 && pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
   }
 
+  /**
+   * 40 connections at once from one subject (a SYN flood's shape) are one request to the PDP, and
+   * the grant's validity ({@code valid-for}) lets her later connections in with none; a policy
+   * change still ends every flow under it.
+   */
+  @Test
+  void oneSubjectsManyFlowsAreOneRequestAndHerGrantIsReused() throws Exception {
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
+    pdp.reload(0xC0A5);
+    long before = pdp.stats().decisions();
+    List<CompletableFuture<Socket>> many = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      many.add(connect());
+    }
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (CompletableFuture<Socket> c : many) {
+        open.add(c.get(20, TimeUnit.SECONDS));
+      }
+      assertEquals(1, pdp.stats().decisions() - before, "one request for 40 flows");
+      try (Socket later = connect().get(10, TimeUnit.SECONDS)) {
+        assertEquals("again", roundTrip(later, "again"));
+      }
+      assertEquals(1, pdp.stats().decisions() - before, "the grant reused, within its validity");
+      assertTrue(firewall.allowedFlows() >= 40, "flows allowed: " + firewall.allowedFlows());
+      Files.writeString(dir.resolve("rules.xml"), NOBODY);
+      pdp.reload(0xC0A5);
+      for (Socket s : open) {
+        assertTrue(ended(s), "every flow under the grant ended");
+      }
+      assertEquals(0, firewall.allowedFlows());
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
   @Test
   void aPolicyChangeCutsAnEstablishedFlowAndNothingMoreCrosses() throws Exception {
     try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
@@ -203,15 +253,7 @@ class HostFirewallLabTest {
       long t0 = System.nanoTime();
       pdp.reload(0xC0A5); // the installed access is removed: an unsolicited DEC to the firewall
       // the server's socket was destroyed: the client's read ends (reset or end of stream)
-      InputStream in = s.getInputStream();
-      boolean ended;
-      try {
-        ended = in.read() == -1;
-      } catch (SocketTimeoutException still) {
-        ended = false; // 5 s and the connection still open: not cut
-      } catch (IOException reset) {
-        ended = true;
-      }
+      boolean ended = ended(s);
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(ended, "the connection ended");
       assertTrue(ms < 5_000, "ended " + ms + " ms after the policy change");
