@@ -67,6 +67,9 @@ public final class HostFirewall implements AutoCloseable {
    * @param grantValidity how long an allowed flow stays in the set with no packet renewing it; then
    *     it is forgotten here and its request state deleted at the PDP
    * @param maxFlows the most flows the kernel's set holds
+   * @param closeOnPdpLoss when the PDP is lost, end every allowed flow too ({@code close-all}), not
+   *     only refuse new ones ({@code keep-granted}, the flows already allowed going on); new flows
+   *     are refused either way until a PDP is back (fail closed)
    */
   public record Settings(
       String tag,
@@ -74,7 +77,8 @@ public final class HostFirewall implements AutoCloseable {
       List<Service> services,
       Function<InetAddress, String> subjects,
       Duration grantValidity,
-      int maxFlows) {}
+      int maxFlows,
+      boolean closeOnPdpLoss) {}
 
   /** A flow allowed or waiting, on the kernel thread. */
   private static final class Tracked {
@@ -144,6 +148,14 @@ public final class HostFirewall implements AutoCloseable {
       HostFirewall f = firewall;
       if (f != null && !d.granted()) {
         f.kernel.execute(() -> f.revoke(handle));
+      }
+    }
+
+    @Override
+    public void disconnected(dev.portcullis.pep.PepException reason) {
+      HostFirewall f = firewall;
+      if (f != null && !f.closing) {
+        f.kernel.execute(() -> f.pdpLost(reason));
       }
     }
   }
@@ -415,11 +427,13 @@ public final class HostFirewall implements AutoCloseable {
         if (!t.allowed) {
           allow(t);
         }
-      } else {
+      } else if (e == null) {
         if (t.allowed) {
           end(t.flow); // asked again and refused: the subject's access to the service is over
         }
         deny(t);
+      } else if (!t.allowed) {
+        deny(t); // no answer (no PDP): new flows refused; allowed ones are pdpLost's to decide
       }
     }
     if (g.flows.isEmpty()) {
@@ -499,6 +513,34 @@ public final class HostFirewall implements AutoCloseable {
       drop(t.grant, dev.portcullis.cops.ReasonCode.TIMEOUT);
     }
     log.debug("host firewall: {} ended: no packet for {}", t.flow, settings.grantValidity());
+  }
+
+  /**
+   * On the kernel thread: the PDP is gone. New flows are refused until one is back (their requests
+   * fail); with {@code closeOnPdpLoss} every allowed flow ends too, and its grant with it.
+   */
+  private void pdpLost(dev.portcullis.pep.PepException reason) {
+    if (!settings.closeOnPdpLoss()) {
+      log.warn(
+          "host firewall {}: PDP lost ({}): new flows refused, {} allowed flow(s) go on",
+          settings.tag(),
+          reason == null ? "closed" : reason.getMessage(),
+          flows.size());
+      return;
+    }
+    log.warn(
+        "host firewall {}: PDP lost ({}): every allowed flow ends, new flows refused",
+        settings.tag(),
+        reason == null ? "closed" : reason.getMessage());
+    for (Grant g : List.copyOf(byHandle.values())) {
+      drop(g, dev.portcullis.cops.ReasonCode.MANAGEMENT); // not asked for again on reconnect
+      for (Tracked t : List.copyOf(g.flows)) {
+        if (t.allowed) {
+          end(t.flow);
+        }
+        deny(t);
+      }
+    }
   }
 
   /**

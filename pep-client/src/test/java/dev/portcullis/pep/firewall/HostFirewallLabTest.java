@@ -58,15 +58,21 @@ class HostFirewallLabTest {
   ServerSocket echo;
   final AtomicReference<String> subject = new AtomicReference<>("alice");
   final List<AutoCloseable> open = new ArrayList<>();
+  boolean closeOnPdpLoss = true;
+  Duration validity = Duration.ofSeconds(2); // the flows' validity without packets
 
   static boolean labRunsHere() {
     return NetfilterLab.runsHere("HostFirewallLabTest");
   }
 
   @BeforeEach
-  void start() throws Exception {
+  void makeTheLab() throws Exception {
     lab = new NetfilterLab("pcfw", 8);
     open.add(lab);
+  }
+
+  /** The PDP, the PEP, the echo service and the firewall, in the lab. */
+  void start() throws Exception {
     Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE);
     Files.writeString(
         dir.resolve("pdp.xml"),
@@ -98,8 +104,9 @@ class HostFirewallLabTest {
                     new HostFirewall.Service(
                         "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ)),
                 a -> a.equals(client) ? subject.get() : null,
-                Duration.ofSeconds(2),
-                1 << 18),
+                validity,
+                1 << 18,
+                closeOnPdpLoss),
             pep,
             removals,
             () -> NetfilterLab.enter(lab.server));
@@ -166,6 +173,7 @@ class HostFirewallLabTest {
 
   @Test
   void anAllowedFlowCarriesDataAndADeniedSynGetsNoSynAck() throws Exception {
+    start();
     try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
       for (int i = 0; i < 100; i++) {
         assertEquals("hello " + i, roundTrip(s, "hello " + i));
@@ -181,6 +189,37 @@ class HostFirewallLabTest {
     assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
   }
 
+  /** {@code close-all}: the PDP lost, every allowed flow ends, and new ones are refused. */
+  @Test
+  void aLostPdpEndsEveryFlowWhenToldToAndNewOnesAreRefused() throws Exception {
+    start();
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("before", roundTrip(s, "before"));
+      pdp.close();
+      assertTrue(ended(s), "the allowed flow ended with the PDP");
+    }
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+    assertEquals(0, firewall.allowedFlows());
+  }
+
+  /** {@code keep-granted}: the PDP lost, allowed flows go on; new ones are refused. */
+  @Test
+  void aLostPdpKeepsAllowedFlowsWhenToldToButAdmitsNothingNew() throws Exception {
+    closeOnPdpLoss = false;
+    validity = Duration.ofMinutes(1); // the flow is quiet while the new connect times out
+    start();
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("before", roundTrip(s, "before"));
+      pdp.close();
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+      assertEquals("after", roundTrip(s, "after"), "the allowed flow goes on");
+    }
+  }
+
   /**
    * Each packet of an allowed flow renews its element in the kernel, so a flow with traffic
    * outlives its validity (2 s here); one with none for the validity is forgotten, and its request
@@ -188,6 +227,7 @@ class HostFirewallLabTest {
    */
   @Test
   void aFlowWithTrafficOutlivesItsValidityAndAnEndedOneIsForgottenAtBothEnds() throws Exception {
+    start();
     try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       int n = 0;
@@ -212,6 +252,7 @@ class HostFirewallLabTest {
    */
   @Test
   void oneSubjectsManyFlowsAreOneRequestAndHerGrantIsReused() throws Exception {
+    start();
     Files.writeString(
         dir.resolve("rules.xml"),
         ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
@@ -247,6 +288,7 @@ class HostFirewallLabTest {
 
   @Test
   void aPolicyChangeCutsAnEstablishedFlowAndNothingMoreCrosses() throws Exception {
+    start();
     try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
       assertEquals("before", roundTrip(s, "before"));
       Files.writeString(dir.resolve("rules.xml"), NOBODY);
