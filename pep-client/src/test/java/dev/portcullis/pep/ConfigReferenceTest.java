@@ -21,4 +21,12 @@ class ConfigReferenceTest {
         "pep-proxy.xml: the enforcing proxy",
         "pep-proxy.md");
   }
+
+  @Test
+  void firewall() throws Exception {
+    ReferenceDocs.check(
+        ConfigSchema.load(ConfigReferenceTest.class, "/dev/portcullis/pep/firewall.xsd"),
+        "firewall.xml: the host firewall",
+        "firewall.md");
+  }
 }

@@ -15,12 +15,14 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Cli.Version.class,
     description =
-        "A COPS PEP: one decision, the session simulator, the enforcing proxy, or a tunnel agent.",
+        "A COPS PEP: one decision, the session simulator, the enforcing proxy, the host firewall,"
+            + " or a tunnel agent.",
     subcommands = {
       RequestCommand.class,
       SimulateCommand.class,
       EnrolCommand.class,
       ProxyCommand.class,
+      FirewallCommand.class,
       TunnelAgentCommand.class,
       CommandLine.HelpCommand.class
     })

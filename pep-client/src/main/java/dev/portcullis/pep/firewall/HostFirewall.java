@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one reads the queue and hands each packet to the kernel thread, which alone owns the
  * flow table and speaks to the kernel (verdicts, nftables, conntrack); the PDP's answers arrive on
- * the PEP client's loop and are handed back to it. Both threads are in the namespace {@code
- * onKernelThread} puts them in (for the lab; the host's otherwise).
+ * the PEP client's loop and are handed back to it. The kernel thread is in the namespace {@code
+ * onKernelThread} puts it in (for the lab; the host's otherwise), and the queue's socket with it.
  */
 public final class HostFirewall implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HostFirewall.class);
@@ -161,9 +161,9 @@ public final class HostFirewall implements AutoCloseable {
   }
 
   /**
-   * Sets the kernel up (the table, the set, the rules) and starts reading the queue. {@code
-   * onKernelThread} runs first on each of the firewall's threads (the lab moves them into its
-   * server namespace); null for none.
+   * Binds the queue, sets the kernel up (the table, the set, the rules) and starts reading the
+   * queue. {@code onKernelThread} runs first on the firewall's kernel thread, where the queue is
+   * opened and every rule made (the lab moves it into its server namespace); null for none.
    *
    * @throws IOException when the kernel refuses (not root, the queue taken, nft's error)
    */
@@ -181,7 +181,16 @@ public final class HostFirewall implements AutoCloseable {
                 if (onKernelThread != null) {
                   onKernelThread.run();
                 }
-                f.setUp();
+                // the queue first: a second firewall on it fails here, before it touches the
+                // first one's table and rules
+                f.queue = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
+                try {
+                  f.setUp();
+                } catch (IOException | RuntimeException e) {
+                  f.queue.close();
+                  f.queue = null;
+                  throw e;
+                }
                 return null;
               })
           .get();
@@ -193,30 +202,8 @@ public final class HostFirewall implements AutoCloseable {
       f.kernel.shutdownNow();
       throw new IOException("interrupted setting the firewall up", e);
     }
-    java.util.concurrent.CompletableFuture<Void> opened =
-        new java.util.concurrent.CompletableFuture<>();
-    f.reader =
-        Threads.start(
-            "host-firewall-queue-" + settings.tag(),
-            () -> {
-              try {
-                if (onKernelThread != null) {
-                  onKernelThread.run();
-                }
-                f.queue = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
-                opened.complete(null);
-                f.read();
-              } catch (Exception e) {
-                opened.completeExceptionally(e);
-              }
-            });
-    try {
-      opened.get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      f.close();
-      Throwable c = e instanceof ExecutionException ? e.getCause() : e;
-      throw c instanceof IOException io ? io : new IOException("netfilter queue: " + c, c);
-    }
+    // the reader needs no namespace: the queue's socket keeps the one it was opened in
+    f.reader = Threads.start("host-firewall-queue-" + settings.tag(), f::read);
     removals.firewall = f;
     log.info(
         "host firewall {}: {} service(s) under policy, new flows through netfilter queue {}",
@@ -619,6 +606,11 @@ public final class HostFirewall implements AutoCloseable {
     } catch (IOException e) {
       log.warn("host firewall: verdict on packet {} not given: {}", id, e.getMessage());
     }
+  }
+
+  /** What this firewall enforces. */
+  public Settings settings() {
+    return settings;
   }
 
   /** Flows allowed now (for tests and the stats line). */

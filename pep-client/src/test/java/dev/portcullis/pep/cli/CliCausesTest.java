@@ -52,6 +52,22 @@ class CliCausesTest {
     assertTrue(line.contains("cannot connect to 127.0.0.1:" + port), line);
   }
 
+  /** The host firewall's mistakes: its file's, one line, exit 2; nothing set up in the kernel. */
+  @Test
+  void aFirewallConfigurationMistakeIsItsFileLineAndAttribute() throws Exception {
+    Files.writeString(dir.resolve("pep.xml"), "<pep id=\"host-1\"/>");
+    Path f = dir.resolve("firewall.xml");
+    Files.writeString(
+        f,
+        "<firewall pep=\"pep.xml\">\n<service name=\"ssh\" address=\"[::1]:22\"/>\n"
+            + "<subject source=\"10.0.0.0/8\" name=\"alice\"/></firewall>");
+    String l = line(pep("firewall", "-c", f.toString()), Cli.Cause.CONFIGURATION);
+    assertTrue(l.contains("firewall.xml:2:") && l.contains("address"), l);
+    String none =
+        line(pep("firewall", "-c", dir.resolve("none.xml").toString()), Cli.Cause.CONFIGURATION);
+    assertTrue(none.contains("none.xml"), none);
+  }
+
   private Path proxy(int listen) throws Exception {
     Files.writeString(
         dir.resolve("pep.xml"),

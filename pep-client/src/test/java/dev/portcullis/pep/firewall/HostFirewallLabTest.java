@@ -189,6 +189,29 @@ class HostFirewallLabTest {
     assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
   }
 
+  /**
+   * A second firewall on the same queue fails on the queue before it touches anything: the first
+   * one's table and rules, which a second setting up under the same name would have replaced, go on
+   * deciding.
+   */
+  @Test
+  void aSecondFirewallOnTheQueueFailsAndLeavesTheFirstAlone() throws Exception {
+    start();
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () ->
+                HostFirewall.start(
+                    firewall.settings(),
+                    pep,
+                    new HostFirewall.Removals(),
+                    () -> NetfilterLab.enter(lab.server)));
+    assertTrue(e.getMessage().contains("queue"), e.getMessage());
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("still", roundTrip(s, "still"));
+    }
+  }
+
   /** {@code close-all}: the PDP lost, every allowed flow ends, and new ones are refused. */
   @Test
   void aLostPdpEndsEveryFlowWhenToldToAndNewOnesAreRefused() throws Exception {

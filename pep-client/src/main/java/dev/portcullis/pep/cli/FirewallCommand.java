@@ -1,0 +1,76 @@
+package dev.portcullis.pep.cli;
+
+import dev.portcullis.pep.PepClient;
+import dev.portcullis.pep.PepConfig;
+import dev.portcullis.pep.firewall.FirewallConfig;
+import dev.portcullis.pep.firewall.HostFirewall;
+import dev.portcullis.support.Cli;
+import dev.portcullis.support.HostPort;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code pep-client firewall}: enforcement in this host's kernel (docs/host-firewall.md). */
+@Command(
+    name = "firewall",
+    mixinStandardHelpOptions = true,
+    description =
+        "Put this host's services under policy in its kernel: ask the PDP at each new flow's "
+            + "first packet, let allowed flows through, end revoked ones (docs/host-firewall.md).")
+final class FirewallCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = {"-c", "--config"},
+      defaultValue = Cli.CONF + "/firewall.xml",
+      description = "The firewall's configuration (default: ${DEFAULT-VALUE}).")
+  Path config;
+
+  @Override
+  public Integer call() throws Exception {
+    // Every failure to start goes to Cli's handler: one line and the exit code of its cause.
+    FirewallConfig cfg = FirewallConfig.load(config);
+    PepConfig pepConfig = PepConfig.load(cfg.pep());
+    HostFirewall.Removals removals = new HostFirewall.Removals();
+    PepClient pep = pepConfig.clientBuilder().listener(removals).build();
+    HostFirewall firewall;
+    try {
+      firewall = HostFirewall.start(cfg.settings(), pep, removals, null);
+    } catch (RuntimeException | java.io.IOException e) {
+      pep.close();
+      pepConfig.close();
+      throw e;
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  firewall.close(); // the rules and the table removed
+                  pep.close();
+                  pepConfig.close();
+                  stopped.countDown();
+                },
+                "firewall-shutdown"));
+    for (HostFirewall.Service s : cfg.services()) {
+      out.printf(
+          "firewall: %s:%d under policy (service %s)%n",
+          s.address().getHostAddress(), s.port(), s.name());
+    }
+    out.printf("firewall: waiting for the PDP at %s%n", HostPort.of(pep.pdp()));
+    out.flush();
+    pep.open()
+        .thenRun(
+            () -> {
+              out.printf("firewall: ready: the PDP at %s decides%n", HostPort.of(pep.pdp()));
+              out.flush();
+            });
+    stopped.await(); // SIGTERM
+    return Cli.OK;
+  }
+}

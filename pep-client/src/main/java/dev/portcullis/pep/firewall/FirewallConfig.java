@@ -1,0 +1,122 @@
+package dev.portcullis.pep.firewall;
+
+import static dev.portcullis.support.XmlConfigReader.attr;
+import static dev.portcullis.support.XmlConfigReader.children;
+import static dev.portcullis.support.XmlConfigReader.error;
+
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.ConfigFiles;
+import dev.portcullis.support.Prefix;
+import dev.portcullis.support.XmlConfigReader;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.w3c.dom.Element;
+
+/**
+ * {@code firewall.xml}: the host firewall's PEP, services and subjects (docs/host-firewall.md;
+ * reference: docs/reference/firewall.md). Every mistake names the file, line and attribute.
+ *
+ * @param pep the PEP's own configuration (a pep.xml)
+ */
+public record FirewallConfig(
+    String source,
+    Path pep,
+    int queue,
+    String table,
+    Duration idle,
+    int maxFlows,
+    boolean closeOnPdpLoss,
+    List<HostFirewall.Service> services,
+    List<Subject> subjects) {
+
+  private static final XmlConfigReader READER =
+      XmlConfigReader.forSchema(FirewallConfig.class, "/dev/portcullis/pep/firewall.xsd");
+
+  /** One client address prefix and the subject it names. */
+  public record Subject(Prefix source, String name) {}
+
+  /** The subject a client at {@code address} is, or null when no mapping names it. */
+  public String subject(InetAddress address) {
+    for (Subject s : subjects) {
+      if (s.source().contains(address)) {
+        return s.name();
+      }
+    }
+    return null;
+  }
+
+  /** The settings {@link HostFirewall#start} takes. */
+  public HostFirewall.Settings settings() {
+    return new HostFirewall.Settings(
+        table, queue, services, this::subject, idle, maxFlows, closeOnPdpLoss);
+  }
+
+  /** Reads and validates {@code firewall.xml}. */
+  public static FirewallConfig load(Path file) throws ConfigException {
+    Element root = READER.read(file);
+    Path dir = file.toAbsolutePath().getParent();
+    String table = XmlConfigReader.value(root, "table");
+    if (!table.matches("[A-Za-z0-9]{1,20}")) {
+      throw error(root, "table", "table " + table + " (expected: 1 to 20 letters or digits)");
+    }
+    Duration idle = XmlConfigReader.duration(root, "idle");
+    if (idle.compareTo(Duration.ofSeconds(1)) < 0 || idle.compareTo(Duration.ofDays(7)) > 0) {
+      throw error(root, "idle", "idle: " + idle + " (expected: from 1 s to 7 days)");
+    }
+    List<HostFirewall.Service> services = new ArrayList<>();
+    Set<InetSocketAddress> seen = new HashSet<>();
+    for (Element s : children(root, "service")) {
+      InetSocketAddress a = XmlConfigReader.socketAddress(s, "address", null);
+      if (a == null || !(a.getAddress() instanceof Inet4Address v4) || a.getPort() == 0) {
+        throw error(
+            s,
+            "address",
+            "address "
+                + attr(s, "address", "")
+                + " (expected: an IPv4 address and a port, e.g."
+                + " 192.0.2.10:22; IPv6 is still to come)");
+      }
+      if (!seen.add(a)) {
+        throw error(s, "address", "address " + attr(s, "address", "") + " listed twice");
+      }
+      String access = XmlConfigReader.value(s, "access");
+      services.add(
+          new HostFirewall.Service(
+              attr(s, "name", ""),
+              v4,
+              a.getPort(),
+              access.equals("read")
+                  ? AccessMode.READ
+                  : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE));
+    }
+    List<Subject> subjects = new ArrayList<>();
+    for (Element s : children(root, "subject")) {
+      try {
+        subjects.add(new Subject(Prefix.parse(attr(s, "source", "")), attr(s, "name", "")));
+      } catch (IllegalArgumentException e) {
+        throw error(s, "source", e.getMessage() + " (expected: e.g. 10.0.0.0/8)");
+      }
+      if (attr(s, "name", "").isBlank()) {
+        throw error(s, "name", "empty subject name");
+      }
+    }
+    return new FirewallConfig(
+        file.toString(),
+        ConfigFiles.existingFile(root, "pep", dir),
+        XmlConfigReader.integer(root, "queue", 0, 0xffff),
+        table,
+        idle,
+        XmlConfigReader.integer(root, "max-flows", 1, 16_777_216),
+        XmlConfigReader.value(root, "on-pdp-loss").equals("close-all"),
+        List.copyOf(services),
+        List.copyOf(subjects));
+  }
+}

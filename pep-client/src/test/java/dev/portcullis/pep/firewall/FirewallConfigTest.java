@@ -1,0 +1,71 @@
+package dev.portcullis.pep.firewall;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.SampleConfigs;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** firewall.xml: the sample, and each mistake named with its file, line and attribute. */
+class FirewallConfigTest {
+  @TempDir Path dir;
+
+  @Test
+  void theSampleLoads() throws Exception {
+    FirewallConfig c = FirewallConfig.load(SampleConfigs.copyInto(dir).resolve("firewall.xml"));
+    assertEquals(3, c.queue());
+    assertEquals("host", c.table());
+    assertEquals(Duration.ofMinutes(5), c.idle());
+    assertFalse(c.closeOnPdpLoss());
+    assertEquals(1, c.services().size());
+    HostFirewall.Service s = c.services().get(0);
+    assertEquals("demo", s.name());
+    assertEquals(8081, s.port());
+    assertEquals(AccessMode.READ_WRITE, s.access());
+    assertEquals("alice", c.subject(InetAddress.getByName("127.0.0.9")));
+    assertNull(c.subject(InetAddress.getByName("192.0.2.1")));
+    assertEquals("host", c.settings().tag());
+  }
+
+  String refused(String body) throws Exception {
+    Files.writeString(dir.resolve("pep.xml"), "<pep id=\"host-1\"/>");
+    Path f = dir.resolve("firewall.xml");
+    Files.writeString(f, "<firewall pep=\"pep.xml\"" + body + "</firewall>");
+    String m = assertThrows(ConfigException.class, () -> FirewallConfig.load(f)).getMessage();
+    assertTrue(m.startsWith(f.toString() + ":1:"), m);
+    return m;
+  }
+
+  @Test
+  void mistakesAreNamed() throws Exception {
+    String subject = "<subject source=\"10.0.0.0/8\" name=\"alice\"/>";
+    assertTrue(refused("><service name=\"s\" address=\"[::1]:22\"/>" + subject).contains("IPv4"));
+    assertTrue(
+        refused(
+                "><service name=\"s\" address=\"10.0.0.1:22\"/>"
+                    + "<service name=\"t\" address=\"10.0.0.1:22\"/>"
+                    + subject)
+            .contains("listed twice"));
+    assertTrue(
+        refused(" table=\"no-dash\"><service name=\"s\" address=\"10.0.0.1:22\"/>" + subject)
+            .contains("letters or digits"));
+    assertTrue(
+        refused(" idle=\"100ms\"><service name=\"s\" address=\"10.0.0.1:22\"/>" + subject)
+            .contains("from 1 s"));
+    assertTrue(
+        refused(
+                "><service name=\"s\" address=\"10.0.0.1:22\"/>"
+                    + "<subject source=\"10.0.0.0/99\" name=\"alice\"/>")
+            .contains("source"));
+  }
+}
