@@ -1,5 +1,6 @@
 package dev.portcullis.pep.cli;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepConfig;
 import dev.portcullis.pep.firewall.FirewallConfig;
@@ -37,10 +38,19 @@ final class FirewallCommand implements Callable<Integer> {
     PepConfig pepConfig = PepConfig.load(cfg.pep());
     HostFirewall.Removals removals = new HostFirewall.Removals();
     PepClient pep = pepConfig.clientBuilder().listener(removals).build();
+    AuditLog audit;
+    try {
+      audit = cfg.audit() == null ? AuditLog.NONE : AuditLog.open(cfg.audit());
+    } catch (java.io.IOException | RuntimeException e) {
+      pep.close();
+      pepConfig.close(); // owned by another process, or not writable
+      throw e;
+    }
     HostFirewall firewall;
     try {
-      firewall = HostFirewall.start(cfg.settings(), pep, removals, null);
+      firewall = HostFirewall.start(cfg.settings(), pep, removals, audit, null);
     } catch (RuntimeException | java.io.IOException e) {
+      audit.abandon(); // a firewall that never started leaves no log
       pep.close();
       pepConfig.close();
       throw e;
@@ -52,6 +62,7 @@ final class FirewallCommand implements Callable<Integer> {
             new Thread(
                 () -> {
                   firewall.close(); // the rules and the table removed
+                  audit.close();
                   pep.close();
                   pepConfig.close();
                   stopped.countDown();

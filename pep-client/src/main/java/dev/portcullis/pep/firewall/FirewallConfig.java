@@ -25,10 +25,12 @@ import org.w3c.dom.Element;
  * reference: docs/reference/firewall.md). Every mistake names the file, line and attribute.
  *
  * @param pep the PEP's own configuration (a pep.xml)
+ * @param audit the hash-chained audit log, or null for none
  */
 public record FirewallConfig(
     String source,
     Path pep,
+    Path audit,
     int queue,
     String table,
     Duration idle,
@@ -108,9 +110,11 @@ public record FirewallConfig(
         throw error(s, "name", "empty subject name");
       }
     }
+    Element audit = XmlConfigReader.child(root, "audit");
     return new FirewallConfig(
         file.toString(),
         ConfigFiles.existingFile(root, "pep", dir),
+        audit == null ? null : ConfigFiles.writableFile(audit, "file", dir),
         XmlConfigReader.integer(root, "queue", 0, 0xffff),
         table,
         idle,

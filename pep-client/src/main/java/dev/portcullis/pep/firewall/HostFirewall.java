@@ -1,5 +1,6 @@
 package dev.portcullis.pep.firewall;
 
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
@@ -118,6 +119,7 @@ public final class HostFirewall implements AutoCloseable {
 
   private final Settings settings;
   private final PepClient pep;
+  private final FirewallAudit audit;
   private final String table;
   private final ScheduledExecutorService kernel;
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
@@ -129,9 +131,10 @@ public final class HostFirewall implements AutoCloseable {
       queue; // opened and read on the reader thread, verdicts on the kernel's
   private Thread reader;
 
-  private HostFirewall(Settings settings, PepClient pep) {
+  private HostFirewall(Settings settings, PepClient pep, AuditLog audit) {
     this.settings = settings;
     this.pep = pep;
+    this.audit = new FirewallAudit(audit, pep.pepId());
     this.table = "portcullis_" + settings.tag();
     this.kernel = Threads.owner("host-firewall-" + settings.tag());
   }
@@ -168,12 +171,16 @@ public final class HostFirewall implements AutoCloseable {
    * @throws IOException when the kernel refuses (not root, the queue taken, nft's error)
    */
   public static HostFirewall start(
-      Settings settings, PepClient pep, Removals removals, ThrowingRunnable onKernelThread)
+      Settings settings,
+      PepClient pep,
+      Removals removals,
+      AuditLog audit,
+      ThrowingRunnable onKernelThread)
       throws IOException {
     if (!settings.tag().matches("[A-Za-z0-9]{1,20}")) {
       throw new IllegalArgumentException("tag " + settings.tag() + ": 1 to 20 letters or digits");
     }
-    HostFirewall f = new HostFirewall(settings, pep);
+    HostFirewall f = new HostFirewall(settings, pep, audit == null ? AuditLog.NONE : audit);
     try {
       f.kernel
           .submit(
@@ -349,6 +356,7 @@ public final class HostFirewall implements AutoCloseable {
     String subject = settings.subjects().apply(f.source());
     if (subject == null) {
       log.debug("host firewall: {}: no subject for {}, dropped", f, f.source());
+      audit.refused(f, s.name(), "no subject");
       verdict(p.id(), false);
       return;
     }
@@ -367,6 +375,7 @@ public final class HostFirewall implements AutoCloseable {
       return; // decided with the request already out
     }
     if (!g.flows.isEmpty() && g.validUntil != 0 && System.nanoTime() - g.validUntil < 0) {
+      audit.allowedOnGrant(g.handle, g.subject, g.service.name(), f);
       allow(t); // the subject's grant, within its validity: no request
       return;
     }
@@ -377,7 +386,13 @@ public final class HostFirewall implements AutoCloseable {
   private void ask(Grant g, Flow f) {
     g.asking = true;
     pep.request(g.handle, INCOMING, access(g.subject, f, g.service))
-        .whenComplete((d, e) -> kernel.execute(() -> decided(g, d, e)));
+        .whenComplete(
+            (d, e) ->
+                kernel.execute(
+                    () -> {
+                      audit.decided(g.handle, g.subject, g.service.name(), f, d, e);
+                      decided(g, d, e);
+                    }));
   }
 
   static AccessRequest access(String subject, Flow f, Service s) {
@@ -416,7 +431,7 @@ public final class HostFirewall implements AutoCloseable {
         }
       } else if (e == null) {
         if (t.allowed) {
-          end(t.flow); // asked again and refused: the subject's access to the service is over
+          end(t, "refused-again"); // asked again and refused: the access is over
         }
         deny(t);
       } else if (!t.allowed) {
@@ -496,6 +511,7 @@ public final class HostFirewall implements AutoCloseable {
       // no such element: it timed out in the kernel
     }
     forget(t);
+    audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, "idle");
     if (t.grant.flows.isEmpty() && !t.grant.asking) {
       drop(t.grant, dev.portcullis.cops.ReasonCode.TIMEOUT);
     }
@@ -523,7 +539,7 @@ public final class HostFirewall implements AutoCloseable {
       drop(g, dev.portcullis.cops.ReasonCode.MANAGEMENT); // not asked for again on reconnect
       for (Tracked t : List.copyOf(g.flows)) {
         if (t.allowed) {
-          end(t.flow);
+          end(t, "pdp-lost");
         }
         deny(t);
       }
@@ -542,14 +558,16 @@ public final class HostFirewall implements AutoCloseable {
     drop(g, null); // the PDP removed it: nothing to delete there
     for (Tracked t : List.copyOf(g.flows)) {
       if (t.allowed) {
-        end(t.flow);
+        end(t, "remove");
       }
       deny(t);
     }
   }
 
   /** The flow's element, its conntrack entry and its socket: gone, so nothing more crosses. */
-  private void end(Flow f) {
+  private void end(Tracked t, String why) {
+    Flow f = t.flow;
+    audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), f, why);
     try {
       Nftables.run("delete element inet " + table + " allowed { " + element(f) + " }");
     } catch (IOException e) {
@@ -624,6 +642,9 @@ public final class HostFirewall implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (closing) {
+      return; // closed already (or closing: the first caller takes it down)
+    }
     closing = true;
     if (reader != null) {
       try {

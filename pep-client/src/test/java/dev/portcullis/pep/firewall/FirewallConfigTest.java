@@ -35,6 +35,7 @@ class FirewallConfigTest {
     assertEquals("alice", c.subject(InetAddress.getByName("127.0.0.9")));
     assertNull(c.subject(InetAddress.getByName("192.0.2.1")));
     assertEquals("host", c.settings().tag());
+    assertTrue(c.audit().endsWith(Path.of("target", "firewall-audit.jsonl")), c.audit().toString());
   }
 
   String refused(String body) throws Exception {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.audit.AuditChain;
+import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
@@ -55,6 +57,7 @@ class HostFirewallLabTest {
   PdpServer pdp;
   PepClient pep;
   HostFirewall firewall;
+  AuditLog audit;
   ServerSocket echo;
   final AtomicReference<String> subject = new AtomicReference<>("alice");
   final List<AutoCloseable> open = new ArrayList<>();
@@ -73,6 +76,8 @@ class HostFirewallLabTest {
 
   /** The PDP, the PEP, the echo service and the firewall, in the lab. */
   void start() throws Exception {
+    audit = AuditLog.open(dir.resolve("firewall-audit.jsonl"));
+    open.add(audit);
     Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE);
     Files.writeString(
         dir.resolve("pdp.xml"),
@@ -109,6 +114,7 @@ class HostFirewallLabTest {
                 closeOnPdpLoss),
             pep,
             removals,
+            audit,
             () -> NetfilterLab.enter(lab.server));
     open.add(firewall);
   }
@@ -205,6 +211,7 @@ class HostFirewallLabTest {
                     firewall.settings(),
                     pep,
                     new HostFirewall.Removals(),
+                    null,
                     () -> NetfilterLab.enter(lab.server)));
     assertTrue(e.getMessage().contains("queue"), e.getMessage());
     try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
@@ -333,5 +340,17 @@ class HostFirewallLabTest {
           });
       assertEquals(0, firewall.allowedFlows());
     }
+    firewall.close();
+    audit.close();
+    Path log = dir.resolve("firewall-audit.jsonl");
+    assertTrue(AuditChain.verify(log).intact(), "the firewall's audit verifies");
+    String records = Files.readString(log);
+    assertTrue(records.contains("\"event\":\"firewall-decision\""), records);
+    assertTrue(records.contains("\"decision\":\"install\""), records);
+    assertTrue(
+        records.contains("\"event\":\"firewall-ended\"")
+            && records.contains("\"reason\":\"remove\""),
+        records);
+    assertTrue(records.contains("\"subject\":\"alice\""), records);
   }
 }
