@@ -150,15 +150,15 @@ public final class HostFirewall implements AutoCloseable {
     public void decisionChanged(String handle, PepDecision d) {
       HostFirewall f = firewall;
       if (f != null && !d.granted()) {
-        f.kernel.execute(() -> f.revoke(handle));
+        f.onKernel(() -> f.revoke(handle));
       }
     }
 
     @Override
     public void disconnected(dev.portcullis.pep.PepException reason) {
       HostFirewall f = firewall;
-      if (f != null && !f.closing) {
-        f.kernel.execute(() -> f.pdpLost(reason));
+      if (f != null) {
+        f.onKernel(() -> f.pdpLost(reason));
       }
     }
   }
@@ -388,11 +388,26 @@ public final class HostFirewall implements AutoCloseable {
     pep.request(g.handle, INCOMING, access(g.subject, f, g.service))
         .whenComplete(
             (d, e) ->
-                kernel.execute(
+                onKernel(
                     () -> {
                       audit.decided(g.handle, g.subject, g.service.name(), f, d, e);
                       decided(g, d, e);
                     }));
+  }
+
+  /**
+   * Hands {@code task} to the kernel thread, from the PEP client's loop; nothing once the firewall
+   * is closing (its rules are being removed, and its thread with them).
+   */
+  private void onKernel(Runnable task) {
+    if (closing) {
+      return;
+    }
+    try {
+      kernel.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
+    }
   }
 
   static AccessRequest access(String subject, Flow f, Service s) {
