@@ -2,9 +2,10 @@ package dev.portcullis.netfilter;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
@@ -44,9 +45,12 @@ final class NetfilterNative {
                 + ".so is not in this build (Linux only, and built only where the headers of"
                 + " libnetfilter-queue, libnetfilter-conntrack and libnftables were installed)");
       }
-      Path tmp = Files.createTempFile("lib" + LIBRARY, ".so"); // rw------- where POSIX
+      // rw------- where POSIX, made new (never an existing file or a link), filled in place
+      Path tmp = Files.createTempFile("lib" + LIBRARY, ".so");
       try {
-        Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+        try (OutputStream out = Files.newOutputStream(tmp, LinkOption.NOFOLLOW_LINKS)) {
+          in.transferTo(out);
+        }
         System.load(tmp.toAbsolutePath().toString());
       } finally {
         Files.deleteIfExists(tmp); // a loaded library stays mapped
