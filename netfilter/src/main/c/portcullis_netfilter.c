@@ -197,6 +197,49 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(
   free(q);
 }
 
+/* An nft context kept for many commands (its netlink socket in the opener's namespace). */
+JNIEXPORT jlong JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftOpen(JNIEnv *env,
+                                                                             jclass c) {
+  (void)c;
+  struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+  if (ctx == NULL) {
+    throw_io(env, "nft_ctx_new", ENOMEM);
+    return 0;
+  }
+  nft_ctx_buffer_output(ctx);
+  nft_ctx_buffer_error(ctx);
+  return (jlong)(intptr_t)ctx;
+}
+
+/* Runs nft commands on a kept context; null when they succeeded, else nft's error text. */
+JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRunOn(
+    JNIEnv *env, jclass c, jlong handle, jstring commands) {
+  (void)c;
+  struct nft_ctx *ctx = (struct nft_ctx *)(intptr_t)handle;
+  const char *cmd = (*env)->GetStringUTFChars(env, commands, NULL);
+  if (cmd == NULL) {
+    return NULL;
+  }
+  int rc = nft_run_cmd_from_buffer(ctx, cmd);
+  (*env)->ReleaseStringUTFChars(env, commands, cmd);
+  const char *err = nft_ctx_get_error_buffer(ctx); /* read, and so emptied for the next */
+  nft_ctx_get_output_buffer(ctx);
+  if (rc == 0) {
+    return NULL;
+  }
+  return (*env)->NewStringUTF(env, err != NULL && err[0] ? err : "nft: the commands failed");
+}
+
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftClose(JNIEnv *env,
+                                                                             jclass c,
+                                                                             jlong handle) {
+  (void)env;
+  (void)c;
+  if (handle != 0) {
+    nft_ctx_free((struct nft_ctx *)(intptr_t)handle);
+  }
+}
+
 /* Runs nft commands (nft's own syntax); null when they succeeded, else nft's error text. */
 JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRun(JNIEnv *env,
                                                                               jclass c,

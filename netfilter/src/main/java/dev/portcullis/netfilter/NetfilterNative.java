@@ -89,6 +89,14 @@ final class NetfilterNative {
 
   static native void queueClose(long queue);
 
+  /** An nft context for many commands, its netlink socket in the calling thread's namespace. */
+  static native long nftOpen() throws IOException;
+
+  /** Runs nft commands on a context from {@link #nftOpen}; null, or nft's error text. */
+  static native String nftRunOn(long context, String commands);
+
+  static native void nftClose(long context);
+
   /** Runs nft commands; null when they succeeded, else nft's error text. */
   static native String nftRun(String commands) throws IOException;
 

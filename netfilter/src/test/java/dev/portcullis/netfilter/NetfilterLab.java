@@ -126,6 +126,18 @@ public final class NetfilterLab implements AutoCloseable {
     return f;
   }
 
+  /**
+   * Runs {@code task} on a daemon thread of its own: blocking work (an accept loop, a connection)
+   * never waits in the common pool, which has one thread on a 2-core machine (on JDK 25 a
+   * connection's handler queued there behind the accept loop never ran).
+   */
+  public static Thread daemon(String name, Runnable task) {
+    Thread t = new Thread(task, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
   /** Moves the calling thread into the namespace {@code ns}. */
   public static void enter(String ns) throws IOException {
     NetworkNamespaces.enter(Path.of("/run/netns", ns));

@@ -103,8 +103,9 @@ class NetfilterLabTest {
     BlockingQueue<QueuedPacket> seen = new LinkedBlockingQueue<>();
     ServerSocket listening =
         in(SERVER, () -> new ServerSocket(PORT, 50, InetAddress.getByName(SERVER_IP))).get();
-    CompletableFuture<Void> echo =
-        CompletableFuture.runAsync(
+    Thread echo =
+        NetfilterLab.daemon(
+            "echo",
             () -> {
               while (!listening.isClosed()) {
                 try (Socket c = listening.accept()) {
@@ -164,7 +165,7 @@ class NetfilterLabTest {
       stop.set(true);
       listening.close();
       reader.get(5, TimeUnit.SECONDS);
-      echo.get(5, TimeUnit.SECONDS);
+      echo.join(5_000);
     }
   }
 

@@ -127,8 +127,9 @@ public final class HostFirewall implements AutoCloseable {
   private final Map<String, Grant> byHandle = new HashMap<>(); // the kernel thread's
   private long handles;
   private volatile boolean closing;
-  private volatile PacketQueue
-      queue; // opened and read on the reader thread, verdicts on the kernel's
+  private Nftables nft; // the kernel thread's
+  // opened on the kernel thread, read on the reader thread, verdicts on the kernel's
+  private volatile PacketQueue queue;
   private Thread reader;
 
   private HostFirewall(Settings settings, PepClient pep, AuditLog audit) {
@@ -192,8 +193,12 @@ public final class HostFirewall implements AutoCloseable {
                 // first one's table and rules
                 f.queue = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
                 try {
+                  f.nft = Nftables.open(); // one context for every command: see Nftables
                   f.setUp();
                 } catch (IOException | RuntimeException e) {
+                  if (f.nft != null) {
+                    f.nft.close();
+                  }
                   f.queue.close();
                   f.queue = null;
                   throw e;
@@ -220,6 +225,11 @@ public final class HostFirewall implements AutoCloseable {
     return f;
   }
 
+  /** Why the firewall cannot run here (its native library), or null. */
+  public static String unavailable() {
+    return PacketQueue.unavailable();
+  }
+
   /** A task that may throw, run first on the firewall's threads. */
   @FunctionalInterface
   public interface ThrowingRunnable {
@@ -227,17 +237,19 @@ public final class HostFirewall implements AutoCloseable {
   }
 
   private void setUp() throws IOException {
-    StringBuilder nft = new StringBuilder();
-    nft.append("add table inet ").append(table).append('\n');
-    nft.append("delete table inet ").append(table).append('\n'); // what an earlier run left
-    nft.append("add table inet ").append(table).append('\n');
-    nft.append("add set inet ")
+    StringBuilder rules = new StringBuilder();
+    rules.append("add table inet ").append(table).append('\n');
+    rules.append("delete table inet ").append(table).append('\n'); // what an earlier run left
+    rules.append("add table inet ").append(table).append('\n');
+    rules
+        .append("add set inet ")
         .append(table)
         .append(" allowed { type ipv4_addr . inet_service . ipv4_addr . inet_service;")
         .append(" flags timeout, dynamic; size ")
         .append(settings.maxFlows())
         .append("; }\n");
-    nft.append("add chain inet ")
+    rules
+        .append("add chain inet ")
         .append(table)
         .append(" input { type filter hook input priority -5; policy accept; }\n");
     long validity = Math.max(1, settings.grantValidity().toSeconds());
@@ -245,7 +257,8 @@ public final class HostFirewall implements AutoCloseable {
       String to =
           " input ip daddr " + s.address().getHostAddress() + " tcp dport " + s.port() + " ";
       // an allowed flow's packets: accepted in the kernel, each renewing its element's timeout
-      nft.append("add rule inet ")
+      rules
+          .append("add rule inet ")
           .append(table)
           .append(to)
           .append("ip saddr . tcp sport . ip daddr . tcp dport @allowed")
@@ -253,12 +266,13 @@ public final class HostFirewall implements AutoCloseable {
           .append(validity)
           .append("s } accept\n");
       // anything else to the service but a first SYN (those go to the queue): dropped
-      nft.append("add rule inet ")
+      rules
+          .append("add rule inet ")
           .append(table)
           .append(to)
           .append("tcp flags & (syn | ack) != syn drop\n");
     }
-    Nftables.run(nft.toString());
+    nft.execute(rules.toString());
     for (Service s : settings.services()) {
       iptables("-I", s);
     }
@@ -439,16 +453,14 @@ public final class HostFirewall implements AutoCloseable {
         validFor == null || validFor == 0
             ? 0
             : System.nanoTime() + TimeUnit.SECONDS.toNanos(validFor);
+    if (!granted && e == null) {
+      endAll(g.flows, "refused-again"); // asked again and refused: the access is over
+    }
     for (Tracked t : List.copyOf(g.flows)) {
       if (granted) {
         if (!t.allowed) {
           allow(t);
         }
-      } else if (e == null) {
-        if (t.allowed) {
-          end(t, "refused-again"); // asked again and refused: the access is over
-        }
-        deny(t);
       } else if (!t.allowed) {
         deny(t); // no answer (no PDP): new flows refused; allowed ones are pdpLost's to decide
       }
@@ -461,7 +473,7 @@ public final class HostFirewall implements AutoCloseable {
   /** On the kernel thread: {@code t}'s flow into the set, its waiting SYNs accepted. */
   private void allow(Tracked t) {
     try {
-      Nftables.run(
+      nft.execute(
           "add element inet "
               + table
               + " allowed { "
@@ -519,7 +531,7 @@ public final class HostFirewall implements AutoCloseable {
       return;
     }
     try {
-      Nftables.run("get element inet " + table + " allowed { " + element(t.flow) + " }");
+      nft.execute("get element inet " + table + " allowed { " + element(t.flow) + " }");
       expireLater(t);
       return;
     } catch (IOException gone) {
@@ -552,12 +564,7 @@ public final class HostFirewall implements AutoCloseable {
         reason == null ? "closed" : reason.getMessage());
     for (Grant g : List.copyOf(byHandle.values())) {
       drop(g, dev.portcullis.cops.ReasonCode.MANAGEMENT); // not asked for again on reconnect
-      for (Tracked t : List.copyOf(g.flows)) {
-        if (t.allowed) {
-          end(t, "pdp-lost");
-        }
-        deny(t);
-      }
+      endAll(g.flows, "pdp-lost");
     }
   }
 
@@ -571,47 +578,61 @@ public final class HostFirewall implements AutoCloseable {
       return;
     }
     drop(g, null); // the PDP removed it: nothing to delete there
-    for (Tracked t : List.copyOf(g.flows)) {
-      if (t.allowed) {
-        end(t, "remove");
-      }
-      deny(t);
-    }
+    endAll(g.flows, "remove");
   }
 
-  /** The flow's element, its conntrack entry and its socket: gone, so nothing more crosses. */
-  private void end(Tracked t, String why) {
-    Flow f = t.flow;
-    audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), f, why);
-    try {
-      Nftables.run("delete element inet " + table + " allowed { " + element(f) + " }");
-    } catch (IOException e) {
-      log.debug("host firewall: {}: element gone already: {}", f, e.getMessage());
+  /**
+   * Ends {@code flows} (a grant's, all of them): the allowed ones' elements in one nftables
+   * transaction, each one's conntrack entry, and their sockets with one {@code ss -K} per client
+   * address (a process per flow took seconds for 200 flows: FirewallBench); each flow forgotten,
+   * its waiting SYNs dropped.
+   */
+  private void endAll(List<Tracked> flows, String why) {
+    List<Tracked> all = List.copyOf(flows);
+    List<Tracked> allowed = all.stream().filter(t -> t.allowed).toList();
+    if (!allowed.isEmpty()) {
+      for (Tracked t : allowed) {
+        audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
+      }
+      StringBuilder elements = new StringBuilder();
+      for (Tracked t : allowed) {
+        elements.append(elements.length() == 0 ? "" : ", ").append(element(t.flow));
+      }
+      try {
+        nft.execute("delete element inet " + table + " allowed { " + elements + " }");
+      } catch (IOException e) {
+        // one of them timed out already (the transaction is all or nothing): one by one
+        for (Tracked t : allowed) {
+          try {
+            nft.execute("delete element inet " + table + " allowed { " + element(t.flow) + " }");
+          } catch (IOException gone) {
+            log.debug("host firewall: {}: element gone already", t.flow);
+          }
+        }
+      }
+      java.util.Set<String> clients = new java.util.LinkedHashSet<>();
+      for (Tracked t : allowed) {
+        try {
+          Conntrack.delete(t.flow);
+        } catch (IOException e) {
+          log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
+        }
+        clients.add(t.flow.source().getHostAddress() + " " + t.flow.destinationPort());
+      }
+      for (String c : clients) {
+        String[] ap = c.split(" ");
+        try {
+          // this host's sockets of those flows: destroyed (SOCK_DESTROY), the client reset
+          run(List.of("ss", "-K", "-t", "dst", ap[0], "sport", "=", ":" + ap[1]));
+        } catch (IOException e) {
+          log.warn("host firewall: sockets of {} not destroyed: {}", ap[0], e.getMessage());
+        }
+      }
+      log.info("host firewall: {} flow(s) ended in the kernel ({})", allowed.size(), why);
     }
-    try {
-      Conntrack.delete(f);
-    } catch (IOException e) {
-      log.warn("host firewall: {}: conntrack entry not deleted: {}", f, e.getMessage());
+    for (Tracked t : all) {
+      deny(t);
     }
-    try {
-      // a socket of this host: destroyed (SOCK_DESTROY), so the server sees it end now
-      run(
-          List.of(
-              "ss",
-              "-K",
-              "-t",
-              "dst",
-              f.source().getHostAddress(),
-              "dport",
-              "=",
-              Integer.toString(f.sourcePort()),
-              "sport",
-              "=",
-              Integer.toString(f.destinationPort())));
-    } catch (IOException e) {
-      log.warn("host firewall: {}: socket not destroyed: {}", f, e.getMessage());
-    }
-    log.info("host firewall: {} revoked: ended in the kernel", f);
   }
 
   private void forget(Tracked t) {
@@ -680,9 +701,11 @@ public final class HostFirewall implements AutoCloseable {
                   }
                 }
                 try {
-                  Nftables.run("delete table inet " + table);
+                  nft.execute("delete table inet " + table);
                 } catch (IOException e) {
                   log.warn("host firewall: {}", e.getMessage());
+                } finally {
+                  nft.close();
                 }
                 if (queue != null) {
                   queue.close();

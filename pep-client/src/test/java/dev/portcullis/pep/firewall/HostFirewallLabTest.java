@@ -98,7 +98,7 @@ class HostFirewallLabTest {
     echo =
         NetfilterLab.in(lab.server, () -> new ServerSocket(PORT, 50, address(lab.serverIp))).get();
     open.add(echo);
-    CompletableFuture.runAsync(this::echo);
+    NetfilterLab.daemon("echo-accept", this::echo);
     InetAddress client = address(lab.clientIp);
     firewall =
         HostFirewall.start(
@@ -128,7 +128,8 @@ class HostFirewallLabTest {
     while (!echo.isClosed()) {
       try {
         Socket c = echo.accept();
-        CompletableFuture.runAsync(
+        NetfilterLab.daemon(
+            "echo",
             () -> {
               try (c) {
                 c.getInputStream().transferTo(c.getOutputStream());
