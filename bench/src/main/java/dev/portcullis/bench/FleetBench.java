@@ -218,17 +218,7 @@ public final class FleetBench implements Callable<Integer> {
       }
       out.printf(
           "%nACCESS round trip, one outstanding (%d per cell, %d rounds)%n", roundTrips, rounds);
-      out.printf("%-46s %10s %10s %12s%n", "cell", "p50 us", "p99 us", "p50 ratio");
-      double base = Quantiles.at(array(rtt.get("fleet, cached, session on this PDP")), 0.5);
-      for (Map.Entry<String, List<Long>> e : rtt.entrySet()) {
-        long[] s = array(e.getValue());
-        out.printf(
-            "%-46s %10.1f %10.1f %11.2fx%n",
-            e.getKey(),
-            Quantiles.at(s, 0.5) / 1e3,
-            Quantiles.at(s, 0.99) / 1e3,
-            Quantiles.at(s, 0.5) / base);
-      }
+      micros(out, "cell", rtt, "fleet, cached, session on this PDP");
       // staleness: a change sent to A until B's PEP has the push
       atB.pushed().clear();
       long[] logout = new long[changes];
@@ -391,6 +381,24 @@ public final class FleetBench implements Callable<Integer> {
       }
     }
     return n / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  /**
+   * A table of cells {name: nanoseconds}: p50 and p99 in microseconds, and each p50 over the {@code
+   * base} cell's.
+   */
+  static void micros(PrintWriter out, String first, Map<String, List<Long>> cells, String base) {
+    out.printf("%-46s %10s %10s %12s%n", first, "p50 us", "p99 us", "p50 ratio");
+    double b = Quantiles.at(array(cells.get(base)), 0.5);
+    for (Map.Entry<String, List<Long>> e : cells.entrySet()) {
+      long[] s = array(e.getValue());
+      out.printf(
+          "%-46s %10.1f %10.1f %11.2fx%n",
+          e.getKey(),
+          Quantiles.at(s, 0.5) / 1e3,
+          Quantiles.at(s, 0.99) / 1e3,
+          Quantiles.at(s, 0.5) / b);
+    }
   }
 
   static long[] array(List<Long> l) {
