@@ -3,6 +3,8 @@ package dev.portcullis.state;
 import dev.portcullis.support.Threads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -310,6 +312,74 @@ final class ZooKeeperLeasedReads implements StateStore.LeasedReads {
       } catch (Exception e) {
         log.debug("{}: leased reads of {} closed: {}", store.describe(), root, e.toString());
       }
+    }
+  }
+
+  /**
+   * The writer's side: finds the zxid of the last change of {@code path} (its data, or its creation
+   * or deletion, seen as its parent's last child change) after a {@code sync}, then waits until
+   * every reader of {@code root} registered then has said it saw that change, or, for one that does
+   * not say so, until its lease must have ended ({@code lease} and a tenth). The wait is a watch on
+   * each reader's entry, never a poll.
+   */
+  static void revoke(ZooKeeperStateStore store, String root, String path, Duration lease)
+      throws StoreException {
+    StorePaths.check(path);
+    long deadline = System.nanoTime() + lease.toNanos() + lease.toNanos() / 10;
+    String ns = store.curator().getNamespace();
+    String readers = ZKPaths.makePath(ns, readers(root));
+    try {
+      ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
+      String full = ZKPaths.makePath(ns, path);
+      zk.sync(full); // what follows sees every reader registered, and every write, before it
+      List<String> pending;
+      try {
+        pending = new ArrayList<>(zk.getChildren(readers, false));
+      } catch (KeeperException.NoNodeException e) {
+        return; // nobody reads under a lease
+      }
+      if (pending.isEmpty()) {
+        return;
+      }
+      Stat parent = zk.exists(ZKPaths.getPathAndNode(full).getPath(), false);
+      Stat own = zk.exists(full, false);
+      long change =
+          Math.max(parent == null ? 0 : parent.getPzxid(), own == null ? 0 : own.getMzxid());
+      java.util.concurrent.BlockingQueue<Object> moved =
+          new java.util.concurrent.LinkedBlockingQueue<>();
+      while (!pending.isEmpty()) {
+        for (java.util.Iterator<String> i = pending.iterator(); i.hasNext(); ) {
+          String r = readers + "/" + i.next();
+          try {
+            byte[] said = zk.getData(r, ev -> moved.offer(ev), null);
+            if (zxid(said) >= change) {
+              i.remove();
+            }
+          } catch (KeeperException.NoNodeException e) {
+            i.remove(); // that reader is gone: its session ended, and its lease with it
+          }
+        }
+        long left = deadline - System.nanoTime();
+        if (pending.isEmpty() || left <= 0) {
+          break;
+        }
+        moved.poll(left, TimeUnit.NANOSECONDS); // a reader's entry moved, or time is up
+      }
+      if (!pending.isEmpty()) {
+        log.warn(
+            "{}: readers {} of {} did not confirm change {} of {}: waited for their leases to end",
+            store.describe(),
+            pending,
+            root,
+            Long.toHexString(change),
+            path);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          store.describe() + ": interrupted revoking the leases on " + path, e);
+    } catch (Exception e) {
+      throw store.failure("revoke leases on", path, e);
     }
   }
 

@@ -218,7 +218,7 @@ public final class ZooKeeperStateStore implements StateStore {
     }
   }
 
-  private StoreException failure(String op, String path, Exception e) {
+  StoreException failure(String op, String path, Exception e) {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
@@ -305,71 +305,10 @@ public final class ZooKeeperStateStore implements StateStore {
     return new ZooKeeperLeasedReads(this, root, lease, System::nanoTime, where);
   }
 
-  /**
-   * Finds the zxid of the last change of {@code path} (its data, or its creation or deletion, seen
-   * as its parent's last child change) after a {@code sync}, then waits until every reader of
-   * {@code root} registered then has said it saw that change, or, for one that does not say so,
-   * until its lease must have ended ({@code lease} and a tenth). The wait is a watch on each
-   * reader's entry, never a poll.
-   */
+  /** See {@link ZooKeeperLeasedReads#revoke}: the writer's side of the lease protocol. */
   @Override
   public void revokeLeases(String root, String path, Duration lease) throws StoreException {
-    StorePaths.check(path);
-    long deadline = System.nanoTime() + lease.toNanos() + lease.toNanos() / 10;
-    String ns = client.getNamespace();
-    String readers = ZKPaths.makePath(ns, ZooKeeperLeasedReads.readers(root));
-    try {
-      ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-      String full = ZKPaths.makePath(ns, path);
-      zk.sync(full); // what follows sees every reader registered, and every write, before it
-      List<String> pending;
-      try {
-        pending = new ArrayList<>(zk.getChildren(readers, false));
-      } catch (KeeperException.NoNodeException e) {
-        return; // nobody reads under a lease
-      }
-      if (pending.isEmpty()) {
-        return;
-      }
-      Stat parent = zk.exists(ZKPaths.getPathAndNode(full).getPath(), false);
-      Stat own = zk.exists(full, false);
-      long change =
-          Math.max(parent == null ? 0 : parent.getPzxid(), own == null ? 0 : own.getMzxid());
-      java.util.concurrent.BlockingQueue<Object> moved =
-          new java.util.concurrent.LinkedBlockingQueue<>();
-      while (!pending.isEmpty()) {
-        for (java.util.Iterator<String> i = pending.iterator(); i.hasNext(); ) {
-          String r = readers + "/" + i.next();
-          try {
-            byte[] said = zk.getData(r, ev -> moved.offer(ev), null);
-            if (ZooKeeperLeasedReads.zxid(said) >= change) {
-              i.remove();
-            }
-          } catch (KeeperException.NoNodeException e) {
-            i.remove(); // that reader is gone: its session ended, and its lease with it
-          }
-        }
-        long left = deadline - System.nanoTime();
-        if (pending.isEmpty() || left <= 0) {
-          break;
-        }
-        moved.poll(left, TimeUnit.NANOSECONDS); // a reader's entry moved, or time is up
-      }
-      if (!pending.isEmpty()) {
-        log.warn(
-            "{}: readers {} of {} did not confirm change {} of {}: waited for their leases to end",
-            where,
-            pending,
-            root,
-            Long.toHexString(change),
-            path);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException(where + ": interrupted revoking the leases on " + path, e);
-    } catch (Exception e) {
-      throw failure("revoke leases on", path, e);
-    }
+    ZooKeeperLeasedReads.revoke(this, root, path, lease);
   }
 
   @Override

@@ -170,7 +170,7 @@ class ZooKeeperLeasedReadsTest {
             }
           },
           null);
-      try (LogLines log = LogLines.of(ZooKeeperStateStore.class)) {
+      try (LogLines log = LogLines.of(ZooKeeperLeasedReads.class)) {
         writer.replace("/block", b("1"), 0);
         assertTrue(held.await(10, TimeUnit.SECONDS), "the reader's event thread is held");
         Versioned k = writer.read("/s/k").orElseThrow();
