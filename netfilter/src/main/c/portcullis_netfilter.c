@@ -22,12 +22,13 @@
 
 #include "dev_portcullis_netfilter_NetfilterNative.h"
 
-#define ABI_VERSION 1
+#define ABI_VERSION 2
 #define PENDING 64   /* packets one recv may hand over before Java takes them */
 #define MAX_COPY 256 /* the most of a packet copied to Java: its headers */
 
 struct pending {
   uint32_t id;
+  uint32_t mark; /* the packet's mark when queued (a verdict that sets a bit keeps the rest) */
   int len;
   unsigned char data[MAX_COPY];
 };
@@ -70,6 +71,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
   int len = nfq_get_payload(nfa, &payload);
   struct pending *p = &q->p[(q->head + q->count) % PENDING];
   p->id = id;
+  p->mark = nfq_get_nfmark(nfa);
   p->len = len < 0 ? 0 : (len > MAX_COPY ? MAX_COPY : len);
   if (p->len > 0) {
     memcpy(p->data, payload, (size_t)p->len);
@@ -124,8 +126,8 @@ JNIEXPORT jlong JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOpen(
 }
 
 /*
- * The next queued packet into `into`: its id (4 bytes, big-endian) then up to MAX_COPY bytes of
- * it; returns their count, 0 when the wait timed out, -1 when the kernel dropped packets because
+ * The next queued packet into `into`: its id and its mark (4 bytes each, big-endian) then up to
+ * MAX_COPY bytes of it; returns their count, 0 when the wait timed out, -1 when the kernel dropped packets because
  * this reader was behind (ENOBUFS; the socket goes on).
  */
 JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceive(
@@ -153,14 +155,16 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceiv
   q->head = (q->head + 1) % PENDING;
   q->count--;
   jsize room = (*env)->GetArrayLength(env, into);
-  if (room < 4 + p->len) {
+  if (room < 8 + p->len) {
     throw_io(env, "netfilter queue: the buffer given is too small", EINVAL);
     return 0;
   }
-  jbyte id[4] = {(jbyte)(p->id >> 24), (jbyte)(p->id >> 16), (jbyte)(p->id >> 8), (jbyte)p->id};
-  (*env)->SetByteArrayRegion(env, into, 0, 4, id);
-  (*env)->SetByteArrayRegion(env, into, 4, p->len, (const jbyte *)p->data);
-  return 4 + p->len;
+  jbyte head[8] = {(jbyte)(p->id >> 24),   (jbyte)(p->id >> 16),   (jbyte)(p->id >> 8),
+                   (jbyte)p->id,           (jbyte)(p->mark >> 24), (jbyte)(p->mark >> 16),
+                   (jbyte)(p->mark >> 8), (jbyte)p->mark};
+  (*env)->SetByteArrayRegion(env, into, 0, 8, head);
+  (*env)->SetByteArrayRegion(env, into, 8, p->len, (const jbyte *)p->data);
+  return 8 + p->len;
 }
 
 JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOverflow(JNIEnv *env,
@@ -174,11 +178,15 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOverfl
   return n;
 }
 
+/* The verdict on packet `id`; a mark of 0 to 0xffffffff is set on it, -1 leaves it as it is. */
 JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueVerdict(
-    JNIEnv *env, jclass c, jlong handle, jint id, jboolean accept) {
+    JNIEnv *env, jclass c, jlong handle, jint id, jboolean accept, jlong mark) {
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
-  if (nfq_set_verdict(q->qh, (uint32_t)id, accept ? NF_ACCEPT : NF_DROP, 0, NULL) < 0) {
+  uint32_t v = accept ? NF_ACCEPT : NF_DROP;
+  int rc = mark < 0 ? nfq_set_verdict(q->qh, (uint32_t)id, v, 0, NULL)
+                    : nfq_set_verdict2(q->qh, (uint32_t)id, v, (uint32_t)mark, 0, NULL);
+  if (rc < 0) {
     throw_io(env, "nfq_set_verdict", errno);
   }
 }
@@ -268,34 +276,58 @@ JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRun(J
   return out;
 }
 
-/* Deletes the IPv4 conntrack entry of one flow (its original direction); 0 or the errno. */
-JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntrackDelete(
-    JNIEnv *env, jclass c, jbyteArray src, jbyteArray dst, jint protocol, jint sport,
-    jint dport) {
+/*
+ * Deletes the IPv4 conntrack entries of `count` flows on one handle: each 13 bytes of `flows`,
+ * source and destination address (4 each, network order), protocol, source and destination port
+ * (2 each, big-endian), the original direction. Returns each one's 0 or errno (ENOENT: none); an
+ * errno for all of them when no handle could be opened.
+ */
+JNIEXPORT jintArray JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntrackDelete(
+    JNIEnv *env, jclass c, jbyteArray flows, jint count) {
   (void)c;
-  if ((*env)->GetArrayLength(env, src) != 4 || (*env)->GetArrayLength(env, dst) != 4) {
-    return EAFNOSUPPORT;
+  if (count < 0 || (*env)->GetArrayLength(env, flows) < count * 13) {
+    return NULL;
   }
-  uint32_t s, d;
-  (*env)->GetByteArrayRegion(env, src, 0, 4, (jbyte *)&s);
-  (*env)->GetByteArrayRegion(env, dst, 0, 4, (jbyte *)&d);
+  jintArray out = (*env)->NewIntArray(env, count);
+  if (out == NULL || count == 0) {
+    return out;
+  }
+  jint *rcs = calloc((size_t)count, sizeof *rcs);
+  unsigned char *b = malloc((size_t)count * 13);
+  if (rcs == NULL || b == NULL) {
+    free(rcs);
+    free(b);
+    return NULL;
+  }
+  (*env)->GetByteArrayRegion(env, flows, 0, count * 13, (jbyte *)b);
   struct nfct_handle *h = nfct_open(CONNTRACK, 0);
-  if (h == NULL) {
-    return errno;
+  struct nf_conntrack *ct = h == NULL ? NULL : nfct_new();
+  int failed = h == NULL ? errno : (ct == NULL ? ENOMEM : 0);
+  for (jint i = 0; i < count; i++) {
+    if (failed) {
+      rcs[i] = failed;
+      continue;
+    }
+    const unsigned char *f = b + 13 * i;
+    uint32_t s, d;
+    memcpy(&s, f, 4); /* network order, as the bytes are */
+    memcpy(&d, f + 4, 4);
+    nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_INET);
+    nfct_set_attr_u32(ct, ATTR_IPV4_SRC, s);
+    nfct_set_attr_u32(ct, ATTR_IPV4_DST, d);
+    nfct_set_attr_u8(ct, ATTR_L4PROTO, f[8]);
+    nfct_set_attr_u16(ct, ATTR_PORT_SRC, htons((uint16_t)(f[9] << 8 | f[10])));
+    nfct_set_attr_u16(ct, ATTR_PORT_DST, htons((uint16_t)(f[11] << 8 | f[12])));
+    rcs[i] = nfct_query(h, NFCT_Q_DESTROY, ct) < 0 ? errno : 0;
   }
-  struct nf_conntrack *ct = nfct_new();
-  if (ct == NULL) {
+  if (ct != NULL) {
+    nfct_destroy(ct);
+  }
+  if (h != NULL) {
     nfct_close(h);
-    return ENOMEM;
   }
-  nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_INET);
-  nfct_set_attr_u32(ct, ATTR_IPV4_SRC, s); /* network order, as the bytes are */
-  nfct_set_attr_u32(ct, ATTR_IPV4_DST, d);
-  nfct_set_attr_u8(ct, ATTR_L4PROTO, (uint8_t)protocol);
-  nfct_set_attr_u16(ct, ATTR_PORT_SRC, htons((uint16_t)sport));
-  nfct_set_attr_u16(ct, ATTR_PORT_DST, htons((uint16_t)dport));
-  int rc = nfct_query(h, NFCT_Q_DESTROY, ct) < 0 ? errno : 0;
-  nfct_destroy(ct);
-  nfct_close(h);
-  return rc;
+  (*env)->SetIntArrayRegion(env, out, 0, count, rcs);
+  free(rcs);
+  free(b);
+  return out;
 }

@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 final class NetfilterNative {
   static final String LIBRARY = "portcullis_netfilter";
-  private static final int ABI_VERSION = 1;
+  private static final int ABI_VERSION = 2;
   private static final Throwable UNAVAILABLE = load();
 
   private NetfilterNative() {}
@@ -77,15 +77,17 @@ final class NetfilterNative {
   static native long queueOpen(int number, int maxLength, int timeoutMs) throws IOException;
 
   /**
-   * The next packet: its id (4 bytes, big-endian) and its first bytes into {@code into}; their
-   * count, 0 after a wait with none, -1 when the kernel dropped packets for a reader behind.
+   * The next packet: its id and mark (4 bytes each, big-endian) and its first bytes into {@code
+   * into}; their count, 0 after a wait with none, -1 when the kernel dropped packets for a reader
+   * behind.
    */
   static native int queueReceive(long queue, byte[] into) throws IOException;
 
   /** Packets dropped because one receive brought more than could be held: a count, then 0. */
   static native int queueOverflow(long queue);
 
-  static native void queueVerdict(long queue, int id, boolean accept) throws IOException;
+  /** The verdict on packet {@code id}, setting its mark to {@code mark} (-1: left as it is). */
+  static native void queueVerdict(long queue, int id, boolean accept, long mark) throws IOException;
 
   static native void queueClose(long queue);
 
@@ -100,6 +102,10 @@ final class NetfilterNative {
   /** Runs nft commands; null when they succeeded, else nft's error text. */
   static native String nftRun(String commands) throws IOException;
 
-  /** Deletes an IPv4 flow's conntrack entry: 0, or the errno (ENOENT: none). */
-  static native int conntrackDelete(byte[] src, byte[] dst, int protocol, int sport, int dport);
+  /**
+   * Deletes the conntrack entries of {@code count} IPv4 flows, 13 bytes each in {@code flows}
+   * (source, destination, protocol, source port, destination port) on one handle: each one's 0 or
+   * errno (ENOENT: none).
+   */
+  static native int[] conntrackDelete(byte[] flows, int count);
 }

@@ -13,7 +13,7 @@ import java.time.Duration;
  */
 public final class PacketQueue implements AutoCloseable {
   private final long handle;
-  private final byte[] buffer = new byte[4 + 256];
+  private final byte[] buffer = new byte[8 + 256];
   private long overflows;
   private boolean closed;
 
@@ -57,12 +57,21 @@ public final class PacketQueue implements AutoCloseable {
 
   /** Lets the packet {@code id} go on its way. */
   public void accept(int id) throws IOException {
-    NetfilterNative.queueVerdict(handle, id, true);
+    NetfilterNative.queueVerdict(handle, id, true, -1);
+  }
+
+  /**
+   * Lets the packet {@code id} go on its way with its mark set to {@code mark} (32 bits), for rules
+   * after the queue to act on: the host firewall's adds the flow to its set that way, in the
+   * kernel, with the packet.
+   */
+  public void accept(int id, int mark) throws IOException {
+    NetfilterNative.queueVerdict(handle, id, true, mark & 0xffffffffL);
   }
 
   /** Drops the packet {@code id}. */
   public void drop(int id) throws IOException {
-    NetfilterNative.queueVerdict(handle, id, false);
+    NetfilterNative.queueVerdict(handle, id, false, -1);
   }
 
   /** Times packets were dropped because this reader was behind (kernel or hand-over). */

@@ -127,7 +127,7 @@ class NetfilterLabTest {
                   }
                   seen.add(p);
                   if (allow.get()) {
-                    q.accept(p.id());
+                    q.accept(p.id(), p.mark() | 0x2a); // the rule after the queue counts it
                   } else {
                     q.drop(p.id());
                   }
@@ -147,13 +147,41 @@ class NetfilterLabTest {
       assertEquals(InetAddress.getByName(SERVER_IP), syn.flow().destination());
       assertEquals(PORT, syn.flow().destinationPort());
 
-      // allowed: the same SYN accepted, the connection carries data
+      // allowed: the same SYN accepted with a mark that rules after the queue see, the connection
+      // carries data
+      String after = TAG + "m";
+      in(
+              SERVER,
+              () -> {
+                Nftables.run(
+                    "add table inet "
+                        + after
+                        + "\nadd chain inet "
+                        + after
+                        + " after { type filter hook input priority 10; policy accept; }\n"
+                        + "add rule inet "
+                        + after
+                        + " after tcp dport "
+                        + PORT
+                        + " meta mark 0x2a counter");
+                return null;
+              })
+          .get();
       allow.set(true);
       seen.clear();
       assertEquals("ping\n", connect().get(10, TimeUnit.SECONDS));
       QueuedPacket allowed = seen.poll(5, TimeUnit.SECONDS);
       assertNotNull(allowed);
       assertEquals(1, countQueued(seen), "only the first packet of the flow is queued");
+      String counted = run("ip", "netns", "exec", SERVER, "nft", "list", "table", "inet", after);
+      assertTrue(counted.contains("counter packets 1 "), "the marked SYN, once: " + counted);
+      in(
+              SERVER,
+              () -> {
+                Nftables.run("delete table inet " + after);
+                return null;
+              })
+          .get();
 
       // conntrack has the flow; told to, it forgets it, and says so when it is not there
       Flow f = allowed.flow();

@@ -11,9 +11,10 @@ import org.junit.jupiter.api.Test;
 
 /** What the reader makes of the bytes the kernel hands over: never an exception. */
 class QueuedPacketTest {
-  /** Queue id 0x00000102, then an IPv4 header (20 bytes) and a TCP header with SYN set. */
+  /** Queue id 0x00000102, mark 0x80000001, an IPv4 header (20 bytes), a TCP header with SYN. */
   static final String SYN =
       "00000102"
+          + "80000001"
           + "4500003c1c4640004006" // version 4, IHL 5, ..., TTL 64, protocol 6
           + "0000" // checksum
           + "0ae70701" // 10.231.7.1
@@ -30,6 +31,7 @@ class QueuedPacketTest {
   void aSynNamesItsFlow() throws Exception {
     QueuedPacket p = parse(SYN);
     assertEquals(0x102, p.id());
+    assertEquals(0x80000001, p.mark());
     assertTrue(p.syn());
     assertEquals(
         new Flow(
@@ -49,12 +51,14 @@ class QueuedPacketTest {
 
   @Test
   void whatIsCutShortOrNotIpv4HasNoFlow() {
-    for (int cut = 8; cut < 56; cut += 4) {
+    for (int cut = 16; cut < 64; cut += 4) {
       QueuedPacket p = parse(SYN.substring(0, cut));
       assertEquals(0x102, p.id(), "cut at " + cut);
       assertTrue(p.flow() == null || !p.syn(), "cut at " + cut + ": no SYN read from it");
     }
-    assertNull(parse("00000001" + "6" + SYN.substring(9)).flow(), "IPv6: not read as IPv4");
-    assertNull(parse("00000001" + "4500003c1c4640004001" + SYN.substring(28)).flow(), "ICMP");
+    assertNull(
+        parse("0000000100000000" + "6" + SYN.substring(17)).flow(), "IPv6: not read as IPv4");
+    assertNull(
+        parse("0000000100000000" + "4500003c1c4640004001" + SYN.substring(36)).flow(), "ICMP");
   }
 }

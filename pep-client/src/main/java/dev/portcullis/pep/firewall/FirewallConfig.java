@@ -5,6 +5,7 @@ import static dev.portcullis.support.XmlConfigReader.children;
 import static dev.portcullis.support.XmlConfigReader.error;
 
 import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.netfilter.Flow;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.ConfigFiles;
 import dev.portcullis.support.Prefix;
@@ -36,6 +37,7 @@ public record FirewallConfig(
     Duration idle,
     int maxFlows,
     boolean closeOnPdpLoss,
+    int mark,
     List<HostFirewall.Service> services,
     List<Subject> subjects) {
 
@@ -58,7 +60,7 @@ public record FirewallConfig(
   /** The settings {@link HostFirewall#start} takes. */
   public HostFirewall.Settings settings() {
     return new HostFirewall.Settings(
-        table, queue, services, this::subject, idle, maxFlows, closeOnPdpLoss);
+        table, queue, services, this::subject, idle, maxFlows, closeOnPdpLoss, mark);
   }
 
   /** Reads and validates {@code firewall.xml}. */
@@ -74,7 +76,7 @@ public record FirewallConfig(
       throw error(root, "idle", "idle: " + idle + " (expected: from 1 s to 7 days)");
     }
     List<HostFirewall.Service> services = new ArrayList<>();
-    Set<InetSocketAddress> seen = new HashSet<>();
+    Set<String> seen = new HashSet<>();
     for (Element s : children(root, "service")) {
       InetSocketAddress a = XmlConfigReader.socketAddress(s, "address", null);
       if (a == null || !(a.getAddress() instanceof Inet4Address v4) || a.getPort() == 0) {
@@ -86,8 +88,15 @@ public record FirewallConfig(
                 + " (expected: an IPv4 address and a port, e.g."
                 + " 192.0.2.10:22; IPv6 is still to come)");
       }
-      if (!seen.add(a)) {
-        throw error(s, "address", "address " + attr(s, "address", "") + " listed twice");
+      int protocol = XmlConfigReader.value(s, "protocol").equals("udp") ? Flow.UDP : Flow.TCP;
+      if (!seen.add(protocol + " " + a)) {
+        throw error(
+            s,
+            "address",
+            "address "
+                + attr(s, "address", "")
+                + " listed twice for "
+                + XmlConfigReader.value(s, "protocol"));
       }
       String access = XmlConfigReader.value(s, "access");
       services.add(
@@ -95,6 +104,7 @@ public record FirewallConfig(
               attr(s, "name", ""),
               v4,
               a.getPort(),
+              protocol,
               access.equals("read")
                   ? AccessMode.READ
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE));
@@ -110,6 +120,13 @@ public record FirewallConfig(
         throw error(s, "name", "empty subject name");
       }
     }
+    String markText = XmlConfigReader.value(root, "mark");
+    long mark =
+        Long.parseLong(markText.substring(2), 16); // the schema's pattern: 0x and 1-8 digits
+    if (Long.bitCount(mark) != 1) {
+      throw error(
+          root, "mark", "mark " + markText + " (expected: exactly one bit set, e.g. 0x00100000)");
+    }
     Element audit = XmlConfigReader.child(root, "audit");
     return new FirewallConfig(
         file.toString(),
@@ -120,6 +137,7 @@ public record FirewallConfig(
         idle,
         XmlConfigReader.integer(root, "max-flows", 1, 16_777_216),
         XmlConfigReader.value(root, "on-pdp-loss").equals("close-all"),
+        (int) mark,
         List.copyOf(services),
         List.copyOf(subjects));
   }

@@ -31,19 +31,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Enforcement in the kernel, with no proxy in the data path (issue 45, the core; its command line,
- * configuration file, audit and metrics are still to come): the first packet of a new TCP flow to a
- * protected service (its SYN) is queued to this PEP through the netfilter queue; the PEP asks the
- * PDP the same ACCESS request the proxy asks; an allowed flow goes into an nftables set that lets
- * its later packets through in the kernel, a denied SYN is dropped. A Remove (a policy change)
- * deletes the flow's element, its conntrack entry, and destroys the local socket ({@code ss -K}),
- * so an established connection ends at once and nothing more crosses.
+ * Enforcement in the kernel, with no proxy in the data path (issue 45; docs/host-firewall.md): the
+ * first packet of a new flow to a protected service (a TCP SYN, a UDP flow's first datagram) is
+ * queued to this PEP through the netfilter queue; the PEP asks the PDP the same ACCESS request the
+ * proxy asks; an allowed flow goes into an nftables set that lets its later packets through in the
+ * kernel, a denied one is dropped. A Remove (a policy change) deletes the flow's element, its
+ * conntrack entry, and destroys the local socket ({@code ss -K}), so an established connection ends
+ * at once and nothing more crosses.
  *
  * <p>The kernel's side, in the table {@code inet portcullis_TAG}: a set {@code allowed} of {@code
- * saddr . sport . daddr . dport}, and per service a rule that drops every packet to it that is not
- * a SYN of a flow not in that set; the SYNs themselves are sent to the queue by an xtables {@code
- * NFQUEUE} rule (this kernel has no nft {@code queue} statement), without {@code --queue-bypass}:
- * with no reader, new flows are dropped (fail closed).
+ * saddr . protocol . sport . daddr . dport}; per service, in a chain before the queue, a rule that
+ * accepts the set's flows, one that clears the firewall's mark bit, and one that drops every other
+ * packet but a new flow's first; those are sent to the queue by an xtables {@code NFQUEUE} rule
+ * (this kernel has no nft {@code queue} statement), without {@code --queue-bypass}: with no reader,
+ * new flows are dropped (fail closed). An allowed packet is accepted with the mark bit set, and a
+ * rule in a chain after the queue adds its flow to the set, in the kernel, with the packet: no
+ * command runs on a flow's way in.
  *
  * <p>Threads: one reads the queue and hands each packet to the kernel thread, which alone owns the
  * flow table and speaks to the kernel (verdicts, nftables, conntrack); the PDP's answers arrive on
@@ -56,8 +59,28 @@ public final class HostFirewall implements AutoCloseable {
   /** An incoming connection's admission (RFC 2748 Context R-Type "incoming message"). */
   private static final Context INCOMING = new Context(Context.R_INCOMING, 0);
 
-  /** A protected TCP service: the address and port clients reach, and the name policy knows. */
-  public record Service(String name, Inet4Address address, int port, AccessMode access) {}
+  /**
+   * A protected service: the address, port and protocol ({@link Flow#TCP} or {@link Flow#UDP})
+   * clients reach, and the name policy knows.
+   */
+  public record Service(
+      String name, Inet4Address address, int port, int protocol, AccessMode access) {
+    public Service {
+      if (protocol != Flow.TCP && protocol != Flow.UDP) {
+        throw new IllegalArgumentException("protocol " + protocol + ": expected TCP or UDP");
+      }
+    }
+
+    /** A TCP service. */
+    public Service(String name, Inet4Address address, int port, AccessMode access) {
+      this(name, address, port, Flow.TCP, access);
+    }
+  }
+
+  /**
+   * The packet-mark bit an allowed flow's first packet is given by default (see {@link #start}).
+   */
+  public static final int DEFAULT_MARK = 0x0010_0000;
 
   /**
    * What the firewall enforces.
@@ -71,6 +94,9 @@ public final class HostFirewall implements AutoCloseable {
    * @param closeOnPdpLoss when the PDP is lost, end every allowed flow too ({@code close-all}), not
    *     only refuse new ones ({@code keep-granted}, the flows already allowed going on); new flows
    *     are refused either way until a PDP is back (fail closed)
+   * @param mark the one packet-mark bit the verdict on an allowed flow's first packet sets, for the
+   *     firewall's rule after the queue to add the flow to the set and clear it again: a bit
+   *     nothing else on the host sets
    */
   public record Settings(
       String tag,
@@ -79,13 +105,21 @@ public final class HostFirewall implements AutoCloseable {
       Function<InetAddress, String> subjects,
       Duration grantValidity,
       int maxFlows,
-      boolean closeOnPdpLoss) {}
+      boolean closeOnPdpLoss,
+      int mark) {
+    public Settings {
+      if (Integer.bitCount(mark) != 1) {
+        throw new IllegalArgumentException(
+            "mark 0x" + Integer.toHexString(mark) + ": expected exactly one bit");
+      }
+    }
+  }
 
   /** A flow allowed or waiting, on the kernel thread. */
   private static final class Tracked {
     final Flow flow;
     final Grant grant;
-    final List<Integer> waiting = new ArrayList<>(1); // queued packet ids awaiting the decision
+    final List<QueuedPacket> waiting = new ArrayList<>(1); // queued, awaiting the decision
     boolean allowed;
 
     Tracked(Flow flow, Grant grant) {
@@ -126,6 +160,7 @@ public final class HostFirewall implements AutoCloseable {
   private final Map<Key, Grant> grants = new HashMap<>(); // the kernel thread's
   private final Map<String, Grant> byHandle = new HashMap<>(); // the kernel thread's
   private long handles;
+  private boolean full; // the kernel thread's: max-flows reached, said once
   private volatile boolean closing;
   private Nftables nft; // the kernel thread's
   // opened on the kernel thread, read on the reader thread, verdicts on the kernel's
@@ -236,7 +271,13 @@ public final class HostFirewall implements AutoCloseable {
     void run() throws Exception;
   }
 
+  /** A flow's key in the set, read from a packet's headers. */
+  private static final String KEY = "ip saddr . meta l4proto . th sport . ip daddr . th dport";
+
   private void setUp() throws IOException {
+    String bit = "0x" + Integer.toHexString(settings.mark());
+    String others = "0x" + Integer.toHexString(~settings.mark());
+    long validity = Math.max(1, settings.grantValidity().toSeconds());
     StringBuilder rules = new StringBuilder();
     rules.append("add table inet ").append(table).append('\n');
     rules.append("delete table inet ").append(table).append('\n'); // what an earlier run left
@@ -244,33 +285,76 @@ public final class HostFirewall implements AutoCloseable {
     rules
         .append("add set inet ")
         .append(table)
-        .append(" allowed { type ipv4_addr . inet_service . ipv4_addr . inet_service;")
+        .append(" allowed { type ipv4_addr . inet_proto . inet_service . ipv4_addr . inet_service;")
         .append(" flags timeout, dynamic; size ")
         .append(settings.maxFlows())
         .append("; }\n");
+    // before the queue (xtables' filter, priority 0) and after it
     rules
         .append("add chain inet ")
         .append(table)
         .append(" input { type filter hook input priority -5; policy accept; }\n");
-    long validity = Math.max(1, settings.grantValidity().toSeconds());
+    rules
+        .append("add chain inet ")
+        .append(table)
+        .append(" admit { type filter hook input priority 10; policy accept; }\n");
     for (Service s : settings.services()) {
       String to =
-          " input ip daddr " + s.address().getHostAddress() + " tcp dport " + s.port() + " ";
+          "ip daddr "
+              + s.address().getHostAddress()
+              + " meta l4proto "
+              + s.protocol()
+              + " th dport "
+              + s.port()
+              + " ";
       // an allowed flow's packets: accepted in the kernel, each renewing its element's timeout
       rules
           .append("add rule inet ")
           .append(table)
+          .append(" input ")
           .append(to)
-          .append("ip saddr . tcp sport . ip daddr . tcp dport @allowed")
-          .append(" update @allowed { ip saddr . tcp sport . ip daddr . tcp dport timeout ")
+          .append(KEY)
+          .append(" @allowed update @allowed { ")
+          .append(KEY)
+          .append(" timeout ")
           .append(validity)
           .append("s } accept\n");
-      // anything else to the service but a first SYN (those go to the queue): dropped
+      // the bit cleared before the queue: only the verdict on an allowed flow's packet sets it
       rules
           .append("add rule inet ")
           .append(table)
+          .append(" input ")
           .append(to)
-          .append("tcp flags & (syn | ack) != syn drop\n");
+          .append("meta mark set meta mark & ")
+          .append(others)
+          .append('\n');
+      // anything else to the service but a new flow's first packet (those go to the queue):
+      // dropped
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" input ")
+          .append(to)
+          .append(s.protocol() == Flow.TCP ? "tcp flags & (syn | ack) != syn" : "ct state != new")
+          .append(" drop\n");
+      // after the queue: a packet the verdict allowed adds its flow to the set, in the kernel, so
+      // the flow's next packets find it; no command from here on a flow's way in
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" admit ")
+          .append(to)
+          .append("meta mark & ")
+          .append(bit)
+          .append(" == ")
+          .append(bit)
+          .append(" add @allowed { ")
+          .append(KEY)
+          .append(" timeout ")
+          .append(validity)
+          .append("s } meta mark set meta mark & ")
+          .append(others)
+          .append('\n');
     }
     nft.execute(rules.toString());
     for (Service s : settings.services()) {
@@ -278,16 +362,18 @@ public final class HostFirewall implements AutoCloseable {
     }
   }
 
-  /** The xtables rule that queues a service's SYNs ({@code -I} adds it, {@code -D} deletes it). */
+  /**
+   * The xtables rule that queues a service's new flows ({@code -I} adds it, {@code -D} deletes it).
+   */
   private void iptables(String op, Service s) throws IOException {
-    List<String> c =
+    List<String> c = new ArrayList<>(List.of("iptables", op, "INPUT"));
+    // a TCP flow's SYN; a UDP flow's first datagram (and those behind it before the verdict)
+    c.addAll(
+        s.protocol() == Flow.TCP
+            ? List.of("-p", "tcp", "--syn")
+            : List.of("-p", "udp", "-m", "conntrack", "--ctstate", "NEW"));
+    c.addAll(
         List.of(
-            "iptables",
-            op,
-            "INPUT",
-            "-p",
-            "tcp",
-            "--syn",
             "-d",
             s.address().getHostAddress(),
             "--dport",
@@ -295,7 +381,7 @@ public final class HostFirewall implements AutoCloseable {
             "-j",
             "NFQUEUE",
             "--queue-num",
-            Integer.toString(settings.queue()));
+            Integer.toString(settings.queue())));
     run(c);
   }
 
@@ -343,35 +429,50 @@ public final class HostFirewall implements AutoCloseable {
 
   private Service serviceOf(Flow f) {
     for (Service s : settings.services()) {
-      if (s.address().equals(f.destination()) && s.port() == f.destinationPort()) {
+      if (s.address().equals(f.destination())
+          && s.port() == f.destinationPort()
+          && s.protocol() == f.protocol()) {
         return s;
       }
     }
     return null;
   }
 
-  /** On the kernel thread: a queued packet (a SYN to a protected service). */
+  /** On the kernel thread: a queued packet (a new flow's first to a protected service). */
   private void queued(QueuedPacket p) {
     Flow f = p.flow();
     Service s = f == null ? null : serviceOf(f);
-    if (s == null || !p.syn()) {
-      verdict(p.id(), false); // not a first packet this firewall queues: never let through blind
+    if (s == null || (s.protocol() == Flow.TCP && !p.syn())) {
+      verdict(p, false); // not a first packet this firewall queues: never let through blind
       return;
     }
     Tracked t = flows.get(f);
     if (t != null) {
       if (t.allowed) {
-        verdict(p.id(), true); // a SYN sent again
+        verdict(p, true); // a SYN sent again, a datagram that was behind the first
       } else {
-        t.waiting.add(p.id());
+        t.waiting.add(p);
       }
       return;
     }
+    if (flows.size() >= settings.maxFlows()) {
+      if (!full) {
+        log.warn(
+            "host firewall {}: {} flows, its max-flows: new flows refused until some end",
+            settings.tag(),
+            flows.size());
+      }
+      full = true;
+      audit.refused(f, s.name(), "max-flows");
+      verdict(p, false);
+      return;
+    }
+    full = false;
     String subject = settings.subjects().apply(f.source());
     if (subject == null) {
       log.debug("host firewall: {}: no subject for {}, dropped", f, f.source());
       audit.refused(f, s.name(), "no subject");
-      verdict(p.id(), false);
+      verdict(p, false);
       return;
     }
     Key key = new Key(subject, s.name());
@@ -382,7 +483,7 @@ public final class HostFirewall implements AutoCloseable {
       byHandle.put(g.handle, g);
     }
     t = new Tracked(f, g);
-    t.waiting.add(p.id());
+    t.waiting.add(p);
     flows.put(f, t);
     g.flows.add(t);
     if (g.asking) {
@@ -434,7 +535,7 @@ public final class HostFirewall implements AutoCloseable {
         f.sourcePort(),
         f.destination(),
         f.destinationPort(),
-        Flow.TCP,
+        f.protocol(),
         s.name(),
         s.access(),
         null,
@@ -470,35 +571,25 @@ public final class HostFirewall implements AutoCloseable {
     }
   }
 
-  /** On the kernel thread: {@code t}'s flow into the set, its waiting SYNs accepted. */
+  /**
+   * On the kernel thread: {@code t}'s waiting packets accepted with the firewall's mark bit, so the
+   * rule after the queue adds the flow to the set in the kernel, with the packet: no command, and
+   * no moment when the flow's next packet could come before its element.
+   */
   private void allow(Tracked t) {
-    try {
-      nft.execute(
-          "add element inet "
-              + table
-              + " allowed { "
-              + element(t.flow)
-              + " timeout "
-              + Math.max(1, settings.grantValidity().toSeconds())
-              + "s }");
-    } catch (IOException x) {
-      log.error("host firewall: {}: not allowed, the set refused it: {}", t.flow, x.getMessage());
-      deny(t);
-      return;
-    }
     t.allowed = true;
-    for (int id : t.waiting) {
-      verdict(id, true);
+    for (QueuedPacket p : t.waiting) {
+      verdict(p, true);
     }
     t.waiting.clear();
     expireLater(t);
     log.debug("host firewall: {} allowed", t.flow);
   }
 
-  /** On the kernel thread: {@code t}'s waiting SYNs dropped, the flow forgotten. */
+  /** On the kernel thread: {@code t}'s waiting packets dropped, the flow forgotten. */
   private void deny(Tracked t) {
-    for (int id : t.waiting) {
-      verdict(id, false);
+    for (QueuedPacket p : t.waiting) {
+      verdict(p, false);
     }
     t.waiting.clear();
     forget(t);
@@ -536,6 +627,12 @@ public final class HostFirewall implements AutoCloseable {
       return;
     } catch (IOException gone) {
       // no such element: it timed out in the kernel
+    }
+    try {
+      // so that the flow's next packet is a new flow's again (a UDP flow's: to the queue)
+      Conntrack.delete(t.flow);
+    } catch (IOException e) {
+      log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
     }
     forget(t);
     audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, "idle");
@@ -583,17 +680,16 @@ public final class HostFirewall implements AutoCloseable {
 
   /**
    * Ends {@code flows} (a grant's, all of them): the allowed ones' elements in one nftables
-   * transaction, each one's conntrack entry, and their sockets with one {@code ss -K} per client
-   * address (a process per flow took seconds for 200 flows: FirewallBench); each flow forgotten,
-   * its waiting SYNs dropped.
+   * transaction, their conntrack entries on one handle, and their sockets with one {@code ss -K} (a
+   * process per flow took seconds for 200 flows: FirewallBench); each flow forgotten, its waiting
+   * packets dropped.
    */
   private void endAll(List<Tracked> flows, String why) {
     List<Tracked> all = List.copyOf(flows);
     List<Tracked> allowed = all.stream().filter(t -> t.allowed).toList();
     if (!allowed.isEmpty()) {
-      for (Tracked t : allowed) {
-        audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
-      }
+      // the kernel first, the records after: nothing crosses while they are written
+      long t0 = System.nanoTime();
       StringBuilder elements = new StringBuilder();
       for (Tracked t : allowed) {
         elements.append(elements.length() == 0 ? "" : ", ").append(element(t.flow));
@@ -610,28 +706,71 @@ public final class HostFirewall implements AutoCloseable {
           }
         }
       }
-      java.util.Set<String> clients = new java.util.LinkedHashSet<>();
+      long t1 = System.nanoTime();
+      try {
+        Conntrack.deleteAll(allowed.stream().map(t -> t.flow).toList());
+      } catch (IOException e) {
+        log.warn("host firewall: conntrack entries not all deleted: {}", e.getMessage());
+      }
+      long t2 = System.nanoTime();
+      destroySockets(allowed);
+      long t3 = System.nanoTime();
       for (Tracked t : allowed) {
-        try {
-          Conntrack.delete(t.flow);
-        } catch (IOException e) {
-          log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
-        }
-        clients.add(t.flow.source().getHostAddress() + " " + t.flow.destinationPort());
+        audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
       }
-      for (String c : clients) {
-        String[] ap = c.split(" ");
-        try {
-          // this host's sockets of those flows: destroyed (SOCK_DESTROY), the client reset
-          run(List.of("ss", "-K", "-t", "dst", ap[0], "sport", "=", ":" + ap[1]));
-        } catch (IOException e) {
-          log.warn("host firewall: sockets of {} not destroyed: {}", ap[0], e.getMessage());
-        }
-      }
-      log.info("host firewall: {} flow(s) ended in the kernel ({})", allowed.size(), why);
+      log.info(
+          "host firewall: {} flow(s) ended in the kernel ({}): set {} ms, conntrack {} ms,"
+              + " sockets {} ms",
+          allowed.size(),
+          why,
+          ms(t1 - t0),
+          ms(t2 - t1),
+          ms(t3 - t2));
     }
     for (Tracked t : all) {
       deny(t);
+    }
+  }
+
+  private static String ms(long nanos) {
+    return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
+  }
+
+  /**
+   * This host's TCP sockets of {@code ended} destroyed ({@code SOCK_DESTROY}, the client reset), by
+   * one {@code ss -K} whose filter names each service port and its clients' addresses.
+   */
+  private static void destroySockets(List<Tracked> ended) {
+    Map<Integer, java.util.Set<String>> clients = new java.util.TreeMap<>();
+    for (Tracked t : ended) {
+      if (t.flow.protocol() == Flow.TCP) {
+        clients
+            .computeIfAbsent(t.flow.destinationPort(), k -> new java.util.TreeSet<>())
+            .add(t.flow.source().getHostAddress());
+      }
+    }
+    if (clients.isEmpty()) {
+      return;
+    }
+    List<String> c = new ArrayList<>(List.of("ss", "-K", "-t"));
+    for (Map.Entry<Integer, java.util.Set<String>> e : clients.entrySet()) {
+      c.addAll(List.of(c.size() == 3 ? "(" : "or", "(", "sport", "=", ":" + e.getKey(), "and"));
+      c.add("(");
+      boolean first = true;
+      for (String a : e.getValue()) {
+        if (!first) {
+          c.add("or");
+        }
+        first = false;
+        c.addAll(List.of("dst", a));
+      }
+      c.addAll(List.of(")", ")"));
+    }
+    c.add(")");
+    try {
+      run(c);
+    } catch (IOException e) {
+      log.warn("host firewall: sockets not destroyed: {}", e.getMessage());
     }
   }
 
@@ -643,6 +782,8 @@ public final class HostFirewall implements AutoCloseable {
   private static String element(Flow f) {
     return f.source().getHostAddress()
         + " . "
+        + f.protocol()
+        + " . "
         + f.sourcePort()
         + " . "
         + f.destination().getHostAddress()
@@ -650,15 +791,16 @@ public final class HostFirewall implements AutoCloseable {
         + f.destinationPort();
   }
 
-  private void verdict(int id, boolean accept) {
+  /** Accepts {@code p} with the firewall's mark bit (its rule after the queue admits the flow). */
+  private void verdict(QueuedPacket p, boolean accept) {
     try {
       if (accept) {
-        queue.accept(id);
+        queue.accept(p.id(), p.mark() | settings.mark());
       } else {
-        queue.drop(id);
+        queue.drop(p.id());
       }
     } catch (IOException e) {
-      log.warn("host firewall: verdict on packet {} not given: {}", id, e.getMessage());
+      log.warn("host firewall: verdict on packet {} not given: {}", p.id(), e.getMessage());
     }
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.netfilter.Flow;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.SampleConfigs;
 import java.net.InetAddress;
@@ -32,6 +33,8 @@ class FirewallConfigTest {
     assertEquals("demo", s.name());
     assertEquals(8081, s.port());
     assertEquals(AccessMode.READ_WRITE, s.access());
+    assertEquals(Flow.TCP, s.protocol());
+    assertEquals(HostFirewall.DEFAULT_MARK, c.mark());
     assertEquals("alice", c.subject(InetAddress.getByName("127.0.0.9")));
     assertNull(c.subject(InetAddress.getByName("192.0.2.1")));
     assertEquals("host", c.settings().tag());
@@ -68,5 +71,29 @@ class FirewallConfigTest {
                 "><service name=\"s\" address=\"10.0.0.1:22\"/>"
                     + "<subject source=\"10.0.0.0/99\" name=\"alice\"/>")
             .contains("source"));
+    assertTrue(
+        refused(" mark=\"0x3\"><service name=\"s\" address=\"10.0.0.1:22\"/>" + subject)
+            .contains("exactly one bit"));
+    assertTrue(
+        refused(" mark=\"3\"><service name=\"s\" address=\"10.0.0.1:22\"/>" + subject)
+            .contains("mark"));
+    assertTrue(
+        refused("><service name=\"s\" address=\"10.0.0.1:22\" protocol=\"sctp\"/>" + subject)
+            .contains("protocol"));
+  }
+
+  @Test
+  void aPortMayBeUnderPolicyForTcpAndUdpAlike() throws Exception {
+    Files.writeString(dir.resolve("pep.xml"), "<pep id=\"host-1\"/>");
+    Path f = dir.resolve("firewall.xml");
+    Files.writeString(
+        f,
+        "<firewall pep=\"pep.xml\" mark=\"0x80\"><service name=\"dns\" address=\"10.0.0.1:53\""
+            + " protocol=\"udp\"/><service name=\"dns\" address=\"10.0.0.1:53\"/>"
+            + "<subject source=\"10.0.0.0/8\" name=\"alice\"/></firewall>");
+    FirewallConfig c = FirewallConfig.load(f);
+    assertEquals(Flow.UDP, c.services().get(0).protocol());
+    assertEquals(Flow.TCP, c.services().get(1).protocol());
+    assertEquals(0x80, c.settings().mark());
   }
 }

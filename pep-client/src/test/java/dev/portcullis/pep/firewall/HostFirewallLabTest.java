@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.netfilter.Flow;
 import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.support.Waits;
 import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,6 +62,7 @@ class HostFirewallLabTest {
   HostFirewall firewall;
   AuditLog audit;
   ServerSocket echo;
+  DatagramSocket udpEcho;
   final AtomicReference<String> subject = new AtomicReference<>("alice");
   final List<AutoCloseable> open = new ArrayList<>();
   boolean closeOnPdpLoss = true;
@@ -99,6 +103,10 @@ class HostFirewallLabTest {
         NetfilterLab.in(lab.server, () -> new ServerSocket(PORT, 50, address(lab.serverIp))).get();
     open.add(echo);
     NetfilterLab.daemon("echo-accept", this::echo);
+    udpEcho =
+        NetfilterLab.in(lab.server, () -> new DatagramSocket(PORT, address(lab.serverIp))).get();
+    open.add(udpEcho);
+    NetfilterLab.daemon("udp-echo", this::udpEcho);
     InetAddress client = address(lab.clientIp);
     firewall =
         HostFirewall.start(
@@ -107,11 +115,18 @@ class HostFirewallLabTest {
                 9,
                 List.of(
                     new HostFirewall.Service(
-                        "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ)),
+                        "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ),
+                    new HostFirewall.Service(
+                        "demo",
+                        (Inet4Address) address(lab.serverIp),
+                        PORT,
+                        Flow.UDP,
+                        AccessMode.READ)),
                 a -> a.equals(client) ? subject.get() : null,
                 validity,
                 1 << 18,
-                closeOnPdpLoss),
+                closeOnPdpLoss,
+                HostFirewall.DEFAULT_MARK),
             pep,
             removals,
             audit,
@@ -121,6 +136,50 @@ class HostFirewallLabTest {
 
   static InetAddress address(String ip) throws IOException {
     return InetAddress.getByName(ip);
+  }
+
+  /** The UDP echo service: each datagram back to its sender. */
+  void udpEcho() {
+    byte[] b = new byte[1500];
+    while (!udpEcho.isClosed()) {
+      try {
+        DatagramPacket p = new DatagramPacket(b, b.length);
+        udpEcho.receive(p);
+        udpEcho.send(new DatagramPacket(b, p.getLength(), p.getSocketAddress()));
+      } catch (IOException e) {
+        return; // closed at the end
+      }
+    }
+  }
+
+  /** A UDP socket in the client's namespace, connected to the service, waiting 2 s per answer. */
+  DatagramSocket udpClient() throws Exception {
+    DatagramSocket d =
+        NetfilterLab.in(
+                lab.client,
+                () -> {
+                  DatagramSocket c = new DatagramSocket(0, address(lab.clientIp));
+                  c.connect(new InetSocketAddress(lab.serverIp, PORT));
+                  c.setSoTimeout(2_000);
+                  return c;
+                })
+            .get();
+    open.add(d);
+    return d;
+  }
+
+  /** Sends {@code text} and returns the echo, or null when none came within 2 s. */
+  static String udpRoundTrip(DatagramSocket d, String text) throws IOException {
+    byte[] out = text.getBytes(StandardCharsets.US_ASCII);
+    d.send(new DatagramPacket(out, out.length));
+    byte[] in = new byte[1500];
+    DatagramPacket p = new DatagramPacket(in, in.length);
+    try {
+      d.receive(p);
+    } catch (SocketTimeoutException none) {
+      return null;
+    }
+    return new String(in, 0, p.getLength(), StandardCharsets.US_ASCII);
   }
 
   /** The echo service: each connection's bytes back until it ends. */
@@ -315,6 +374,30 @@ class HostFirewallLabTest {
         s.close();
       }
     }
+  }
+
+  /**
+   * A UDP service: a flow's first datagram is asked of the PDP and its later ones pass in the
+   * kernel; a subject with no rule gets nothing back; a policy change ends the flow, and its next
+   * datagram, a new flow to the kernel again, is refused.
+   */
+  @Test
+  void aUdpFlowIsDecidedAtItsFirstDatagramAndEndedByAPolicyChange() throws Exception {
+    start();
+    DatagramSocket d = udpClient();
+    long before = pdp.stats().decisions();
+    assertEquals("one", udpRoundTrip(d, "one"));
+    for (int i = 0; i < 20; i++) {
+      assertEquals("more " + i, udpRoundTrip(d, "more " + i));
+    }
+    assertEquals(1, pdp.stats().decisions() - before, "one decision for the flow");
+    assertEquals(1, firewall.allowedFlows());
+    Files.writeString(dir.resolve("rules.xml"), NOBODY);
+    pdp.reload(0xC0A5);
+    Waits.await().alias("the UDP flow ended").until(() -> firewall.allowedFlows() == 0);
+    assertEquals(null, udpRoundTrip(d, "after"), "nothing crosses after the policy change");
+    subject.set("mallory");
+    assertEquals(null, udpRoundTrip(udpClient(), "mallory"), "no rule for her: nothing back");
   }
 
   @Test
