@@ -86,6 +86,11 @@ public final class NetfilterLab implements AutoCloseable {
     serverIptables("-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT");
   }
 
+  /** Gives the client's side one more address, {@code ip} (in the lab's /24). */
+  public void addClientAddress(String ip) throws Exception {
+    run("ip", "-n", client, "addr", "add", ip + "/24", "dev", veth + "a");
+  }
+
   /** Runs {@code iptables RULE} in the server's namespace. */
   public void serverIptables(String rule) throws Exception {
     List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", server, "iptables"));

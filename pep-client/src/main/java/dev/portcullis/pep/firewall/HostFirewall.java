@@ -129,27 +129,36 @@ public final class HostFirewall implements AutoCloseable {
   }
 
   /**
-   * One subject's access to one service, on one handle: asked of the PDP once, however many flows
-   * wait for it (a SYN flood from one subject is one request), and reused for the subject's new
-   * flows while the decision's validity lasts (the rule's {@code valid-for}; none: asked again).
+   * One subject's access to one service from one client address, on one handle: asked of the PDP
+   * once, however many flows wait for it (a SYN flood from one subject's many ports is one
+   * request), and reused for the subject's new flows from that address while the decision's
+   * validity lasts (the rule's {@code valid-for}; none: asked again). Never from another address: a
+   * rule may decide on the address, and a grant from one says nothing of another (the proxy's rule,
+   * issue 41). A changed Install of its handle gives it the new validity from then on.
    */
   private static final class Grant {
     final String subject;
     final Service service;
+    final InetAddress client;
     final String handle;
     final List<Tracked> flows = new ArrayList<>(2);
     boolean asking;
     long validUntil; // System.nanoTime; reusable while before it
 
-    Grant(String subject, Service service, String handle) {
+    Grant(String subject, Service service, InetAddress client, String handle) {
       this.subject = subject;
       this.service = service;
+      this.client = client;
       this.handle = handle;
+    }
+
+    Key key() {
+      return new Key(subject, service, client);
     }
   }
 
-  /** A grant's key: the subject and the service's name. */
-  private record Key(String subject, String service) {}
+  /** A grant's key: the subject, the service and the client's address. */
+  private record Key(String subject, Service service, InetAddress client) {}
 
   private final Settings settings;
   private final PepClient pep;
@@ -185,8 +194,15 @@ public final class HostFirewall implements AutoCloseable {
     @Override
     public void decisionChanged(String handle, PepDecision d) {
       HostFirewall f = firewall;
-      if (f != null && !d.granted()) {
-        f.onKernel(() -> f.revoke(handle));
+      if (f != null) {
+        f.onKernel(
+            () -> {
+              if (d.granted()) {
+                f.reinstalled(handle, d);
+              } else {
+                f.revoke(handle);
+              }
+            });
       }
     }
 
@@ -475,10 +491,10 @@ public final class HostFirewall implements AutoCloseable {
       verdict(p, false);
       return;
     }
-    Key key = new Key(subject, s.name());
+    Key key = new Key(subject, s, f.source());
     Grant g = grants.get(key);
     if (g == null) {
-      g = new Grant(subject, s, "fw-" + settings.tag() + "-" + (++handles));
+      g = new Grant(subject, s, f.source(), "fw-" + settings.tag() + "-" + (++handles));
       grants.put(key, g);
       byHandle.put(g.handle, g);
     }
@@ -549,11 +565,7 @@ public final class HostFirewall implements AutoCloseable {
       return; // revoked or closed meanwhile
     }
     boolean granted = e == null && d != null && d.granted();
-    Long validFor = granted && d.data() != null ? d.data().validForSeconds() : null;
-    g.validUntil =
-        validFor == null || validFor == 0
-            ? 0
-            : System.nanoTime() + TimeUnit.SECONDS.toNanos(validFor);
+    g.validUntil = granted ? validUntil(d) : 0;
     if (!granted && e == null) {
       endAll(g.flows, "refused-again"); // asked again and refused: the access is over
     }
@@ -568,6 +580,25 @@ public final class HostFirewall implements AutoCloseable {
     }
     if (g.flows.isEmpty()) {
       drop(g, e == null ? dev.portcullis.cops.ReasonCode.MANAGEMENT : null);
+    }
+  }
+
+  /** Until when (System.nanoTime) an Install's validity lets its grant be reused; 0: not at all. */
+  private static long validUntil(PepDecision d) {
+    Long validFor = d.data() != null ? d.data().validForSeconds() : null;
+    return validFor == null || validFor == 0
+        ? 0
+        : System.nanoTime() + TimeUnit.SECONDS.toNanos(validFor);
+  }
+
+  /**
+   * On the kernel thread: the PDP changed the Install of {@code handle} (a reload, a fleet member's
+   * decision): its grant is reused under the new validity from now, or no more when it has none.
+   */
+  private void reinstalled(String handle, PepDecision d) {
+    Grant g = byHandle.get(handle);
+    if (g != null) {
+      g.validUntil = validUntil(d);
     }
   }
 
@@ -598,7 +629,7 @@ public final class HostFirewall implements AutoCloseable {
 
   /** Forgets {@code g}, deleting its request state at the PDP ({@code reason} null: not sent). */
   private void drop(Grant g, dev.portcullis.cops.ReasonCode reason) {
-    grants.remove(new Key(g.subject, g.service.name()), g);
+    grants.remove(g.key(), g);
     byHandle.remove(g.handle, g);
     if (reason != null) {
       pep.delete(g.handle, reason);

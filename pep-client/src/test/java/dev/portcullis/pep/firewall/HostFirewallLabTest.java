@@ -108,6 +108,7 @@ class HostFirewallLabTest {
     open.add(udpEcho);
     NetfilterLab.daemon("udp-echo", this::udpEcho);
     InetAddress client = address(lab.clientIp);
+    InetAddress second = address(secondIp());
     firewall =
         HostFirewall.start(
             new HostFirewall.Settings(
@@ -122,7 +123,7 @@ class HostFirewallLabTest {
                         PORT,
                         Flow.UDP,
                         AccessMode.READ)),
-                a -> a.equals(client) ? subject.get() : null,
+                a -> a.equals(client) || a.equals(second) ? subject.get() : null,
                 validity,
                 1 << 18,
                 closeOnPdpLoss,
@@ -209,12 +210,25 @@ class HostFirewallLabTest {
     }
   }
 
+  /** The client's second address (not there until {@code lab.addClientAddress} adds it). */
+  String secondIp() {
+    return lab.clientIp.substring(0, lab.clientIp.lastIndexOf('.')) + ".3";
+  }
+
   /** A connection from the client's namespace, open. */
   CompletableFuture<Socket> connect() {
+    return connectFrom(null);
+  }
+
+  /** A connection from the client's namespace and {@code ip} (null: its first address), open. */
+  CompletableFuture<Socket> connectFrom(String ip) {
     return NetfilterLab.in(
         lab.client,
         () -> {
           Socket s = new Socket();
+          if (ip != null) {
+            s.bind(new InetSocketAddress(ip, 0));
+          }
           s.connect(new InetSocketAddress(lab.serverIp, PORT), 2_000);
           s.setSoTimeout(5_000);
           return s;
@@ -374,6 +388,53 @@ class HostFirewallLabTest {
         s.close();
       }
     }
+  }
+
+  /**
+   * A grant covers its subject from the client address its request came from: after a reload that
+   * allows alice from her first address only (her grant's own decision unchanged), she is admitted
+   * on it from there and asked for, and refused, from her second (before, the grant was reused from
+   * any address of hers). A reload that takes the validity away ends the reuse at once: her next
+   * connection is asked for.
+   */
+  @Test
+  void aGrantFromOneAddressAdmitsNothingFromAnotherAndFollowsItsDecision() throws Exception {
+    lab.addClientAddress(secondIp());
+    start();
+    String grant = "service=\"demo\"/><grant valid-for=\"PT1H\"/>";
+    Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE.replace("service=\"demo\"/>", grant));
+    pdp.reload(0xC0A5);
+    long before = pdp.stats().decisions();
+    connect().get(10, TimeUnit.SECONDS).close(); // the grant, an hour, from her first address
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace(
+            "service=\"demo\"/>",
+            "service=\"demo\" source=\"" + lab.clientIp + "/32\"/><grant valid-for=\"PT1H\"/>"));
+    pdp.reload(0xC0A5);
+    long reloaded = pdp.stats().decisions();
+    connect().get(10, TimeUnit.SECONDS).close();
+    assertEquals(reloaded, pdp.stats().decisions(), "reused from the address it was for");
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class, () -> connectFrom(secondIp()).get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+    assertTrue(pdp.stats().decisions() > reloaded, "from her second address: asked for");
+    // the validity taken away: the grant's changed Install ends its reuse
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace(
+            "service=\"demo\"/>", "service=\"demo\" source=\"" + lab.clientIp + "/32\"/>"));
+    pdp.reload(0xC0A5);
+    Waits.await()
+        .alias("the changed Install reached the firewall")
+        .until(
+            () -> {
+              long asked = pdp.stats().decisions();
+              connect().get(10, TimeUnit.SECONDS).close();
+              return pdp.stats().decisions() > asked;
+            });
+    assertTrue(pdp.stats().decisions() > before);
   }
 
   /**
