@@ -7,6 +7,7 @@ import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Threads;
 import dev.portcullis.support.Transport;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -41,6 +42,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -238,6 +240,18 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   /** Where meters go. */
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /**
+   * Registers a counter read from {@code value} at each scrape (Prometheus: {@code NAME_total}),
+   * with one tag or none ({@code tag} null).
+   */
+  public void counter(String name, AtomicLong value, String tag, String tagValue) {
+    FunctionCounter.Builder<AtomicLong> b = FunctionCounter.builder(name, value, AtomicLong::get);
+    if (tag != null) {
+      b.tag(tag, tagValue);
+    }
+    b.register(registry);
   }
 
   /**

@@ -98,6 +98,28 @@ public final class NetfilterLab implements AutoCloseable {
     run(c.toArray(String[]::new));
   }
 
+  /**
+   * Starts a JVM of this class path running {@code main} with {@code args} in the server's
+   * namespace, its output (both streams) to {@code output}; the caller ends it.
+   */
+  public Process serverJvm(java.nio.file.Path output, Class<?> main, String... args)
+      throws IOException {
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                "ip",
+                "netns",
+                "exec",
+                server,
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
+    c.addAll(List.of(args));
+    return new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+  }
+
   /** Runs a command, failing with its output when it fails; returns its output. */
   public static String run(String... command) throws Exception {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -15,6 +15,7 @@ import dev.portcullis.cops.Report;
 import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.ReportTypeObject;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.support.Backoff;
 import dev.portcullis.support.Transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,7 @@ public final class PepClient implements AutoCloseable {
   private final PepState state;
   private final TlsSessionReuse tls;
   private final PepConnector connector;
+  private volatile boolean closed; // by the caller: openUntilAccepted stops trying
 
   private PepClient(Builder b) {
     // epoll where Linux's native transport loads (a REQ/DEC round trip on loopback: 76-84 us
@@ -109,6 +112,48 @@ public final class PepClient implements AutoCloseable {
           connector.connect();
         });
     return f;
+  }
+
+  /**
+   * Opens as {@link #open} does, and again with back-off (200 ms, doubling to 5 s) until a PDP
+   * accepts: a PEP started before its PDP, or refused by it for a while, keeps asking rather than
+   * give up for good. {@code failed} hears each failure, and whether it is the first (to say so
+   * once). The future completes when a PDP accepts; once the client is closed it stops trying and
+   * never completes. After that the client reconnects by itself after a loss.
+   */
+  public CompletableFuture<Void> openUntilAccepted(BiConsumer<Throwable, Boolean> failed) {
+    CompletableFuture<Void> accepted = new CompletableFuture<>();
+    openUntilAccepted(
+        accepted, new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5)), failed, true);
+    return accepted;
+  }
+
+  private void openUntilAccepted(
+      CompletableFuture<Void> accepted,
+      Backoff backoff,
+      BiConsumer<Throwable, Boolean> failed,
+      boolean first) {
+    open()
+        .whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                accepted.complete(null);
+                return;
+              }
+              failed.accept(e, first);
+              try {
+                loop.schedule(
+                    () -> {
+                      if (!closed) { // closed meanwhile: no more tries
+                        openUntilAccepted(accepted, backoff, failed, false);
+                      }
+                    },
+                    backoff.nextDelayMillis(),
+                    TimeUnit.MILLISECONDS);
+              } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // the loop is shutting down with the client
+              }
+            });
   }
 
   /**
@@ -238,6 +283,7 @@ public final class PepClient implements AutoCloseable {
   /** Sends a Client-Close and closes; does not reconnect. Waits at most a few seconds. */
   @Override
   public void close() {
+    closed = true;
     CompletableFuture<Void> done = new CompletableFuture<>();
     loop.execute(
         () -> {

@@ -27,11 +27,13 @@ import org.w3c.dom.Element;
  *
  * @param pep the PEP's own configuration (a pep.xml)
  * @param audit the hash-chained audit log, or null for none
+ * @param metrics where the metrics and health endpoint listens ({@code <metrics>}), or null
  */
 public record FirewallConfig(
     String source,
     Path pep,
     Path audit,
+    InetSocketAddress metrics,
     int queue,
     String table,
     Duration idle,
@@ -132,6 +134,9 @@ public record FirewallConfig(
         file.toString(),
         ConfigFiles.existingFile(root, "pep", dir),
         audit == null ? null : ConfigFiles.writableFile(audit, "file", dir),
+        XmlConfigReader.child(root, "metrics") == null
+            ? null
+            : XmlConfigReader.socketAddress(XmlConfigReader.child(root, "metrics"), "listen", null),
         XmlConfigReader.integer(root, "queue", 0, 0xffff),
         table,
         idle,

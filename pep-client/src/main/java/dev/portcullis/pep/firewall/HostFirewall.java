@@ -163,6 +163,7 @@ public final class HostFirewall implements AutoCloseable {
   private final Settings settings;
   private final PepClient pep;
   private final FirewallAudit audit;
+  private final FirewallCounters counters = new FirewallCounters();
   private final String table;
   private final ScheduledExecutorService kernel;
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
@@ -428,6 +429,7 @@ public final class HostFirewall implements AutoCloseable {
     while (!closing) {
       try {
         QueuedPacket p = queue.receive();
+        counters.readerDropped.set(queue.overflows());
         if (p != null) {
           kernel.execute(() -> queued(p));
         }
@@ -456,6 +458,7 @@ public final class HostFirewall implements AutoCloseable {
 
   /** On the kernel thread: a queued packet (a new flow's first to a protected service). */
   private void queued(QueuedPacket p) {
+    counters.queued.incrementAndGet();
     Flow f = p.flow();
     Service s = f == null ? null : serviceOf(f);
     if (s == null || (s.protocol() == Flow.TCP && !p.syn())) {
@@ -479,6 +482,7 @@ public final class HostFirewall implements AutoCloseable {
             flows.size());
       }
       full = true;
+      counters.overLimit.incrementAndGet();
       audit.refused(f, s.name(), "max-flows");
       verdict(p, false);
       return;
@@ -487,6 +491,7 @@ public final class HostFirewall implements AutoCloseable {
     String subject = settings.subjects().apply(f.source());
     if (subject == null) {
       log.debug("host firewall: {}: no subject for {}, dropped", f, f.source());
+      counters.noSubject.incrementAndGet();
       audit.refused(f, s.name(), "no subject");
       verdict(p, false);
       return;
@@ -507,6 +512,7 @@ public final class HostFirewall implements AutoCloseable {
     }
     if (!g.flows.isEmpty() && g.validUntil != 0 && System.nanoTime() - g.validUntil < 0) {
       audit.allowedOnGrant(g.handle, g.subject, g.service.name(), f);
+      counters.allowedOnGrant.incrementAndGet();
       allow(t); // the subject's grant, within its validity: no request
       return;
     }
@@ -516,11 +522,16 @@ public final class HostFirewall implements AutoCloseable {
   /** Asks the PDP for {@code g}, naming the flow {@code f} that needs it. */
   private void ask(Grant g, Flow f) {
     g.asking = true;
+    long asked = System.nanoTime();
     pep.request(g.handle, INCOMING, access(g.subject, f, g.service))
         .whenComplete(
             (d, e) ->
                 onKernel(
                     () -> {
+                      io.micrometer.core.instrument.Timer rtt = counters.decisionRoundTrip;
+                      if (rtt != null) {
+                        rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+                      }
                       audit.decided(g.handle, g.subject, g.service.name(), f, d, e);
                       decided(g, d, e);
                     }));
@@ -572,6 +583,7 @@ public final class HostFirewall implements AutoCloseable {
     for (Tracked t : List.copyOf(g.flows)) {
       if (granted) {
         if (!t.allowed) {
+          counters.allowed.incrementAndGet();
           allow(t);
         }
       } else if (!t.allowed) {
@@ -609,6 +621,7 @@ public final class HostFirewall implements AutoCloseable {
    */
   private void allow(Tracked t) {
     t.allowed = true;
+    counters.flows.incrementAndGet();
     for (QueuedPacket p : t.waiting) {
       verdict(p, true);
     }
@@ -619,6 +632,9 @@ public final class HostFirewall implements AutoCloseable {
 
   /** On the kernel thread: {@code t}'s waiting packets dropped, the flow forgotten. */
   private void deny(Tracked t) {
+    if (!t.allowed) {
+      counters.denied.incrementAndGet(); // refused; an allowed flow that ends was counted ended
+    }
     for (QueuedPacket p : t.waiting) {
       verdict(p, false);
     }
@@ -666,6 +682,7 @@ public final class HostFirewall implements AutoCloseable {
       log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
     }
     forget(t);
+    counters.idle.incrementAndGet();
     audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, "idle");
     if (t.grant.flows.isEmpty() && !t.grant.asking) {
       drop(t.grant, dev.portcullis.cops.ReasonCode.TIMEOUT);
@@ -746,6 +763,7 @@ public final class HostFirewall implements AutoCloseable {
       long t2 = System.nanoTime();
       destroySockets(allowed);
       long t3 = System.nanoTime();
+      counters.revoked.addAndGet(allowed.size());
       for (Tracked t : allowed) {
         audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
       }
@@ -806,7 +824,9 @@ public final class HostFirewall implements AutoCloseable {
   }
 
   private void forget(Tracked t) {
-    flows.remove(t.flow, t);
+    if (flows.remove(t.flow, t) && t.allowed) {
+      counters.flows.decrementAndGet();
+    }
     t.grant.flows.remove(t);
   }
 
@@ -838,6 +858,58 @@ public final class HostFirewall implements AutoCloseable {
   /** What this firewall enforces. */
   public Settings settings() {
     return settings;
+  }
+
+  /** What it did. */
+  public FirewallCounters counters() {
+    return counters;
+  }
+
+  /** The PEP that asks the PDP for it. */
+  public PepClient pep() {
+    return pep;
+  }
+
+  /** Why the queue cannot take new flows now (its reader gone, the firewall closing), or null. */
+  public String queueTrouble() {
+    Thread r = reader;
+    return closing ? "closing" : r == null || !r.isAlive() ? "the queue has no reader" : null;
+  }
+
+  /**
+   * Reads the kernel's drops on this firewall's queue (the queue full, or no reader) into {@link
+   * FirewallCounters#kernelDropped}, from {@code /proc/net/netfilter/nfnetlink_queue} of the kernel
+   * thread's namespace; waits at most a second for that thread.
+   */
+  public void refreshKernelCounters() {
+    try {
+      kernel
+          .submit(
+              () -> {
+                counters.kernelDropped.set(kernelDrops(settings.queue()));
+                return null;
+              })
+          .get(1, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.debug("host firewall {}: kernel counters not read: {}", settings.tag(), e.toString());
+    }
+  }
+
+  /**
+   * The kernel's drops on queue {@code number} in the calling thread's namespace: its line of
+   * {@code nfnetlink_queue} is "queue peer-portid queue-total copy-mode copy-range queue-dropped
+   * user-dropped id-sequence 1"; 0 when the queue has no line (no reader bound).
+   */
+  static long kernelDrops(int number) throws IOException {
+    java.nio.file.Path proc =
+        java.nio.file.Path.of("/proc/thread-self/net/netfilter/nfnetlink_queue");
+    for (String line : java.nio.file.Files.readAllLines(proc)) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 7 && f[0].equals(Integer.toString(number))) {
+        return Long.parseLong(f[5]) + Long.parseLong(f[6]);
+      }
+    }
+    return 0;
   }
 
   /** Flows allowed now (for tests and the stats line). */

@@ -8,7 +8,6 @@ import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.PepDecision;
 import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
-import dev.portcullis.support.Backoff;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.Lifecycle;
@@ -27,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -78,7 +76,6 @@ public final class PepProxy implements Lifecycle {
   private final Context context = new Context(Context.R_INCOMING, 0);
   private final ProxyAudit audit;
   private final ProxySessions sessions; // made once the PEP exists, before it opens
-  private final Backoff reopen = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5));
 
   /** Revocations and the cached grants they end; made once the PEP exists, before it opens. */
   private final ProxyRevocations revocations;
@@ -185,7 +182,7 @@ public final class PepProxy implements Lifecycle {
     log.info(
         "proxy: waiting for the PDP at {}: connections are refused until it accepts",
         HostPort.of(pep.pdp()));
-    openPep(true);
+    openPep();
   }
 
   /**
@@ -193,32 +190,21 @@ public final class PepProxy implements Lifecycle {
    * refuses it for a while) keeps trying, with back-off, rather than refuse every connection for
    * good. Once accepted, the PEP client itself reconnects after a loss.
    */
-  private void openPep(boolean first) {
-    pep.open()
-        .whenComplete(
-            (v, e) -> {
-              if (e == null) {
-                reopen.reset();
-                return;
-              }
-              if (closed.get()) {
-                return;
-              }
-              long wait = reopen.nextDelayMillis();
-              if (first) {
-                log.warn(
-                    "proxy: no PDP yet ({}): connections are refused until one accepts; trying"
-                        + " again every few seconds",
-                    Cli.message(e));
-              } else {
-                log.debug("proxy: still no PDP ({}); again in {} ms", Cli.message(e), wait);
-              }
-              try {
-                loops.schedule(() -> openPep(false), wait, TimeUnit.MILLISECONDS);
-              } catch (RejectedExecutionException stopping) {
-                // closed meanwhile
-              }
-            });
+  private void openPep() {
+    pep.openUntilAccepted(
+        (e, first) -> {
+          if (closed.get()) {
+            return;
+          }
+          if (first) {
+            log.warn(
+                "proxy: no PDP yet ({}): connections are refused until one accepts; trying"
+                    + " again every few seconds",
+                Cli.message(e));
+          } else {
+            log.debug("proxy: still no PDP ({}); trying again", Cli.message(e));
+          }
+        });
   }
 
   /** A connection accepted on {@code l}: decided by {@link ProxyAdmission}. */

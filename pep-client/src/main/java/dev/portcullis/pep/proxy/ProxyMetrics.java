@@ -2,14 +2,12 @@ package dev.portcullis.pep.proxy;
 
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.metrics.MetricsEndpoint;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The proxy's meters and readiness on a {@link MetricsEndpoint} ({@code <metrics>} in {@code
@@ -42,23 +40,23 @@ public final class ProxyMetrics {
     MetricsEndpoint m = MetricsEndpoint.start(listen, "pep-proxy");
     MeterRegistry r = m.registry();
     ProxyCounters c = proxy.counters();
-    counter(r, "portcullis.proxy.connections.accepted", c.accepted, null, null);
+    m.counter("portcullis.proxy.connections.accepted", c.accepted, null, null);
     Gauge.builder("portcullis.proxy.connections.open", proxy, PepProxy::open).register(r);
     Gauge.builder("portcullis.proxy.buffered", proxy, PepProxy::buffered)
         .baseUnit("bytes")
         .description("Bytes written to a side and not yet taken by its socket")
         .register(r);
-    counter(r, "portcullis.proxy.decisions", c.allowed, "outcome", "allow");
-    counter(r, "portcullis.proxy.decisions", c.denied, "outcome", "deny");
-    counter(r, "portcullis.proxy.decisions", c.allowedFromCache, "outcome", "allow_cached");
-    counter(r, "portcullis.proxy.decisions", c.allowedOnGrant, "outcome", "allow_reused");
-    counter(r, "portcullis.proxy.revoked", c.revoked, null, null);
-    counter(r, "portcullis.proxy.dropped", c.failedClosed, "reason", "no_pdp");
-    counter(r, "portcullis.proxy.dropped", c.noSubject, "reason", "no_subject");
-    counter(r, "portcullis.proxy.dropped", c.tlsRefused, "reason", "tls_refused");
-    counter(r, "portcullis.proxy.dropped", c.upstreamFailed, "reason", "upstream_unreachable");
-    counter(r, "portcullis.proxy.dropped", c.overLimit, "reason", "over_limit");
-    counter(r, "portcullis.proxy.dropped", c.idleClosed, "reason", "idle");
+    m.counter("portcullis.proxy.decisions", c.allowed, "outcome", "allow");
+    m.counter("portcullis.proxy.decisions", c.denied, "outcome", "deny");
+    m.counter("portcullis.proxy.decisions", c.allowedFromCache, "outcome", "allow_cached");
+    m.counter("portcullis.proxy.decisions", c.allowedOnGrant, "outcome", "allow_reused");
+    m.counter("portcullis.proxy.revoked", c.revoked, null, null);
+    m.counter("portcullis.proxy.dropped", c.failedClosed, "reason", "no_pdp");
+    m.counter("portcullis.proxy.dropped", c.noSubject, "reason", "no_subject");
+    m.counter("portcullis.proxy.dropped", c.tlsRefused, "reason", "tls_refused");
+    m.counter("portcullis.proxy.dropped", c.upstreamFailed, "reason", "upstream_unreachable");
+    m.counter("portcullis.proxy.dropped", c.overLimit, "reason", "over_limit");
+    m.counter("portcullis.proxy.dropped", c.idleClosed, "reason", "idle");
     Gauge.builder("portcullis.proxy.sessions", proxy, PepProxy::sessions).register(r);
     c.decisionRoundTrip =
         Timer.builder("portcullis.proxy.decision")
@@ -76,14 +74,5 @@ public final class ProxyMetrics {
         "audit",
         () -> audit.failure() == null ? null : "audit log cannot be written: " + audit.failure());
     return m;
-  }
-
-  private static void counter(
-      MeterRegistry r, String name, AtomicLong value, String tag, String tagValue) {
-    FunctionCounter.Builder<AtomicLong> b = FunctionCounter.builder(name, value, AtomicLong::get);
-    if (tag != null) {
-      b.tag(tag, tagValue);
-    }
-    b.register(r);
   }
 }

@@ -35,6 +35,7 @@ class FirewallConfigTest {
     assertEquals(AccessMode.READ_WRITE, s.access());
     assertEquals(Flow.TCP, s.protocol());
     assertEquals(HostFirewall.DEFAULT_MARK, c.mark());
+    assertNull(c.metrics(), "no metrics unless asked");
     assertEquals("alice", c.subject(InetAddress.getByName("127.0.0.9")));
     assertNull(c.subject(InetAddress.getByName("192.0.2.1")));
     assertEquals("host", c.settings().tag());
@@ -88,12 +89,13 @@ class FirewallConfigTest {
     Path f = dir.resolve("firewall.xml");
     Files.writeString(
         f,
-        "<firewall pep=\"pep.xml\" mark=\"0x80\"><service name=\"dns\" address=\"10.0.0.1:53\""
+        "<firewall pep=\"pep.xml\" mark=\"0x80\"><metrics/><service name=\"dns\" address=\"10.0.0.1:53\""
             + " protocol=\"udp\"/><service name=\"dns\" address=\"10.0.0.1:53\"/>"
             + "<subject source=\"10.0.0.0/8\" name=\"alice\"/></firewall>");
     FirewallConfig c = FirewallConfig.load(f);
     assertEquals(Flow.UDP, c.services().get(0).protocol());
     assertEquals(Flow.TCP, c.services().get(1).protocol());
     assertEquals(0x80, c.settings().mark());
+    assertEquals(9466, c.metrics().getPort(), "the metrics endpoint's default port");
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.audit.AuditChain;
 import dev.portcullis.audit.AuditLog;
 import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.netfilter.Flow;
 import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
@@ -22,6 +23,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -388,6 +393,145 @@ class HostFirewallLabTest {
         s.close();
       }
     }
+  }
+
+  /**
+   * The metrics endpoint counts what the firewall did: queued first packets, a flow allowed, one
+   * denied, one refused without a subject, the allowed flow held and then revoked; ready while the
+   * queue has its reader and the PEP a PDP, not once it closes.
+   */
+  @Test
+  void theMetricsCountWhatTheFirewallDidAndSayWhenItIsNotReady() throws Exception {
+    validity = Duration.ofMinutes(1); // the kept flow is quiet while the refused connects time out
+    start();
+    try (MetricsEndpoint m =
+        FirewallMetrics.open(new InetSocketAddress("127.0.0.1", 0), firewall, audit)) {
+      String base = "http://127.0.0.1:" + m.address().getPort();
+      Socket kept = connect().get(10, TimeUnit.SECONDS);
+      open.add(kept);
+      assertEquals("kept", roundTrip(kept, "kept"));
+      subject.set("mallory");
+      assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+      subject.set(null);
+      assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+      String c = "component=\"firewall\"";
+      String body = get(base + "/metrics").body();
+      // a refused connect's SYN is sent again within its 2 s: asked again, counted again
+      assertEquals(
+          1, value(body, "portcullis_firewall_decisions_total{" + c + ",outcome=\"allow\"}"));
+      assertTrue(
+          value(body, "portcullis_firewall_decisions_total{" + c + ",outcome=\"deny\"}") >= 1);
+      assertTrue(
+          value(body, "portcullis_firewall_refused_total{" + c + ",reason=\"no_subject\"}") >= 1);
+      assertEquals(1, value(body, "portcullis_firewall_flows{" + c + "}"));
+      assertTrue(value(body, "portcullis_firewall_decision_seconds_count{" + c + "}") >= 2);
+      assertEquals(
+          0, value(body, "portcullis_firewall_queue_dropped_total{" + c + ",where=\"kernel\"}"));
+      assertTrue(firewall.counters().queued.get() >= 3, firewall.counters().toString());
+      assertTrue(firewall.counters().noSubject.get() >= 1, firewall.counters().toString());
+      assertEquals(200, get(base + "/ready").statusCode());
+      Files.writeString(dir.resolve("rules.xml"), NOBODY);
+      pdp.reload(0xC0A5);
+      assertTrue(ended(kept));
+      Waits.await()
+          .alias("the revoked flow counted")
+          .until(
+              () ->
+                  get(base + "/metrics")
+                      .body()
+                      .contains(
+                          "portcullis_firewall_ended_total{" + c + ",reason=\"revoked\"} 1.0"));
+      firewall.close();
+      HttpResponse<String> ready = get(base + "/ready");
+      assertEquals(503, ready.statusCode());
+      assertTrue(ready.body().contains("queue: closing"), ready.body());
+    }
+  }
+
+  /** The value of {@code series} in a scrape's {@code body}. */
+  static double value(String body, String series) {
+    for (String line : body.split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim());
+      }
+    }
+    throw new AssertionError("no " + series + " in " + body);
+  }
+
+  static HttpResponse<String> get(String uri) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * The PEP killed (SIGKILL, a firewall in a JVM of its own): nothing new is admitted, since the
+   * queue without a reader drops (no {@code --queue-bypass}) and the rules it left stay. Before,
+   * the same connection is admitted: the firewall was deciding.
+   */
+  @Test
+  void aKilledFirewallAdmitsNothingNew() throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE);
+    Files.writeString(
+        dir.resolve("pdp.xml"),
+        "<pdp><listen address=\"127.0.0.1\" port=\"3288\"/>"
+            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
+    Files.writeString(
+        dir.resolve("pep.xml"),
+        "<pep id=\"host-1\" client-type=\"0xC0A5\"><pdp address=\"127.0.0.1\" port=\"3288\"/>"
+            + "</pep>");
+    Files.writeString(
+        dir.resolve("firewall.xml"),
+        "<firewall pep=\"pep.xml\" queue=\"9\" table=\"killed\"><service name=\"demo\" address=\""
+            + lab.serverIp
+            + ":"
+            + PORT
+            + "\"/><subject source=\""
+            + lab.clientIp
+            + "/32\" name=\"alice\"/></firewall>");
+    echo =
+        NetfilterLab.in(lab.server, () -> new ServerSocket(PORT, 50, address(lab.serverIp))).get();
+    open.add(echo);
+    NetfilterLab.daemon("echo-accept", this::echo);
+    Path pdpOut = dir.resolve("pdp.out");
+    Process pdpJvm =
+        lab.serverJvm(
+            pdpOut, dev.portcullis.pdp.cli.PdpMain.class, "--config", dir.resolve("pdp.xml") + "");
+    open.add(pdpJvm::destroyForcibly);
+    Path fwOut = dir.resolve("firewall.out");
+    Process fw =
+        lab.serverJvm(
+            fwOut,
+            dev.portcullis.pep.cli.PepMain.class,
+            "firewall",
+            "-c",
+            dir.resolve("firewall.xml") + "");
+    open.add(fw::destroyForcibly);
+    try {
+      Waits.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(fwOut).contains("firewall: ready") || !fw.isAlive());
+    } catch (org.awaitility.core.ConditionTimeoutException late) {
+      // said below, with what both JVMs wrote
+    }
+    assertTrue(
+        Files.readString(fwOut).contains("firewall: ready"),
+        "the firewall's JVM: "
+            + Files.readString(fwOut)
+            + "\nthe PDP's: "
+            + Files.readString(pdpOut));
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("admitted", roundTrip(s, "admitted"));
+    }
+    fw.destroyForcibly(); // SIGKILL: no shutdown hook, the rules stay, the queue has no reader
+    assertTrue(fw.waitFor(10, TimeUnit.SECONDS), "the firewall's JVM ended");
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+    String left =
+        NetfilterLab.run(
+            "ip", "netns", "exec", lab.server, "nft", "list", "table", "inet", "portcullis_killed");
+    assertTrue(left.contains("set allowed"), "the killed firewall's rules stay: " + left);
   }
 
   /**
