@@ -396,6 +396,52 @@ class HostFirewallLabTest {
   }
 
   /**
+   * 10,000 flows allowed on one grant are 10,000 elements of the kernel's set, held after their
+   * connections close (until their validity runs out), and one decision at the PDP.
+   */
+  @Test
+  void tenThousandAllowedFlowsAreHeldInTheSet() throws Exception {
+    validity = Duration.ofMinutes(5);
+    start();
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
+    pdp.reload(0xC0A5);
+    long before = pdp.stats().decisions();
+    int n = 10_000;
+    NetfilterLab.in(
+            lab.client,
+            () -> {
+              for (int i = 0; i < n; i++) {
+                try (Socket s = new Socket()) {
+                  s.setSoLinger(true, 0); // a reset at close: no TIME_WAIT to hold ports
+                  s.bind(new InetSocketAddress(lab.clientIp, 20_000 + i)); // a new flow each
+                  s.connect(new InetSocketAddress(lab.serverIp, PORT), 5_000);
+                }
+              }
+              return null;
+            })
+        .get(120, TimeUnit.SECONDS);
+    assertEquals(1, pdp.stats().decisions() - before, "one decision for " + n + " flows");
+    assertEquals(n, firewall.allowedFlows());
+    assertEquals(n, firewall.counters().flows.get());
+    String set =
+        NetfilterLab.run(
+            "ip",
+            "netns",
+            "exec",
+            lab.server,
+            "nft",
+            "list",
+            "set",
+            "inet",
+            "portcullis_" + firewall.settings().tag(),
+            "allowed");
+    int elements = set.split(java.util.regex.Pattern.quote(lab.clientIp + " . "), -1).length - 1;
+    assertEquals(n, elements, "elements in the kernel's set");
+  }
+
+  /**
    * The metrics endpoint counts what the firewall did: queued first packets, a flow allowed, one
    * denied, one refused without a subject, the allowed flow held and then revoked; ready while the
    * queue has its reader and the PEP a PDP, not once it closes.
