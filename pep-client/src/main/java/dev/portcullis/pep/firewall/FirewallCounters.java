@@ -47,6 +47,12 @@ public final class FirewallCounters {
    */
   public final AtomicLong kernelDropped = new AtomicLong();
 
+  /** Requests out at the PDP now: at most one per subject and service. */
+  public final AtomicInteger requestsInFlight = new AtomicInteger();
+
+  /** The most requests that were out at the PDP at once. */
+  public final AtomicInteger mostRequestsInFlight = new AtomicInteger();
+
   /** Allowed flows held now (in the kernel's set and the firewall's table). */
   public final AtomicInteger flows = new AtomicInteger();
 

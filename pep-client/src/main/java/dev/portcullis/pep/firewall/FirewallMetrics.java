@@ -23,6 +23,7 @@ import java.time.Duration;
  *   <li>{@code portcullis_firewall_ended_total{reason="revoked|idle"}};
  *   <li>{@code portcullis_firewall_queue_dropped_total{where="reader|kernel"}}: packets dropped
  *       because the queue overflowed (fail closed: never let through);
+ *   <li>{@code portcullis_firewall_requests_in_flight} (at most one per subject and service);
  *   <li>{@code portcullis_firewall_flows} (allowed flows held), {@code
  *       portcullis_firewall_pdp_connected}.
  * </ul>
@@ -54,6 +55,9 @@ public final class FirewallMetrics {
     m.counter("portcullis.firewall.queue.dropped", c.kernelDropped, "where", "kernel");
     Gauge.builder("portcullis.firewall.flows", c.flows, Number::doubleValue)
         .description("Allowed flows held in the kernel's set")
+        .register(r);
+    Gauge.builder("portcullis.firewall.requests.in.flight", c.requestsInFlight, Number::doubleValue)
+        .description("Requests out at the PDP: at most one per subject and service")
         .register(r);
     c.decisionRoundTrip =
         Timer.builder("portcullis.firewall.decision")

@@ -134,7 +134,10 @@ public final class HostFirewall implements AutoCloseable {
    * request), and reused for the subject's new flows from that address while the decision's
    * validity lasts (the rule's {@code valid-for}; none: asked again). Never from another address: a
    * rule may decide on the address, and a grant from one says nothing of another (the proxy's rule,
-   * issue 41). A changed Install of its handle gives it the new validity from then on.
+   * issue 41). A changed Install of its handle gives it the new validity from then on. The grants
+   * of one subject and service from several addresses ask one at a time (a {@link Turn}), so a SYN
+   * flood from many of the subject's addresses is never more than one request in flight at the PDP
+   * for it.
    */
   private static final class Grant {
     final String subject;
@@ -157,6 +160,9 @@ public final class HostFirewall implements AutoCloseable {
     }
   }
 
+  /** A subject's requests for a service: one in flight at a time, from however many addresses. */
+  private record Turn(String subject, Service service) {}
+
   /** A grant's key: the subject, the service and the client's address. */
   private record Key(String subject, Service service, InetAddress client) {}
 
@@ -169,6 +175,8 @@ public final class HostFirewall implements AutoCloseable {
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
   private final Map<Key, Grant> grants = new HashMap<>(); // the kernel thread's
   private final Map<String, Grant> byHandle = new HashMap<>(); // the kernel thread's
+  // the kernel thread's: per subject and service, the grant asking and those waiting their turn
+  private final Map<Turn, java.util.ArrayDeque<Grant>> turns = new HashMap<>();
   private long handles;
   private boolean full; // the kernel thread's: max-flows reached, said once
   private volatile boolean closing;
@@ -522,19 +530,58 @@ public final class HostFirewall implements AutoCloseable {
   /** Asks the PDP for {@code g}, naming the flow {@code f} that needs it. */
   private void ask(Grant g, Flow f) {
     g.asking = true;
+    java.util.ArrayDeque<Grant> line =
+        turns.computeIfAbsent(new Turn(g.subject, g.service), k -> new java.util.ArrayDeque<>());
+    line.add(g);
+    if (line.size() == 1) {
+      send(g, f);
+    } // else its turn comes when the requests before it are answered: see next
+  }
+
+  /** Sends {@code g}'s request, naming the flow {@code f} that needs it. */
+  private void send(Grant g, Flow f) {
     long asked = System.nanoTime();
+    int inFlight = counters.requestsInFlight.incrementAndGet();
+    counters.mostRequestsInFlight.accumulateAndGet(inFlight, Math::max);
     pep.request(g.handle, INCOMING, access(g.subject, f, g.service))
         .whenComplete(
-            (d, e) ->
-                onKernel(
-                    () -> {
-                      io.micrometer.core.instrument.Timer rtt = counters.decisionRoundTrip;
-                      if (rtt != null) {
-                        rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
-                      }
-                      audit.decided(g.handle, g.subject, g.service.name(), f, d, e);
-                      decided(g, d, e);
-                    }));
+            (d, e) -> {
+              counters.requestsInFlight.decrementAndGet();
+              onKernel(
+                  () -> {
+                    io.micrometer.core.instrument.Timer rtt = counters.decisionRoundTrip;
+                    if (rtt != null) {
+                      rtt.record(System.nanoTime() - asked, TimeUnit.NANOSECONDS);
+                    }
+                    audit.decided(g.handle, g.subject, g.service.name(), f, d, e);
+                    decided(g, d, e);
+                    next(g);
+                  });
+            });
+  }
+
+  /**
+   * On the kernel thread, {@code g} answered: the next grant of its subject and service in line
+   * (from another address) sends its request; those revoked or left without flows meanwhile are
+   * passed over.
+   */
+  private void next(Grant g) {
+    Turn k = new Turn(g.subject, g.service);
+    java.util.ArrayDeque<Grant> line = turns.get(k);
+    if (line == null) {
+      return;
+    }
+    line.remove(g);
+    while (!line.isEmpty()) {
+      Grant n = line.peek();
+      if (byHandle.get(n.handle) == n && !n.flows.isEmpty()) {
+        send(n, n.flows.get(0).flow);
+        return;
+      }
+      line.poll();
+      n.asking = false;
+    }
+    turns.remove(k);
   }
 
   /**

@@ -69,6 +69,7 @@ class HostFirewallLabTest {
   ServerSocket echo;
   DatagramSocket udpEcho;
   final AtomicReference<String> subject = new AtomicReference<>("alice");
+  final java.util.Set<InetAddress> many = java.util.concurrent.ConcurrentHashMap.newKeySet();
   final List<AutoCloseable> open = new ArrayList<>();
   boolean closeOnPdpLoss = true;
   Duration validity = Duration.ofSeconds(2); // the flows' validity without packets
@@ -128,7 +129,8 @@ class HostFirewallLabTest {
                         PORT,
                         Flow.UDP,
                         AccessMode.READ)),
-                a -> a.equals(client) || a.equals(second) ? subject.get() : null,
+                a ->
+                    a.equals(client) || a.equals(second) || many.contains(a) ? subject.get() : null,
                 validity,
                 1 << 18,
                 closeOnPdpLoss,
@@ -393,6 +395,35 @@ class HostFirewallLabTest {
         s.close();
       }
     }
+  }
+
+  /**
+   * A SYN flood from 20 of one subject's addresses at once is 20 requests, one per address (a rule
+   * may decide on the address), but never more than one in flight at the PDP: each address waits
+   * its turn behind the others of that subject and service, and every connection is admitted.
+   */
+  @Test
+  void aFloodFromManyOfASubjectsAddressesIsOneRequestInFlightAtATime() throws Exception {
+    String prefix = lab.clientIp.substring(0, lab.clientIp.lastIndexOf('.') + 1);
+    for (int i = 10; i < 30; i++) {
+      lab.addClientAddress(prefix + i);
+      many.add(address(prefix + i));
+    }
+    start();
+    long before = pdp.stats().decisions();
+    List<CompletableFuture<Socket>> flood = new ArrayList<>();
+    for (int i = 10; i < 30; i++) {
+      for (int j = 0; j < 3; j++) {
+        flood.add(connectFrom(prefix + i));
+      }
+    }
+    for (CompletableFuture<Socket> c : flood) {
+      try (Socket s = c.get(30, TimeUnit.SECONDS)) {
+        assertEquals("in", roundTrip(s, "in"));
+      }
+    }
+    assertEquals(20, pdp.stats().decisions() - before, "one request per address");
+    assertEquals(1, firewall.counters().mostRequestsInFlight.get(), "one in flight at a time");
   }
 
   /**
