@@ -9,6 +9,7 @@ import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
 import dev.portcullis.pep.firewall.HostFirewall;
+import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.DurableFiles;
 import dev.portcullis.support.Programs;
@@ -81,11 +82,20 @@ public final class FirewallBench implements Callable<Integer> {
       description = "Established flows ended by one policy change (default: ${DEFAULT-VALUE}).")
   int flows;
 
+  @Option(
+      names = "--held",
+      defaultValue = "100000",
+      description =
+          "Allowed flows made and held at the end, to report memory per flow (default:"
+              + " ${DEFAULT-VALUE}; 0: none).")
+  int held;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   static final int PER_DECISION = 7000; // "per": a decision each
   static final int REUSED = 7001; // "reused": alice's grant, valid for an hour
   static final int OPEN = 7002; // no policy
+  static final int HAPROXY = 7003; // HAProxy in front of OPEN
   static final String POLICY =
       "<rules><rule id=\"per\" decision=\"install\"><match subject=\"alice\" service=\"per\"/>"
           + "</rule><rule id=\"reused\" decision=\"install\">"
@@ -144,18 +154,29 @@ public final class FirewallBench implements Callable<Integer> {
           ("<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
                   + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>")
               .getBytes(StandardCharsets.UTF_8));
-      PdpServer pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+      // the PDP, the PEPs and the proxy are made on a thread in the server's namespace: their
+      // event loops' threads, made by it, are there too, and so is every socket they open (the
+      // PDP on that namespace's loopback, the proxy's listeners on its veth address)
+      PdpServer pdp =
+          in(server, () -> PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1)).get();
       open.add(pdp);
       HostFirewall.Removals removals = new HostFirewall.Removals();
       PepClient pep =
-          PepClient.builder()
-              .pdp(pdp.address())
-              .pepId("bench-host")
-              .clientType(0xC0A5)
-              .listener(removals)
-              .build();
+          in(
+                  server,
+                  () -> {
+                    PepClient c =
+                        PepClient.builder()
+                            .pdp(pdp.address())
+                            .pepId("bench-host")
+                            .clientType(0xC0A5)
+                            .listener(removals)
+                            .build();
+                    c.open().get(10, TimeUnit.SECONDS);
+                    return c;
+                  })
+              .get();
       open.add(pep);
-      pep.open().get(10, TimeUnit.SECONDS);
       Inet4Address serverIp = (Inet4Address) InetAddress.getByName(server.outer());
       InetAddress clientIp = InetAddress.getByName(client.outer());
       List<ServerSocket> listening = new ArrayList<>();
@@ -173,7 +194,7 @@ public final class FirewallBench implements Callable<Integer> {
                   List.of(
                       new HostFirewall.Service("per", serverIp, PER_DECISION, AccessMode.READ),
                       new HostFirewall.Service("reused", serverIp, REUSED, AccessMode.READ)),
-                  a -> a.equals(clientIp) ? "alice" : null,
+                  a -> a.equals(clientIp) || held(a) ? "alice" : null,
                   Duration.ofMinutes(5),
                   1 << 20,
                   false,
@@ -183,14 +204,62 @@ public final class FirewallBench implements Callable<Integer> {
               null,
               () -> enter(server));
       open.add(firewall);
+      // beside it, the same upstream through the PEP proxy (a decision each, and reusing alice's
+      // grant) and through HAProxy (no decision), both in the server's namespace
+      InetSocketAddress upstream = new InetSocketAddress(serverIp, OPEN);
+      PepProxy proxy =
+          in(
+                  server,
+                  () ->
+                      ProxyFixture.start(
+                          dir,
+                          pdp.address(),
+                          upstream,
+                          "reused",
+                          1,
+                          serverIp,
+                          clientIp.getHostAddress() + "/32"))
+              .get();
+      open.add(proxy);
+      Path haproxyBinary = Haproxy.find();
+      Haproxy haproxy = null;
+      if (haproxyBinary == null) {
+        out.println("no haproxy on the PATH or in /usr/sbin: its cells are left out");
+      } else {
+        haproxy =
+            Haproxy.start(
+                List.of("ip", "netns", "exec", server.namespace()),
+                haproxyBinary,
+                dir,
+                new InetSocketAddress(serverIp, HAPROXY),
+                upstream,
+                a -> {
+                  try {
+                    return in(client, () -> connects(a)).get();
+                  } catch (Exception e) {
+                    return false;
+                  }
+                });
+        open.add(haproxy);
+        out.println("HAProxy: " + Haproxy.version(haproxyBinary) + ", one thread, tcp mode");
+      }
+      Map<String, InetSocketAddress> routes = new LinkedHashMap<>();
+      routes.put("no policy", upstream);
+      if (haproxy != null) {
+        routes.put("HAProxy (no decision)", haproxy.address());
+      }
+      routes.put("firewall, a decision each", new InetSocketAddress(serverIp, PER_DECISION));
+      routes.put("firewall, on a reused grant", new InetSocketAddress(serverIp, REUSED));
+      routes.put("PEP proxy, a decision each", proxy.addresses().get(0));
+      routes.put("PEP proxy, reusing the grant", proxy.addresses().get(2));
       out.printf("measuring: %d connections per cell in %d rounds...%n", connects, rounds);
       out.flush();
       Map<String, List<Long>> crr = new LinkedHashMap<>();
-      crr.put("no policy", new ArrayList<>());
-      crr.put("firewall, a decision each", new ArrayList<>());
-      crr.put("firewall, on a reused grant", new ArrayList<>());
-      crr.put("the PDP's decision round trip (no connection)", new ArrayList<>());
-      int[] ports = {OPEN, PER_DECISION, REUSED};
+      for (String route : routes.keySet()) {
+        crr.put(route, new ArrayList<>());
+      }
+      String rtt = "the PDP's decision round trip (no connection)";
+      crr.put(rtt, new ArrayList<>());
       int per = Math.max(1, connects / rounds);
       AccessRequest ask =
           new AccessRequest(
@@ -209,24 +278,18 @@ public final class FirewallBench implements Callable<Integer> {
               null);
       Context ctx = new Context(Context.R_INCOMING, 0);
       for (int i = 0; i < Math.min(200, per); i++) { // warm-up
-        for (int port : ports) {
-          in(client, () -> crr(server.outer(), port)).get();
+        for (InetSocketAddress a : routes.values()) {
+          in(client, () -> crr(a)).get();
         }
       }
       for (int r = 0; r < rounds; r++) {
-        int k = 0;
-        for (List<Long> into : crr.values()) {
-          int port = k < 3 ? ports[k] : -1;
-          k++;
-          if (port < 0) {
-            for (int i = 0; i < per; i++) {
-              long t0 = System.nanoTime();
-              pep.request("bench-ask", ctx, ask).get(10, TimeUnit.SECONDS);
-              into.add(System.nanoTime() - t0);
-            }
-            continue;
-          }
-          into.addAll(in(client, () -> crrs(server.outer(), port, per)).get());
+        for (Map.Entry<String, InetSocketAddress> e : routes.entrySet()) {
+          crr.get(e.getKey()).addAll(in(client, () -> crrs(e.getValue(), per)).get());
+        }
+        for (int i = 0; i < per; i++) {
+          long t0 = System.nanoTime();
+          pep.request("bench-ask", ctx, ask).get(10, TimeUnit.SECONDS);
+          crr.get(rtt).add(System.nanoTime() - t0);
         }
       }
       out.printf(
@@ -235,27 +298,35 @@ public final class FirewallBench implements Callable<Integer> {
       FleetBench.micros(out, "cell", crr, "no policy");
       double base = Quantiles.at(FleetBench.array(crr.get("no policy")), 0.5);
       double decision = Quantiles.at(FleetBench.array(crr.get("firewall, a decision each")), 0.5);
-      double pdpRtt =
-          Quantiles.at(
-              FleetBench.array(crr.get("the PDP's decision round trip (no connection)")), 0.5);
+      double pdpRtt = Quantiles.at(FleetBench.array(crr.get(rtt)), 0.5);
       out.printf(
           "  a decision each over no policy: +%.1f us p50, of which the PDP's round trip %.1f us:"
               + " %.1f us the firewall's own (aim: 100 us)%n",
           (decision - base) / 1e3, pdpRtt / 1e3, (decision - base - pdpRtt) / 1e3);
 
-      // streams: through an allowed flow (the reused grant) and through no policy
+      // streams: through an allowed flow (the reused grant), the proxy, HAProxy and no policy
       out.printf("%nstreaming, %d MB each, %d rounds interleaved, MB/s%n", megabytes, rounds);
-      double[] mbs = new double[2];
-      int[] streamPorts = {OPEN, REUSED};
+      Map<String, InetSocketAddress> streams = new LinkedHashMap<>();
+      streams.put("no policy", upstream);
+      streams.put("firewall, an allowed flow", new InetSocketAddress(serverIp, REUSED));
+      streams.put("PEP proxy (its reused grant)", proxy.addresses().get(2));
+      if (haproxy != null) {
+        streams.put("HAProxy", haproxy.address());
+      }
+      Map<String, Double> mbs = new LinkedHashMap<>();
       for (int r = 0; r < rounds; r++) {
-        for (int k = 0; k < 2; k++) {
-          int port = streamPorts[k];
-          mbs[k] += in(client, () -> stream(server.outer(), port, megabytes)).get() / rounds;
+        for (Map.Entry<String, InetSocketAddress> e : streams.entrySet()) {
+          double m = in(client, () -> stream(e.getValue(), megabytes)).get();
+          mbs.merge(e.getKey(), m / rounds, Double::sum);
         }
       }
-      out.printf("  %-48s %10.0f%n", "no policy", mbs[0]);
-      out.printf("  %-48s %10.0f%n", "firewall, an allowed flow", mbs[1]);
-      out.printf("  %-48s %9.2fx (aim: 0.97x)%n", "ratio", mbs[1] / mbs[0]);
+      double open0 = mbs.get("no policy");
+      for (Map.Entry<String, Double> e : mbs.entrySet()) {
+        out.printf("  %-48s %10.0f %8.2fx%n", e.getKey(), e.getValue(), e.getValue() / open0);
+      }
+      out.printf(
+          "  firewall over no policy: %.2fx (aim: 0.97x)%n",
+          mbs.get("firewall, an allowed flow") / open0);
 
       // revocation: flows established on the reused grant, ended by one policy change
       out.printf("%n%d established flows, then a policy change that allows none...%n", flows);
@@ -302,6 +373,12 @@ public final class FirewallBench implements Callable<Integer> {
       }
       selector.close();
       out.flush();
+      if (held > 0) {
+        // alice allowed again, after the policy change that ended the flows above
+        DurableFiles.write(dir.resolve("rules.xml"), POLICY.getBytes(StandardCharsets.UTF_8));
+        pdp.reload(0xC0A5);
+        hold(lab, client, serverIp, firewall, out);
+      }
       return ended == flows ? Cli.OK : Cli.FAILED;
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
@@ -313,6 +390,90 @@ public final class FirewallBench implements Callable<Integer> {
       }
       Scratch.delete(dir);
     }
+  }
+
+  /** The client's addresses the held flows come from: 10.x.y.200 and on. */
+  static boolean held(InetAddress a) {
+    int last = a.getAddress()[3] & 0xff;
+    return last >= 200 && last < 250;
+  }
+
+  /**
+   * Makes {@code held} allowed flows on the reused grant (connections from ports of their own on as
+   * many client addresses as it takes, each closed with a reset: the flow's element stays for its
+   * validity) and reports the memory each costs: the kernel's slab (the set's elements; after the
+   * closed connections' conntrack entries have timed out) and the firewall's heap.
+   */
+  private void hold(
+      NetworkLab lab,
+      NetworkLab.Side client,
+      Inet4Address serverIp,
+      HostFirewall firewall,
+      PrintWriter out)
+      throws Exception {
+    out.printf("%n%,d allowed flows held...%n", held);
+    out.flush();
+    String prefix = client.outer().substring(0, client.outer().lastIndexOf('.') + 1);
+    int perAddress = 50_000;
+    int before = firewall.counters().flows.get();
+    System.gc();
+    long heap0 = usedHeap();
+    long slab0 = slabKilobytes();
+    List<CompletableFuture<Integer>> makers = new ArrayList<>();
+    for (int i = 0; (long) i * perAddress < held; i++) {
+      String from = prefix + (200 + i);
+      lab.exec(client, "ip", "addr", "add", from + "/24", "dev", client.link());
+      int n = Math.min(perAddress, held - i * perAddress);
+      makers.add(
+          in(
+              client,
+              () -> {
+                for (int j = 0; j < n; j++) {
+                  try (Socket s = new Socket()) {
+                    s.setSoLinger(true, 0); // a reset: no TIME_WAIT
+                    s.bind(new InetSocketAddress(from, 10_000 + j));
+                    s.connect(new InetSocketAddress(serverIp, REUSED), 5_000);
+                  }
+                }
+                return n;
+              }));
+    }
+    long t0 = System.nanoTime();
+    for (CompletableFuture<Integer> m : makers) {
+      m.get(30, TimeUnit.MINUTES);
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    int made = firewall.counters().flows.get() - before;
+    // the closed connections' conntrack entries (CLOSE, 10 s) go first: not the firewall's
+    Thread.sleep(12_000);
+    System.gc();
+    long heap = usedHeap() - heap0;
+    long slab = (slabKilobytes() - slab0) * 1024;
+    out.printf(
+        "  %,d flows held in the set (%,d made in %.1f s); memory per flow: kernel slab %d bytes,"
+            + " firewall heap %d bytes%n",
+        firewall.counters().flows.get(),
+        made,
+        seconds,
+        slab / Math.max(1, made),
+        heap / Math.max(1, made));
+    out.flush();
+  }
+
+  static long usedHeap() {
+    java.lang.management.MemoryUsage u =
+        java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    return u.getUsed();
+  }
+
+  /** The kernel's slab memory ({@code Slab} of /proc/meminfo), in kB. */
+  static long slabKilobytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+      if (line.startsWith("Slab:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return 0;
   }
 
   /** Each connection: its bytes back until it ends. */
@@ -338,53 +499,65 @@ public final class FirewallBench implements Callable<Integer> {
     }
   }
 
-  static long crr(String host, int port) throws IOException {
+  static long crr(InetSocketAddress to) throws IOException {
     long t0 = System.nanoTime();
     try (Socket s = new Socket()) {
       s.setTcpNoDelay(true);
-      s.connect(new InetSocketAddress(host, port), 5_000);
+      s.connect(to, 5_000);
       s.setSoTimeout(5_000);
       s.getOutputStream().write(1);
       if (s.getInputStream().read() < 0) {
-        throw new IOException(port + ": no answer");
+        throw new IOException(to + ": no answer");
       }
     }
     return System.nanoTime() - t0;
   }
 
-  static List<Long> crrs(String host, int port, int n) throws IOException {
+  static List<Long> crrs(InetSocketAddress to, int n) throws IOException {
     List<Long> l = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      l.add(crr(host, port));
+      l.add(crr(to));
     }
     return l;
   }
 
-  /** Streams {@code mb} megabytes to the echo and reads them back: MB/s one way. */
-  static double stream(String host, int port, int mb) throws Exception {
+  /** Whether a connection to {@code a} is accepted now. */
+  static boolean connects(InetSocketAddress a) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(host, port), 5_000);
+      s.connect(a, 200);
+      return true;
+    } catch (IOException notYet) {
+      return false;
+    }
+  }
+
+  /** Streams {@code mb} megabytes to the echo and reads them back: MB/s one way. */
+  static double stream(InetSocketAddress to, int mb) throws Exception {
+    try (Socket s = new Socket()) {
+      s.connect(to, 5_000);
       s.setSoTimeout(10_000);
       long total = (long) mb << 20;
-      CompletableFuture<Long> read =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  InputStream in = s.getInputStream();
-                  byte[] b = new byte[1 << 16];
-                  long got = 0;
-                  while (got < total) {
-                    int n = in.read(b);
-                    if (n < 0) {
-                      break;
-                    }
-                    got += n;
-                  }
-                  return got;
-                } catch (IOException e) {
-                  throw new java.io.UncheckedIOException(e);
+      CompletableFuture<Long> read = new CompletableFuture<>();
+      // a thread of its own: blocking reads never on the common pool (one thread on 2 cores)
+      Threads.start(
+          "bench-stream-read",
+          () -> {
+            try {
+              InputStream in = s.getInputStream();
+              byte[] b = new byte[1 << 16];
+              long got = 0;
+              while (got < total) {
+                int n = in.read(b);
+                if (n < 0) {
+                  break;
                 }
-              });
+                got += n;
+              }
+              read.complete(got);
+            } catch (IOException e) {
+              read.completeExceptionally(e);
+            }
+          });
       long t0 = System.nanoTime();
       OutputStream o = s.getOutputStream();
       byte[] chunk = new byte[1 << 16];

@@ -38,6 +38,35 @@ public final class Haproxy implements AutoCloseable {
     try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = probe.getLocalPort();
     }
+    return start(
+        List.of(),
+        binary,
+        dir,
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+        upstream,
+        a -> {
+          try (Socket s = new Socket()) {
+            s.connect(a, 100);
+            return true;
+          } catch (IOException notYet) {
+            return false;
+          }
+        });
+  }
+
+  /**
+   * Starts HAProxy through {@code launcher} (none, or e.g. {@code ip netns exec NS}) in {@code
+   * dir}, bound to {@code bind}, in front of {@code upstream}; ready when this returns, which
+   * {@code listening} tells (a connect that succeeds from where clients are).
+   */
+  public static Haproxy start(
+      List<String> launcher,
+      Path binary,
+      Path dir,
+      InetSocketAddress bind,
+      InetSocketAddress upstream,
+      java.util.function.Predicate<InetSocketAddress> listening)
+      throws IOException, InterruptedException {
     Path cfg = dir.resolve("haproxy.cfg");
     Files.writeString(
         cfg,
@@ -53,15 +82,16 @@ public final class Haproxy implements AutoCloseable {
             "    timeout client 1m",
             "    timeout server 1m",
             "listen anchor",
-            "    bind 127.0.0.1:" + port,
+            "    bind " + HostPort.of(bind),
             "    server upstream " + HostPort.of(upstream),
             ""));
+    List<String> command = new java.util.ArrayList<>(launcher);
+    command.addAll(List.of(binary.toString(), "-db", "-f", cfg.toString()));
     Process p =
-        new ProcessBuilder(binary.toString(), "-db", "-f", cfg.toString())
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("haproxy.log").toFile())
             .start();
-    InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     for (int i = 0; i < 500; i++) {
       if (!p.isAlive()) {
         throw new IOException(
@@ -70,15 +100,13 @@ public final class Haproxy implements AutoCloseable {
                 + ": "
                 + Files.readString(dir.resolve("haproxy.log")).strip());
       }
-      try (Socket s = new Socket()) {
-        s.connect(a, 100);
-        return new Haproxy(p, a);
-      } catch (IOException notYet) {
-        Thread.sleep(10);
+      if (listening.test(bind)) {
+        return new Haproxy(p, bind);
       }
+      Thread.sleep(10);
     }
     p.destroyForcibly();
-    throw new IOException("haproxy did not listen on " + HostPort.of(a) + " within 5 s");
+    throw new IOException("haproxy did not listen on " + HostPort.of(bind) + " within 5 s");
   }
 
   public InetSocketAddress address() {

@@ -6,6 +6,7 @@ import dev.portcullis.pep.proxy.PepProxy;
 import dev.portcullis.pep.proxy.ProxyConfig;
 import dev.portcullis.support.HostPort;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,23 @@ public final class ProxyFixture {
   public static PepProxy start(
       Path dir, InetSocketAddress pdp, InetSocketAddress upstream, String service, int threads)
       throws Exception {
+    return start(
+        dir, pdp, upstream, service, threads, InetAddress.getLoopbackAddress(), "127.0.0.0/8");
+  }
+
+  /**
+   * Starts the proxy on {@code threads} event loops, its listeners on {@code listen} (ports of the
+   * system's choosing) for the subject alice from {@code clients}, and waits until its PEP is open.
+   */
+  public static PepProxy start(
+      Path dir,
+      InetSocketAddress pdp,
+      InetSocketAddress upstream,
+      String service,
+      int threads,
+      InetAddress listen,
+      String clients)
+      throws Exception {
     Files.writeString(
         dir.resolve("pep.xml"),
         "<pep id=\"bench-proxy\"><pdp address=\"127.0.0.1\" port=\""
@@ -42,9 +60,10 @@ public final class ProxyFixture {
     Files.writeString(
         dir.resolve("pep-proxy.xml"),
         "<pep-proxy pep=\"pep.xml\">"
-            + listener("bench", upstream, service, "after-install")
-            + listener("bench-ahead", upstream, service, "with-request")
-            + listener("bench-reuse", upstream, service, "after-install\" grants=\"reuse")
+            + listener("bench", listen, clients, upstream, service, "after-install")
+            + listener("bench-ahead", listen, clients, upstream, service, "with-request")
+            + listener(
+                "bench-reuse", listen, clients, upstream, service, "after-install\" grants=\"reuse")
             + "</pep-proxy>");
     ProxyConfig cfg = ProxyConfig.load(dir.resolve("pep-proxy.xml"));
     PepProxy proxy =
@@ -59,15 +78,24 @@ public final class ProxyFixture {
   }
 
   private static String listener(
-      String name, InetSocketAddress upstream, String service, String upstreamConnect) {
+      String name,
+      InetAddress listen,
+      String clients,
+      InetSocketAddress upstream,
+      String service,
+      String upstreamConnect) {
     return "<listener name=\""
         + name
-        + "\" listen=\"127.0.0.1:0\" upstream=\""
+        + "\" listen=\""
+        + listen.getHostAddress()
+        + ":0\" upstream=\""
         + HostPort.of(upstream)
         + "\" service=\""
         + service
         + "\" max-connections=\"100000\" upstream-connect=\""
         + upstreamConnect
-        + "\"><subject source=\"127.0.0.0/8\" name=\"alice\"/></listener>";
+        + "\"><subject source=\""
+        + clients
+        + "\" name=\"alice\"/></listener>";
   }
 }

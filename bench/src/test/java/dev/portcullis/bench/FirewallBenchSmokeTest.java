@@ -31,7 +31,18 @@ class FirewallBenchSmokeTest {
     StringWriter out = new StringWriter();
     CommandLine cl = new CommandLine(new FirewallBench());
     cl.setOut(new PrintWriter(out));
-    int rc = cl.execute("--connects", "20", "--rounds", "1", "--megabytes", "2", "--flows", "20");
+    int rc =
+        cl.execute(
+            "--connects",
+            "20",
+            "--rounds",
+            "1",
+            "--megabytes",
+            "2",
+            "--flows",
+            "20",
+            "--held",
+            "50");
     String report = out.toString();
     assertEquals(0, rc, report);
     for (String cell :
@@ -40,7 +51,8 @@ class FirewallBenchSmokeTest {
           "firewall, on a reused grant",
           "the PDP's decision round trip",
           "firewall, an allowed flow",
-          "20 of 20 ended"
+          "20 of 20 ended",
+          "50 flows held in the set"
         }) {
       assertTrue(report.contains(cell), cell + " in\n" + report);
     }
