@@ -55,6 +55,36 @@ record FirewallAudit(AuditLog log, String pep) {
     record("firewall-ended", handle, subject, service, flow, "reason", why);
   }
 
+  /**
+   * The session {@code handle} of {@code subject} at {@code level}: its login (answered {@code d},
+   * or {@code error}), its logout, or its removal by the PDP.
+   */
+  void session(
+      String handle, String operation, String subject, int level, PepDecision d, Throwable error) {
+    if (!log.enabled()) {
+      return;
+    }
+    AccessDecision data = error == null && d != null ? d.data() : null;
+    log.record(
+        "firewall-session",
+        "pep",
+        pep,
+        "handle",
+        handle,
+        "operation",
+        operation,
+        "subject",
+        subject,
+        "level",
+        level,
+        "decision",
+        operation.equals("logout")
+            ? null
+            : error != null || d == null ? "none" : d.granted() ? "install" : "remove",
+        "reason",
+        error != null ? error.getMessage() : data == null ? null : data.reason());
+  }
+
   private void record(
       String event, String handle, String subject, String service, Flow flow, Object... more) {
     if (!log.enabled()) {

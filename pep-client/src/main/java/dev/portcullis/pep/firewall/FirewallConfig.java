@@ -46,8 +46,22 @@ public record FirewallConfig(
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(FirewallConfig.class, "/dev/portcullis/pep/firewall.xsd");
 
-  /** One client address prefix and the subject it names. */
-  public record Subject(Prefix source, String name) {}
+  /**
+   * One client address prefix and the subject it names; with a level, the subject's flows are
+   * decided under an MLS session at that level and those categories (null: none).
+   */
+  public record Subject(Prefix source, String name, HostFirewall.SessionLevel session) {}
+
+  /** The subjects with a session, and its level. */
+  public java.util.Map<String, HostFirewall.SessionLevel> sessions() {
+    java.util.Map<String, HostFirewall.SessionLevel> m = new java.util.HashMap<>();
+    for (Subject s : subjects) {
+      if (s.session() != null) {
+        m.put(s.name(), s.session());
+      }
+    }
+    return m;
+  }
 
   /** The subject a client at {@code address} is, or null when no mapping names it. */
   public String subject(InetAddress address) {
@@ -62,7 +76,7 @@ public record FirewallConfig(
   /** The settings {@link HostFirewall#start} takes. */
   public HostFirewall.Settings settings() {
     return new HostFirewall.Settings(
-        table, queue, services, this::subject, idle, maxFlows, closeOnPdpLoss, mark);
+        table, queue, services, this::subject, idle, maxFlows, closeOnPdpLoss, mark, sessions());
   }
 
   /** Reads and validates {@code firewall.xml}. */
@@ -112,14 +126,36 @@ public record FirewallConfig(
                   : access.equals("write") ? AccessMode.WRITE : AccessMode.READ_WRITE));
     }
     List<Subject> subjects = new ArrayList<>();
+    java.util.Map<String, HostFirewall.SessionLevel> levels = new java.util.HashMap<>();
     for (Element s : children(root, "subject")) {
+      String name = attr(s, "name", "");
+      if (name.isBlank()) {
+        throw error(s, "name", "empty subject name");
+      }
+      HostFirewall.SessionLevel session = null;
+      if (!attr(s, "level", "").isEmpty()) {
+        String categories = attr(s, "categories", "").strip();
+        session =
+            new HostFirewall.SessionLevel(
+                XmlConfigReader.integer(s, "level", 0, 0xffff),
+                categories.isEmpty() ? List.of() : List.of(categories.split("\\s+")));
+      } else if (!attr(s, "categories", "").isEmpty()) {
+        throw error(s, "categories", "categories without a level (the session's level is needed)");
+      }
+      // one session per subject at a time (as in MYSEA): every mapping of a subject says the same
+      if (levels.containsKey(name) && !java.util.Objects.equals(levels.get(name), session)) {
+        throw error(
+            s,
+            "level",
+            "subject "
+                + name
+                + " mapped again with another session level (one session per subject)");
+      }
+      levels.put(name, session);
       try {
-        subjects.add(new Subject(Prefix.parse(attr(s, "source", "")), attr(s, "name", "")));
+        subjects.add(new Subject(Prefix.parse(attr(s, "source", "")), name, session));
       } catch (IllegalArgumentException e) {
         throw error(s, "source", e.getMessage() + " (expected: e.g. 10.0.0.0/8)");
-      }
-      if (attr(s, "name", "").isBlank()) {
-        throw error(s, "name", "empty subject name");
       }
     }
     String markText = XmlConfigReader.value(root, "mark");

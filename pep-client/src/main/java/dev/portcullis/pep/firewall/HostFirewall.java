@@ -77,6 +77,13 @@ public final class HostFirewall implements AutoCloseable {
     }
   }
 
+  /** The MLS level and categories a subject's session is opened at. */
+  public record SessionLevel(int level, List<String> categories) {
+    public SessionLevel {
+      categories = List.copyOf(categories);
+    }
+  }
+
   /**
    * The packet-mark bit an allowed flow's first packet is given by default (see {@link #start}).
    */
@@ -97,6 +104,8 @@ public final class HostFirewall implements AutoCloseable {
    * @param mark the one packet-mark bit the verdict on an allowed flow's first packet sets, for the
    *     firewall's rule after the queue to add the flow to the set and clear it again: a bit
    *     nothing else on the host sets
+   * @param sessions the subjects whose flows are decided under an MLS session, and its level (the
+   *     others have none): see {@link FirewallSessions}
    */
   public record Settings(
       String tag,
@@ -106,8 +115,10 @@ public final class HostFirewall implements AutoCloseable {
       Duration grantValidity,
       int maxFlows,
       boolean closeOnPdpLoss,
-      int mark) {
+      int mark,
+      Map<String, SessionLevel> sessions) {
     public Settings {
+      sessions = Map.copyOf(sessions);
       if (Integer.bitCount(mark) != 1) {
         throw new IllegalArgumentException(
             "mark 0x" + Integer.toHexString(mark) + ": expected exactly one bit");
@@ -170,6 +181,7 @@ public final class HostFirewall implements AutoCloseable {
   private final PepClient pep;
   private final FirewallAudit audit;
   private final FirewallCounters counters = new FirewallCounters();
+  private final FirewallSessions sessions; // the kernel thread's
   private final String table;
   private final ScheduledExecutorService kernel;
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
@@ -191,6 +203,9 @@ public final class HostFirewall implements AutoCloseable {
     this.audit = new FirewallAudit(audit, pep.pepId());
     this.table = "portcullis_" + settings.tag();
     this.kernel = Threads.owner("host-firewall-" + settings.tag());
+    this.sessions =
+        new FirewallSessions(
+            settings.sessions(), pep, this.audit, this::onKernel, "fw-" + settings.tag() + "-");
   }
 
   /**
@@ -209,7 +224,7 @@ public final class HostFirewall implements AutoCloseable {
               if (d.granted()) {
                 f.reinstalled(handle, d);
               } else {
-                f.revoke(handle);
+                f.revoke(handle, d);
               }
             });
       }
@@ -510,6 +525,9 @@ public final class HostFirewall implements AutoCloseable {
       g = new Grant(subject, s, f.source(), "fw-" + settings.tag() + "-" + (++handles));
       grants.put(key, g);
       byHandle.put(g.handle, g);
+      if (sessions.carries(subject)) {
+        sessions.grantMade(subject); // logged in now if it is not
+      }
     }
     t = new Tracked(f, g);
     t.waiting.add(p);
@@ -530,6 +548,31 @@ public final class HostFirewall implements AutoCloseable {
   /** Asks the PDP for {@code g}, naming the flow {@code f} that needs it. */
   private void ask(Grant g, Flow f) {
     g.asking = true;
+    if (sessions.carries(g.subject)) {
+      // under the subject's session: asked once it is logged in; refused with it
+      sessions.whenReady(
+          g.subject,
+          () -> {
+            if (byHandle.get(g.handle) == g && !g.flows.isEmpty()) {
+              inTurn(g, g.flows.get(0).flow);
+            } else {
+              g.asking = false;
+            }
+          },
+          () -> {
+            g.asking = false;
+            if (byHandle.get(g.handle) == g) {
+              drop(g, null); // never asked: no request state at the PDP
+              endAll(g.flows, "session-refused");
+            }
+          });
+      return;
+    }
+    inTurn(g, f);
+  }
+
+  /** Asks for {@code g} when its turn comes: one request per subject and service in flight. */
+  private void inTurn(Grant g, Flow f) {
     java.util.ArrayDeque<Grant> line =
         turns.computeIfAbsent(new Turn(g.subject, g.service), k -> new java.util.ArrayDeque<>());
     line.add(g);
@@ -693,9 +736,14 @@ public final class HostFirewall implements AutoCloseable {
   /** Forgets {@code g}, deleting its request state at the PDP ({@code reason} null: not sent). */
   private void drop(Grant g, dev.portcullis.cops.ReasonCode reason) {
     grants.remove(g.key(), g);
-    byHandle.remove(g.handle, g);
+    if (!byHandle.remove(g.handle, g)) {
+      return; // dropped already
+    }
     if (reason != null) {
       pep.delete(g.handle, reason);
+    }
+    if (sessions.carries(g.subject)) {
+      sessions.grantDropped(g.subject); // the last one logs the subject out
     }
   }
 
@@ -764,12 +812,27 @@ public final class HostFirewall implements AutoCloseable {
    * On the kernel thread: a Remove for {@code handle}: every flow under that grant ends in the
    * kernel at once.
    */
-  private void revoke(String handle) {
+  private void revoke(String handle, PepDecision d) {
+    if (sessions.isSession(handle)) {
+      // the subject's session removed: every flow of the subject ends (the PDP removes their
+      // decisions too; their Removes then find nothing left)
+      String subject = sessions.removed(handle, d);
+      for (Grant g : List.copyOf(byHandle.values())) {
+        if (g.subject.equals(subject)) {
+          drop(g, dev.portcullis.cops.ReasonCode.TEAR);
+          endAll(g.flows, "session-removed");
+        }
+      }
+      return;
+    }
     Grant g = byHandle.get(handle);
     if (g == null) {
       return;
     }
-    drop(g, null); // the PDP removed it: nothing to delete there
+    // the PDP removed it; its request state is deleted as the proxy's is when it cuts, so neither
+    // side keeps a handle for a grant that is over (before, each revoked grant stayed a handle at
+    // the PDP, counted against max-handles, and in the PEP's installed state)
+    drop(g, dev.portcullis.cops.ReasonCode.TEAR);
     endAll(g.flows, "remove");
   }
 

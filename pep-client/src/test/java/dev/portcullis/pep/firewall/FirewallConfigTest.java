@@ -84,6 +84,34 @@ class FirewallConfigTest {
   }
 
   @Test
+  void aSubjectWithALevelHasASessionAndOnlyOne() throws Exception {
+    Files.writeString(dir.resolve("pep.xml"), "<pep id=\"host-1\"/>");
+    Path f = dir.resolve("firewall.xml");
+    String service = "<service name=\"intel-db\" address=\"10.0.0.1:5432\"/>";
+    Files.writeString(
+        f,
+        "<firewall pep=\"pep.xml\">"
+            + service
+            + "<subject source=\"10.1.0.0/16\" name=\"alice\" level=\"2\" categories=\"NATO\"/>"
+            + "<subject source=\"10.2.0.0/16\" name=\"alice\" level=\"2\" categories=\"NATO\"/>"
+            + "<subject source=\"10.3.0.0/16\" name=\"bob\"/></firewall>");
+    FirewallConfig c = FirewallConfig.load(f);
+    assertEquals(
+        java.util.Map.of("alice", new HostFirewall.SessionLevel(2, java.util.List.of("NATO"))),
+        c.settings().sessions());
+    assertTrue(
+        refused(
+                ">"
+                    + service
+                    + "<subject source=\"10.1.0.0/16\" name=\"alice\" level=\"2\"/>"
+                    + "<subject source=\"10.2.0.0/16\" name=\"alice\" level=\"1\"/>")
+            .contains("one session per subject"));
+    assertTrue(
+        refused(">" + service + "<subject source=\"10.1.0.0/16\" name=\"a\" categories=\"X\"/>")
+            .contains("without a level"));
+  }
+
+  @Test
   void aPortMayBeUnderPolicyForTcpAndUdpAlike() throws Exception {
     Files.writeString(dir.resolve("pep.xml"), "<pep id=\"host-1\"/>");
     Path f = dir.resolve("firewall.xml");

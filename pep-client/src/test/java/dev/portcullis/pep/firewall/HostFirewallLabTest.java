@@ -13,6 +13,7 @@ import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
+import dev.portcullis.support.SampleConfigs;
 import dev.portcullis.support.Waits;
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -33,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +75,10 @@ class HostFirewallLabTest {
   final List<AutoCloseable> open = new ArrayList<>();
   boolean closeOnPdpLoss = true;
   Duration validity = Duration.ofSeconds(2); // the flows' validity without packets
+  Map<String, HostFirewall.SessionLevel> sessions = Map.of(); // no MLS sessions unless a test says
+  String clientType = "0xC0A5"; // the PDP's client type and engine, and the service's name
+  String engine = "engine=\"rules\" policy=\"rules.xml\"";
+  String service = "demo";
 
   static boolean labRunsHere() {
     return NetfilterLab.runsHere("HostFirewallLabTest");
@@ -91,8 +97,11 @@ class HostFirewallLabTest {
     Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE);
     Files.writeString(
         dir.resolve("pdp.xml"),
-        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
-            + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/></pdp>");
+        "<pdp><listen address=\"127.0.0.1\" port=\"0\"/><client-type code=\""
+            + clientType
+            + "\" "
+            + engine
+            + "/></pdp>");
     pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
     open.add(pdp);
     HostFirewall.Removals removals = new HostFirewall.Removals();
@@ -100,7 +109,7 @@ class HostFirewallLabTest {
         PepClient.builder()
             .pdp(pdp.address())
             .pepId("host-1")
-            .clientType(0xC0A5)
+            .clientType(Integer.decode(clientType))
             .listener(removals)
             .build();
     open.add(pep);
@@ -122,9 +131,9 @@ class HostFirewallLabTest {
                 9,
                 List.of(
                     new HostFirewall.Service(
-                        "demo", (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ),
+                        service, (Inet4Address) address(lab.serverIp), PORT, AccessMode.READ),
                     new HostFirewall.Service(
-                        "demo",
+                        service,
                         (Inet4Address) address(lab.serverIp),
                         PORT,
                         Flow.UDP,
@@ -134,7 +143,8 @@ class HostFirewallLabTest {
                 validity,
                 1 << 18,
                 closeOnPdpLoss,
-                HostFirewall.DEFAULT_MARK),
+                HostFirewall.DEFAULT_MARK,
+                sessions),
             pep,
             removals,
             audit,
@@ -410,6 +420,12 @@ class HostFirewallLabTest {
       many.add(address(prefix + i));
     }
     start();
+    // a grant with a validity: an address's later connections are let in on its grant, so each
+    // address is one request however its three connections interleave with its answer
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
+    pdp.reload(0xC0A5);
     long before = pdp.stats().decisions();
     List<CompletableFuture<Socket>> flood = new ArrayList<>();
     for (int i = 10; i < 30; i++) {
@@ -612,6 +628,83 @@ class HostFirewallLabTest {
   }
 
   /**
+   * MLS sessions (the sample multilevel policy: alice cleared up to SECRET with NATO, intel-db
+   * SECRET NATO under Bell-LaPadula): alice's first flow logs her in at SECRET NATO and is then
+   * decided under her session; mallory's login is refused and her connection gets no SYN-ACK; a
+   * policy change that clears alice only to CONFIDENTIAL removes her session, and her established
+   * flow ends; her flows over, she is logged out. All audited.
+   */
+  @Test
+  void aSubjectsFlowsAreDecidedUnderHerSessionWhichEndsWithThem() throws Exception {
+    Files.copy(
+        SampleConfigs.copyInto(dir.resolve("samples")).resolve("policy-mls.xml"),
+        dir.resolve("policy-mls.xml"));
+    clientType = "0xC0A6";
+    engine = "engine=\"mls\" policy=\"policy-mls.xml\"";
+    service = "intel-db";
+    sessions =
+        Map.of(
+            "alice", new HostFirewall.SessionLevel(2, List.of("NATO")),
+            "mallory", new HostFirewall.SessionLevel(2, List.of("NATO")));
+    validity = Duration.ofMinutes(1);
+    start();
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("secret", roundTrip(s, "secret"));
+      Map<String, ?> installed = pep.installed().get(5, TimeUnit.SECONDS);
+      assertEquals(2, installed.size(), "her login and her access: " + installed);
+      subject.set("mallory"); // not in the policy: her login is refused
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+      // alice cleared only to CONFIDENTIAL now: the PDP removes her SECRET session
+      Path mls = dir.resolve("policy-mls.xml");
+      Files.writeString(
+          mls,
+          Files.readString(mls)
+              .replace(
+                  "<subject name=\"alice\" min=\"UNCLASSIFIED\" max=\"SECRET\"",
+                  "<subject name=\"alice\" min=\"UNCLASSIFIED\" max=\"CONFIDENTIAL\""));
+      pdp.reload(0xC0A6);
+      assertTrue(ended(s), "her flow ended with her session");
+    }
+    Waits.await()
+        .alias("nothing left at the PDP")
+        .until(() -> pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
+    assertEquals(0, firewall.allowedFlows());
+    firewall.close();
+    audit.close();
+    String records = Files.readString(dir.resolve("firewall-audit.jsonl"));
+    assertTrue(records.contains("\"event\":\"firewall-session\""), records);
+    assertTrue(records.contains("\"operation\":\"login\""), records);
+    assertTrue(records.contains("\"operation\":\"removed\""), records);
+    assertTrue(records.contains("\"reason\":\"session-removed\""), records);
+  }
+
+  /**
+   * Her last flow over, alice is logged out: nothing of hers is left at the PDP; her next flow logs
+   * her in again.
+   */
+  @Test
+  void herLastFlowOverASubjectIsLoggedOut() throws Exception {
+    Files.copy(
+        SampleConfigs.copyInto(dir.resolve("samples")).resolve("policy-mls.xml"),
+        dir.resolve("policy-mls.xml"));
+    clientType = "0xC0A6";
+    engine = "engine=\"mls\" policy=\"policy-mls.xml\"";
+    service = "intel-db";
+    sessions = Map.of("alice", new HostFirewall.SessionLevel(2, List.of("NATO")));
+    start(); // a 2 s validity: a closed flow is over 2 s later
+    connect().get(10, TimeUnit.SECONDS).close();
+    Waits.await()
+        .alias("logged out, nothing left at the PDP")
+        .until(() -> pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("again", roundTrip(s, "again"));
+      assertEquals(2, pep.installed().get(5, TimeUnit.SECONDS).size(), "logged in again");
+    }
+  }
+
+  /**
    * A grant covers its subject from the client address its request came from: after a reload that
    * allows alice from her first address only (her grant's own decision unchanged), she is admitted
    * on it from there and asked for, and refused, from her second (before, the grant was reused from
@@ -706,6 +799,9 @@ class HostFirewallLabTest {
           });
       assertEquals(0, firewall.allowedFlows());
     }
+    Waits.await()
+        .alias("the revoked grant's request state deleted")
+        .until(() -> pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
     firewall.close();
     audit.close();
     Path log = dir.resolve("firewall-audit.jsonl");
