@@ -1,7 +1,6 @@
 package dev.portcullis.pep.firewall;
 
 import dev.portcullis.audit.AuditLog;
-import dev.portcullis.cops.access.AccessDecision;
 import dev.portcullis.netfilter.Flow;
 import dev.portcullis.pep.PepDecision;
 
@@ -16,7 +15,6 @@ record FirewallAudit(AuditLog log, String pep) {
   /** The PDP's answer on {@code handle} for {@code flow}: {@code d}, or {@code error} (none). */
   void decided(
       String handle, String subject, String service, Flow flow, PepDecision d, Throwable error) {
-    AccessDecision data = error == null && d != null ? d.data() : null;
     record(
         "firewall-decision",
         handle,
@@ -24,11 +22,11 @@ record FirewallAudit(AuditLog log, String pep) {
         service,
         flow,
         "decision",
-        error != null || d == null ? "none" : d.granted() ? "install" : "remove",
+        PepDecision.outcome(d, error),
         "rule",
-        data == null ? null : data.ruleId(),
+        PepDecision.rule(d, error),
         "reason",
-        error != null ? error.getMessage() : data == null ? null : data.reason());
+        PepDecision.reason(d, error));
   }
 
   /** {@code flow} let in on the grant {@code handle} without asking (within its validity). */
@@ -64,7 +62,6 @@ record FirewallAudit(AuditLog log, String pep) {
     if (!log.enabled()) {
       return;
     }
-    AccessDecision data = error == null && d != null ? d.data() : null;
     log.record(
         "firewall-session",
         "pep",
@@ -78,11 +75,11 @@ record FirewallAudit(AuditLog log, String pep) {
         "level",
         level,
         "decision",
-        operation.equals("logout")
-            ? null
-            : error != null || d == null ? "none" : d.granted() ? "install" : "remove",
+        operation.equals("logout") ? null : PepDecision.outcome(d, error),
+        "rule",
+        PepDecision.rule(d, error),
         "reason",
-        error != null ? error.getMessage() : data == null ? null : data.reason());
+        PepDecision.reason(d, error));
   }
 
   private void record(

@@ -123,10 +123,6 @@ final class ProxyAudit {
       int level,
       PepDecision d,
       Throwable error) {
-    String decision =
-        operation.equals("logout")
-            ? null
-            : error != null ? "none" : d.granted() ? "install" : "remove";
     record(
         "proxy-session",
         listener,
@@ -138,13 +134,11 @@ final class ProxyAudit {
         "level",
         level,
         "decision",
-        decision,
+        operation.equals("logout") ? null : PepDecision.outcome(d, error),
         "rule",
-        d == null || d.data() == null ? null : d.data().ruleId(),
+        PepDecision.rule(d, error),
         "reason",
-        error != null
-            ? error.getMessage()
-            : d == null || d.data() == null ? null : d.data().reason());
+        PepDecision.reason(d, error));
   }
 
   /** Bytes may flow: the upstream is connected. */

@@ -627,6 +627,16 @@ class HostFirewallLabTest {
     assertTrue(left.contains("set allowed"), "the killed firewall's rules stay: " + left);
   }
 
+  /** The next {@link #start} with the sample multilevel policy, its client type and intel-db. */
+  void mls() throws IOException {
+    Files.copy(
+        SampleConfigs.copyInto(dir.resolve("samples")).resolve("policy-mls.xml"),
+        dir.resolve("policy-mls.xml"));
+    clientType = "0xC0A6";
+    engine = "engine=\"mls\" policy=\"policy-mls.xml\"";
+    service = "intel-db";
+  }
+
   /**
    * MLS sessions (the sample multilevel policy: alice cleared up to SECRET with NATO, intel-db
    * SECRET NATO under Bell-LaPadula): alice's first flow logs her in at SECRET NATO and is then
@@ -636,12 +646,7 @@ class HostFirewallLabTest {
    */
   @Test
   void aSubjectsFlowsAreDecidedUnderHerSessionWhichEndsWithThem() throws Exception {
-    Files.copy(
-        SampleConfigs.copyInto(dir.resolve("samples")).resolve("policy-mls.xml"),
-        dir.resolve("policy-mls.xml"));
-    clientType = "0xC0A6";
-    engine = "engine=\"mls\" policy=\"policy-mls.xml\"";
-    service = "intel-db";
+    mls();
     sessions =
         Map.of(
             "alice", new HostFirewall.SessionLevel(2, List.of("NATO")),
@@ -686,12 +691,7 @@ class HostFirewallLabTest {
    */
   @Test
   void herLastFlowOverASubjectIsLoggedOut() throws Exception {
-    Files.copy(
-        SampleConfigs.copyInto(dir.resolve("samples")).resolve("policy-mls.xml"),
-        dir.resolve("policy-mls.xml"));
-    clientType = "0xC0A6";
-    engine = "engine=\"mls\" policy=\"policy-mls.xml\"";
-    service = "intel-db";
+    mls();
     sessions = Map.of("alice", new HostFirewall.SessionLevel(2, List.of("NATO")));
     start(); // a 2 s validity: a closed flow is over 2 s later
     connect().get(10, TimeUnit.SECONDS).close();
