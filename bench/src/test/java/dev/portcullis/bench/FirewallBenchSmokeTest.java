@@ -51,8 +51,8 @@ class FirewallBenchSmokeTest {
           "firewall, on a reused grant",
           "the PDP's decision round trip",
           "firewall, an allowed flow",
-          "20 of 20 ended",
-          "50 flows held in the set"
+          "20 of 20 ended; the last",
+          "50 allowed flows made"
         }) {
       assertTrue(report.contains(cell), cell + " in\n" + report);
     }
