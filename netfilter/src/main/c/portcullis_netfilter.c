@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <linux/netfilter.h>
 
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
@@ -22,7 +25,7 @@
 
 #include "dev_portcullis_netfilter_NetfilterNative.h"
 
-#define ABI_VERSION 2
+#define ABI_VERSION 3
 #define PENDING 64   /* packets one recv may hand over before Java takes them */
 #define MAX_COPY 256 /* the most of a packet copied to Java: its headers */
 
@@ -37,6 +40,7 @@ struct pq {
   struct nfq_handle *h;
   struct nfq_q_handle *qh;
   int fd;
+  int wake; /* an eventfd: another thread's wakeup() ends the reader's wait at once */
   int head, count;
   struct pending p[PENDING];
   int overflow; /* packets handed over with no room: dropped by verdict at once */
@@ -120,22 +124,48 @@ JNIEXPORT jlong JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOpen(
     return 0;
   }
   q->fd = nfq_fd(q->h);
-  struct timeval tv = {.tv_sec = timeoutMs / 1000, .tv_usec = (timeoutMs % 1000) * 1000};
-  setsockopt(q->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  (void)timeoutMs; /* each receive says how long it waits */
+  q->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (q->wake < 0) {
+    int e = errno;
+    nfq_destroy_queue(q->qh);
+    nfq_close(q->h);
+    free(q);
+    throw_io(env, "eventfd", e);
+    return 0;
+  }
   return (jlong)(intptr_t)q;
 }
 
 /*
  * The next queued packet into `into`: its id and its mark (4 bytes each, big-endian) then up to
- * MAX_COPY bytes of it; returns their count, 0 when the wait timed out, -1 when the kernel dropped packets because
- * this reader was behind (ENOBUFS; the socket goes on).
+ * MAX_COPY bytes of it; returns their count, 0 when none came within `timeoutMs` (0: none waiting
+ * now) or a wakeup() ended the wait, -1 when the kernel dropped packets because this reader was
+ * behind (ENOBUFS; the socket goes on).
  */
 JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceive(
-    JNIEnv *env, jclass c, jlong handle, jbyteArray into) {
+    JNIEnv *env, jclass c, jlong handle, jbyteArray into, jint timeoutMs) {
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
   while (q->count == 0) {
-    ssize_t n = recv(q->fd, q->buf, sizeof q->buf, 0);
+    struct pollfd fds[2] = {{.fd = q->fd, .events = POLLIN}, {.fd = q->wake, .events = POLLIN}};
+    int ready = poll(fds, 2, timeoutMs);
+    if (ready < 0) {
+      if (errno == EINTR) {
+        return 0;
+      }
+      throw_io(env, "netfilter queue poll", errno);
+      return 0;
+    }
+    if (fds[1].revents & POLLIN) {
+      uint64_t woken;
+      if (read(q->wake, &woken, sizeof woken) < 0) { /* EAGAIN: emptied already */
+      }
+    }
+    if (!(fds[0].revents & POLLIN)) {
+      return 0; /* woken, or the wait is over */
+    }
+    ssize_t n = recv(q->fd, q->buf, sizeof q->buf, MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
         return 0;
@@ -191,6 +221,18 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueVerdic
   }
 }
 
+/* Ends the reader's wait in queueReceive at once, from any thread. */
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWakeup(JNIEnv *env,
+                                                                                jclass c,
+                                                                                jlong handle) {
+  (void)env;
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  uint64_t one = 1;
+  if (write(q->wake, &one, sizeof one) < 0) { /* the counter full: a wakeup is pending anyway */
+  }
+}
+
 JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(JNIEnv *env,
                                                                                jclass c,
                                                                                jlong handle) {
@@ -202,6 +244,7 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(
   }
   nfq_destroy_queue(q->qh);
   nfq_close(q->h);
+  close(q->wake);
   free(q);
 }
 

@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 final class NetfilterNative {
   static final String LIBRARY = "portcullis_netfilter";
-  private static final int ABI_VERSION = 2;
+  private static final int ABI_VERSION = 3;
   private static final Throwable UNAVAILABLE = load();
 
   private NetfilterNative() {}
@@ -78,10 +78,13 @@ final class NetfilterNative {
 
   /**
    * The next packet: its id and mark (4 bytes each, big-endian) and its first bytes into {@code
-   * into}; their count, 0 after a wait with none, -1 when the kernel dropped packets for a reader
-   * behind.
+   * into}; their count, 0 after a wait of {@code timeoutMs} with none (0: none waiting now) or one
+   * a {@link #queueWakeup} ended, -1 when the kernel dropped packets for a reader behind.
    */
-  static native int queueReceive(long queue, byte[] into) throws IOException;
+  static native int queueReceive(long queue, byte[] into, int timeoutMs) throws IOException;
+
+  /** Ends a {@link #queueReceive} wait at once; from any thread. */
+  static native void queueWakeup(long queue);
 
   /** Packets dropped because one receive brought more than could be held: a count, then 0. */
   static native int queueOverflow(long queue);

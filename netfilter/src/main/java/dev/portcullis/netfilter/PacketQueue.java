@@ -13,12 +13,16 @@ import java.time.Duration;
  */
 public final class PacketQueue implements AutoCloseable {
   private final long handle;
+  private final int waitMillis;
   private final byte[] buffer = new byte[8 + 256];
+  // wakeup (any thread) against close: held for an eventfd write or the queue's release, no more
+  private final Object lifetime = new Object();
   private long overflows;
-  private boolean closed;
+  private volatile boolean closed;
 
-  private PacketQueue(long handle) {
+  private PacketQueue(long handle, int waitMillis) {
     this.handle = handle;
+    this.waitMillis = waitMillis;
   }
 
   /** Why queues cannot be opened here (the native library), or null. */
@@ -38,21 +42,41 @@ public final class PacketQueue implements AutoCloseable {
     }
     NetfilterNative.ensure();
     int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis()));
-    return new PacketQueue(NetfilterNative.queueOpen(number, maxLength, ms));
+    return new PacketQueue(NetfilterNative.queueOpen(number, maxLength, ms), ms);
   }
 
-  /** The next queued packet, or null when none came within the wait. */
+  /** The next queued packet, or null when none came within the wait given at {@link #open}. */
   public QueuedPacket receive() throws IOException {
+    return receive(waitMillis);
+  }
+
+  /**
+   * The next queued packet, or null when none came within {@code waitMillis} (0: none is waiting
+   * now) or {@link #wakeup} ended the wait.
+   */
+  public QueuedPacket receive(int waitMillis) throws IOException {
     if (closed) {
       throw new IOException("packet queue closed");
     }
-    int n = NetfilterNative.queueReceive(handle, buffer);
+    int n = NetfilterNative.queueReceive(handle, buffer, waitMillis);
     overflows += NetfilterNative.queueOverflow(handle);
     if (n < 0) {
       overflows++; // the kernel dropped packets: this reader was behind
       return null;
     }
     return n == 0 ? null : QueuedPacket.parse(buffer, n);
+  }
+
+  /**
+   * Ends the reader's wait in {@link #receive} at once (it returns null): another thread has work
+   * for it. The one method callable from any thread while the queue is open.
+   */
+  public void wakeup() {
+    synchronized (lifetime) { // never on a queue closed meanwhile: its eventfd freed
+      if (!closed) {
+        NetfilterNative.queueWakeup(handle);
+      }
+    }
   }
 
   /** Lets the packet {@code id} go on its way. */
@@ -81,9 +105,11 @@ public final class PacketQueue implements AutoCloseable {
 
   @Override
   public void close() {
-    if (!closed) {
-      closed = true;
-      NetfilterNative.queueClose(handle);
+    synchronized (lifetime) {
+      if (!closed) {
+        closed = true;
+        NetfilterNative.queueClose(handle);
+      }
     }
   }
 }

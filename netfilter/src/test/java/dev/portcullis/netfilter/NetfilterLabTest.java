@@ -197,6 +197,36 @@ class NetfilterLabTest {
     }
   }
 
+  /** A wakeup from another thread ends a receive's wait at once; none is needed after close. */
+  @Test
+  void aWakeupEndsTheReadersWaitAtOnce() throws Exception {
+    PacketQueue q = in(SERVER, () -> PacketQueue.open(QUEUE + 1, 16, Duration.ofSeconds(30))).get();
+    try {
+      CompletableFuture<Long> waited = new CompletableFuture<>();
+      NetfilterLab.daemon(
+          "wait",
+          () -> {
+            long t0 = System.nanoTime();
+            try {
+              assertEquals(null, q.receive(30_000));
+              waited.complete((System.nanoTime() - t0) / 1_000_000);
+            } catch (Throwable e) {
+              waited.completeExceptionally(e);
+            }
+          });
+      assertThrows(
+          java.util.concurrent.TimeoutException.class,
+          () -> waited.get(300, TimeUnit.MILLISECONDS),
+          "still waiting: nothing queued, nobody woke it");
+      q.wakeup();
+      long ms = waited.get(5, TimeUnit.SECONDS);
+      assertTrue(ms < 5_000, "woken after " + ms + " ms of a 30 s wait");
+    } finally {
+      q.close();
+    }
+    q.wakeup(); // closed: nothing to wake, and no harm
+  }
+
   static int countQueued(BlockingQueue<QueuedPacket> seen) {
     List<QueuedPacket> rest = new ArrayList<>();
     seen.drainTo(rest);
