@@ -58,17 +58,47 @@ public record TunnelConnection(
         lifetime);
   }
 
-  /** The connection as {@code load-conn} takes it. */
+  /** The connection as {@code load-conn} takes it, authenticated by a pre-shared key. */
   public ViciMessage toVici() {
+    return toVici(null);
+  }
+
+  /**
+   * The connection as {@code load-conn} takes it: authenticated by a pre-shared key ({@code keys}
+   * null, or a {@link TunnelKeying.SharedKey}: the key itself goes by {@code load-shared}), or by
+   * this end's one-time key pair: its certificate sent as ours, and the peer trusted only with a
+   * certificate from {@code keys}' authority for the remote identity (the private key goes by
+   * {@code load-key}).
+   */
+  public ViciMessage toVici(TunnelKeying keys) {
     String seconds = Long.toString(lifetime.toSeconds());
+    ViciMessage local;
+    ViciMessage remote;
+    if (keys instanceof TunnelKeying.OneTimeKeyPair k) {
+      local =
+          ViciMessage.builder()
+              .put("auth", "pubkey")
+              .put("id", localId)
+              .binaryList("certs", List.of(k.certificate()))
+              .build();
+      remote =
+          ViciMessage.builder()
+              .put("auth", "pubkey")
+              .put("id", remoteId)
+              .binaryList("cacerts", List.of(k.authority()))
+              .build();
+    } else {
+      local = ViciMessage.builder().put("auth", "psk").put("id", localId).build();
+      remote = ViciMessage.builder().put("auth", "psk").put("id", remoteId).build();
+    }
     return ViciMessage.builder()
         .put("version", "2")
         .list("local_addrs", List.of(localAddress))
         .list("remote_addrs", List.of(remoteAddress))
         .put("encap", "yes")
         .list("proposals", List.of("aes256gcm16-prfsha256-x25519", "aes128gcm16-prfsha256-x25519"))
-        .section("local", ViciMessage.builder().put("auth", "psk").put("id", localId).build())
-        .section("remote", ViciMessage.builder().put("auth", "psk").put("id", remoteId).build())
+        .section("local", local)
+        .section("remote", remote)
         .section(
             "children",
             ViciMessage.builder()

@@ -8,7 +8,6 @@ import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,7 +57,19 @@ public final class TunnelInstaller implements AutoCloseable {
     public static final Accounting NONE = new Accounting(0, 0, 0, 0, 0);
   }
 
-  private record Wanted(TunnelConnection connection, byte[] psk, boolean initiate) {}
+  /** A tunnel charon should hold: its keys are this object's copy, zeroed when it goes. */
+  private static final class Wanted {
+    final TunnelConnection connection;
+    final TunnelKeying keys;
+    final boolean initiate;
+    volatile String keyId; // charon's identifier of the loaded private key (one-time key pair)
+
+    Wanted(TunnelConnection connection, TunnelKeying keys, boolean initiate) {
+      this.connection = connection;
+      this.keys = keys;
+      this.initiate = initiate;
+    }
+  }
 
   private final Path socket;
   private final Duration timeout;
@@ -109,12 +120,23 @@ public final class TunnelInstaller implements AutoCloseable {
    */
   public void install(TunnelConnection connection, byte[] psk, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
-    Wanted w = new Wanted(connection, psk.clone(), initiate);
+    install(connection, new TunnelKeying.SharedKey(psk), initiate);
+  }
+
+  /**
+   * Has charon hold {@code connection} keyed by {@code keys} (copied: the caller zeroes its own): a
+   * pre-shared key, or this end's one-time key pair (its private key loaded into charon, its
+   * certificate and the peer's authority in the connection); brings it up when {@code initiate}.
+   * Waits for charon; throws its refusal as it gave it.
+   */
+  public void install(TunnelConnection connection, TunnelKeying keys, boolean initiate)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    Wanted w = new Wanted(connection, keys.copy(), initiate);
     Wanted before = wanted.put(connection.name(), w);
     if (before != null) {
-      Arrays.fill(before.psk(), (byte) 0);
+      before.keys.zero();
     }
-    load(require(), w, w.initiate());
+    load(require(), w, w.initiate);
     listener.installed(connection.name());
   }
 
@@ -126,11 +148,21 @@ public final class TunnelInstaller implements AutoCloseable {
    */
   private void load(ViciClient c, Wanted w, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
-    TunnelConnection t = w.connection();
-    var shared = c.loadShared(t.name(), "IKE", w.psk(), List.of(t.localId(), t.remoteId()));
-    var conn = c.loadConn(t.name(), t.toVici());
+    TunnelConnection t = w.connection;
+    var secret =
+        w.keys instanceof TunnelKeying.OneTimeKeyPair k
+            ? c.loadKey(k.keyType(), k.privateKey())
+            : c.loadShared(
+                t.name(),
+                "IKE",
+                ((TunnelKeying.SharedKey) w.keys).key(),
+                List.of(t.localId(), t.remoteId()));
+    var conn = c.loadConn(t.name(), t.toVici(w.keys));
     var up = initiate ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
-    c.await(shared);
+    ViciMessage loaded = c.await(secret);
+    if (w.keys instanceof TunnelKeying.OneTimeKeyPair) {
+      w.keyId = loaded.text("id"); // what unload-key names it by
+    }
     c.await(conn);
     if (up != null) {
       c.await(up);
@@ -166,10 +198,14 @@ public final class TunnelInstaller implements AutoCloseable {
         }
       }
       c.await(c.unloadConn(id));
-      c.await(c.unloadShared(id));
+      if (w.keys instanceof TunnelKeying.SharedKey) {
+        c.await(c.unloadShared(id));
+      } else if (w.keyId != null) {
+        c.await(c.unloadKey(w.keyId)); // the one-time private key leaves charon with its tunnel
+      }
       return a;
     } finally {
-      Arrays.fill(w.psk(), (byte) 0);
+      w.keys.zero();
     }
   }
 
@@ -241,10 +277,10 @@ public final class TunnelInstaller implements AutoCloseable {
     int ok = 0;
     int failed = 0;
     for (Wanted w : wanted.values()) {
-      String id = w.connection().name();
+      String id = w.connection.name();
       try {
-        load(c, w, w.initiate());
-        if (!w.initiate()) {
+        load(c, w, w.initiate);
+        if (!w.initiate) {
           reinitiate(c, id);
         }
         ok++;
@@ -289,7 +325,7 @@ public final class TunnelInstaller implements AutoCloseable {
     }
     thread.shutdownNow();
     for (Wanted w : wanted.values()) {
-      Arrays.fill(w.psk(), (byte) 0);
+      w.keys.zero();
     }
     wanted.clear();
   }

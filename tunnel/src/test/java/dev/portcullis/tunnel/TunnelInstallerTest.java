@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.pki.DevCertificates;
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciCommandException;
@@ -151,9 +152,7 @@ class TunnelInstallerTest {
   @Test
   void aCharonKilledUnderTheClientIsReportedAndItsTunnelComesBack() throws Exception {
     Heard atClient = new Heard();
-    try (TunnelInstaller gateway =
-            TunnelInstaller.connect(
-                lab.b().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {});
+    try (TunnelInstaller gateway = at(lab.b());
         TunnelInstaller client =
             TunnelInstaller.connect(lab.a().vici(), Duration.ofSeconds(15), atClient)) {
       TunnelConnection t = tunnel("inst-2");
@@ -178,9 +177,7 @@ class TunnelInstallerTest {
     Heard atGateway = new Heard();
     try (TunnelInstaller gateway =
             TunnelInstaller.connect(lab.b().vici(), Duration.ofSeconds(15), atGateway);
-        TunnelInstaller client =
-            TunnelInstaller.connect(
-                lab.a().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {})) {
+        TunnelInstaller client = at(lab.a())) {
       TunnelConnection t = tunnel("inst-4");
       both(client, gateway, t);
       assertEquals("installed inst-4", atGateway.next());
@@ -204,12 +201,8 @@ class TunnelInstallerTest {
 
   @Test
   void aWrongKeyFailsWithCharonsReasonAndInstallsNothing() throws Exception {
-    try (TunnelInstaller gateway =
-            TunnelInstaller.connect(
-                lab.b().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {});
-        TunnelInstaller client =
-            TunnelInstaller.connect(
-                lab.a().vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {})) {
+    try (TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
       TunnelConnection t = tunnel("inst-3");
       byte[] one = new byte[32];
       byte[] other = new byte[32];
@@ -222,6 +215,142 @@ class TunnelInstallerTest {
       assertTrue(e.getMessage().contains("AUTHENTICATION_FAILED"), "the reason: " + e.getMessage());
       client.remove("inst-3");
       gateway.remove("inst-3");
+      assertEquals(0, sas(lab.a()));
+    }
+  }
+
+  /**
+   * This end's one-time key pair for the identity {@code id}: a fresh ECDSA P-256 key and a
+   * certificate for {@code id} (a dNSName) from the authority of {@code pki}, and that authority.
+   */
+  static TunnelKeying.OneTimeKeyPair keyPair(DevCertificates.Pki pki, String id) throws Exception {
+    DevCertificates.Credential c = pki.peps().get(id);
+    return new TunnelKeying.OneTimeKeyPair(
+        "any",
+        DevCertificates.privateKeyFile(c.privateKey()).getEncoded(),
+        DevCertificates.certificateFile(c.certificateChain()).getEncoded(),
+        DevCertificates.certificateFile(pki.caCertificate()).getEncoded());
+  }
+
+  /** A tunnel between the identities NAME.a.lab and NAME.b.lab (host names, as certificates). */
+  static TunnelConnection certified(String name, String gatewayId) {
+    return new TunnelConnection(
+        name,
+        lab.a().outer(),
+        lab.b().outer(),
+        name + ".a.lab",
+        gatewayId,
+        lab.a().inner() + "/32",
+        lab.b().inner() + "/32",
+        ProtectionObjective.CONFIDENTIALITY,
+        Duration.ofHours(1));
+  }
+
+  /** An installer on {@code side}'s charon that reports to nobody. */
+  static TunnelInstaller at(NetworkLab.Side side) throws IOException {
+    return TunnelInstaller.connect(
+        side.vici(), Duration.ofSeconds(15), new TunnelInstaller.Listener() {});
+  }
+
+  /** The private keys charon holds from VICI now. */
+  static List<String> keys(NetworkLab.Side s) throws Exception {
+    try (ViciClient c = ViciClient.connect(s.vici(), Duration.ofSeconds(10))) {
+      return c.await(c.getKeys()).list("keys");
+    }
+  }
+
+  /**
+   * Keyed by one-time key pairs, as the dynamic VPN tunnels paper keys them: each end loads its own
+   * private key and a certificate for its identity, and trusts the peer only with a certificate
+   * from the authority for the tunnel's remote identity. The tunnel carries pings; removed, it
+   * leaves no key and no SA at either end.
+   */
+  @Test
+  void aTunnelKeyedByOneTimeKeyPairsCarriesPingsAndLeavesNoKeyBehind() throws Exception {
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(
+            dir.resolve("pki-1"), List.of(), List.of("cert-1.a.lab", "cert-1.b.lab"));
+    try (TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      TunnelConnection t = certified("cert-1", "cert-1.b.lab");
+      gateway.install(t.mirrored(), keyPair(pki, "cert-1.b.lab"), false);
+      client.install(t, keyPair(pki, "cert-1.a.lab"), true);
+      ping();
+      assertEquals(1, keys(lab.a()).size(), "the client's one-time key in its charon");
+      assertEquals(1, keys(lab.b()).size(), "the gateway's");
+      client.remove("cert-1");
+      gateway.remove("cert-1");
+      assertEquals(List.of(), keys(lab.a()), "unloaded with the tunnel");
+      assertEquals(List.of(), keys(lab.b()));
+      await().until(() -> sas(lab.b()) == 0);
+      assertEquals(0, sas(lab.a()));
+      assertThrows(IOException.class, TunnelInstallerTest::ping, "nothing crosses");
+    }
+  }
+
+  /**
+   * A gateway that answers as another tunnel's identity, with that identity's valid certificate
+   * from the same authority, is refused: the tunnel is between its two identities and no other
+   * (charon finds no connection for the pair, and says AUTHENTICATION_FAILED).
+   */
+  @Test
+  void aCertificateForAnotherTunnelsIdentityIsRefused() throws Exception {
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(
+            dir.resolve("pki-2"), List.of(), List.of("cert-2.a.lab", "cert-9.b.lab"));
+    try (TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      // the gateway answers as cert-9.b.lab, with that identity's (valid) certificate
+      gateway.install(
+          certified("cert-2", "cert-9.b.lab").mirrored(), keyPair(pki, "cert-9.b.lab"), false);
+      TunnelConnection t = certified("cert-2", "cert-2.b.lab");
+      ViciCommandException e =
+          assertThrows(
+              ViciCommandException.class,
+              () -> client.install(t, keyPair(pki, "cert-2.a.lab"), true));
+      client.remove("cert-2");
+      gateway.remove("cert-2");
+      // the gateway's charon finds no connection for the pair of identities the client asks
+      assertTrue(e.getMessage().contains("AUTHENTICATION_FAILED"), "why: " + e.getMessage());
+      assertEquals(List.of(), keys(lab.a()));
+      assertEquals(List.of(), keys(lab.b()));
+      assertEquals(0, sas(lab.a()));
+    }
+  }
+
+  /**
+   * The gateway's certificate names the tunnel's identity but comes from another authority: the
+   * client's charon, which trusts only the tunnel's authority for its peer, refuses it.
+   */
+  @Test
+  void aCertificateFromAnotherAuthorityIsRefused() throws Exception {
+    DevCertificates.Pki ours =
+        DevCertificates.ensure(dir.resolve("pki-3"), List.of(), List.of("cert-3.a.lab"));
+    DevCertificates.Pki theirs =
+        DevCertificates.ensure(dir.resolve("pki-4"), List.of(), List.of("cert-3.b.lab"));
+    try (TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      TunnelConnection t = certified("cert-3", "cert-3.b.lab");
+      TunnelKeying.OneTimeKeyPair g = keyPair(theirs, "cert-3.b.lab");
+      // the gateway trusts our authority for the client; its own certificate is the other one's
+      gateway.install(
+          t.mirrored(),
+          new TunnelKeying.OneTimeKeyPair(
+              g.keyType(),
+              g.privateKey(),
+              g.certificate(),
+              keyPair(ours, "cert-3.a.lab").authority()),
+          false);
+      ViciCommandException e =
+          assertThrows(
+              ViciCommandException.class,
+              () -> client.install(t, keyPair(ours, "cert-3.a.lab"), true));
+      client.remove("cert-3");
+      gateway.remove("cert-3");
+      // charon's words: no public key it trusts for the gateway's identity
+      assertTrue(e.getMessage().contains("cert-3.b.lab"), "charon's reason: " + e.getMessage());
+      assertEquals(List.of(), keys(lab.a()));
+      assertEquals(List.of(), keys(lab.b()));
       assertEquals(0, sas(lab.a()));
     }
   }

@@ -57,8 +57,11 @@ final class ControlLog {
               || l.contains("giving up")
               || l.contains("not found")
               || l.contains("unacceptable")
-              || l.contains("no matching");
-      if (telling && !l.startsWith("establishing child_sa")) {
+              || l.contains("no matching")
+              || l.contains("no trusted") // a peer's certificate from no authority we trust
+              || l.contains("constraint check failed"); // or for another identity
+      // "authentication of 'me' (myself) ... successful" says nothing of why it failed
+      if (telling && !l.startsWith("establishing child_sa") && !l.contains("successful")) {
         why.add(line.strip());
       }
     }

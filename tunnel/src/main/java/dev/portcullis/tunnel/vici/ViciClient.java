@@ -428,6 +428,16 @@ public final class ViciClient implements AutoCloseable {
     return command("load-key", ViciMessage.builder().put("type", type).put("data", data).build());
   }
 
+  /** {@code unload-key}: the private key of identifier {@code id} (as load-key answered it). */
+  public CompletableFuture<ViciMessage> unloadKey(String id) {
+    return command("unload-key", ViciMessage.builder().put("id", id).build());
+  }
+
+  /** {@code get-keys}: the identifiers of the private keys loaded over VICI. */
+  public CompletableFuture<ViciMessage> getKeys() {
+    return command("get-keys", ViciMessage.EMPTY);
+  }
+
   /**
    * {@code initiate}: brings CHILD_SA {@code child} of connection {@code ike} up; charon answers
    * once it is up or failed, at most {@code within} later.

@@ -124,6 +124,8 @@ public final class ViciMessage {
       Object v = e.getValue();
       if (SECRET_KEYS.contains(e.getKey())) {
         b.append("(hidden)");
+      } else if (BINARY_LISTS.contains(e.getKey()) && v instanceof List<?> l) {
+        b.append('(').append(l.size()).append(" certificates)");
       } else if (v instanceof byte[] x) {
         b.append(new String(x, StandardCharsets.UTF_8));
       } else if (v instanceof List<?> l) {
@@ -144,6 +146,9 @@ public final class ViciMessage {
    * Keys whose values are key material in the commands Portcullis sends (load-shared, load-key).
    */
   private static final java.util.Set<String> SECRET_KEYS = java.util.Set.of("data", "secret");
+
+  /** Lists whose values are certificates in DER (load-conn's certs, cacerts): not text. */
+  private static final java.util.Set<String> BINARY_LISTS = java.util.Set.of("certs", "cacerts");
 
   /** Builds a message, checking names and sizes as it goes. */
   public static final class Builder {
@@ -167,6 +172,16 @@ public final class ViciMessage {
       List<byte[]> l = new ArrayList<>(values.size());
       for (String v : values) {
         l.add(checkValue(name, v.getBytes(StandardCharsets.UTF_8)));
+      }
+      add(name, Collections.unmodifiableList(l));
+      return this;
+    }
+
+    /** A list of binary values (certificates, in DER); the bytes are copied. */
+    public Builder binaryList(String name, List<byte[]> values) {
+      List<byte[]> l = new ArrayList<>(values.size());
+      for (byte[] v : values) {
+        l.add(checkValue(name, v).clone());
       }
       add(name, Collections.unmodifiableList(l));
       return this;
