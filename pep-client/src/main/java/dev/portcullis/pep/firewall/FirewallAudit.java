@@ -48,7 +48,10 @@ record FirewallAudit(AuditLog log, String pep) {
     record("firewall-refused", null, null, service, flow, "reason", why);
   }
 
-  /** {@code flow} ended in the kernel: {@code why} is remove, refused-again, pdp-lost or idle. */
+  /**
+   * {@code flow} ended in the kernel: {@code why} is remove, refused-again, pdp-lost, idle,
+   * session-refused or session-removed.
+   */
   void ended(String handle, String subject, String service, Flow flow, String why) {
     record("firewall-ended", handle, subject, service, flow, "reason", why);
   }
