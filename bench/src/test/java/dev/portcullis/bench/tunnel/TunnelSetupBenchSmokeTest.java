@@ -37,6 +37,9 @@ class TunnelSetupBenchSmokeTest {
     assertTrue(out.toString().contains("failed 0, up after set-up 3 of 3"), out.toString());
     assertTrue(out.toString().contains("SAs left 0"), out.toString());
     assertTrue(out.toString().contains("request -> CHILD_SA up"), out.toString());
+    assertTrue(
+        out.toString().contains("failed 0, up after set-up 3 of 3, SAs left 0, keys left 0"),
+        "the certified tunnels: " + out);
     assertTrue(out.toString().contains("through the tunnel, confidentiality"), out.toString());
     assertTrue(
         out.toString().contains("failed 0, revocations unseen 0, SAs left 0"), out.toString());
