@@ -157,6 +157,14 @@ class HostFirewallLabTest {
     return InetAddress.getByName(ip);
   }
 
+  /** The PDP allows alice, with a grant her later flows may reuse for an hour. */
+  void allowAliceForAnHour() throws Exception {
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
+    pdp.reload(0xC0A5);
+  }
+
   /** The UDP echo service: each datagram back to its sender. */
   void udpEcho() {
     byte[] b = new byte[1500];
@@ -375,10 +383,7 @@ class HostFirewallLabTest {
   @Test
   void oneSubjectsManyFlowsAreOneRequestAndHerGrantIsReused() throws Exception {
     start();
-    Files.writeString(
-        dir.resolve("rules.xml"),
-        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
-    pdp.reload(0xC0A5);
+    allowAliceForAnHour();
     long before = pdp.stats().decisions();
     List<CompletableFuture<Socket>> many = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -423,10 +428,7 @@ class HostFirewallLabTest {
     start();
     // a grant with a validity: an address's later connections are let in on its grant, so each
     // address is one request however its three connections interleave with its answer
-    Files.writeString(
-        dir.resolve("rules.xml"),
-        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
-    pdp.reload(0xC0A5);
+    allowAliceForAnHour();
     long before = pdp.stats().decisions();
     List<CompletableFuture<Socket>> flood = new ArrayList<>();
     for (int i = 10; i < 30; i++) {
@@ -451,10 +453,7 @@ class HostFirewallLabTest {
   void tenThousandAllowedFlowsAreHeldInTheSet() throws Exception {
     validity = Duration.ofMinutes(5);
     start();
-    Files.writeString(
-        dir.resolve("rules.xml"),
-        ALLOW_ALICE.replace("service=\"demo\"/>", "service=\"demo\"/><grant valid-for=\"PT1H\"/>"));
-    pdp.reload(0xC0A5);
+    allowAliceForAnHour();
     long before = pdp.stats().decisions();
     int n = 10_000;
     NetfilterLab.in(
@@ -716,9 +715,7 @@ class HostFirewallLabTest {
   void aGrantFromOneAddressAdmitsNothingFromAnotherAndFollowsItsDecision() throws Exception {
     lab.addClientAddress(secondIp());
     start();
-    String grant = "service=\"demo\"/><grant valid-for=\"PT1H\"/>";
-    Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE.replace("service=\"demo\"/>", grant));
-    pdp.reload(0xC0A5);
+    allowAliceForAnHour();
     long before = pdp.stats().decisions();
     connect().get(10, TimeUnit.SECONDS).close(); // the grant, an hour, from her first address
     Files.writeString(
