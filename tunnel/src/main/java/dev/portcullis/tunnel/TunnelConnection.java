@@ -67,8 +67,9 @@ public record TunnelConnection(
    * The connection as {@code load-conn} takes it: authenticated by a pre-shared key ({@code keys}
    * null, or a {@link TunnelKeying.SharedKey}: the key itself goes by {@code load-shared}), or by
    * this end's one-time key pair: its certificate sent as ours, and the peer trusted only with a
-   * certificate from {@code keys}' authority for the remote identity (the private key goes by
-   * {@code load-key}).
+   * certificate from {@code keys}' authority for the remote identity, and only with the peer's own
+   * certificate for this tunnel where {@code keys} names it (the private key goes by {@code
+   * load-key}).
    */
   public ViciMessage toVici(TunnelKeying keys) {
     String seconds = Long.toString(lifetime.toSeconds());
@@ -81,12 +82,15 @@ public record TunnelConnection(
               .put("id", localId)
               .binaryList("certs", List.of(k.certificate()))
               .build();
-      remote =
+      ViciMessage.Builder r =
           ViciMessage.builder()
               .put("auth", "pubkey")
               .put("id", remoteId)
-              .binaryList("cacerts", List.of(k.authority()))
-              .build();
+              .binaryList("cacerts", List.of(k.authority()));
+      if (k.peerCertificate() != null) {
+        r.binaryList("certs", List.of(k.peerCertificate())); // this certificate, no other
+      }
+      remote = r.build();
     } else {
       local = ViciMessage.builder().put("auth", "psk").put("id", localId).build();
       remote = ViciMessage.builder().put("auth", "psk").put("id", remoteId).build();

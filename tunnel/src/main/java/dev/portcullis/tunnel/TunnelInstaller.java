@@ -8,13 +8,17 @@ import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +61,26 @@ public final class TunnelInstaller implements AutoCloseable {
     public static final Accounting NONE = new Accounting(0, 0, 0, 0, 0);
   }
 
+  /**
+   * How many ended certificate tunnels' certificates charon may keep before they are cleared (with
+   * tunnels still wanted; with none, they are cleared at once). charon keeps every certificate
+   * loaded with a connection until {@code clear-creds}: {@code unload-conn} leaves them, and VICI
+   * has no command that unloads one (strongSwan 5.9.8 and master, vici_cred.c). Clearing costs a
+   * {@code load-key} and a {@code load-conn} per live tunnel, so it is done once per this many.
+   */
+  static final int CLEAR_AFTER = 64;
+
+  /** A tunnel loaded this long ago whose IKE_SA never came up no longer holds a clearing back. */
+  static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
   /** A tunnel charon should hold: its keys are this object's copy, zeroed when it goes. */
   private static final class Wanted {
     final TunnelConnection connection;
     final TunnelKeying keys;
     final boolean initiate;
+    final long loadedAt = System.nanoTime();
     volatile String keyId; // charon's identifier of the loaded private key (one-time key pair)
+    volatile boolean up; // its IKE_SA came up: charon needs its credentials no more
 
     Wanted(TunnelConnection connection, TunnelKeying keys, boolean initiate) {
       this.connection = connection;
@@ -79,6 +97,11 @@ public final class TunnelInstaller implements AutoCloseable {
   private volatile ViciClient charon;
   private volatile boolean closed;
   private final Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5));
+  // certificates handed to charon since it last cleared them (SHA-256, hex): anything else it
+  // holds is not ours, and then nothing is cleared
+  private final Set<String> ours = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger ended = new AtomicInteger(); // certificate tunnels since the clear
+  private volatile boolean foreignSaid;
 
   private TunnelInstaller(Path socket, Duration timeout, Listener listener) {
     this.socket = socket;
@@ -96,6 +119,28 @@ public final class TunnelInstaller implements AutoCloseable {
 
   private void attach(ViciClient c) {
     charon = c;
+    // a responder's tunnel is up when its IKE_SA is: from then on its credentials may be cleared
+    c.subscribe(
+            "ike-updown",
+            m -> {
+              if ("yes".equals(m.text("up"))) {
+                for (String name : m.keys()) {
+                  Wanted w = wanted.get(name);
+                  if (w != null) {
+                    w.up = true;
+                  }
+                }
+              }
+            })
+        .whenComplete(
+            (v, e) -> {
+              if (e != null && c.isOpen()) {
+                log.warn(
+                    "charon refused ike-updown events ({}): certificates are cleared only"
+                        + " once no tunnel is being set up for a minute",
+                    e.getMessage());
+              }
+            });
     c.onClose(
         why -> {
           if (!closed) { // closing the installer closes its client: nothing to report then
@@ -149,6 +194,25 @@ public final class TunnelInstaller implements AutoCloseable {
   private void load(ViciClient c, Wanted w, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     TunnelConnection t = w.connection;
+    var loads = send(c, w);
+    var up = initiate ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
+    loaded(c, w, loads);
+    if (up != null) {
+      c.await(up);
+      w.up = true;
+    }
+  }
+
+  /** Sends {@code w}'s key and connection to charon; {@link #loaded} waits for both. */
+  private List<CompletableFuture<ViciMessage>> send(ViciClient c, Wanted w) {
+    TunnelConnection t = w.connection;
+    if (w.keys instanceof TunnelKeying.OneTimeKeyPair k) {
+      ours.add(fingerprint(k.certificate()));
+      ours.add(fingerprint(k.authority()));
+      if (k.peerCertificate() != null) {
+        ours.add(fingerprint(k.peerCertificate()));
+      }
+    }
     var secret =
         w.keys instanceof TunnelKeying.OneTimeKeyPair k
             ? c.loadKey(k.keyType(), k.privateKey())
@@ -157,15 +221,24 @@ public final class TunnelInstaller implements AutoCloseable {
                 "IKE",
                 ((TunnelKeying.SharedKey) w.keys).key(),
                 List.of(t.localId(), t.remoteId()));
-    var conn = c.loadConn(t.name(), t.toVici(w.keys));
-    var up = initiate ? c.initiateExplained(TunnelConnection.CHILD, t.name(), timeout) : null;
-    ViciMessage loaded = c.await(secret);
+    return List.of(secret, c.loadConn(t.name(), t.toVici(w.keys)));
+  }
+
+  private void loaded(ViciClient c, Wanted w, List<CompletableFuture<ViciMessage>> loads)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    ViciMessage key = c.await(loads.get(0));
     if (w.keys instanceof TunnelKeying.OneTimeKeyPair) {
-      w.keyId = loaded.text("id"); // what unload-key names it by
+      w.keyId = key.text("id"); // what unload-key names it by
     }
-    c.await(conn);
-    if (up != null) {
-      c.await(up);
+    c.await(loads.get(1));
+  }
+
+  private static String fingerprint(byte[] certificate) {
+    try {
+      return HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(certificate));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is a JDK requirement", e);
     }
   }
 
@@ -200,13 +273,98 @@ public final class TunnelInstaller implements AutoCloseable {
       c.await(c.unloadConn(id));
       if (w.keys instanceof TunnelKeying.SharedKey) {
         c.await(c.unloadShared(id));
-      } else if (w.keyId != null) {
-        c.await(c.unloadKey(w.keyId)); // the one-time private key leaves charon with its tunnel
+      } else {
+        if (w.keyId != null) {
+          c.await(c.unloadKey(w.keyId)); // the one-time private key leaves charon with its tunnel
+        }
+        ended.incrementAndGet();
+        clearIfDue(c);
       }
       return a;
     } finally {
       w.keys.zero();
     }
+  }
+
+  /**
+   * Clears the certificates of ended tunnels from charon, which keeps every certificate loaded with
+   * a connection until {@code clear-creds} ({@link #CLEAR_AFTER}): when {@value #CLEAR_AFTER} have
+   * ended, or every tunnel has; and only when no tunnel is being set up (each wanted tunnel's
+   * IKE_SA is up, or was loaded a minute ago), since {@code clear-creds} takes every credential and
+   * a negotiation in between would find none, and only when everything charon holds from VICI is
+   * this installer's: an operator's own credentials are never cleared (said once, and then the
+   * certificates stay until charon restarts). The live tunnels' keys and connections are loaded
+   * again at once, in one burst.
+   */
+  private void clearIfDue(ViciClient c)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    int n = ended.get();
+    if (n == 0 || (n < CLEAR_AFTER && !wanted.isEmpty())) {
+      return;
+    }
+    long now = System.nanoTime();
+    for (Wanted w : wanted.values()) {
+      if (!w.up && now - w.loadedAt < SETTLE_NANOS) {
+        return; // being set up: it needs its credentials now; the next removal tries again
+      }
+    }
+    String foreign = foreign(c);
+    if (foreign != null) {
+      if (!foreignSaid) {
+        foreignSaid = true;
+        log.warn(
+            "charon at {} holds {} that this agent did not load: the certificates of ended"
+                + " tunnels stay in charon (VICI cannot unload one) until it restarts",
+            socket,
+            foreign);
+      }
+      return;
+    }
+    c.await(c.clearCreds());
+    ours.clear();
+    ended.set(0);
+    List<Wanted> live = List.copyOf(wanted.values());
+    List<List<CompletableFuture<ViciMessage>>> loads = new java.util.ArrayList<>();
+    for (Wanted w : live) {
+      loads.add(send(c, w));
+    }
+    for (int i = 0; i < live.size(); i++) {
+      loaded(c, live.get(i), loads.get(i));
+    }
+    log.debug(
+        "charon's credentials cleared of {} ended tunnels' certificates; {} live tunnels' loaded"
+            + " again",
+        n,
+        live.size());
+  }
+
+  /** Null, or what charon holds from VICI that this installer did not load (no secret named). */
+  private String foreign(ViciClient c)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    c.await(c.command("flush-certs", ViciMessage.EMPTY)); // certificates cached from peers
+    for (ViciMessage cert : c.listCerts()) {
+      byte[] der = cert.value("data");
+      if (der != null && !ours.contains(fingerprint(der))) {
+        return "a certificate";
+      }
+    }
+    Set<String> keyIds = new java.util.HashSet<>();
+    Set<String> shared = new java.util.HashSet<>();
+    for (Wanted w : wanted.values()) {
+      if (w.keyId != null) {
+        keyIds.add(w.keyId);
+      }
+      if (w.keys instanceof TunnelKeying.SharedKey) {
+        shared.add(w.connection.name());
+      }
+    }
+    if (!keyIds.containsAll(c.await(c.getKeys()).list("keys"))) {
+      return "a private key";
+    }
+    if (!shared.containsAll(c.await(c.getShared()).list("keys"))) {
+      return "a shared secret";
+    }
+    return null;
   }
 
   private static Accounting accounting(ViciClient c, String id)

@@ -41,19 +41,32 @@ public sealed interface TunnelKeying {
 
   /**
    * This end's one-time key pair: its private key (PKCS#8, DER; it never leaves the agent that made
-   * it), its certificate for this tunnel's local identity (DER), and the authority that certifies
-   * the peer (DER): charon trusts the peer only with a certificate from that authority for the
-   * tunnel's remote identity.
+   * it), its certificate for this tunnel's local identity (DER), the authority that certifies the
+   * peer (DER), and, when known, the peer's own certificate for this tunnel (DER): charon then
+   * trusts that certificate alone, not any other the authority issued for the same identity (an
+   * earlier tunnel's). Without it charon trusts any certificate from the authority for the tunnel's
+   * remote identity.
    *
    * @param keyType charon's name of the key's type: {@code ecdsa}, {@code ed25519} or {@code any}
+   * @param peerCertificate the peer's certificate for this tunnel, or null
    */
-  record OneTimeKeyPair(String keyType, byte[] privateKey, byte[] certificate, byte[] authority)
+  record OneTimeKeyPair(
+      String keyType,
+      byte[] privateKey,
+      byte[] certificate,
+      byte[] authority,
+      byte[] peerCertificate)
       implements TunnelKeying {
     public OneTimeKeyPair {
       Objects.requireNonNull(keyType, "keyType");
       Objects.requireNonNull(privateKey, "privateKey");
       Objects.requireNonNull(certificate, "certificate");
       Objects.requireNonNull(authority, "authority");
+    }
+
+    /** A key pair whose peer is any holder of the authority's certificate for its identity. */
+    public OneTimeKeyPair(String keyType, byte[] privateKey, byte[] certificate, byte[] authority) {
+      this(keyType, privateKey, certificate, authority, null);
     }
 
     @Override
@@ -64,7 +77,11 @@ public sealed interface TunnelKeying {
     @Override
     public TunnelKeying copy() {
       return new OneTimeKeyPair(
-          keyType, privateKey.clone(), certificate.clone(), authority.clone());
+          keyType,
+          privateKey.clone(),
+          certificate.clone(),
+          authority.clone(),
+          peerCertificate == null ? null : peerCertificate.clone());
     }
 
     @Override

@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.portcullis.support.pki.DevCertificates;
+import dev.portcullis.support.pki.TunnelCertificates;
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
 import dev.portcullis.tunnel.vici.ViciCommandException;
+import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -353,5 +357,212 @@ class TunnelInstallerTest {
       assertEquals(List.of(), keys(lab.b()));
       assertEquals(0, sas(lab.a()));
     }
+  }
+
+  /** The certificates charon holds now. */
+  static List<ViciMessage> certs(NetworkLab.Side s) throws Exception {
+    try (ViciClient c = ViciClient.connect(s.vici(), Duration.ofSeconds(10))) {
+      return c.listCerts();
+    }
+  }
+
+  /**
+   * One end of a tunnel keyed as the PDP keys it: a fresh Ed25519 key, certified for one tunnel.
+   */
+  record Certified(OneTimeKey key, byte[] certificate) {
+    /** This end's keying, trusting {@code peer}'s certificate alone (null: any from the CA). */
+    TunnelKeying.OneTimeKeyPair keying(X509Certificate ca, Certified peer) throws Exception {
+      return new TunnelKeying.OneTimeKeyPair(
+          OneTimeKey.KEY_TYPE,
+          key.pkcs8(),
+          certificate,
+          ca.getEncoded(),
+          peer == null ? null : peer.certificate());
+    }
+  }
+
+  /**
+   * A fresh key for {@code id} certified by {@code pki}'s CA for {@code tunnel}, from {@code now}.
+   */
+  static Certified certify(
+      DevCertificates.Pki pki, String tunnel, String id, Instant now, Duration lifetime)
+      throws Exception {
+    OneTimeKey k = OneTimeKey.generate(new SecureRandom());
+    return new Certified(
+        k,
+        TunnelCertificates.issue(
+            DevCertificates.certificateFile(pki.caCertificate()),
+            DevCertificates.privateKeyFile(pki.directory().resolve("ca.key")),
+            k.publicKeyInfo(),
+            "owner",
+            tunnel,
+            id,
+            now,
+            lifetime));
+  }
+
+  /**
+   * Tunnel {@code name} keyed as the PDP keys it, with a CA of its own; zeroes its keys at close.
+   */
+  record Keyed(
+      DevCertificates.Pki pki,
+      X509Certificate ca,
+      Certified client,
+      Certified gateway,
+      TunnelConnection tunnel)
+      implements AutoCloseable {
+    TunnelKeying.OneTimeKeyPair clientKeys() throws Exception {
+      return client.keying(ca, gateway);
+    }
+
+    TunnelKeying.OneTimeKeyPair gatewayKeys() throws Exception {
+      return gateway.keying(ca, client);
+    }
+
+    @Override
+    public void close() {
+      client.key().zero();
+      gateway.key().zero();
+    }
+  }
+
+  /** {@code name}'s two ends certified, the gateway's from {@code gatewayFrom} for an hour. */
+  static Keyed keyed(String name, Instant gatewayFrom) throws Exception {
+    DevCertificates.Pki pki =
+        DevCertificates.ensure(dir.resolve("pki-" + name), List.of(), List.of());
+    X509Certificate ca = DevCertificates.certificateFile(pki.caCertificate());
+    Duration hour = Duration.ofHours(1);
+    return new Keyed(
+        pki,
+        ca,
+        certify(pki, name, name + "@a.lab", Instant.now(), hour),
+        certify(pki, name, name + ".b.lab", gatewayFrom, hour),
+        pinned(name, name + "@a.lab", name + ".b.lab"));
+  }
+
+  /**
+   * The PDP's keying: each end an Ed25519 key of its own certified for this tunnel alone, each end
+   * trusting the other's certificate and no other. Carries pings; removed, it leaves no key, no SA
+   * and no certificate at either end.
+   */
+  @Test
+  void ed25519KeysCertifiedForOneTunnelCarryPingsAndLeaveNothingBehind() throws Exception {
+    try (Keyed k = keyed("ed-1", Instant.now());
+        TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      gateway.install(k.tunnel().mirrored(), k.gatewayKeys(), false);
+      client.install(k.tunnel(), k.clientKeys(), true);
+      ping();
+      client.remove("ed-1");
+      gateway.remove("ed-1");
+      await().until(() -> sas(lab.b()) == 0);
+      assertEquals(0, sas(lab.a()));
+      assertEquals(List.of(), keys(lab.a()), "unloaded with the tunnel");
+      assertEquals(List.of(), keys(lab.b()));
+      assertEquals(List.of(), certs(lab.a()), "no certificate left at the client");
+      assertEquals(List.of(), certs(lab.b()), "nor at the gateway");
+    }
+  }
+
+  /**
+   * A gateway answering with a valid certificate for the tunnel's own identity, from the same
+   * authority, but issued for another tunnel (an earlier one of the same identity, say): refused,
+   * since each end trusts the other's certificate for this tunnel and no other.
+   */
+  @Test
+  void aCertificateForTheSameIdentityFromAnotherTunnelIsRefused() throws Exception {
+    Certified old = null;
+    try (Keyed k = keyed("ed-2", Instant.now());
+        TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      // a certificate the same authority issued for the same identity, for another tunnel
+      old = certify(k.pki(), "ed-0", "ed-2.b.lab", Instant.now(), Duration.ofHours(1));
+      gateway.install(k.tunnel().mirrored(), old.keying(k.ca(), k.client()), false);
+      ViciCommandException e =
+          assertThrows(
+              ViciCommandException.class, () -> client.install(k.tunnel(), k.clientKeys(), true));
+      client.remove("ed-2");
+      gateway.remove("ed-2");
+      // charon's words: the peer did not authenticate with the certificate this tunnel trusts
+      assertTrue(
+          e.getMessage().contains("peer not authenticated with peer cert"),
+          "charon's reason: " + e.getMessage());
+      assertEquals(0, sas(lab.a()));
+      assertEquals(List.of(), keys(lab.a()));
+      assertEquals(List.of(), keys(lab.b()));
+    } finally {
+      if (old != null) {
+        old.key().zero();
+      }
+    }
+  }
+
+  /** A certificate whose validity ended (an hour ago) is refused, though it is the pinned one. */
+  @Test
+  void anExpiredCertificateIsRefused() throws Exception {
+    try (Keyed k = keyed("ed-3", Instant.now().minus(Duration.ofHours(2)));
+        TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      gateway.install(k.tunnel().mirrored(), k.gatewayKeys(), false);
+      ViciCommandException e =
+          assertThrows(
+              ViciCommandException.class, () -> client.install(k.tunnel(), k.clientKeys(), true));
+      client.remove("ed-3");
+      gateway.remove("ed-3");
+      assertTrue(e.getMessage().contains("ed-3.b.lab"), "charon's reason: " + e.getMessage());
+      assertEquals(0, sas(lab.a()));
+    }
+  }
+
+  /**
+   * An operator's own credential in the gateway's charon (a certificate it loaded): the installer
+   * never clears charon's credentials then (clear-creds would take the operator's too), so the
+   * ended tunnel's certificates stay, and so does the operator's.
+   */
+  @Test
+  void anOperatorsOwnCredentialsAreNeverCleared() throws Exception {
+    try (Keyed k = keyed("ed-4", Instant.now());
+        ViciClient v = ViciClient.connect(lab.b().vici(), Duration.ofSeconds(10));
+        TunnelInstaller gateway = at(lab.b());
+        TunnelInstaller client = at(lab.a())) {
+      byte[] operators =
+          TunnelCertificates.issue(
+              k.ca(),
+              DevCertificates.privateKeyFile(k.pki().directory().resolve("ca.key")),
+              k.client().key().publicKeyInfo(),
+              "operator",
+              "theirs",
+              "vpn.operator.lab",
+              Instant.now(),
+              Duration.ofHours(1));
+      v.await(v.loadCert("X509", "NONE", operators));
+      gateway.install(k.tunnel().mirrored(), k.gatewayKeys(), false);
+      client.install(k.tunnel(), k.clientKeys(), true);
+      client.remove("ed-4");
+      gateway.remove("ed-4");
+      assertEquals(List.of(), certs(lab.a()), "the client's charon holds only ours: cleared");
+      List<byte[]> left = certs(lab.b()).stream().map(m -> m.value("data")).toList();
+      assertTrue(
+          left.stream().anyMatch(d -> Arrays.equals(d, operators)),
+          "the operator's certificate stays");
+      assertTrue(
+          left.stream().anyMatch(d -> Arrays.equals(d, k.gateway().certificate())),
+          "and so does the tunnel's: nothing was cleared");
+      assertEquals(List.of(), keys(lab.b()), "the tunnel's key was unloaded all the same");
+      v.await(v.clearCreds()); // the operator's, for the tests after this one
+    }
+  }
+
+  static TunnelConnection pinned(String name, String clientId, String gatewayId) {
+    return new TunnelConnection(
+        name,
+        lab.a().outer(),
+        lab.b().outer(),
+        clientId,
+        gatewayId,
+        lab.a().inner() + "/32",
+        lab.b().inner() + "/32",
+        ProtectionObjective.CONFIDENTIALITY,
+        Duration.ofHours(1));
   }
 }

@@ -440,6 +440,20 @@ public final class ViciClient implements AutoCloseable {
     return command("unload-key", ViciMessage.builder().put("id", id).build());
   }
 
+  /**
+   * {@code clear-creds}: every credential loaded over VICI goes — keys, shared secrets, and the
+   * certificates loaded with connections or by {@code load-cert} (charon has no command that
+   * unloads one certificate) — and charon's certificate cache is flushed.
+   */
+  public CompletableFuture<ViciMessage> clearCreds() {
+    return command("clear-creds", ViciMessage.EMPTY);
+  }
+
+  /** {@code get-shared}: the identifiers of the shared secrets loaded over VICI with one. */
+  public CompletableFuture<ViciMessage> getShared() {
+    return command("get-shared", ViciMessage.EMPTY);
+  }
+
   /** {@code get-keys}: the identifiers of the private keys loaded over VICI. */
   public CompletableFuture<ViciMessage> getKeys() {
     return command("get-keys", ViciMessage.EMPTY);
@@ -530,6 +544,15 @@ public final class ViciClient implements AutoCloseable {
       b.put("ike", ike);
     }
     return streamed("list-sas", b.build(), "list-sa");
+  }
+
+  /**
+   * {@code list-certs}: the certificates charon holds (loaded over VICI, with connections, or
+   * received from peers), one {@code list-cert} event each, in the order charon sent them.
+   */
+  public List<ViciMessage> listCerts()
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    return streamed("list-certs", ViciMessage.EMPTY, "list-cert");
   }
 
   // ---- reading ----------------------------------------------------------------------------------
