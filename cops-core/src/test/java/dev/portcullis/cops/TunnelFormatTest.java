@@ -12,7 +12,10 @@ import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
 import java.net.InetAddress;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -38,19 +41,98 @@ class TunnelFormatTest {
     TunnelRequest t = docRequest();
     assertEquals(
         TunnelRequest.client(
-            "alice",
-            "gw-1",
-            InetAddress.getByName("192.0.2.1"),
-            TrafficSelector.parse("10.1.0.1/32"),
-            TunnelRequest.Objective.CONFIDENTIALITY,
-            "alice@vpn.lab",
-            "otc-1a2b"),
+                "alice",
+                "gw-1",
+                InetAddress.getByName("192.0.2.1"),
+                TrafficSelector.parse("10.1.0.1/32"),
+                TunnelRequest.Objective.CONFIDENTIALITY,
+                "alice@vpn.lab",
+                "otc-1a2b")
+            .withPublicKeys(List.of(ALICES_KEY)),
         t);
     Request r = (Request) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel REQ"));
     assertEquals(r.clientSIs().get(0).data(), t.encode(), "re-encoded byte for byte");
     TunnelRequest gw =
         TunnelRequest.gateway("gw-1", InetAddress.getByName("192.0.2.2"), "gw-1.lab");
     assertEquals(gw, TunnelRequest.decode(gw.encode()));
+  }
+
+  /** RFC 8032's second test key, as a SubjectPublicKeyInfo (RFC 8410). */
+  static final Bytes ALICES_KEY =
+      Bytes.of(
+          HexFormat.of()
+              .parseHex(
+                  "302a300506032b6570032100"
+                      + "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"));
+
+  @Test
+  void theRequestOfTheDocsCarriesAlicesPublicKeyAndAGatewaysCarriesSeveral() throws Exception {
+    assertEquals(List.of(ALICES_KEY), docRequest().publicKeys());
+    TunnelRequest gw =
+        TunnelRequest.gateway("gw-1", InetAddress.getByName("192.0.2.2"), "gw-1.lab")
+            .withPublicKeys(List.of(ALICES_KEY, Bytes.of(new byte[] {1, 2, 3})));
+    assertEquals(gw, TunnelRequest.decode(gw.encode()));
+    assertEquals(2, TunnelRequest.decode(gw.encode()).publicKeys().size());
+    assertTrue(keysRefused("0009000101000000" + "0009000102000000", 2).contains("at most 1"));
+    assertTrue(keysRefused("00090000", 1).contains("public key: empty"));
+    TunnelReport fresh = TunnelReport.up("t-7f3a").withPublicKey(ALICES_KEY);
+    assertEquals(fresh, TunnelReport.decode(fresh.encode()));
+  }
+
+  /** Why alice's request without its key, with {@code n} attributes {@code more}, is refused. */
+  static String keysRefused(String more, int n) throws Exception {
+    byte[] bare = docRequest().withPublicKeys(List.of()).encode().toArray();
+    return assertThrows(
+            CopsCodecException.class, () -> TunnelRequest.decode(Bytes.of(concat(bare, more, n))))
+        .getMessage();
+  }
+
+  /** {@code block} (a whole attribute block) with {@code more} attributes ({@code n}) appended. */
+  static byte[] concat(byte[] block, String more, int n) {
+    byte[] extra = HexFormat.of().parseHex(more);
+    byte[] out = java.util.Arrays.copyOf(block, block.length + extra.length);
+    System.arraycopy(extra, 0, out, block.length, extra.length);
+    int count = ((out[2] & 0xff) << 8 | (out[3] & 0xff)) + n;
+    out[2] = (byte) (count >> 8);
+    out[3] = (byte) count;
+    return out;
+  }
+
+  @Test
+  void theCertificateGrantOfTheDocsCertifiesAlicesKeyForThisTunnelAlone() throws Exception {
+    Decision d =
+        (Decision) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel DEC certificates"));
+    TunnelGrant g = TunnelGrant.decode(d.decisions().get(0).clientSpecific().data());
+    assertTrue(g.complete());
+    assertTrue(g.certified());
+    assertNull(g.psk());
+    CertificateFactory x509 = CertificateFactory.getInstance("X.509");
+    X509Certificate ca = cert(x509, g.authority());
+    X509Certificate own = cert(x509, g.certificate());
+    X509Certificate peer = cert(x509, g.peerCertificate());
+    own.verify(ca.getPublicKey());
+    peer.verify(ca.getPublicKey());
+    assertEquals(ALICES_KEY, Bytes.of(own.getPublicKey().getEncoded()), "the request's key");
+    assertEquals("CN=alice,OU=t-7f3a,O=Portcullis tunnel", own.getSubjectX500Principal().getName());
+    assertEquals(
+        List.of(List.of(1, "alice@vpn.lab")), List.copyOf(own.getSubjectAlternativeNames()));
+    assertEquals(List.of(List.of(2, "gw-1.lab")), List.copyOf(peer.getSubjectAlternativeNames()));
+    assertEquals(
+        3600,
+        java.time.Duration.between(
+                own.getNotBefore().toInstant().plus(java.time.Duration.ofMinutes(5)),
+                own.getNotAfter().toInstant())
+            .toSeconds(),
+        "valid for the tunnel's lifetime (and the 5 minutes of clock skew before it)");
+    TunnelGrant gw = g.mirrored();
+    assertEquals(g.peerCertificate(), gw.certificate());
+    assertEquals(g.certificate(), gw.peerCertificate());
+    assertEquals(g.authority(), gw.authority());
+    assertTrue(g.toString().contains("certificates"), g.toString());
+  }
+
+  static X509Certificate cert(CertificateFactory f, Bytes der) throws Exception {
+    return (X509Certificate) f.generateCertificate(new java.io.ByteArrayInputStream(der.toArray()));
   }
 
   @Test
@@ -113,7 +195,19 @@ class TunnelFormatTest {
   @Test
   void badAttributesAreRefusedWithTheirOffset() {
     String[][] grants = {
-      {"0001000274310000" + "000c000100000000", "2", "attribute type: 12 at offset 12"},
+      {"0001000274310000" + "000f000100000000", "2", "attribute type: 15 at offset 12"},
+      {"0001000274310000" + "000c000100000000", "2", "certificates: not all three"},
+      {"0001000274310000" + "000c0000", "2", "certificate length: 0"},
+      {
+        "0001000274310000"
+            + "00090010"
+            + "000102030405060708090a0b0c0d0e0f"
+            + "000c000100000000"
+            + "000d000100000000"
+            + "000e000100000000",
+        "5",
+        "keying: a pre-shared key and certificates"
+      },
       {"0001000274310000" + "0001000274310000", "2", "repeated"},
       {"000900087465737474657374", "1", "pre-shared key length: 8"},
       {"000a000400000000" + "0001000274310000", "2", "lifetime: 0"},

@@ -31,6 +31,12 @@ import java.util.TreeMap;
  * @param psk the tunnel's pre-shared key (16 to 64 bytes)
  * @param lifetimeSeconds how long the tunnel may live
  * @param reason why (a Remove's reason), or null
+ * @param certificate the receiving end's certificate for this tunnel (DER X.509), certifying the
+ *     one-time public key its agent sent; with {@code peerCertificate} and {@code authority} it
+ *     keys the tunnel instead of a pre-shared key
+ * @param peerCertificate the other end's certificate for this tunnel (DER): the one its charon
+ *     trusts, and no other
+ * @param authority the authority that issued both (DER)
  */
 public record TunnelGrant(
     String tunnelId,
@@ -44,6 +50,9 @@ public record TunnelGrant(
     byte[] psk,
     Long lifetimeSeconds,
     String reason,
+    Bytes certificate,
+    Bytes peerCertificate,
+    Bytes authority,
     Map<Integer, Bytes> extensions) {
 
   /** Attribute types. */
@@ -59,6 +68,9 @@ public record TunnelGrant(
     int PSK = 9;
     int LIFETIME = 10;
     int REASON = 11;
+    int CERTIFICATE = 12;
+    int PEER_CERTIFICATE = 13;
+    int AUTHORITY = 14;
   }
 
   public TunnelGrant {
@@ -73,14 +85,47 @@ public record TunnelGrant(
       throw new IllegalArgumentException(
           "lifetime: " + lifetimeSeconds + " (expected: 1 to 4294967295 seconds)");
     }
+    if (psk != null && certificate != null) {
+      throw new IllegalArgumentException(
+          "a tunnel is keyed by a pre-shared key or by certificates, not both");
+    }
     psk = psk == null ? null : psk.clone();
     extensions = Tlv.extensions(extensions);
+  }
+
+  /**
+   * This grant keyed by certificates instead: this end's, the peer's, and their authority's (the
+   * pre-shared key, if any, is dropped).
+   */
+  public TunnelGrant withCertificates(Bytes own, Bytes peer, Bytes issuer) {
+    return new TunnelGrant(
+        tunnelId,
+        localAddress,
+        remoteAddress,
+        localId,
+        remoteId,
+        localTs,
+        remoteTs,
+        objective,
+        null,
+        lifetimeSeconds,
+        reason,
+        own,
+        peer,
+        issuer,
+        extensions);
+  }
+
+  /** Whether certificates key it (rather than a pre-shared key). */
+  public boolean certified() {
+    return certificate != null && peerCertificate != null && authority != null;
   }
 
   /** A Remove's data: the tunnel and why. */
   public static TunnelGrant removal(String tunnelId, String reason) {
     return new TunnelGrant(
-        tunnelId, null, null, null, null, null, null, null, null, null, reason, null);
+        tunnelId, null, null, null, null, null, null, null, null, null, reason, null, null, null,
+        null);
   }
 
   /** A refused request's data: no tunnel, only why. */
@@ -97,6 +142,9 @@ public record TunnelGrant(
         null,
         null,
         Objects.requireNonNull(reason, "reason"),
+        null,
+        null,
+        null,
         null);
   }
 
@@ -110,7 +158,7 @@ public record TunnelGrant(
         && localTs != null
         && remoteTs != null
         && objective != null
-        && psk != null
+        && (psk != null || certified())
         && lifetimeSeconds != null;
   }
 
@@ -127,7 +175,10 @@ public record TunnelGrant(
     }
   }
 
-  /** The other agent's view of the same tunnel (same key, reason dropped). */
+  /**
+   * The other agent's view of the same tunnel (same key, or the two certificates swapped; reason
+   * dropped).
+   */
   public TunnelGrant mirrored() {
     return new TunnelGrant(
         tunnelId,
@@ -141,6 +192,9 @@ public record TunnelGrant(
         psk,
         lifetimeSeconds,
         null,
+        peerCertificate,
+        certificate,
+        authority,
         extensions);
   }
 
@@ -184,6 +238,15 @@ public record TunnelGrant(
     if (reason != null) {
       w.utf8(Type.REASON, reason);
     }
+    if (certificate != null) {
+      w.put(Type.CERTIFICATE, certificate.toArray());
+    }
+    if (peerCertificate != null) {
+      w.put(Type.PEER_CERTIFICATE, peerCertificate.toArray());
+    }
+    if (authority != null) {
+      w.put(Type.AUTHORITY, authority.toArray());
+    }
     extensions.forEach((t, v) -> w.put(t, v.toArray()));
     return w.toBytes();
   }
@@ -203,11 +266,12 @@ public record TunnelGrant(
           Long lifetime;
           byte[] psk;
           String reason;
+          final Bytes[] certs = new Bytes[3];
         };
     Map<Integer, Bytes> ext = new TreeMap<>();
     Tlv.each(
         data,
-        11,
+        14,
         -1,
         ext,
         a -> {
@@ -245,11 +309,36 @@ public record TunnelGrant(
                     "1 to 4294967295 seconds");
               }
             }
-            default -> f.reason = Tlv.utf8(a, "reason");
+            case Type.REASON -> f.reason = Tlv.utf8(a, "reason");
+            default -> {
+              if (a.length() == 0) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT, 0, a.offset() + 2, "certificate length", 0, "1 and up");
+              }
+              f.certs[t - Type.CERTIFICATE] = a.value();
+            }
           }
         });
     if (f.reason == null) { // a refusal carries only its reason
       TunnelRequest.missing(f.id, "tunnel id", Type.TUNNEL_ID);
+    }
+    int certs = (f.certs[0] == null ? 0 : 1) + (f.certs[1] == null ? 0 : 1);
+    certs += f.certs[2] == null ? 0 : 1;
+    String[] wrong =
+        certs % 3 != 0
+            ? new String[] {
+              "certificates",
+              "not all three",
+              "CERTIFICATE, PEER_CERTIFICATE and AUTHORITY together"
+            }
+            : certs == 3 && f.psk != null
+                ? new String[] {"keying", "a pre-shared key and certificates", "one of the two"}
+                : null;
+    if (wrong != null) {
+      if (f.psk != null) {
+        Arrays.fill(f.psk, (byte) 0);
+      }
+      throw CopsCodecException.at(BAD_MESSAGE_FORMAT, 0, 0, wrong[0], wrong[1], wrong[2]);
     }
     TunnelGrant g =
         new TunnelGrant(
@@ -264,6 +353,9 @@ public record TunnelGrant(
             f.psk,
             f.lifetime,
             f.reason,
+            f.certs[0],
+            f.certs[1],
+            f.certs[2],
             ext);
     if (f.psk != null) {
       Arrays.fill(f.psk, (byte) 0); // the grant holds its own copy
@@ -291,7 +383,7 @@ public record TunnelGrant(
         + ", "
         + objective
         + ", "
-        + (psk == null ? "no key" : "key (hidden)")
+        + (psk != null ? "key (hidden)" : certified() ? "certificates" : "no key")
         + ", lifetime "
         + lifetimeSeconds
         + " s"

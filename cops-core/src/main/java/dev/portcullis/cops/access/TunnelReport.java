@@ -25,6 +25,8 @@ import java.util.TreeMap;
  * @param packetsOut packets sent
  * @param durationSeconds how long the tunnel was up
  * @param reason why (a failure's, an end's), or null
+ * @param publicKey a gateway agent's fresh one-time public key (DER SubjectPublicKeyInfo), in place
+ *     of the one the reported tunnel's certificate took; or null
  */
 public record TunnelReport(
     String tunnelId,
@@ -35,6 +37,7 @@ public record TunnelReport(
     Long packetsOut,
     Long durationSeconds,
     String reason,
+    Bytes publicKey,
     Map<Integer, Bytes> extensions) {
 
   /** Attribute types. */
@@ -47,6 +50,7 @@ public record TunnelReport(
     int PACKETS_OUT = 6;
     int DURATION = 7;
     int REASON = 8;
+    int PUBLIC_KEY = 9;
   }
 
   /** What happened to the tunnel, and the Report-Type it travels with. */
@@ -78,12 +82,28 @@ public record TunnelReport(
     extensions = Tlv.extensions(extensions);
   }
 
+  /** This report carrying a gateway's fresh public key {@code key}. */
+  public TunnelReport withPublicKey(Bytes key) {
+    return new TunnelReport(
+        tunnelId,
+        state,
+        bytesIn,
+        bytesOut,
+        packetsIn,
+        packetsOut,
+        durationSeconds,
+        reason,
+        key,
+        extensions);
+  }
+
   public static TunnelReport up(String tunnelId) {
-    return new TunnelReport(tunnelId, State.UP, null, null, null, null, null, null, null);
+    return new TunnelReport(tunnelId, State.UP, null, null, null, null, null, null, null, null);
   }
 
   public static TunnelReport failed(String tunnelId, String reason) {
-    return new TunnelReport(tunnelId, State.FAILED, null, null, null, null, null, reason, null);
+    return new TunnelReport(
+        tunnelId, State.FAILED, null, null, null, null, null, reason, null, null);
   }
 
   /** An ended tunnel with its counters (charon's {@code bytes-in} and so on). */
@@ -104,6 +124,7 @@ public record TunnelReport(
         packetsOut,
         durationSeconds,
         reason,
+        null,
         null);
   }
 
@@ -133,6 +154,9 @@ public record TunnelReport(
     if (reason != null) {
       w.utf8(Type.REASON, reason);
     }
+    if (publicKey != null) {
+      w.put(Type.PUBLIC_KEY, publicKey.toArray());
+    }
     extensions.forEach((t, v) -> w.put(t, v.toArray()));
     return w.toBytes();
   }
@@ -149,11 +173,12 @@ public record TunnelReport(
           Long packetsOut;
           Long duration;
           String reason;
+          Bytes key;
         };
     Map<Integer, Bytes> ext = new TreeMap<>();
     Tlv.each(
         data,
-        8,
+        9,
         -1,
         ext,
         a -> {
@@ -177,12 +202,28 @@ public record TunnelReport(
             case Type.PACKETS_IN -> f.packetsIn = Tlv.u64(a, "packets in");
             case Type.PACKETS_OUT -> f.packetsOut = Tlv.u64(a, "packets out");
             case Type.DURATION -> f.duration = Tlv.u32(a, "duration");
-            default -> f.reason = Tlv.utf8(a, "reason");
+            case Type.REASON -> f.reason = Tlv.utf8(a, "reason");
+            default -> {
+              if (a.length() == 0) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT, 0, a.offset() + 2, "public key length", 0, "1 and up");
+              }
+              f.key = a.value();
+            }
           }
         });
     TunnelRequest.missing(f.id, "tunnel id", Type.TUNNEL_ID);
     TunnelRequest.missing(f.state, "tunnel state", Type.STATE);
     return new TunnelReport(
-        f.id, f.state, f.bytesIn, f.bytesOut, f.packetsIn, f.packetsOut, f.duration, f.reason, ext);
+        f.id,
+        f.state,
+        f.bytesIn,
+        f.bytesOut,
+        f.packetsIn,
+        f.packetsOut,
+        f.duration,
+        f.reason,
+        f.key,
+        ext);
   }
 }

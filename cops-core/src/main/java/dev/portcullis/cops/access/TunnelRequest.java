@@ -6,6 +6,8 @@ import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.ClientSI;
 import dev.portcullis.cops.CopsCodecException;
 import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -25,6 +27,9 @@ import java.util.TreeMap;
  * @param objective what the tunnel is to protect (client role; null for a gateway)
  * @param ikeId the agent's IKE identity
  * @param credentialId the one-time credential the user presents (client role; null if none)
+ * @param publicKeys one-time public keys the agent made (DER SubjectPublicKeyInfo, Ed25519 or ECDSA
+ *     P-256), for the PDP's authority to certify: a client's for its tunnel (at most one), a
+ *     gateway's for the tunnels to come (at most {@value #MAX_PUBLIC_KEYS}); never a private key
  */
 public record TunnelRequest(
     Role role,
@@ -35,7 +40,11 @@ public record TunnelRequest(
     Objective objective,
     String ikeId,
     String credentialId,
+    List<Bytes> publicKeys,
     Map<Integer, Bytes> extensions) {
+
+  /** The most public keys one request carries (a gateway's standing request). */
+  public static final int MAX_PUBLIC_KEYS = 256;
 
   /** The Portcullis tunnel client type, from the First Come First Served range. */
   public static final int CLIENT_TYPE = 0xC0A8;
@@ -52,6 +61,7 @@ public record TunnelRequest(
     int OBJECTIVE = 6;
     int IKE_ID = 7;
     int CREDENTIAL_ID = 8;
+    int PUBLIC_KEY = 9;
   }
 
   /** Who asks. */
@@ -105,7 +115,30 @@ public record TunnelRequest(
       Objects.requireNonNull(innerPrefix, "a client's request names its inner prefix");
       Objects.requireNonNull(objective, "a client's request names its protection objective");
     }
+    publicKeys = publicKeys == null ? List.of() : List.copyOf(publicKeys);
+    if (publicKeys.size() > (role == Role.CLIENT ? 1 : MAX_PUBLIC_KEYS)) {
+      throw new IllegalArgumentException(
+          publicKeys.size()
+              + " public keys (a "
+              + (role == Role.CLIENT ? "client's request carries at most 1)" : "gateway's at most ")
+              + (role == Role.CLIENT ? "" : MAX_PUBLIC_KEYS + ")"));
+    }
     extensions = Tlv.extensions(extensions);
+  }
+
+  /** This request carrying {@code keys} (public keys: DER SubjectPublicKeyInfo). */
+  public TunnelRequest withPublicKeys(List<Bytes> keys) {
+    return new TunnelRequest(
+        role,
+        subject,
+        gateway,
+        outerAddress,
+        innerPrefix,
+        objective,
+        ikeId,
+        credentialId,
+        keys,
+        extensions);
   }
 
   /** A client agent's request for {@code subject}'s tunnel to {@code gateway}. */
@@ -118,12 +151,12 @@ public record TunnelRequest(
       String ikeId,
       String credentialId) {
     return new TunnelRequest(
-        Role.CLIENT, subject, gateway, outer, inner, objective, ikeId, credentialId, null);
+        Role.CLIENT, subject, gateway, outer, inner, objective, ikeId, credentialId, null, null);
   }
 
   /** A gateway agent's standing request for the tunnels that end at it. */
   public static TunnelRequest gateway(String name, InetAddress outer, String ikeId) {
-    return new TunnelRequest(Role.GATEWAY, null, name, outer, null, null, ikeId, null, null);
+    return new TunnelRequest(Role.GATEWAY, null, name, outer, null, null, ikeId, null, null, null);
   }
 
   /** The ClientSI object carrying this request. */
@@ -149,6 +182,9 @@ public record TunnelRequest(
     if (credentialId != null) {
       w.utf8(Type.CREDENTIAL_ID, credentialId);
     }
+    for (Bytes k : publicKeys) {
+      w.put(Type.PUBLIC_KEY, k.toArray());
+    }
     extensions.forEach((t, v) -> w.put(t, v.toArray()));
     return w.toBytes();
   }
@@ -165,12 +201,13 @@ public record TunnelRequest(
           Objective objective;
           String ikeId;
           String credential;
+          final List<Bytes> keys = new ArrayList<>();
         };
     Map<Integer, Bytes> ext = new TreeMap<>();
     Tlv.each(
         data,
-        8,
-        -1,
+        9,
+        Type.PUBLIC_KEY,
         ext,
         a -> {
           int t = a.type();
@@ -189,7 +226,19 @@ public record TunnelRequest(
             case Type.INNER_PREFIX -> f.inner = Tlv.prefix(a, "inner prefix");
             case Type.OBJECTIVE -> f.objective = Objective.read(a);
             case Type.IKE_ID -> f.ikeId = Tlv.utf8(a, "IKE identity");
-            default -> f.credential = Tlv.utf8(a, "credential id");
+            case Type.CREDENTIAL_ID -> f.credential = Tlv.utf8(a, "credential id");
+            default -> {
+              if (a.length() == 0 || f.keys.size() == MAX_PUBLIC_KEYS) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT,
+                    0,
+                    a.offset(),
+                    "public key",
+                    a.length() == 0 ? "empty" : "number " + (MAX_PUBLIC_KEYS + 1),
+                    "1 to " + MAX_PUBLIC_KEYS + " keys of 1 byte and more");
+              }
+              f.keys.add(a.value());
+            }
           }
         });
     missing(f.role, "role", Type.ROLE);
@@ -200,9 +249,27 @@ public record TunnelRequest(
       missing(f.subject, "subject", Type.SUBJECT);
       missing(f.inner, "inner prefix", Type.INNER_PREFIX);
       missing(f.objective, "protection objective", Type.OBJECTIVE);
+      if (f.keys.size() > 1) {
+        throw CopsCodecException.at(
+            BAD_MESSAGE_FORMAT,
+            0,
+            0,
+            "public keys of a client's request",
+            f.keys.size(),
+            "at most 1 (one tunnel, one key)");
+      }
     }
     return new TunnelRequest(
-        f.role, f.subject, f.gateway, f.outer, f.inner, f.objective, f.ikeId, f.credential, ext);
+        f.role,
+        f.subject,
+        f.gateway,
+        f.outer,
+        f.inner,
+        f.objective,
+        f.ikeId,
+        f.credential,
+        f.keys,
+        ext);
   }
 
   static void missing(Object v, String name, int type) throws CopsCodecException {

@@ -166,6 +166,9 @@ public final class TunnelAuthority {
               psk,
               rule.lifetime().toSeconds(),
               null,
+              null,
+              null,
+              null,
               null);
       granted.put(
           tunnel,
