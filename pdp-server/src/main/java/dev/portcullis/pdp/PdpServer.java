@@ -8,10 +8,12 @@ import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
+import dev.portcullis.pdp.tunnel.TunnelAuthority;
 import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.support.AcceptFailures;
@@ -165,6 +167,7 @@ public final class PdpServer implements Lifecycle {
             TunnelDesk.open(
                 tunnelPolicy,
                 security.enroller == null ? null : security.enroller.store(),
+                tunnelIssuer(security.enroller),
                 () -> s.mlsEngine(),
                 audit,
                 clock));
@@ -194,6 +197,32 @@ public final class PdpServer implements Lifecycle {
     }
     s.ready.complete(null);
     return s;
+  }
+
+  /** The enrolment CA as the tunnel desk's authority (its key stays in the enroller), or null. */
+  private static TunnelAuthority.Issuer tunnelIssuer(Enroller enroller) {
+    if (enroller == null) {
+      return null;
+    }
+    byte[] ca = enroller.caCertificate();
+    return new TunnelAuthority.Issuer() {
+      @Override
+      public byte[] authority() {
+        return ca.clone();
+      }
+
+      @Override
+      public byte[] issue(
+          byte[] publicKey,
+          String owner,
+          String tunnelId,
+          String ikeId,
+          java.time.Instant now,
+          Duration valid)
+          throws java.security.GeneralSecurityException {
+        return enroller.issueTunnelCertificate(publicKey, owner, tunnelId, ikeId, now, valid);
+      }
+    };
   }
 
   private void bind() throws IOException {

@@ -21,14 +21,17 @@ import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pep.tunnel.TunnelAgent;
+import dev.portcullis.support.LogLines;
 import dev.portcullis.support.pki.DevCertificates;
 import dev.portcullis.tunnel.lab.LabCapture;
 import dev.portcullis.tunnel.lab.NetworkLab;
 import dev.portcullis.tunnel.vici.ViciClient;
+import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,6 +153,12 @@ class TunnelAgentTest {
 
   /** An agent for {@code id} (enrolled now if it has no certificate), connected to the PDP. */
   static TunnelAgent agent(String id, Path vici, TunnelAgent.Listener l) throws Exception {
+    return agent(id, vici, l, new SecureRandom());
+  }
+
+  /** An agent as above, its one-time keys made from {@code random}. */
+  static TunnelAgent agent(String id, Path vici, TunnelAgent.Listener l, SecureRandom random)
+      throws Exception {
     if (!Files.exists(dir.resolve(id + ".crt"))) {
       enrol(id);
     }
@@ -163,7 +172,8 @@ class TunnelAgentTest {
                 .reconnect(Duration.ofMillis(50), Duration.ofMillis(500)),
             vici,
             Duration.ofSeconds(15),
-            l == null ? new TunnelAgent.Listener() {} : l);
+            l == null ? new TunnelAgent.Listener() {} : l,
+            random);
     a.open().get(10, TimeUnit.SECONDS);
     return a;
   }
@@ -343,13 +353,14 @@ class TunnelAgentTest {
       }
       if (r.path("event").asText().equals("tunnel-key-issued")) {
         keyed++;
+        assertEquals("certificates", r.path("keying").asText(), "the policy's default: " + r);
       }
       if (r.path("event").asText().equals("tunnel-down") && r.path("bytesIn").asLong() > 0) {
         counted = true;
       }
       assertFalse(r.toString().toLowerCase().contains("psk"), "no key in the audit: " + r);
     }
-    assertEquals(2, keyed, "a key issued to each end, once");
+    assertEquals(2, keyed, "a certificate issued to each end, once");
     assertTrue(counted, "the pings' bytes are accounted");
     assertTrue(AuditChain.verify(dir.resolve("audit.jsonl")).intact());
   }
@@ -388,6 +399,47 @@ class TunnelAgentTest {
                 assertTrue(fresh.contains("fresh one-time credential"), fresh);
               }));
       assertEquals(List.of(), bob.tunnels());
+    }
+  }
+
+  /**
+   * A pre-shared key stays a choice of the policy ({@code keying="psk"}): the same agents, the
+   * tunnel keyed by a fresh PSK instead of certificates, used and released, audited as such.
+   */
+  @Test
+  void aRuleMayKeyItsTunnelsByAPreSharedKeyInstead() throws Exception {
+    try (TunnelAgent carol = agent("carol", lab.a().vici(), null)) {
+      withRule(
+          "<allow id=\"shared\" subject=\"carol\" gateway=\"gw-1\" objectives=\"integrity\""
+              + " lifetime=\"1h\" keying=\"psk\""
+              + TERMS
+              + "/>",
+          unchecked(
+              () -> {
+                String id =
+                    carol
+                        .request(
+                            "p1",
+                            ask(
+                                "carol",
+                                lab.a().inner() + "/32",
+                                Objective.INTEGRITY,
+                                "carol@vpn.lab",
+                                null))
+                        .get(30, TimeUnit.SECONDS);
+                pingThrough(lab.a().inner());
+                assertEquals(List.of(), atA.await(atA.getKeys()).list("keys"), "no private key");
+                carol.release("p1").get(30, TimeUnit.SECONDS);
+                goneAtBothEnds(id);
+                List<String> keying = new ArrayList<>();
+                for (JsonNode r : SecureCopsTest.audit(dir.resolve("audit.jsonl"))) {
+                  if (r.path("tunnel").asText().equals(id)
+                      && r.path("event").asText().equals("tunnel-key-issued")) {
+                    keying.add(r.path("keying").asText());
+                  }
+                }
+                assertEquals(List.of("pre-shared key", "pre-shared key"), keying);
+              }));
     }
   }
 
@@ -545,7 +597,164 @@ class TunnelAgentTest {
       assertEquals(List.of(), gateway.tunnels());
       assertEquals(List.of(), erin.tunnels());
       assertEquals(n, ids.stream().distinct().count());
+      // keyed by one-time key pairs (the policy's default): every key unloaded, and every
+      // certificate cleared from both charons once the tunnels are gone
+      await("no key and no certificate left in either charon")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  atA.await(atA.getKeys()).list("keys").isEmpty()
+                      && atB.await(atB.getKeys()).list("keys").isEmpty()
+                      && atA.listCerts().isEmpty()
+                      && atB.listCerts().isEmpty());
     }
+  }
+
+  /** A SecureRandom that keeps every 32 bytes it hands out: the seeds of the Ed25519 keys made. */
+  static final class Recording extends SecureRandom {
+    private static final long serialVersionUID = 1L;
+    final List<byte[]> seeds = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void nextBytes(byte[] bytes) {
+      super.nextBytes(bytes);
+      if (bytes.length == 32) {
+        seeds.add(bytes.clone());
+      }
+    }
+  }
+
+  /**
+   * The one-time private keys never leave the agents that made them: with both agents' keys made
+   * from a random source the test reads, a certificate tunnel is set up, used and released, and no
+   * private key (raw, PKCS#8, in hex or Base64) is in any line logged (at DEBUG) by the PDP or the
+   * agents, in the audit log, or in any file under the test's directory (the credential store, the
+   * PKI, the charons' logs). Only the public half crossed: the certificate each end's charon holds
+   * is for a key the agent made (a signature with the recorded private key verifies).
+   */
+  @Test
+  void theOneTimePrivateKeysNeverLeaveTheAgentsThatMadeThem() throws Exception {
+    Recording keys = new Recording();
+    ch.qos.logback.classic.Logger ours =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.portcullis");
+    ch.qos.logback.classic.Level before = ours.getLevel();
+    ours.setLevel(ch.qos.logback.classic.Level.DEBUG);
+    List<byte[]> certificates = new ArrayList<>();
+    try (LogLines logged = LogLines.all()) {
+      gateway.close(); // the gateway's agent again, its keys from the recording source
+      gateway = agent("gw-1", lab.b().vici(), null, keys);
+      gateway
+          .serveGateway(
+              TunnelRequest.gateway("gw-1", InetAddress.getByName(lab.b().outer()), "gw-1.lab"))
+          .get(10, TimeUnit.SECONDS);
+      try (TunnelAgent dave = agent("dave", lab.a().vici(), null, keys)) {
+        String id =
+            dave.request(
+                    "k1",
+                    ask("dave", lab.a().inner() + "/32", Objective.INTEGRITY, "dave@vpn.lab", null))
+                .get(30, TimeUnit.SECONDS);
+        pingThrough(lab.a().inner());
+        for (ViciClient v : List.of(atA, atB)) {
+          for (ViciMessage c : v.listCerts()) {
+            if (subject(c.value("data")).contains("OU=" + id + ",")) {
+              certificates.add(c.value("data"));
+            }
+          }
+        }
+        dave.release("k1").get(30, TimeUnit.SECONDS);
+        goneAtBothEnds(id);
+      }
+      assertTrue(keys.seeds.size() >= TunnelAgent.GATEWAY_KEYS + 2, "keys made: " + keys.seeds);
+      List<String> lines = logged.lines();
+      assertFalse(lines.isEmpty());
+      String text = String.join("\n", lines);
+      List<Path> files;
+      try (var walk = Files.walk(dir)) {
+        files = walk.filter(Files::isRegularFile).toList();
+      }
+      for (byte[] seed : keys.seeds) {
+        byte[] pkcs8 =
+            java.util.HexFormat.of().parseHex("302e020100300506032b657004220420" + hex(seed));
+        List<String> forms =
+            List.of(
+                hex(seed),
+                hex(seed).toUpperCase(java.util.Locale.ROOT),
+                hex(pkcs8),
+                java.util.Base64.getEncoder().encodeToString(seed),
+                java.util.Base64.getEncoder().encodeToString(pkcs8),
+                java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(seed));
+        for (String f : forms) {
+          assertFalse(text.contains(f), "a private key in the log");
+        }
+        for (Path file : files) {
+          byte[] content = Files.readAllBytes(file);
+          String asText = new String(content, java.nio.charset.StandardCharsets.ISO_8859_1);
+          assertFalse(contains(content, seed), "a private key in " + file);
+          for (String f : forms) {
+            assertFalse(asText.contains(f), "a private key in " + file);
+          }
+        }
+      }
+      // each charon holds its own end's certificate and the peer's, the one it trusts
+      assertEquals(4, certificates.size(), "this tunnel's certificates: " + certificates.size());
+      for (byte[] der : certificates) {
+        assertTrue(madeFrom(der, keys.seeds), "the certificate is for a key an agent made");
+      }
+    } finally {
+      ours.setLevel(before);
+    }
+  }
+
+  static String hex(byte[] b) {
+    return java.util.HexFormat.of().formatHex(b);
+  }
+
+  static boolean contains(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  static String subject(byte[] der) throws Exception {
+    return ((java.security.cert.X509Certificate)
+            java.security.cert.CertificateFactory.getInstance("X.509")
+                .generateCertificate(new java.io.ByteArrayInputStream(der)))
+        .getSubjectX500Principal()
+        .getName();
+  }
+
+  /** Whether certificate {@code der} certifies the public half of one of {@code seeds}. */
+  static boolean madeFrom(byte[] der, List<byte[]> seeds) throws Exception {
+    java.security.PublicKey certified =
+        java.security.cert.CertificateFactory.getInstance("X.509")
+            .generateCertificate(new java.io.ByteArrayInputStream(der))
+            .getPublicKey();
+    java.security.KeyFactory f = java.security.KeyFactory.getInstance("Ed25519");
+    byte[] message =
+        "only the public half crossed".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (byte[] seed : seeds) {
+      java.security.Signature s = java.security.Signature.getInstance("Ed25519");
+      s.initSign(
+          f.generatePrivate(
+              new java.security.spec.PKCS8EncodedKeySpec(
+                  java.util.HexFormat.of()
+                      .parseHex("302e020100300506032b657004220420" + hex(seed)))));
+      s.update(message);
+      byte[] signature = s.sign();
+      s.initVerify(certified);
+      s.update(message);
+      if (s.verify(signature)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test

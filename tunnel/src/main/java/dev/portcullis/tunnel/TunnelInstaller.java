@@ -338,13 +338,29 @@ public final class TunnelInstaller implements AutoCloseable {
         live.size());
   }
 
+  /**
+   * Whether {@code der} is a tunnel's certificate from a PDP's authority ({@code O=Portcullis
+   * tunnel}): one an earlier agent on this charon loaded and could not clear (it stopped first).
+   */
+  private static boolean tunnelCertificate(byte[] der) {
+    try {
+      var x509 =
+          (java.security.cert.X509Certificate)
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(new java.io.ByteArrayInputStream(der));
+      return x509.getSubjectX500Principal().getName().endsWith(",O=Portcullis tunnel");
+    } catch (java.security.cert.CertificateException | RuntimeException e) {
+      return false;
+    }
+  }
+
   /** Null, or what charon holds from VICI that this installer did not load (no secret named). */
   private String foreign(ViciClient c)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     c.await(c.command("flush-certs", ViciMessage.EMPTY)); // certificates cached from peers
     for (ViciMessage cert : c.listCerts()) {
       byte[] der = cert.value("data");
-      if (der != null && !ours.contains(fingerprint(der))) {
+      if (der != null && !ours.contains(fingerprint(der)) && !tunnelCertificate(der)) {
         return "a certificate";
       }
     }

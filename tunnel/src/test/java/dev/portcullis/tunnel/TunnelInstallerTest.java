@@ -525,16 +525,15 @@ class TunnelInstallerTest {
         ViciClient v = ViciClient.connect(lab.b().vici(), Duration.ofSeconds(10));
         TunnelInstaller gateway = at(lab.b());
         TunnelInstaller client = at(lab.a())) {
+      // the operator's own certificate: not a tunnel's
       byte[] operators =
-          TunnelCertificates.issue(
-              k.ca(),
-              DevCertificates.privateKeyFile(k.pki().directory().resolve("ca.key")),
-              k.client().key().publicKeyInfo(),
-              "operator",
-              "theirs",
-              "vpn.operator.lab",
-              Instant.now(),
-              Duration.ofHours(1));
+          DevCertificates.certificateFile(
+                  DevCertificates.ensure(
+                          dir.resolve("pki-operator"), List.of(), List.of("vpn.operator.lab"))
+                      .peps()
+                      .get("vpn.operator.lab")
+                      .certificateChain())
+              .getEncoded();
       v.await(v.loadCert("X509", "NONE", operators));
       gateway.install(k.tunnel().mirrored(), k.gatewayKeys(), false);
       client.install(k.tunnel(), k.clientKeys(), true);

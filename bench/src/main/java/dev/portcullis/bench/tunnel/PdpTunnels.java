@@ -38,7 +38,12 @@ final class PdpTunnels {
 
   // "try": the ike-updown subscriptions are held, unreferenced, for as long as the tunnels are
   @SuppressWarnings("try")
-  static Times run(NetworkLab lab, Path dir, List<String> innerA, ProtectionObjective objective)
+  static Times run(
+      NetworkLab lab,
+      Path dir,
+      List<String> innerA,
+      ProtectionObjective objective,
+      boolean certificates)
       throws Exception {
     int n = innerA.size();
     DevCertificates.Pki pki =
@@ -51,15 +56,18 @@ final class PdpTunnels {
             + "<allow id=\"bench\" subject=\"user\" gateway=\"gw-1\""
             + " objectives=\"integrity confidentiality\" lifetime=\"1h\" max-tunnels=\""
             + n
-            + "\" inner=\"10.1.0.0/16\" ike-id=\"{subject}-{tag}@vpn.lab\" credential=\"none\"/>"
+            + "\" inner=\"10.1.0.0/16\" ike-id=\"{subject}-{tag}@vpn.lab\" credential=\"none\""
+            + (certificates ? " keying=\"certificates\"" : " keying=\"psk\"")
+            + "/>"
             + "</tunnels>");
     Files.writeString(dir.resolve("rules.xml"), "<rules><default decision=\"remove\"/></rules>");
     Files.writeString(
         dir.resolve("pdp.xml"),
         "<pdp><listen address=\"127.0.0.1\" port=\"0\"/>"
             + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
-            + "<security><tls engine=\"openssl\" dev-pki=\"pki\"/>"
+            + "<security><tls engine=\"openssl\" dev-pki=\"pki\" client-auth=\"optional\"/>"
             + "<protection pep=\"*\" level=\"confidentiality\"/>"
+            + "<enrolment store=\"credentials\"/>" // its CA certifies the tunnels' keys
             + "<tunnels policy=\"tunnels.xml\"/></security>"
             + "<audit file=\"audit.jsonl\"/></pdp>");
     Map<String, Long> downA = new ConcurrentHashMap<>();

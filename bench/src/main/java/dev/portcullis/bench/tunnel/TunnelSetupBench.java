@@ -5,6 +5,8 @@ import dev.portcullis.support.Programs;
 import dev.portcullis.support.Quantiles;
 import dev.portcullis.support.Scratch;
 import dev.portcullis.support.pki.DevCertificates;
+import dev.portcullis.support.pki.TunnelCertificates;
+import dev.portcullis.tunnel.OneTimeKey;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.TunnelKeying;
@@ -15,7 +17,11 @@ import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -195,13 +201,20 @@ public final class TunnelSetupBench implements Callable<Integer> {
           stream(out, "through the tunnel, " + po.configName(), tunneled);
         }
         boolean ok = failed == 0 && installed == tunnels && left == 0;
+        long[] certSetup = null;
         if (!noCertificates) {
-          ok &= certified(out, lab, a, b, innerA, innerB, po, dir, setup);
+          certSetup = certified(out, lab, a, b, innerA, innerB, po, dir, setup);
+          ok &= certSetup != null;
         }
         if (!bareOnly) {
-          PdpTunnels.Times pdp = PdpTunnels.run(lab, dir.resolve("pdp"), innerA, po);
-          reportPdp(out, setup, pdp);
+          PdpTunnels.Times pdp = PdpTunnels.run(lab, dir.resolve("pdp"), innerA, po, false);
+          reportPdp(out, "pre-shared keys", setup, pdp);
           ok &= pdp.failed() == 0 && pdp.left() == 0;
+          if (certSetup != null) {
+            PdpTunnels.Times cert = PdpTunnels.run(lab, dir.resolve("pdp-c"), innerA, po, true);
+            reportPdp(out, "one-time key pairs, certificates", certSetup, cert);
+            ok &= cert.failed() == 0 && cert.left() == 0;
+          }
         }
         return ok ? 0 : 1;
       }
@@ -240,12 +253,13 @@ public final class TunnelSetupBench implements Callable<Integer> {
 
   /**
    * The same tunnels again, keyed by one-time key pairs as the dynamic VPN tunnels paper keys them
-   * (a fresh ECDSA P-256 key per end and tunnel, certified for the tunnel's identity by one
-   * authority; each end trusts that authority for its peer's identity only): loaded ({@code
-   * load-key}, {@code load-conn} with the certificates), brought up one at a time, taken down and
-   * unloaded; reported beside the PSK set-up of {@code pskSetup}, measured just before.
+   * and the PDP does (a fresh Ed25519 key per end and tunnel, certified for the tunnel by one
+   * authority; each end trusts its peer's certificate alone): loaded ({@code load-key}, {@code
+   * load-conn} with the certificates), brought up one at a time, taken down and unloaded, and the
+   * certificates cleared; reported beside the PSK set-up of {@code pskSetup}, measured just before.
+   * Returns the set-up times, or null if a tunnel failed or something was left.
    */
-  private boolean certified(
+  private long[] certified(
       PrintWriter out,
       NetworkLab lab,
       ViciClient a,
@@ -258,13 +272,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
       throws Exception {
     out.printf("making %d one-time key pairs and their certificates...%n", 2 * tunnels);
     out.flush();
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < tunnels; i++) {
-      ids.add("c-" + i + ".a.lab");
-      ids.add("c-" + i + ".b.lab");
-    }
-    DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), ids);
-    byte[] authority = DevCertificates.certificateFile(pki.caCertificate()).getEncoded();
+    DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
+    X509Certificate ca = DevCertificates.certificateFile(pki.caCertificate());
+    PrivateKey caKey = DevCertificates.privateKeyFile(pki.directory().resolve("ca.key"));
+    byte[] authority = ca.getEncoded();
+    SecureRandom random = new SecureRandom();
     List<TunnelConnection> all = new ArrayList<>();
     List<String[]> keyIds = new ArrayList<>();
     long[] load = new long[tunnels];
@@ -274,14 +286,24 @@ public final class TunnelSetupBench implements Callable<Integer> {
               "c-" + i,
               lab.a().outer(),
               lab.b().outer(),
-              ids.get(2 * i),
-              ids.get(2 * i + 1),
+              "c-" + i + ".a.lab",
+              "c-" + i + ".b.lab",
               innerA.get(i),
               innerB.get(i),
               po,
               Duration.ofHours(1));
-      TunnelKeying.OneTimeKeyPair atA = keyPair(pki, t.localId(), authority);
-      TunnelKeying.OneTimeKeyPair atB = keyPair(pki, t.remoteId(), authority);
+      OneTimeKey ka = OneTimeKey.generate(random);
+      OneTimeKey kb = OneTimeKey.generate(random);
+      Instant now = Instant.now();
+      Duration hour = Duration.ofHours(1);
+      byte[] ca1 = cert(ca, caKey, ka, t.name(), t.localId(), now, hour);
+      byte[] cb1 = cert(ca, caKey, kb, t.name(), t.remoteId(), now, hour);
+      TunnelKeying.OneTimeKeyPair atA =
+          new TunnelKeying.OneTimeKeyPair(OneTimeKey.KEY_TYPE, ka.pkcs8(), ca1, authority, cb1);
+      TunnelKeying.OneTimeKeyPair atB =
+          new TunnelKeying.OneTimeKeyPair(OneTimeKey.KEY_TYPE, kb.pkcs8(), cb1, authority, ca1);
+      ka.zero();
+      kb.zero();
       long l0 = System.nanoTime();
       String keyA = a.await(a.loadKey(atA.keyType(), atA.privateKey())).text("id");
       String keyB = b.await(b.loadKey(atB.keyType(), atB.privateKey())).text("id");
@@ -320,9 +342,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
     }
     int keysLeft =
         a.await(a.getKeys()).list("keys").size() + b.await(b.getKeys()).list("keys").size();
+    a.await(a.clearCreds()); // charon keeps the certificates loaded with connections until then
+    b.await(b.clearCreds());
     out.printf(
-        "tunnel set-up, bare VICI, %d tunnels, %s, one-time key pairs (ECDSA P-256, certificates"
-            + " from one authority)%n",
+        "tunnel set-up, bare VICI, %d tunnels, %s, one-time key pairs (Ed25519, certified for one"
+            + " tunnel by one authority, each end trusting the peer's certificate alone)%n",
         tunnels, po.configName());
     out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
     row(out, "load key + conn at both ends", load);
@@ -333,29 +357,33 @@ public final class TunnelSetupBench implements Callable<Integer> {
     out.printf(
         "  failed %d, up after set-up %d of %d, SAs left %d, keys left %d%n",
         failed, installed, tunnels, left, keysLeft);
-    return failed == 0 && installed == tunnels && left == 0 && keysLeft == 0;
+    return failed == 0 && installed == tunnels && left == 0 && keysLeft == 0 ? setup : null;
   }
 
-  private static TunnelKeying.OneTimeKeyPair keyPair(
-      DevCertificates.Pki pki, String id, byte[] authority) throws Exception {
-    DevCertificates.Credential c = pki.peps().get(id);
-    return new TunnelKeying.OneTimeKeyPair(
-        "any",
-        DevCertificates.privateKeyFile(c.privateKey()).getEncoded(),
-        DevCertificates.certificateFile(c.certificateChain()).getEncoded(),
-        authority);
+  private static byte[] cert(
+      X509Certificate ca,
+      PrivateKey caKey,
+      OneTimeKey k,
+      String tunnel,
+      String id,
+      Instant now,
+      Duration life)
+      throws Exception {
+    return TunnelCertificates.issue(ca, caKey, k.publicKeyInfo(), "bench", tunnel, id, now, life);
   }
 
-  private void reportPdp(PrintWriter out, long[] bare, PdpTunnels.Times pdp) {
+  private void reportPdp(PrintWriter out, String keying, long[] bare, PdpTunnels.Times pdp) {
     long[] setup = Arrays.stream(pdp.setup()).filter(v -> v >= 0).toArray();
     long[] gone = Arrays.stream(pdp.revoke()).filter(v -> v >= 0).toArray();
-    out.printf("granted by the PDP to tunnel agents (TLS, audit on), same tunnels, same lab%n");
+    out.printf(
+        "granted by the PDP to tunnel agents (TLS, audit on), same tunnels, same lab, %s%n",
+        keying);
     out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
     row(out, "request -> CHILD_SA up", setup);
     row(out, "revoke -> down at both ends", gone);
     if (setup.length > 0) {
       out.printf(
-          "  set-up p50, PDP / bare initiate: %.2f (aim: at most 2)%n",
+          "  set-up p50, PDP / bare initiate of the same keying: %.2f (aim: at most 2)%n",
           (double) Quantiles.at(setup, 0.5) / Quantiles.at(bare, 0.5));
     }
     if (gone.length > 0) {

@@ -43,5 +43,12 @@ class TunnelSetupBenchSmokeTest {
     assertTrue(out.toString().contains("through the tunnel, confidentiality"), out.toString());
     assertTrue(
         out.toString().contains("failed 0, revocations unseen 0, SAs left 0"), out.toString());
+    assertTrue(
+        out.toString().contains("same lab, one-time key pairs, certificates"),
+        "the PDP's certificate tunnels: " + out);
+    assertEquals(
+        2,
+        out.toString().split("failed 0, revocations unseen 0, SAs left 0", -1).length - 1,
+        "both PDP rounds, PSK and certificates: " + out);
   }
 }

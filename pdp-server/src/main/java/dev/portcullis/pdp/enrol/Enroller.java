@@ -47,6 +47,26 @@ public final class Enroller {
     return store;
   }
 
+  /** The CA's certificate (DER): what an agent's charon trusts a tunnel's peer under. */
+  public byte[] caCertificate() {
+    try {
+      return caCertificate.getEncoded();
+    } catch (java.security.cert.CertificateEncodingException e) {
+      throw new IllegalStateException("the CA certificate cannot be encoded: " + e, e);
+    }
+  }
+
+  /**
+   * Certifies a tunnel agent's one-time public key for one end of one tunnel (docs/tunnels.md,
+   * {@link dev.portcullis.support.pki.TunnelCertificates}); the CA's key never leaves this object.
+   */
+  public byte[] issueTunnelCertificate(
+      byte[] publicKey, String owner, String tunnelId, String ikeId, Instant now, Duration valid)
+      throws GeneralSecurityException {
+    return dev.portcullis.support.pki.TunnelCertificates.issue(
+        caCertificate, caKey, publicKey, owner, tunnelId, ikeId, now, valid);
+  }
+
   /**
    * Runs one attempt by the PEP {@code pepId} (from its Client-Open on a TLS connection). Blocks on
    * disk I/O: call off the event loop.

@@ -1,10 +1,12 @@
 package dev.portcullis.pdp.tunnel;
 
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
 import dev.portcullis.pdp.connection.Sessions;
+import dev.portcullis.support.pki.TunnelCertificates;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
@@ -25,11 +27,40 @@ import java.util.concurrent.ConcurrentHashMap;
  * subject's, the gateway's, the lifetime's end) can name what to remove. Thread-safe.
  */
 public final class TunnelAuthority {
-  /** A decision: granted, with both ends' grants, or refused with the reason. */
-  public record Outcome(String rule, String reason, TunnelGrant client, TunnelGrant gateway) {
+  /**
+   * A decision: granted, with both ends' grants, or refused with the reason. A tunnel keyed by
+   * certificates is granted unkeyed, with the client's public key ({@code clientKey}); {@link
+   * #certify} keys it once the gateway has a one-time key ready.
+   */
+  public record Outcome(
+      String rule, String reason, TunnelGrant client, TunnelGrant gateway, Bytes clientKey) {
     public boolean granted() {
       return client != null;
     }
+
+    /** Whether the grants still wait for their certificates. */
+    public boolean needsCertificates() {
+      return clientKey != null && !client.certified();
+    }
+  }
+
+  /**
+   * The authority that certifies tunnels' one-time keys (the PDP's enrolment CA): its certificate,
+   * and certificates it issues for one end of one tunnel. Its key stays with it.
+   */
+  public interface Issuer {
+    /** The authority's certificate (DER). */
+    byte[] authority();
+
+    /** A certificate (DER) for {@code publicKey}, one end of tunnel {@code tunnelId}. */
+    byte[] issue(
+        byte[] publicKey,
+        String owner,
+        String tunnelId,
+        String ikeId,
+        Instant now,
+        java.time.Duration valid)
+        throws java.security.GeneralSecurityException;
   }
 
   /**
@@ -147,10 +178,29 @@ public final class TunnelAuthority {
     if (beyond != null) {
       return refused(rule.id(), beyond);
     }
+    Bytes clientKey = null;
+    if (rule.certificates()) {
+      if (r.publicKeys().isEmpty()) {
+        return refused(
+            rule.id(),
+            "rule "
+                + rule.id()
+                + " keys tunnels by one-time key pairs (keying=\"certificates\"): the request"
+                + " carries no public key");
+      }
+      clientKey = r.publicKeys().get(0);
+      try {
+        TunnelCertificates.keyType(clientKey.toArray());
+      } catch (java.security.GeneralSecurityException e) {
+        return refused(rule.id(), "the request's public key: " + e.getMessage());
+      }
+    }
     byte[] id = new byte[8];
-    byte[] psk = new byte[32];
+    byte[] psk = rule.certificates() ? null : new byte[32];
     random.nextBytes(id);
-    random.nextBytes(psk);
+    if (psk != null) {
+      random.nextBytes(psk);
+    }
     String tunnel = "t-" + HEX.formatHex(id);
     try {
       TunnelGrant client =
@@ -181,10 +231,51 @@ public final class TunnelAuthority {
               clock.instant().plus(rule.lifetime()),
               r.innerPrefix(),
               r.ikeId()));
-      return new Outcome(rule.id(), null, client, client.mirrored());
+      return new Outcome(rule.id(), null, client, client.mirrored(), clientKey);
     } finally {
-      java.util.Arrays.fill(psk, (byte) 0); // the grants hold their own copies
+      if (psk != null) {
+        java.util.Arrays.fill(psk, (byte) 0); // the grants hold their own copies
+      }
     }
+  }
+
+  /**
+   * Keys granted tunnel {@code o} by certificates: the client's public key (from its request) and
+   * {@code gatewayKey} (one the gateway's agent sent ahead) certified by {@code issuer} for this
+   * tunnel, each end's identity and subject, valid until the tunnel's end of life; each end's grant
+   * carries its own certificate, the peer's and the authority's.
+   *
+   * @throws java.security.GeneralSecurityException naming what could not be certified
+   */
+  public Outcome certify(Outcome o, Bytes gatewayKey, Issuer issuer)
+      throws java.security.GeneralSecurityException {
+    TunnelGrant c = o.client();
+    Granted g = granted.get(c.tunnelId());
+    if (g == null) {
+      throw new java.security.GeneralSecurityException("tunnel " + c.tunnelId() + " ended");
+    }
+    Instant now = clock.instant();
+    java.time.Duration valid = java.time.Duration.between(now, g.until());
+    if (valid.isNegative() || valid.isZero()) {
+      throw new java.security.GeneralSecurityException("tunnel " + g.id() + "'s lifetime is over");
+    }
+    byte[] own;
+    try {
+      own = issuer.issue(o.clientKey().toArray(), g.subject(), g.id(), c.localId(), now, valid);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new java.security.GeneralSecurityException(
+          "the client's certificate: " + e.getMessage(), e);
+    }
+    byte[] peer;
+    try {
+      peer = issuer.issue(gatewayKey.toArray(), g.gateway(), g.id(), c.remoteId(), now, valid);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new java.security.GeneralSecurityException(
+          "gateway " + g.gateway() + "'s certificate: " + e.getMessage(), e);
+    }
+    TunnelGrant client =
+        c.withCertificates(Bytes.of(own), Bytes.of(peer), Bytes.of(issuer.authority()));
+    return new Outcome(o.rule(), null, client, client.mirrored(), o.clientKey());
   }
 
   /**
@@ -301,7 +392,7 @@ public final class TunnelAuthority {
   }
 
   private static Outcome refused(String rule, String reason) {
-    return new Outcome(rule, reason, null, null);
+    return new Outcome(rule, reason, null, null, null);
   }
 
   /** The tunnel granted as {@code id} and not ended, or null. */

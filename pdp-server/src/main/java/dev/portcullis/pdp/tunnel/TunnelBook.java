@@ -81,6 +81,16 @@ public final class TunnelBook {
     return gateways.get(gateway);
   }
 
+  /** The gateway whose agent stands by on {@code c}'s handle {@code handle}, or null. */
+  public String gatewayAt(PepLink c, Handle handle) {
+    for (Map.Entry<String, End> g : gateways.entrySet()) {
+      if (g.getValue().conn() == c && g.getValue().handle().equals(handle)) {
+        return g.getKey();
+      }
+    }
+    return null;
+  }
+
   /** {@code e} stands by for {@code gateway} now; returns the one it replaces, or null. */
   public End standBy(String gateway, End e) {
     return gateways.put(gateway, e);
@@ -121,9 +131,20 @@ public final class TunnelBook {
       t.waiting.cancel(false);
     }
     decide(t.client, true, true, t.clientGrant);
+    String keying = t.clientGrant.certified() ? "certificates" : "pre-shared key";
     t.clientGrant.zero();
     t.clientGrant = null;
-    t.client.conn().audit("tunnel-key-issued", t.client.pep(), "tunnel", t.id(), "end", "client");
+    t.client
+        .conn()
+        .audit(
+            "tunnel-key-issued",
+            t.client.pep(),
+            "tunnel",
+            t.id(),
+            "end",
+            "client",
+            "keying",
+            keying);
   }
 
   /** Ends those of {@code granted} still in the book, with {@code reason}. */

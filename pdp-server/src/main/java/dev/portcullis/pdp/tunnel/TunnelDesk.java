@@ -1,6 +1,7 @@
 package dev.portcullis.pdp.tunnel;
 
 import dev.portcullis.audit.AuditLog;
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.access.TunnelGrant;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -61,14 +63,34 @@ public final class TunnelDesk implements AutoCloseable {
   private final AuditLog audit;
   private final ScheduledExecutorService thread = Threads.owner("portcullis-pdp-tunnels");
   private final TunnelBook book;
+  private final TunnelAuthority.Issuer issuer; // null: no CA, no certificate tunnels
+  private final GatewayKeys<Waiting> keys = new GatewayKeys<>();
+
+  /** A client's request decided, waiting for one of its gateway's one-time keys. */
+  private static final class Waiting {
+    final End client;
+    final TunnelRequest request;
+    final TunnelAuthority.Outcome outcome;
+    final String gateway;
+    ScheduledFuture<?> timeout;
+
+    Waiting(End client, TunnelRequest request, TunnelAuthority.Outcome outcome, String gateway) {
+      this.client = client;
+      this.request = request;
+      this.outcome = outcome;
+      this.gateway = gateway;
+    }
+  }
 
   private TunnelDesk(
       TunnelAuthority authority,
       WatchedFile policyFile,
       CredentialStore credentials,
+      TunnelAuthority.Issuer issuer,
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit) {
     this.authority = authority;
+    this.issuer = issuer;
     this.book = new TunnelBook(authority);
     this.policyFile = policyFile;
     this.admission = new TunnelAdmission(credentials);
@@ -79,18 +101,22 @@ public final class TunnelDesk implements AutoCloseable {
   /**
    * Loads the tunnel policy; a desk of its own thread.
    *
+   * @param issuer the authority that certifies tunnels' one-time keys (the enrolment CA), or null
+   *     when the PDP has none: then no rule may key its tunnels by certificates
    * @param mls the engine of the PDP's MLS client type now (it changes on reload), giving null when
    *     the PDP serves none
    */
   public static TunnelDesk open(
       Path policyFile,
       CredentialStore credentials,
+      TunnelAuthority.Issuer issuer,
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit,
       Clock clock)
       throws ConfigException {
     WatchedFile watched = new WatchedFile(policyFile);
     TunnelPolicy p = TunnelPolicy.load(policyFile);
+    checkIssuer(p, issuer, policyFile);
     if (p.needsSessions() && mls.get() == null) {
       throw new ConfigException(
           policyFile.toString(),
@@ -100,9 +126,30 @@ public final class TunnelDesk implements AutoCloseable {
     }
     TunnelDesk d =
         new TunnelDesk(
-            new TunnelAuthority(p, clock, new SecureRandom()), watched, credentials, mls, audit);
+            new TunnelAuthority(p, clock, new SecureRandom()),
+            watched,
+            credentials,
+            issuer,
+            mls,
+            audit);
     log.info("tunnels: {}", p.describe()); // describe() names the file
     return d;
+  }
+
+  /** A policy whose rules key tunnels by certificates needs an authority to certify them. */
+  private static void checkIssuer(TunnelPolicy p, TunnelAuthority.Issuer issuer, Path file)
+      throws ConfigException {
+    String rule = p.certificateRule();
+    if (rule != null && issuer == null) {
+      throw new ConfigException(
+          file.toString(),
+          "rule "
+              + rule
+              + " keys its tunnels by one-time key pairs (keying=\"certificates\", the default),"
+              + " and this PDP has no authority to certify them: give its <security> an"
+              + " <enrolment> (its CA certifies the tunnels' keys), or say keying=\"psk\"",
+          null);
+    }
   }
 
   private void run(Runnable r) {
@@ -147,9 +194,25 @@ public final class TunnelDesk implements AutoCloseable {
     if (before != null && before.conn() != e.conn()) {
       log.info("tunnels: gateway {} stands by on a new connection", r.gateway());
     }
-    e.conn().audit("tunnel-gateway-ready", e.pep(), "gateway", r.gateway());
-    log.info("tunnels: gateway {} ({}) stands by", r.gateway(), e.conn().peer);
+    String refused = keys.offered(r.gateway(), r.publicKeys());
+    if (refused != null) {
+      log.warn("tunnels: gateway {}: a one-time public key refused: {}", r.gateway(), refused);
+    }
+    e.conn()
+        .audit(
+            "tunnel-gateway-ready",
+            e.pep(),
+            "gateway",
+            r.gateway(),
+            "publicKeys",
+            keys.ready(r.gateway()));
+    log.info(
+        "tunnels: gateway {} ({}) stands by, {} one-time keys ready",
+        r.gateway(),
+        e.conn().peer,
+        keys.ready(r.gateway()));
     TunnelBook.decide(e, true, true, null);
+    serveWaiting(r.gateway());
   }
 
   private void grant(End e, TunnelRequest r) {
@@ -194,6 +257,89 @@ public final class TunnelDesk implements AutoCloseable {
       withdraw(e, r, o, "gateway " + g.gateway() + "'s tunnel agent is not connected");
       return;
     }
+    if (o.needsCertificates()) {
+      Bytes key = keys.take(g.gateway());
+      if (key == null) {
+        await(e, r, o, g.gateway());
+        return;
+      }
+      certified(e, r, o, key);
+      return;
+    }
+    keyed(e, r, o);
+  }
+
+  /** Waits for one of gateway {@code gateway}'s one-time keys, at most {@link #GATEWAY_WAIT}. */
+  private void await(End e, TunnelRequest r, TunnelAuthority.Outcome o, String gateway) {
+    Waiting w = new Waiting(e, r, o, gateway);
+    if (!keys.await(gateway, w)) {
+      withdraw(
+          e,
+          r,
+          o,
+          "gateway "
+              + gateway
+              + " has no one-time key ready, and "
+              + GatewayKeys.MAX_WAITING
+              + " requests wait for one already");
+      return;
+    }
+    w.timeout =
+        thread.schedule(
+            () -> {
+              if (keys.remove(gateway, w)) {
+                withdraw(
+                    e,
+                    r,
+                    o,
+                    "gateway "
+                        + gateway
+                        + "'s agent had no one-time key ready within "
+                        + GATEWAY_WAIT.toSeconds()
+                        + " s (it makes one for each tunnel it keys)");
+              }
+            },
+            GATEWAY_WAIT.toMillis(),
+            TimeUnit.MILLISECONDS);
+    log.debug("tunnels: {} waits for a one-time key of gateway {}", o.client().tunnelId(), gateway);
+  }
+
+  /** Gateway {@code gateway} has keys ready: the requests waiting for them go on, in order. */
+  private void serveWaiting(String gateway) {
+    for (Waiting w = keys.next(gateway); w != null; w = keys.next(gateway)) {
+      w.timeout.cancel(false);
+      String id = w.outcome.client().tunnelId();
+      if (!w.client.conn().channel.isActive() || authority.find(id) == null) {
+        authority.ended(id); // its client left, or it was revoked meanwhile
+        w.outcome.client().zero();
+        continue;
+      }
+      End gw = book.gateway(gateway);
+      if (gw == null || !gw.conn().channel.isActive()) {
+        withdraw(w.client, w.request, w.outcome, "gateway " + gateway + "'s agent left");
+        continue;
+      }
+      certified(w.client, w.request, w.outcome, keys.take(gateway));
+    }
+  }
+
+  /** Certifies both ends' keys for the tunnel, then keys it. */
+  private void certified(End e, TunnelRequest r, TunnelAuthority.Outcome o, Bytes gatewayKey) {
+    TunnelAuthority.Outcome c;
+    try {
+      c = authority.certify(o, gatewayKey, issuer);
+    } catch (java.security.GeneralSecurityException x) {
+      withdraw(e, r, o, "the tunnel's keys cannot be certified: " + x.getMessage());
+      return;
+    }
+    keyed(e, r, c);
+  }
+
+  /** The decided tunnel's credential spent, its gateway keyed first, its client answered after. */
+  private void keyed(End e, TunnelRequest r, TunnelAuthority.Outcome o) {
+    String id = e.pep();
+    TunnelAuthority.Granted g = authority.find(o.client().tunnelId());
+    End gw = book.gateway(g.gateway());
     if (r.credentialId() != null) {
       // accounting, step 2: the one-time key pair's use is spent, durably, before any key leaves
       String spent = admission.spend(r.credentialId(), g.id());
@@ -228,7 +374,16 @@ public final class TunnelDesk implements AutoCloseable {
     // The gateway first: the client initiates once the gateway's charon holds the tunnel.
     TunnelBook.decide(gw, false, true, o.gateway());
     o.gateway().zero();
-    gw.conn().audit("tunnel-key-issued", gw.pep(), "tunnel", g.id(), "end", "gateway");
+    gw.conn()
+        .audit(
+            "tunnel-key-issued",
+            gw.pep(),
+            "tunnel",
+            g.id(),
+            "end",
+            "gateway",
+            "keying",
+            o.gateway().certified() ? "certificates" : "pre-shared key");
     t.waiting =
         thread.schedule(() -> gatewayLate(g.id()), GATEWAY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     log.info(
@@ -282,6 +437,16 @@ public final class TunnelDesk implements AutoCloseable {
   }
 
   private void reported(PepLink c, Handle handle, TunnelReport r) {
+    if (r.publicKey() != null) {
+      String gateway = book.gatewayAt(c, handle);
+      if (gateway != null) {
+        String refused = keys.fresh(gateway, r.publicKey());
+        if (refused != null) {
+          log.warn("tunnels: gateway {}: a one-time public key refused: {}", gateway, refused);
+        }
+        serveWaiting(gateway);
+      }
+    }
     Live t = book.get(r.tunnelId());
     boolean atGateway = t != null && t.gateway.conn() == c && t.gateway.handle().equals(handle);
     boolean atClient = t != null && t.client.conn() == c && t.client.handle().equals(handle);
@@ -325,15 +490,29 @@ public final class TunnelDesk implements AutoCloseable {
   /** A client deleted its tunnel's request state (DRQ): the tunnel ends at the gateway too. */
   public void released(PepLink c, Handle handle) {
     run(
-        () ->
-            book.endWhere(
-                t -> t.client.conn() == c && t.client.handle().equals(handle),
-                t -> "released by " + t.client.pep()));
+        () -> {
+          forgetWaiting(w -> w.client.conn() == c && w.client.handle().equals(handle));
+          book.endWhere(
+              t -> t.client.conn() == c && t.client.handle().equals(handle),
+              t -> "released by " + t.client.pep());
+        });
+  }
+
+  /** Requests waiting for a gateway's key whose client left: forgotten, nothing sent. */
+  private void forgetWaiting(java.util.function.Predicate<Waiting> which) {
+    for (Waiting w : keys.removeWhere(which)) {
+      w.timeout.cancel(false);
+      authority.ended(w.outcome.client().tunnelId());
+    }
   }
 
   /** A connection ended (or closed the tunnel client type): its tunnels end at the other end. */
   public void gone(PepLink c) {
-    run(() -> book.gone(c));
+    run(
+        () -> {
+          forgetWaiting(w -> w.client.conn() == c);
+          book.gone(c);
+        });
   }
 
   /**
@@ -412,6 +591,13 @@ public final class TunnelDesk implements AutoCloseable {
     TunnelPolicy next;
     try {
       next = TunnelPolicy.load(policyFile.path());
+    } catch (ConfigException e) {
+      log.warn("tunnel policy rejected, the previous one stays in force: {}", e.getMessage());
+      audit.record("policy-rejected", "clientType", TYPE, "detail", e.getMessage());
+      throw e;
+    }
+    try {
+      checkIssuer(next, issuer, policyFile.path());
     } catch (ConfigException e) {
       log.warn("tunnel policy rejected, the previous one stays in force: {}", e.getMessage());
       audit.record("policy-rejected", "clientType", TYPE, "detail", e.getMessage());

@@ -79,6 +79,8 @@ public final class TunnelPolicy {
    *     (null: none)
    * @param ikeId the clients' IKE identity, {@code {subject}} standing for the subject
    * @param credential whether each tunnel takes a fresh one-time credential
+   * @param certificates whether its tunnels are keyed by one-time key pairs the PDP's authority
+   *     certifies (the default), rather than by a pre-shared key
    */
   record Allow(
       String id,
@@ -91,7 +93,8 @@ public final class TunnelPolicy {
       String confidentialFrom,
       TrafficSelector inner,
       String ikeId,
-      boolean credential) {
+      boolean credential,
+      boolean certificates) {
     boolean matches(String subject, String gw) {
       if (!gateway.equals(gw)) {
         return false;
@@ -208,6 +211,23 @@ public final class TunnelPolicy {
                     "credential",
                     "credential " + attr(a, "credential", "") + " (expected: per-tunnel or none)");
           };
+      boolean certificates =
+          switch (attr(a, "keying", "")) {
+            case "certificates" -> true;
+            case "psk" -> false;
+            default ->
+                throw error(
+                    a,
+                    "keying",
+                    "keying " + attr(a, "keying", "") + " (expected: certificates or psk)");
+          };
+      if (certificates) {
+        String sample = ike.replace("{subject}", "subject").replace(TAG, "1");
+        String why = dev.portcullis.support.pki.TunnelCertificates.nameRefusal(sample);
+        if (why != null) {
+          throw error(a, "ike-id", why);
+        }
+      }
       rules.add(
           new Allow(
               id,
@@ -220,7 +240,8 @@ public final class TunnelPolicy {
               confidentialFrom,
               inner,
               ike,
-              credential));
+              credential,
+              certificates));
     }
     return new TunnelPolicy(
         Map.copyOf(gateways), Map.copyOf(subjects), List.copyOf(rules), file.toString());
@@ -285,6 +306,11 @@ public final class TunnelPolicy {
   /** Whether a rule asks for multilevel sessions (the PDP must serve an MLS client type). */
   public boolean needsSessions() {
     return rules.stream().anyMatch(Allow::mlsSession);
+  }
+
+  /** The first rule that keys its tunnels by certificates, or null. */
+  public String certificateRule() {
+    return rules.stream().filter(Allow::certificates).map(Allow::id).findFirst().orElse(null);
   }
 
   /** The first rule allowing {@code subject} a tunnel to {@code gateway}, or null. */

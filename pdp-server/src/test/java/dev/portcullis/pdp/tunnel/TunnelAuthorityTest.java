@@ -7,15 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.cops.Bytes;
 import dev.portcullis.cops.access.TrafficSelector;
 import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.cops.access.TunnelRequest.Objective;
 import dev.portcullis.support.ConfigException;
+import dev.portcullis.support.pki.DevCertificates;
+import dev.portcullis.support.pki.TunnelCertificates;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +38,8 @@ class TunnelAuthorityTest {
       <tunnels>
         <gateway name="gw-1" address="192.0.2.2" ike-id="gw-1.lab" network="10.2.0.0/16"/>
         <allow id="ops" subject="alice bob-*" gateway="gw-1" objectives="confidentiality"
-               lifetime="1h" inner="10.1.0.0/16" ike-id="{subject}.{tag}@vpn.lab" credential="none"/>
+               lifetime="1h" inner="10.1.0.0/16" ike-id="{subject}.{tag}@vpn.lab" credential="none"
+               keying="psk"/>
         <allow id="sensors" subject="sensor-?" gateway="gw-1" objectives="integrity confidentiality"
                lifetime="10m" inner="10.1.0.0/16" ike-id="{subject}.{tag}@vpn.lab" credential="none"/>
       </tunnels>
@@ -65,13 +72,114 @@ class TunnelAuthorityTest {
   static TunnelRequest ask(String subject, String inner, String ikeId, String cred, Objective o)
       throws Exception {
     return TunnelRequest.client(
-        subject,
-        "gw-1",
-        InetAddress.getByName("192.0.2.1"),
-        TrafficSelector.parse(inner),
-        o,
-        ikeId,
-        cred);
+            subject,
+            "gw-1",
+            InetAddress.getByName("192.0.2.1"),
+            TrafficSelector.parse(inner),
+            o,
+            ikeId,
+            cred)
+        .withPublicKeys(List.of(KEY));
+  }
+
+  /** RFC 8032's first test key as a SubjectPublicKeyInfo: a client's one-time public key. */
+  static final Bytes KEY =
+      Bytes.ofHex(
+          "302a300506032b6570032100"
+              + "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+
+  /** RFC 8032's second: a gateway's. */
+  static final Bytes GATEWAY_KEY =
+      Bytes.ofHex(
+          "302a300506032b6570032100"
+              + "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
+
+  /** The development CA as the authority that certifies tunnels' keys. */
+  TunnelAuthority.Issuer issuer() throws Exception {
+    DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
+    X509Certificate ca = DevCertificates.certificateFile(pki.caCertificate());
+    PrivateKey key = DevCertificates.privateKeyFile(dir.resolve("pki/ca.key"));
+    return new TunnelAuthority.Issuer() {
+      @Override
+      public byte[] authority() {
+        try {
+          return ca.getEncoded();
+        } catch (java.security.cert.CertificateEncodingException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+
+      @Override
+      public byte[] issue(
+          byte[] publicKey, String owner, String tunnelId, String ikeId, Instant now, Duration v)
+          throws java.security.GeneralSecurityException {
+        return TunnelCertificates.issue(ca, key, publicKey, owner, tunnelId, ikeId, now, v);
+      }
+    };
+  }
+
+  /**
+   * Keyed by certificates (the default): granted unkeyed with the request's public key; certified,
+   * each end's grant carries its own certificate (for its key, its identity, this tunnel, until the
+   * tunnel's end), the peer's, and the authority's, and no pre-shared key.
+   */
+  @Test
+  void aCertificateRuleCertifiesBothEndsKeysForThisTunnelAlone() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-28T10:00:00Z"));
+    TunnelAuthority a = new TunnelAuthority(policy(POLICY), clock(now), new SecureRandom());
+    TunnelAuthority.Outcome o = a.decide(ask("sensor-1", Objective.INTEGRITY));
+    assertTrue(o.granted(), o.reason());
+    assertTrue(o.needsCertificates());
+    assertFalse(o.client().complete(), "not keyed until certified");
+    now.set(now.get().plusSeconds(4)); // it waited for the gateway's key
+    TunnelAuthority.Outcome c = a.certify(o, GATEWAY_KEY, issuer());
+    assertFalse(c.needsCertificates());
+    TunnelGrant client = c.client();
+    TunnelGrant gateway = c.gateway();
+    assertTrue(client.complete() && gateway.complete());
+    assertTrue(client.certified());
+    assertEquals(null, client.psk(), "no shared secret");
+    CertificateFactory f = CertificateFactory.getInstance("X.509");
+    X509Certificate own = cert(f, client.certificate());
+    X509Certificate peer = cert(f, client.peerCertificate());
+    assertEquals(KEY, Bytes.of(own.getPublicKey().getEncoded()), "the request's key");
+    assertEquals(GATEWAY_KEY, Bytes.of(peer.getPublicKey().getEncoded()), "the gateway's");
+    assertEquals(
+        "CN=sensor-1,OU=" + client.tunnelId() + ",O=Portcullis tunnel",
+        own.getSubjectX500Principal().getName());
+    assertEquals(
+        List.of(List.of(1, client.localId())), List.copyOf(own.getSubjectAlternativeNames()));
+    assertEquals(List.of(List.of(2, "gw-1.lab")), List.copyOf(peer.getSubjectAlternativeNames()));
+    assertEquals(
+        a.find(client.tunnelId()).until(),
+        own.getNotAfter().toInstant(),
+        "valid until the tunnel's end of life, not a moment longer");
+    assertEquals(client.certificate(), gateway.peerCertificate(), "the gateway trusts it alone");
+    assertEquals(client.peerCertificate(), gateway.certificate());
+    own.verify(cert(f, client.authority()).getPublicKey());
+    a.ended(client.tunnelId());
+    assertThrows(
+        java.security.GeneralSecurityException.class,
+        () -> a.certify(o, GATEWAY_KEY, issuer()),
+        "an ended tunnel is certified no more");
+  }
+
+  @Test
+  void aCertificateRuleRefusesARequestWithoutAKeyOrWithOneCharonCannotSignWith() throws Exception {
+    TunnelAuthority a = authority(POLICY);
+    TunnelRequest none = ask("sensor-2", Objective.INTEGRITY).withPublicKeys(List.of());
+    assertTrue(
+        a.decide(none).reason().contains("the request carries no public key"),
+        a.decide(none).reason());
+    TunnelRequest bad =
+        ask("sensor-2", Objective.INTEGRITY).withPublicKeys(List.of(Bytes.ofHex("3003020101")));
+    assertTrue(
+        a.decide(bad).reason().startsWith("the request's public key: "), a.decide(bad).reason());
+    assertTrue(a.granted().isEmpty());
+  }
+
+  static X509Certificate cert(CertificateFactory f, Bytes der) throws Exception {
+    return (X509Certificate) f.generateCertificate(new java.io.ByteArrayInputStream(der.toArray()));
   }
 
   @Test

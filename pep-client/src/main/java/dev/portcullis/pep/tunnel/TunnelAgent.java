@@ -13,14 +13,17 @@ import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Threads;
+import dev.portcullis.tunnel.OneTimeKey;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.TunnelInstaller;
 import dev.portcullis.tunnel.TunnelInstaller.Accounting;
+import dev.portcullis.tunnel.TunnelKeying;
 import dev.portcullis.tunnel.vici.ViciCommandException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +88,20 @@ public final class TunnelAgent implements Lifecycle {
   /** A tunnel held: on which handle it came, and since when. */
   private record Held(String id, String handle, long since) {}
 
+  /**
+   * How many one-time public keys a gateway's standing request carries: the PDP certifies one for
+   * each tunnel to this gateway and each report on a new tunnel brings a fresh one, so this many
+   * tunnels can be set up at once without waiting for a key.
+   */
+  public static final int GATEWAY_KEYS = 32;
+
+  private final SecureRandom random;
+  // one-time keys made here, their private halves never sent: a client's per request handle until
+  // its grant comes; a gateway's sent ahead in its standing request, by public key
+  private final Map<String, OneTimeKey> clientKeys = new ConcurrentHashMap<>();
+  private final Map<Bytes, OneTimeKey> gatewayKeys = new ConcurrentHashMap<>();
+  private final Map<String, Bytes> freshKeys = new ConcurrentHashMap<>(); // tunnel -> its report's
+
   private final PepClient pep;
   private final TunnelInstaller installer;
   private final Listener listener;
@@ -96,9 +113,15 @@ public final class TunnelAgent implements Lifecycle {
   private final CompletableFuture<Void> ready = new CompletableFuture<>(); // first PDP accept
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private TunnelAgent(PepClient.Builder pep, Path vici, Duration viciTimeout, Listener listener)
+  private TunnelAgent(
+      PepClient.Builder pep,
+      Path vici,
+      Duration viciTimeout,
+      Listener listener,
+      SecureRandom random)
       throws IOException {
     this.listener = listener;
+    this.random = random;
     this.installer = TunnelInstaller.connect(vici, viciTimeout, new Charon());
     this.pep = pep.clientType(TunnelRequest.CLIENT_TYPE).listener(new Pdp()).build();
   }
@@ -110,7 +133,21 @@ public final class TunnelAgent implements Lifecycle {
   public static TunnelAgent start(
       PepClient.Builder pep, Path vici, Duration viciTimeout, Listener listener)
       throws IOException {
-    return new TunnelAgent(pep, vici, viciTimeout, listener);
+    return start(pep, vici, viciTimeout, listener, new SecureRandom());
+  }
+
+  /**
+   * An agent as {@link #start(PepClient.Builder, Path, Duration, Listener)}, its one-time keys made
+   * from {@code random} (as a JCA key pair generator is initialized with one).
+   */
+  public static TunnelAgent start(
+      PepClient.Builder pep,
+      Path vici,
+      Duration viciTimeout,
+      Listener listener,
+      SecureRandom random)
+      throws IOException {
+    return new TunnelAgent(pep, vici, viciTimeout, listener, random);
   }
 
   /** Connects to the PDP; completes when it accepts the tunnel client type. */
@@ -137,7 +174,15 @@ public final class TunnelAgent implements Lifecycle {
   }
 
   private CompletableFuture<Void> sendStanding() {
-    TunnelRequest r = standing;
+    // fresh keys for a fresh standing request: those sent before were for a PDP that forgot them
+    List<OneTimeKey> old = List.copyOf(gatewayKeys.values());
+    gatewayKeys.clear();
+    old.forEach(OneTimeKey::zero);
+    List<Bytes> offered = new java.util.ArrayList<>();
+    for (int i = 0; i < GATEWAY_KEYS; i++) {
+      offered.add(gatewayKey());
+    }
+    TunnelRequest r = standing.withPublicKeys(offered);
     return pep.exchange(STANDING, CONTEXT, r.toClientSI())
         .thenAccept(
             d -> {
@@ -156,10 +201,19 @@ public final class TunnelAgent implements Lifecycle {
     if (r.role() != TunnelRequest.Role.CLIENT) {
       throw new IllegalArgumentException("request: a client's request");
     }
+    if (r.publicKeys().isEmpty()) { // a key of its own for this tunnel: only its public half goes
+      OneTimeKey k = OneTimeKey.generate(random);
+      OneTimeKey before = clientKeys.put(handle, k);
+      if (before != null) {
+        before.zero();
+      }
+      r = r.withPublicKeys(List.of(Bytes.of(k.publicKeyInfo())));
+    }
     return pep.exchange(handle, CONTEXT, r.toClientSI())
         .thenApplyAsync(
             d -> {
               if (!d.granted()) {
+                dropKey(handle);
                 throw new CompletionException(new RefusedException(reason(d)));
               }
               TunnelGrant g = grant(d);
@@ -194,6 +248,7 @@ public final class TunnelAgent implements Lifecycle {
             }
           }
           pep.delete(handle, ReasonCode.MANAGEMENT);
+          dropKey(handle);
           return a;
         },
         work);
@@ -241,6 +296,8 @@ public final class TunnelAgent implements Lifecycle {
     work.shutdown();
     pep.close();
     installer.close();
+    clientKeys.values().forEach(OneTimeKey::zero);
+    gatewayKeys.values().forEach(OneTimeKey::zero);
     stopped.complete(null);
   }
 
@@ -258,16 +315,25 @@ public final class TunnelAgent implements Lifecycle {
             g.remoteTs().toString(),
             ProtectionObjective.valueOf(g.objective().name()),
             Duration.ofSeconds(g.lifetimeSeconds()));
-    byte[] psk = g.psk();
+    TunnelKeying keys;
+    try {
+      keys = keying(handle, g);
+    } catch (IOException e) {
+      report(handle, failed(g.tunnelId(), e.getMessage()));
+      listener.failed(g.tunnelId(), e.getMessage());
+      throw e;
+    } finally {
+      g.zero();
+    }
     held.put(g.tunnelId(), new Held(g.tunnelId(), handle, System.nanoTime()));
     try {
-      installer.install(c, psk, initiate); // reports up through Charon.installed
+      installer.install(c, keys, initiate); // reports up through Charon.installed
     } catch (ViciCommandException | IOException | TimeoutException e) {
       held.remove(g.tunnelId());
       forget(g.tunnelId());
       String why = "charon did not take tunnel " + g.tunnelId() + ": " + e.getMessage();
       log.warn("{}", why);
-      report(handle, TunnelReport.failed(g.tunnelId(), why));
+      report(handle, failed(g.tunnelId(), why));
       listener.failed(g.tunnelId(), why);
       throw new IOException(why, e);
     } catch (InterruptedException e) {
@@ -276,9 +342,83 @@ public final class TunnelAgent implements Lifecycle {
       forget(g.tunnelId());
       throw new IOException("interrupted installing tunnel " + g.tunnelId(), e);
     } finally {
-      java.util.Arrays.fill(psk, (byte) 0);
-      g.zero();
+      keys.zero(); // the installer holds its own copy while the tunnel is wanted
     }
+  }
+
+  /**
+   * The keying of grant {@code g} for charon: its pre-shared key, or the one-time key this agent
+   * made for it (the client's for this request; the gateway's that the certificate names) with the
+   * three certificates. A gateway makes a fresh key in place of the one taken, for its report.
+   *
+   * @throws IOException when the certificate is for no key this agent holds
+   */
+  private TunnelKeying keying(String handle, TunnelGrant g) throws IOException {
+    if (!g.certified()) {
+      return new TunnelKeying.SharedKey(g.psk());
+    }
+    Bytes certified;
+    try {
+      certified =
+          Bytes.of(
+              java.security.cert.CertificateFactory.getInstance("X.509")
+                  .generateCertificate(new java.io.ByteArrayInputStream(g.certificate().toArray()))
+                  .getPublicKey()
+                  .getEncoded());
+    } catch (java.security.cert.CertificateException e) {
+      throw new IOException("tunnel " + g.tunnelId() + ": its certificate: " + e.getMessage(), e);
+    }
+    OneTimeKey k;
+    if (handle.equals(STANDING)) {
+      k = gatewayKeys.remove(certified);
+      freshKeys.put(g.tunnelId(), gatewayKey());
+    } else {
+      k = clientKeys.get(handle);
+      if (k != null && k.matches(certified.toArray())) {
+        clientKeys.remove(handle);
+      } else {
+        k = null;
+      }
+    }
+    if (k == null) {
+      throw new IOException(
+          "tunnel "
+              + g.tunnelId()
+              + ": its certificate is for no one-time key this agent made (or one used already)");
+    }
+    try {
+      return new TunnelKeying.OneTimeKeyPair(
+          OneTimeKey.KEY_TYPE,
+          k.pkcs8(),
+          g.certificate().toArray(),
+          g.authority().toArray(),
+          g.peerCertificate().toArray());
+    } finally {
+      k.zero(); // each key keys one tunnel: charon has it now, and the installer its copy
+    }
+  }
+
+  /** A fresh one-time key for a gateway's next tunnel; its public half, to send. */
+  private Bytes gatewayKey() {
+    OneTimeKey k = OneTimeKey.generate(random);
+    Bytes pub = Bytes.of(k.publicKeyInfo());
+    gatewayKeys.put(pub, k);
+    return pub;
+  }
+
+  /** A client request's key, no longer needed (refused, released): zeroed. */
+  private void dropKey(String handle) {
+    OneTimeKey k = clientKeys.remove(handle);
+    if (k != null) {
+      k.zero();
+    }
+  }
+
+  /** A Failure report, carrying a gateway's fresh key in place of the one the tunnel took. */
+  private TunnelReport failed(String id, String why) {
+    TunnelReport r = TunnelReport.failed(id, why);
+    Bytes fresh = freshKeys.remove(id);
+    return fresh == null ? r : r.withPublicKey(fresh);
   }
 
   /** Drops what charon may hold of a tunnel that failed to install. */
@@ -427,7 +567,9 @@ public final class TunnelAgent implements Lifecycle {
     public void installed(String id) {
       Held h = held.get(id);
       if (h != null) {
-        report(h.handle(), TunnelReport.up(id));
+        Bytes fresh = freshKeys.remove(id);
+        TunnelReport up = TunnelReport.up(id);
+        report(h.handle(), fresh == null ? up : up.withPublicKey(fresh));
         listener.up(id);
       }
     }

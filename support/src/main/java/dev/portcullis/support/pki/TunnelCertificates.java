@@ -163,6 +163,16 @@ public final class TunnelCertificates {
     }
   }
 
+  /** Null if a certificate can name IKE identity {@code id}; else why not. */
+  public static String nameRefusal(String id) {
+    try {
+      name(id);
+      return null;
+    } catch (GeneralSecurityException e) {
+      return e.getMessage();
+    }
+  }
+
   /** The subjectAltName charon matches IKE identity {@code id} against. */
   static GeneralName name(String id) throws GeneralSecurityException {
     if (org.bouncycastle.util.IPAddress.isValid(id)) {
