@@ -114,7 +114,8 @@ public final class TunnelCertificates {
   /**
    * Issues the certificate of one end of one tunnel (DER).
    *
-   * @param subjectPublicKeyInfo the end's public key, as its agent sent it (checked here)
+   * @param subjectPublicKeyInfo the end's public key, as its agent sent it, checked by {@link
+   *     #keyType} when it arrived (its structure is checked here again)
    * @param owner who holds the end: the tunnel's subject, or the gateway's name
    * @param tunnelId the tunnel
    * @param ikeId the end's IKE identity, as charon will match it: a mailbox ({@code a@b}) becomes
@@ -132,8 +133,26 @@ public final class TunnelCertificates {
       Instant now,
       Duration lifetime)
       throws GeneralSecurityException {
-    keyType(subjectPublicKeyInfo);
-    SubjectPublicKeyInfo spki = SubjectPublicKeyInfo.getInstance(subjectPublicKeyInfo);
+    return issue(ca, caKey, null, subjectPublicKeyInfo, owner, tunnelId, ikeId, now, lifetime);
+  }
+
+  /**
+   * As {@link #issue(X509Certificate, PrivateKey, byte[], String, String, String, Instant,
+   * Duration)}, signed by {@code signer} (null: the JCA's first provider for the CA key's
+   * algorithm), {@code caKey} being that provider's own key.
+   */
+  public static byte[] issue(
+      X509Certificate ca,
+      PrivateKey caKey,
+      java.security.Provider signer,
+      byte[] subjectPublicKeyInfo,
+      String owner,
+      String tunnelId,
+      String ikeId,
+      Instant now,
+      Duration lifetime)
+      throws GeneralSecurityException {
+    SubjectPublicKeyInfo spki = structure(subjectPublicKeyInfo);
     X500Name subject =
         new X500NameBuilder(BCStyle.INSTANCE)
             .addRDN(BCStyle.O, "Portcullis tunnel")
@@ -153,14 +172,63 @@ public final class TunnelCertificates {
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
       b.addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(spki));
-      b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(ca));
+      b.addExtension(Extension.authorityKeyIdentifier, false, authorityKeyId(ca, ext));
       b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(name(ikeId)));
-      return b.build(new JcaContentSignerBuilder(signatureAlgorithm(caKey)).build(caKey))
-          .getEncoded();
+      JcaContentSignerBuilder sign = new JcaContentSignerBuilder(signatureAlgorithm(caKey));
+      if (signer != null) {
+        sign.setProvider(signer);
+      }
+      return b.build(sign.build(caKey)).getEncoded();
     } catch (IOException | OperatorCreationException e) {
       throw new GeneralSecurityException(
           "cannot issue tunnel " + tunnelId + "'s certificate: " + e.getMessage(), e);
     }
+  }
+
+  /** The last authority's key identifier: computed once per CA, not once per certificate. */
+  private static volatile Object[] lastAuthority = new Object[2];
+
+  private static org.bouncycastle.asn1.x509.AuthorityKeyIdentifier authorityKeyId(
+      X509Certificate ca, JcaX509ExtensionUtils ext) throws GeneralSecurityException {
+    Object[] last = lastAuthority;
+    if (ca.equals(last[0])) {
+      return (org.bouncycastle.asn1.x509.AuthorityKeyIdentifier) last[1];
+    }
+    var id = ext.createAuthorityKeyIdentifier(ca);
+    lastAuthority = new Object[] {ca, id};
+    return id;
+  }
+
+  /**
+   * The public key's structure, without {@link #keyType}'s point check: one DER
+   * SubjectPublicKeyInfo of an Ed25519 key (32 bytes, no parameters) or a P-256 key (an
+   * uncompressed or compressed point's length). {@link #keyType} checks the point itself, once, as
+   * the key arrives; this is what {@link #issue} checks again on the set-up path (the point check
+   * is a scalar multiplication, ~0.15 ms).
+   */
+  private static SubjectPublicKeyInfo structure(byte[] der) throws GeneralSecurityException {
+    SubjectPublicKeyInfo spki;
+    try {
+      spki = SubjectPublicKeyInfo.getInstance(der);
+      if (spki == null || !Arrays.equals(spki.getEncoded("DER"), der)) {
+        throw new GeneralSecurityException("the public key is not one DER SubjectPublicKeyInfo");
+      }
+    } catch (IOException | IllegalArgumentException | ClassCastException e) {
+      throw new GeneralSecurityException(
+          "the public key is not a DER SubjectPublicKeyInfo: " + e.getMessage());
+    }
+    ASN1ObjectIdentifier oid = spki.getAlgorithm().getAlgorithm();
+    int n = spki.getPublicKeyData().getOctets().length;
+    boolean ed = ID_ED25519.equals(oid) && spki.getAlgorithm().getParameters() == null && n == 32;
+    boolean ec =
+        X9ObjectIdentifiers.id_ecPublicKey.equals(oid)
+            && SECObjectIdentifiers.secp256r1.equals(spki.getAlgorithm().getParameters())
+            && (n == 65 || n == 33);
+    if (!ed && !ec) {
+      throw new GeneralSecurityException(
+          "public key algorithm " + oid.getId() + ": expected Ed25519 or ECDSA P-256");
+    }
+    return spki;
   }
 
   /** Null if a certificate can name IKE identity {@code id}; else why not. */
