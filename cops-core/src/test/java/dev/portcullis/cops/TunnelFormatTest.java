@@ -131,6 +131,26 @@ class TunnelFormatTest {
     assertTrue(g.toString().contains("certificates"), g.toString());
   }
 
+  @Test
+  void theStartOfTheDocsTellsAHeldClientToInitiate() throws Exception {
+    Decision d = (Decision) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel DEC start"));
+    assertFalse(d.solicited());
+    TunnelGrant start = TunnelGrant.decode(d.decisions().get(0).clientSpecific().data());
+    assertEquals(TunnelGrant.start("t-7f3a"), start);
+    assertTrue(start.isStart());
+    assertFalse(start.complete(), "nothing to install: it starts what the client holds");
+    TunnelGrant held = docGrant().withStart(false);
+    assertFalse(held.startsNow());
+    assertFalse(held.isStart());
+    assertEquals(held, TunnelGrant.decode(held.encode()));
+    assertTrue(docGrant().startsNow(), "an Install without START initiates at once");
+    CopsCodecException bad =
+        assertThrows(
+            CopsCodecException.class,
+            () -> TunnelGrant.decode(block("0001000274310000" + "000f000102000000", 2)));
+    assertTrue(bad.getMessage().contains("start: 2"), bad.getMessage());
+  }
+
   static X509Certificate cert(CertificateFactory f, Bytes der) throws Exception {
     return (X509Certificate) f.generateCertificate(new java.io.ByteArrayInputStream(der.toArray()));
   }
@@ -195,7 +215,7 @@ class TunnelFormatTest {
   @Test
   void badAttributesAreRefusedWithTheirOffset() {
     String[][] grants = {
-      {"0001000274310000" + "000f000100000000", "2", "attribute type: 15 at offset 12"},
+      {"0001000274310000" + "0010000100000000", "2", "attribute type: 16 at offset 12"},
       {"0001000274310000" + "000c000100000000", "2", "certificates: not all three"},
       {"0001000274310000" + "000c0000", "2", "certificate length: 0"},
       {

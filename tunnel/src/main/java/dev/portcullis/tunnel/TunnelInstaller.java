@@ -77,7 +77,7 @@ public final class TunnelInstaller implements AutoCloseable {
   private static final class Wanted {
     final TunnelConnection connection;
     final TunnelKeying keys;
-    final boolean initiate;
+    volatile boolean initiate; // this end brings it up (a held client's, once started)
     final long loadedAt = System.nanoTime();
     volatile String keyId; // charon's identifier of the loaded private key (one-time key pair)
     volatile boolean up; // its IKE_SA came up: charon needs its credentials no more
@@ -183,6 +183,24 @@ public final class TunnelInstaller implements AutoCloseable {
     }
     load(require(), w, w.initiate);
     listener.installed(connection.name());
+  }
+
+  /**
+   * Brings installed tunnel {@code id} up from this end (a client that held it, loaded, until its
+   * PDP said start); from now on this end also brings it up again after charon restarts. Waits for
+   * charon; throws its refusal as it gave it.
+   */
+  public void initiate(String id)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    Wanted w = wanted.get(id);
+    if (w == null) {
+      throw new IOException("tunnel " + id + " is not installed here");
+    }
+    w.initiate = true;
+    ViciClient c = require();
+    c.await(c.initiateExplained(TunnelConnection.CHILD, id, timeout));
+    w.up = true;
+    listener.installed(id);
   }
 
   /**

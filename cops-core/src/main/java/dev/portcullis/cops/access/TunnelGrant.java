@@ -37,6 +37,10 @@ import java.util.TreeMap;
  * @param peerCertificate the other end's certificate for this tunnel (DER): the one its charon
  *     trusts, and no other
  * @param authority the authority that issued both (DER)
+ * @param start whether the receiving client initiates at once ({@code true}, or null: absent);
+ *     {@code false}: it loads the tunnel and waits for the PDP's start, an Install naming the
+ *     tunnel with {@code start} true and nothing else ({@link #start(String)}), sent once the
+ *     gateway holds the tunnel
  */
 public record TunnelGrant(
     String tunnelId,
@@ -53,6 +57,7 @@ public record TunnelGrant(
     Bytes certificate,
     Bytes peerCertificate,
     Bytes authority,
+    Boolean start,
     Map<Integer, Bytes> extensions) {
 
   /** Attribute types. */
@@ -71,6 +76,7 @@ public record TunnelGrant(
     int CERTIFICATE = 12;
     int PEER_CERTIFICATE = 13;
     int AUTHORITY = 14;
+    int START = 15;
   }
 
   public TunnelGrant {
@@ -113,6 +119,7 @@ public record TunnelGrant(
         own,
         peer,
         issuer,
+        start,
         extensions);
   }
 
@@ -125,7 +132,7 @@ public record TunnelGrant(
   public static TunnelGrant removal(String tunnelId, String reason) {
     return new TunnelGrant(
         tunnelId, null, null, null, null, null, null, null, null, null, reason, null, null, null,
-        null);
+        null, null);
   }
 
   /** A refused request's data: no tunnel, only why. */
@@ -145,7 +152,60 @@ public record TunnelGrant(
         null,
         null,
         null,
+        null,
         null);
+  }
+
+  /** The PDP's start for held tunnel {@code tunnelId}: its client initiates now. */
+  public static TunnelGrant start(String tunnelId) {
+    return new TunnelGrant(
+        tunnelId,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        Boolean.TRUE,
+        null);
+  }
+
+  /** Whether this is the PDP's start for a held tunnel (and not a tunnel to install). */
+  public boolean isStart() {
+    return Boolean.TRUE.equals(start) && localAddress == null && reason == null;
+  }
+
+  /** Whether an agent installing this initiates at once (else it waits for the start). */
+  public boolean startsNow() {
+    return start == null || start;
+  }
+
+  /** This grant with {@code start} (false: the client loads it and waits for the start). */
+  public TunnelGrant withStart(boolean now) {
+    return new TunnelGrant(
+        tunnelId,
+        localAddress,
+        remoteAddress,
+        localId,
+        remoteId,
+        localTs,
+        remoteTs,
+        objective,
+        psk,
+        lifetimeSeconds,
+        reason,
+        certificate,
+        peerCertificate,
+        authority,
+        now,
+        extensions);
   }
 
   /** Whether it carries all an agent needs to install the tunnel. */
@@ -195,6 +255,7 @@ public record TunnelGrant(
         peerCertificate,
         certificate,
         authority,
+        null,
         extensions);
   }
 
@@ -247,6 +308,9 @@ public record TunnelGrant(
     if (authority != null) {
       w.put(Type.AUTHORITY, authority.toArray());
     }
+    if (start != null) {
+      w.u8(Type.START, start ? 1 : 0);
+    }
     extensions.forEach((t, v) -> w.put(t, v.toArray()));
     return w.toBytes();
   }
@@ -267,11 +331,12 @@ public record TunnelGrant(
           byte[] psk;
           String reason;
           final Bytes[] certs = new Bytes[3];
+          Boolean start;
         };
     Map<Integer, Bytes> ext = new TreeMap<>();
     Tlv.each(
         data,
-        14,
+        15,
         -1,
         ext,
         a -> {
@@ -310,6 +375,14 @@ public record TunnelGrant(
               }
             }
             case Type.REASON -> f.reason = Tlv.utf8(a, "reason");
+            case Type.START -> {
+              int v = Tlv.u8(a, "start");
+              if (v > 1) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT, 0, a.offset() + 4, "start", v, "0 (hold) or 1 (start)");
+              }
+              f.start = v == 1;
+            }
             default -> {
               if (a.length() == 0) {
                 throw CopsCodecException.at(
@@ -356,6 +429,7 @@ public record TunnelGrant(
             f.certs[0],
             f.certs[1],
             f.certs[2],
+            f.start,
             ext);
     if (f.psk != null) {
       Arrays.fill(f.psk, (byte) 0); // the grant holds its own copy
@@ -387,6 +461,7 @@ public record TunnelGrant(
         + ", lifetime "
         + lifetimeSeconds
         + " s"
+        + (start == null ? "" : start ? ", start" : ", hold")
         + (reason == null ? "" : ", " + reason)
         + "]";
   }

@@ -219,6 +219,7 @@ public final class TunnelAuthority {
               null,
               null,
               null,
+              null,
               null);
       granted.put(
           tunnel,

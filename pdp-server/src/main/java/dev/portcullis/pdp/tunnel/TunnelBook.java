@@ -51,16 +51,15 @@ public final class TunnelBook {
     final TunnelAuthority.Granted granted;
     final End client;
     final End gateway;
-    TunnelGrant clientGrant; // holds the key until the client has it, then zeroed
+    boolean held; // the client has its grant and holds it, loaded, until the gateway has its own
     ScheduledFuture<?> waiting;
     String clientState = "granted";
     String gatewayState = "keyed";
 
-    Live(TunnelAuthority.Granted granted, End client, End gateway, TunnelGrant clientGrant) {
+    Live(TunnelAuthority.Granted granted, End client, End gateway) {
       this.granted = granted;
       this.client = client;
       this.gateway = gateway;
-      this.clientGrant = clientGrant;
     }
 
     String id() {
@@ -125,26 +124,35 @@ public final class TunnelBook {
                 : "gateway agent " + t.gateway.pep() + " disconnected");
   }
 
-  /** The gateway holds the tunnel: the client gets its grant (Install) and initiates. */
-  public void deliver(Live t) {
+  /**
+   * Both ends are keyed at once: the gateway's grant on its standing request, and the client's,
+   * which it loads and holds (start: hold) until {@link #start}: the client's load overlaps the
+   * gateway's, and its IKE still never races the gateway's configuration. Each grant is zeroed once
+   * encoded.
+   */
+  public void key(Live t, TunnelGrant gateway, TunnelGrant client) {
+    decide(t.gateway, false, true, gateway);
+    gateway.zero();
+    t.gateway.conn().audit("tunnel-key-issued", t.gateway.pep(), keyIssued(t, "gateway", gateway));
+    decide(t.client, true, true, client.withStart(false));
+    client.zero();
+    t.held = true;
+    t.client.conn().audit("tunnel-key-issued", t.client.pep(), keyIssued(t, "client", client));
+  }
+
+  private static Object[] keyIssued(Live t, String end, TunnelGrant g) {
+    return new Object[] {
+      "tunnel", t.id(), "end", end, "keying", g.certified() ? "certificates" : "pre-shared key"
+    };
+  }
+
+  /** The gateway holds the tunnel: its client is told to start (initiate). */
+  public void start(Live t) {
     if (t.waiting != null) {
       t.waiting.cancel(false);
     }
-    decide(t.client, true, true, t.clientGrant);
-    String keying = t.clientGrant.certified() ? "certificates" : "pre-shared key";
-    t.clientGrant.zero();
-    t.clientGrant = null;
-    t.client
-        .conn()
-        .audit(
-            "tunnel-key-issued",
-            t.client.pep(),
-            "tunnel",
-            t.id(),
-            "end",
-            "client",
-            "keying",
-            keying);
+    t.held = false;
+    decide(t.client, false, true, TunnelGrant.start(t.id()));
   }
 
   /** Ends those of {@code granted} still in the book, with {@code reason}. */
@@ -165,14 +173,7 @@ public final class TunnelBook {
       t.waiting.cancel(false);
     }
     TunnelGrant removal = TunnelGrant.removal(t.id(), reason);
-    if (t.clientGrant != null) {
-      // never delivered: the client's request is answered with the refusal
-      t.clientGrant.zero();
-      t.clientGrant = null;
-      decide(t.client, true, false, TunnelGrant.refusal(reason));
-    } else {
-      decide(t.client, false, false, removal);
-    }
+    decide(t.client, false, false, removal);
     decide(t.gateway, false, false, removal);
     t.client
         .conn()

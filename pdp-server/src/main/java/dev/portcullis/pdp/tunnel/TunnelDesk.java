@@ -349,7 +349,7 @@ public final class TunnelDesk implements AutoCloseable {
       }
       e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
     }
-    Live t = new Live(g, e, gw, o.client());
+    Live t = new Live(g, e, gw);
     book.add(t);
     e.conn()
         .audit(
@@ -371,23 +371,12 @@ public final class TunnelDesk implements AutoCloseable {
             g.ikeId(),
             "until",
             g.until().toString());
-    // The gateway first: the client initiates once the gateway's charon holds the tunnel.
-    TunnelBook.decide(gw, false, true, o.gateway());
-    o.gateway().zero();
-    gw.conn()
-        .audit(
-            "tunnel-key-issued",
-            gw.pep(),
-            "tunnel",
-            g.id(),
-            "end",
-            "gateway",
-            "keying",
-            o.gateway().certified() ? "certificates" : "pre-shared key");
+    // Both ends load at once; the client initiates once the gateway's charon holds the tunnel.
+    book.key(t, o.gateway(), o.client());
     t.waiting =
         thread.schedule(() -> gatewayLate(g.id()), GATEWAY_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     log.info(
-        "tunnels: {} granted to {} at {} ({}, rule {}), keyed at the gateway",
+        "tunnels: {} granted to {} at {} ({}, rule {}), keyed at both ends",
         g.id(),
         g.subject(),
         g.gateway(),
@@ -424,7 +413,7 @@ public final class TunnelDesk implements AutoCloseable {
   /** The gateway did not report in time: the tunnel is refused to its client and taken back. */
   private void gatewayLate(String id) {
     Live t = book.get(id);
-    if (t != null && t.clientGrant != null) {
+    if (t != null && t.held) {
       book.end(t, "gateway " + t.granted.gateway() + " did not install the tunnel in time");
     }
   }
@@ -477,9 +466,9 @@ public final class TunnelDesk implements AutoCloseable {
     } else {
       t.clientState = state;
     }
-    if (atGateway && r.state() == TunnelReport.State.UP && t.clientGrant != null) {
-      book.deliver(t);
-    } else if (r.state() == TunnelReport.State.FAILED && t.clientGrant != null) {
+    if (atGateway && r.state() == TunnelReport.State.UP && t.held) {
+      book.start(t);
+    } else if (atGateway && r.state() == TunnelReport.State.FAILED && t.held) {
       book.end(
           t, "gateway " + t.granted.gateway() + " could not install the tunnel: " + r.reason());
     }

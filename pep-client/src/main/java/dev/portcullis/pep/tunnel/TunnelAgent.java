@@ -101,6 +101,8 @@ public final class TunnelAgent implements Lifecycle {
   private final Map<String, OneTimeKey> clientKeys = new ConcurrentHashMap<>();
   private final Map<Bytes, OneTimeKey> gatewayKeys = new ConcurrentHashMap<>();
   private final Map<String, Bytes> freshKeys = new ConcurrentHashMap<>(); // tunnel -> its report's
+  // client tunnels loaded and held until the PDP says start (the gateway holds its end by then)
+  private final Map<String, CompletableFuture<String>> starting = new ConcurrentHashMap<>();
 
   private final PepClient pep;
   private final TunnelInstaller installer;
@@ -210,7 +212,7 @@ public final class TunnelAgent implements Lifecycle {
       r = r.withPublicKeys(List.of(Bytes.of(k.publicKeyInfo())));
     }
     return pep.exchange(handle, CONTEXT, r.toClientSI())
-        .thenApplyAsync(
+        .thenComposeAsync(
             d -> {
               if (!d.granted()) {
                 dropKey(handle);
@@ -222,14 +224,24 @@ public final class TunnelAgent implements Lifecycle {
                 throw new CompletionException(
                     new RefusedException("the PDP's Install carries no complete tunnel"));
               }
+              boolean now = g.startsNow();
+              String id = g.tunnelId();
+              CompletableFuture<String> started = new CompletableFuture<>();
+              if (!now) {
+                starting.put(id, started); // before the install: held, it is not reported up
+              }
               try {
-                install(handle, g, true);
+                install(handle, g, now);
               } catch (IOException e) {
+                starting.remove(id);
                 // reported failed; deleting the request ends the tunnel at the gateway too
                 pep.delete(handle, ReasonCode.UNSPECIFIED);
                 throw new CompletionException(e);
               }
-              return g.tunnelId();
+              if (now) {
+                started.complete(id);
+              }
+              return started;
             },
             work);
   }
@@ -421,6 +433,34 @@ public final class TunnelAgent implements Lifecycle {
     return fresh == null ? r : r.withPublicKey(fresh);
   }
 
+  /**
+   * The PDP's start for tunnel {@code id}, held loaded on {@code handle}: the gateway holds its end
+   * now, so the client brings it up.
+   */
+  private void start(String handle, String id) {
+    CompletableFuture<String> f = starting.remove(id);
+    if (f == null || !held.containsKey(id)) {
+      log.debug("tunnel {}: a start for a tunnel this agent does not hold", id);
+      return;
+    }
+    try {
+      installer.initiate(id); // reports up through Charon.installed
+      f.complete(id);
+    } catch (ViciCommandException | IOException | TimeoutException e) {
+      String why = "charon did not bring tunnel " + id + " up: " + e.getMessage();
+      held.remove(id);
+      forget(id);
+      log.warn("{}", why);
+      report(handle, failed(id, why));
+      listener.failed(id, why);
+      pep.delete(handle, ReasonCode.UNSPECIFIED); // ends it at the gateway too
+      f.completeExceptionally(new IOException(why, e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      f.completeExceptionally(e);
+    }
+  }
+
   /** Drops what charon may hold of a tunnel that failed to install. */
   private void forget(String id) {
     try {
@@ -433,6 +473,10 @@ public final class TunnelAgent implements Lifecycle {
   private Accounting takeDown(Held h, String reason) {
     if (held.remove(h.id()) == null) {
       return Accounting.NONE;
+    }
+    CompletableFuture<String> waiting = starting.remove(h.id());
+    if (waiting != null) { // taken back before it started
+      waiting.completeExceptionally(new RefusedException(reason));
     }
     Accounting a;
     try {
@@ -514,6 +558,10 @@ public final class TunnelAgent implements Lifecycle {
       }
       return;
     }
+    if (d.granted() && g != null && g.isStart()) {
+      start(handle, g.tunnelId());
+      return;
+    }
     if (!d.granted()) { // the PDP took a client's tunnel back
       String reason = g == null || g.reason() == null ? "removed by the PDP" : g.reason();
       for (Held h : List.copyOf(held.values())) {
@@ -566,7 +614,7 @@ public final class TunnelAgent implements Lifecycle {
     @Override
     public void installed(String id) {
       Held h = held.get(id);
-      if (h != null) {
+      if (h != null && !starting.containsKey(id)) { // a held tunnel is up once started
         Bytes fresh = freshKeys.remove(id);
         TunnelReport up = TunnelReport.up(id);
         report(h.handle(), fresh == null ? up : up.withPublicKey(fresh));
