@@ -8,6 +8,7 @@ import dev.portcullis.tunnel.vici.ViciMessage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +102,12 @@ public final class TunnelInstaller implements AutoCloseable {
   // holds is not ours, and then nothing is cleared
   private final Set<String> ours = ConcurrentHashMap.newKeySet();
   private final AtomicInteger ended = new AtomicInteger(); // certificate tunnels since the clear
+  // private keys loaded ahead of their tunnels: charon's identifier -> this object's copy
+  private final Map<String, Ahead> ahead = new ConcurrentHashMap<>();
+
+  /** A key loaded ahead of its tunnel: its type and a copy (PKCS#8), zeroed when it is used. */
+  private record Ahead(String type, byte[] pkcs8) {}
+
   private volatile boolean foreignSaid;
 
   private TunnelInstaller(Path socket, Duration timeout, Listener listener) {
@@ -176,13 +183,67 @@ public final class TunnelInstaller implements AutoCloseable {
    */
   public void install(TunnelConnection connection, TunnelKeying keys, boolean initiate)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    install(connection, keys, initiate, null);
+  }
+
+  /**
+   * As {@link #install(TunnelConnection, TunnelKeying, boolean)}, its private key loaded ahead
+   * already as {@code keyAhead} ({@link #loadAhead}; null: not): only the connection is loaded now.
+   */
+  public void install(
+      TunnelConnection connection, TunnelKeying keys, boolean initiate, String keyAhead)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     Wanted w = new Wanted(connection, keys.copy(), initiate);
+    Ahead a = keyAhead == null ? null : ahead.remove(keyAhead);
+    if (a != null && keys instanceof TunnelKeying.OneTimeKeyPair) {
+      Arrays.fill(a.pkcs8(), (byte) 0); // the tunnel's own copy is in w
+      w.keyId = keyAhead;
+    }
     Wanted before = wanted.put(connection.name(), w);
     if (before != null) {
       before.keys.zero();
     }
     load(require(), w, w.initiate);
     listener.installed(connection.name());
+  }
+
+  /**
+   * Loads one-time private key {@code pkcs8} into charon ahead of the tunnel it will key (a client
+   * agent while its request is on its way, a gateway's as it makes them), so that installing the
+   * tunnel then loads only its connection ({@link #install(TunnelConnection, TunnelKeying, boolean,
+   * String)}). Completes with charon's identifier of the key; the caller zeroes its own copy. A key
+   * whose tunnel never comes is {@link #dropAhead dropped}.
+   */
+  public CompletableFuture<String> loadAhead(String type, byte[] pkcs8) {
+    ViciClient c = charon;
+    if (c == null || !c.isOpen()) {
+      return CompletableFuture.failedFuture(new IOException("charon at " + socket + " is gone"));
+    }
+    byte[] copy = pkcs8.clone();
+    return c.loadKey(type, copy)
+        .handle(
+            (m, e) -> {
+              if (e != null) {
+                Arrays.fill(copy, (byte) 0);
+                throw new java.util.concurrent.CompletionException(e);
+              }
+              String id = m.text("id");
+              ahead.put(id, new Ahead(type, copy));
+              return id;
+            });
+  }
+
+  /** A key loaded ahead whose tunnel never came (a refused request, a gateway's unused key). */
+  public void dropAhead(String keyId) {
+    Ahead a = keyId == null ? null : ahead.remove(keyId);
+    if (a == null) {
+      return;
+    }
+    Arrays.fill(a.pkcs8(), (byte) 0);
+    ViciClient c = charon;
+    if (c != null && c.isOpen()) {
+      c.unloadKey(keyId); // not awaited: nothing waits on it
+    }
   }
 
   /**
@@ -221,7 +282,10 @@ public final class TunnelInstaller implements AutoCloseable {
     }
   }
 
-  /** Sends {@code w}'s key and connection to charon; {@link #loaded} waits for both. */
+  /**
+   * Sends {@code w}'s key (unless charon has it already, loaded ahead) and connection to charon;
+   * {@link #loaded} waits for both.
+   */
   private List<CompletableFuture<ViciMessage>> send(ViciClient c, Wanted w) {
     TunnelConnection t = w.connection;
     if (w.keys instanceof TunnelKeying.OneTimeKeyPair k) {
@@ -233,7 +297,9 @@ public final class TunnelInstaller implements AutoCloseable {
     }
     var secret =
         w.keys instanceof TunnelKeying.OneTimeKeyPair k
-            ? c.loadKey(k.keyType(), k.privateKey())
+            ? w.keyId != null
+                ? CompletableFuture.completedFuture(ViciMessage.EMPTY)
+                : c.loadKey(k.keyType(), k.privateKey())
             : c.loadShared(
                 t.name(),
                 "IKE",
@@ -245,7 +311,7 @@ public final class TunnelInstaller implements AutoCloseable {
   private void loaded(ViciClient c, Wanted w, List<CompletableFuture<ViciMessage>> loads)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     ViciMessage key = c.await(loads.get(0));
-    if (w.keys instanceof TunnelKeying.OneTimeKeyPair) {
+    if (w.keys instanceof TunnelKeying.OneTimeKeyPair && key.text("id") != null) {
       w.keyId = key.text("id"); // what unload-key names it by
     }
     c.await(loads.get(1));
@@ -344,7 +410,11 @@ public final class TunnelInstaller implements AutoCloseable {
     List<Wanted> live = List.copyOf(wanted.values());
     List<List<CompletableFuture<ViciMessage>>> loads = new java.util.ArrayList<>();
     for (Wanted w : live) {
+      w.keyId = null; // cleared with the rest: loaded again below
       loads.add(send(c, w));
+    }
+    for (Ahead a : ahead.values()) {
+      c.loadKey(a.type(), a.pkcs8()); // the same key: the same identifier
     }
     for (int i = 0; i < live.size(); i++) {
       loaded(c, live.get(i), loads.get(i));
@@ -382,7 +452,7 @@ public final class TunnelInstaller implements AutoCloseable {
         return "a certificate";
       }
     }
-    Set<String> keyIds = new java.util.HashSet<>();
+    Set<String> keyIds = new java.util.HashSet<>(ahead.keySet());
     Set<String> shared = new java.util.HashSet<>();
     for (Wanted w : wanted.values()) {
       if (w.keyId != null) {
@@ -466,10 +536,14 @@ public final class TunnelInstaller implements AutoCloseable {
       return;
     }
     attach(c);
+    for (Ahead a : ahead.values()) {
+      c.loadKey(a.type(), a.pkcs8()); // charon forgot them: the same keys, the same identifiers
+    }
     int ok = 0;
     int failed = 0;
     for (Wanted w : wanted.values()) {
       String id = w.connection.name();
+      w.keyId = null; // charon forgot it: loaded again
       try {
         load(c, w, w.initiate);
         if (!w.initiate) {
@@ -507,12 +581,26 @@ public final class TunnelInstaller implements AutoCloseable {
     }
   }
 
-  /** Stops watching charon; the tunnels stay as charon holds them, the keys are zeroed here. */
+  /**
+   * Stops watching charon; the tunnels stay as charon holds them, the keys are zeroed here, and the
+   * keys loaded ahead of tunnels that did not come are unloaded.
+   */
   @Override
   public void close() {
     closed = true;
     ViciClient c = charon;
     if (c != null) {
+      // keys loaded ahead of tunnels that will not come now leave charon (tunnels stay)
+      for (String id : ahead.keySet()) {
+        try {
+          c.await(c.unloadKey(id));
+        } catch (ViciCommandException | IOException | TimeoutException e) {
+          log.debug("key {} loaded ahead not unloaded at close: {}", id, e.getMessage());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       c.close();
     }
     thread.shutdownNow();
@@ -520,5 +608,9 @@ public final class TunnelInstaller implements AutoCloseable {
       w.keys.zero();
     }
     wanted.clear();
+    for (Ahead a : ahead.values()) {
+      Arrays.fill(a.pkcs8(), (byte) 0);
+    }
+    ahead.clear();
   }
 }

@@ -515,6 +515,43 @@ class TunnelInstallerTest {
   }
 
   /**
+   * Keys loaded ahead of their tunnels (as an agent does while its request is on its way): the
+   * install loads only the connection and uses that key (charon holds one key, not two); a key
+   * whose tunnel never comes is unloaded when dropped, and so are those left when the installer
+   * closes.
+   */
+  @Test
+  void keysLoadedAheadAreUsedOnceAndNeverLeftBehind() throws Exception {
+    try (Keyed k = keyed("ed-5", Instant.now());
+        TunnelInstaller gateway = at(lab.b())) {
+      TunnelInstaller client = at(lab.a());
+      try {
+        byte[] pkcs8 = k.client().key().pkcs8();
+        String id = client.loadAhead(OneTimeKey.KEY_TYPE, pkcs8).get(10, TimeUnit.SECONDS);
+        Arrays.fill(pkcs8, (byte) 0);
+        gateway.install(k.tunnel().mirrored(), k.gatewayKeys(), false);
+        client.install(k.tunnel(), k.clientKeys(), true, id);
+        assertEquals(List.of(id), keys(lab.a()), "the key loaded ahead, and no other");
+        ping();
+        client.remove("ed-5");
+        gateway.remove("ed-5");
+        assertEquals(List.of(), keys(lab.a()));
+        OneTimeKey unused = OneTimeKey.generate(new SecureRandom());
+        String dropped =
+            client.loadAhead(OneTimeKey.KEY_TYPE, unused.pkcs8()).get(10, TimeUnit.SECONDS);
+        client.dropAhead(dropped);
+        await().until(() -> keys(lab.a()).isEmpty());
+        OneTimeKey left = OneTimeKey.generate(new SecureRandom());
+        client.loadAhead(OneTimeKey.KEY_TYPE, left.pkcs8()).get(10, TimeUnit.SECONDS);
+        assertEquals(1, keys(lab.a()).size());
+      } finally {
+        client.close();
+      }
+      assertEquals(List.of(), keys(lab.a()), "unloaded when the installer closed");
+    }
+  }
+
+  /**
    * An operator's own credential in the gateway's charon (a certificate it loaded): the installer
    * never clears charon's credentials then (clear-creds would take the operator's too), so the
    * ended tunnel's certificates stay, and so does the operator's.

@@ -27,6 +27,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,9 +99,23 @@ public final class TunnelAgent implements Lifecycle {
   private final SecureRandom random;
   // one-time keys made here, their private halves never sent: a client's per request handle until
   // its grant comes; a gateway's sent ahead in its standing request, by public key
-  private final Map<String, OneTimeKey> clientKeys = new ConcurrentHashMap<>();
-  private final Map<Bytes, OneTimeKey> gatewayKeys = new ConcurrentHashMap<>();
-  private final Map<String, Bytes> freshKeys = new ConcurrentHashMap<>(); // tunnel -> its report's
+  private final Map<String, Made> clientKeys = new ConcurrentHashMap<>();
+  private final Map<Bytes, Made> gatewayKeys = new ConcurrentHashMap<>();
+
+  /**
+   * A one-time key made here, and charon's identifier of it once loaded ahead of its tunnel (while
+   * the request is on its way, or as a gateway's key is made): the install then loads only the
+   * connection.
+   */
+  private record Made(OneTimeKey key, CompletableFuture<String> ahead) {
+    void zero() {
+      key.zero();
+    }
+  }
+
+  // gateway tunnels whose report brings a fresh key in place of the one they took: made when the
+  // report goes, after the tunnel's own loads (a key loaded ahead would queue before them)
+  private final Set<String> owesKey = ConcurrentHashMap.newKeySet();
   // client tunnels loaded and held until the PDP says start (the gateway holds its end by then)
   private final Map<String, CompletableFuture<String>> starting = new ConcurrentHashMap<>();
 
@@ -177,9 +192,9 @@ public final class TunnelAgent implements Lifecycle {
 
   private CompletableFuture<Void> sendStanding() {
     // fresh keys for a fresh standing request: those sent before were for a PDP that forgot them
-    List<OneTimeKey> old = List.copyOf(gatewayKeys.values());
+    List<Made> old = List.copyOf(gatewayKeys.values());
     gatewayKeys.clear();
-    old.forEach(OneTimeKey::zero);
+    old.forEach(this::drop);
     List<Bytes> offered = new java.util.ArrayList<>();
     for (int i = 0; i < GATEWAY_KEYS; i++) {
       offered.add(gatewayKey());
@@ -204,12 +219,12 @@ public final class TunnelAgent implements Lifecycle {
       throw new IllegalArgumentException("request: a client's request");
     }
     if (r.publicKeys().isEmpty()) { // a key of its own for this tunnel: only its public half goes
-      OneTimeKey k = OneTimeKey.generate(random);
-      OneTimeKey before = clientKeys.put(handle, k);
+      Made k = make();
+      Made before = clientKeys.put(handle, k);
       if (before != null) {
-        before.zero();
+        drop(before);
       }
-      r = r.withPublicKeys(List.of(Bytes.of(k.publicKeyInfo())));
+      r = r.withPublicKeys(List.of(Bytes.of(k.key().publicKeyInfo())));
     }
     return pep.exchange(handle, CONTEXT, r.toClientSI())
         .thenComposeAsync(
@@ -308,8 +323,8 @@ public final class TunnelAgent implements Lifecycle {
     work.shutdown();
     pep.close();
     installer.close();
-    clientKeys.values().forEach(OneTimeKey::zero);
-    gatewayKeys.values().forEach(OneTimeKey::zero);
+    clientKeys.values().forEach(Made::zero);
+    gatewayKeys.values().forEach(Made::zero);
     stopped.complete(null);
   }
 
@@ -328,8 +343,9 @@ public final class TunnelAgent implements Lifecycle {
             ProtectionObjective.valueOf(g.objective().name()),
             Duration.ofSeconds(g.lifetimeSeconds()));
     TunnelKeying keys;
+    String[] keyAhead = new String[1];
     try {
-      keys = keying(handle, g);
+      keys = keying(handle, g, keyAhead);
     } catch (IOException e) {
       report(handle, failed(g.tunnelId(), e.getMessage()));
       listener.failed(g.tunnelId(), e.getMessage());
@@ -339,7 +355,7 @@ public final class TunnelAgent implements Lifecycle {
     }
     held.put(g.tunnelId(), new Held(g.tunnelId(), handle, System.nanoTime()));
     try {
-      installer.install(c, keys, initiate); // reports up through Charon.installed
+      installer.install(c, keys, initiate, keyAhead[0]); // reports up via Charon.installed
     } catch (ViciCommandException | IOException | TimeoutException e) {
       held.remove(g.tunnelId());
       forget(g.tunnelId());
@@ -365,8 +381,11 @@ public final class TunnelAgent implements Lifecycle {
    *
    * @throws IOException when the certificate is for no key this agent holds
    */
-  private TunnelKeying keying(String handle, TunnelGrant g) throws IOException {
+  private TunnelKeying keying(String handle, TunnelGrant g, String[] keyAhead) throws IOException {
     if (!g.certified()) {
+      if (!handle.equals(STANDING)) {
+        dropKey(handle); // the policy keys this tunnel by a PSK: the key made for it goes
+      }
       return new TunnelKeying.SharedKey(g.psk());
     }
     Bytes certified;
@@ -380,24 +399,26 @@ public final class TunnelAgent implements Lifecycle {
     } catch (java.security.cert.CertificateException e) {
       throw new IOException("tunnel " + g.tunnelId() + ": its certificate: " + e.getMessage(), e);
     }
-    OneTimeKey k;
+    Made made;
     if (handle.equals(STANDING)) {
-      k = gatewayKeys.remove(certified);
-      freshKeys.put(g.tunnelId(), gatewayKey());
+      made = gatewayKeys.remove(certified);
+      owesKey.add(g.tunnelId());
     } else {
-      k = clientKeys.get(handle);
-      if (k != null && k.matches(certified.toArray())) {
+      made = clientKeys.get(handle);
+      if (made != null && made.key().matches(certified.toArray())) {
         clientKeys.remove(handle);
       } else {
-        k = null;
+        made = null;
       }
     }
-    if (k == null) {
+    if (made == null) {
       throw new IOException(
           "tunnel "
               + g.tunnelId()
               + ": its certificate is for no one-time key this agent made (or one used already)");
     }
+    OneTimeKey k = made.key();
+    keyAhead[0] = loadedAhead(made);
     try {
       return new TunnelKeying.OneTimeKeyPair(
           OneTimeKey.KEY_TYPE,
@@ -412,24 +433,53 @@ public final class TunnelAgent implements Lifecycle {
 
   /** A fresh one-time key for a gateway's next tunnel; its public half, to send. */
   private Bytes gatewayKey() {
-    OneTimeKey k = OneTimeKey.generate(random);
-    Bytes pub = Bytes.of(k.publicKeyInfo());
+    Made k = make();
+    Bytes pub = Bytes.of(k.key().publicKeyInfo());
     gatewayKeys.put(pub, k);
     return pub;
   }
 
-  /** A client request's key, no longer needed (refused, released): zeroed. */
+  /** A fresh one-time key, loaded into charon ahead of its tunnel. */
+  private Made make() {
+    OneTimeKey k = OneTimeKey.generate(random);
+    byte[] pkcs8 = k.pkcs8();
+    try {
+      return new Made(k, installer.loadAhead(OneTimeKey.KEY_TYPE, pkcs8));
+    } finally {
+      java.util.Arrays.fill(pkcs8, (byte) 0);
+    }
+  }
+
+  /** charon's identifier of {@code made}'s key if it was loaded ahead by now; else null. */
+  private static String loadedAhead(Made made) {
+    try {
+      return made.ahead().get(5, TimeUnit.SECONDS); // loaded while the request was on its way
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      return null; // the install loads it itself
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /** A key whose tunnel never came: zeroed here, unloaded from charon. */
+  private void drop(Made made) {
+    made.zero();
+    made.ahead().thenAccept(installer::dropAhead);
+  }
+
+  /** A client request's key, no longer needed (refused, released): zeroed and unloaded. */
   private void dropKey(String handle) {
-    OneTimeKey k = clientKeys.remove(handle);
+    Made k = clientKeys.remove(handle);
     if (k != null) {
-      k.zero();
+      drop(k);
     }
   }
 
   /** A Failure report, carrying a gateway's fresh key in place of the one the tunnel took. */
   private TunnelReport failed(String id, String why) {
     TunnelReport r = TunnelReport.failed(id, why);
-    Bytes fresh = freshKeys.remove(id);
+    Bytes fresh = owesKey.remove(id) ? gatewayKey() : null;
     return fresh == null ? r : r.withPublicKey(fresh);
   }
 
@@ -615,7 +665,7 @@ public final class TunnelAgent implements Lifecycle {
     public void installed(String id) {
       Held h = held.get(id);
       if (h != null && !starting.containsKey(id)) { // a held tunnel is up once started
-        Bytes fresh = freshKeys.remove(id);
+        Bytes fresh = owesKey.remove(id) ? gatewayKey() : null;
         TunnelReport up = TunnelReport.up(id);
         report(h.handle(), fresh == null ? up : up.withPublicKey(fresh));
         listener.up(id);
