@@ -63,11 +63,12 @@ public final class TunnelInstaller implements AutoCloseable {
   }
 
   /**
-   * How many ended certificate tunnels' certificates charon may keep before they are cleared (with
-   * tunnels still wanted; with none, they are cleared at once). charon keeps every certificate
-   * loaded with a connection until {@code clear-creds}: {@code unload-conn} leaves them, and VICI
-   * has no command that unloads one (strongSwan 5.9.8 and master, vici_cred.c). Clearing costs a
-   * {@code load-key} and a {@code load-conn} per live tunnel, so it is done once per this many.
+   * The fewest ended certificate tunnels whose certificates charon may keep before they are cleared
+   * (with tunnels still wanted; with none, they are cleared at once; with more wanted than this, as
+   * many as are wanted). charon keeps every certificate loaded with a connection until {@code
+   * clear-creds}: {@code unload-conn} leaves them, and VICI has no command that unloads one
+   * (strongSwan 5.9.8 and master, vici_cred.c). Clearing costs a {@code load-key} and a {@code
+   * load-conn} per live tunnel, so it is done once per at least as many removals.
    */
   static final int CLEAR_AFTER = 64;
 
@@ -372,19 +373,20 @@ public final class TunnelInstaller implements AutoCloseable {
 
   /**
    * Clears the certificates of ended tunnels from charon, which keeps every certificate loaded with
-   * a connection until {@code clear-creds} ({@link #CLEAR_AFTER}): when {@value #CLEAR_AFTER} have
-   * ended, or every tunnel has; and only when no tunnel is being set up (each wanted tunnel's
-   * IKE_SA is up, or was loaded a minute ago), since {@code clear-creds} takes every credential and
-   * a negotiation in between would find none, and only when everything charon holds from VICI is
-   * this installer's: an operator's own credentials are never cleared (said once, and then the
-   * certificates stay until charon restarts). The live tunnels' keys and connections are loaded
-   * again at once, in one burst.
+   * a connection until {@code clear-creds} ({@link #CLEAR_AFTER}): when as many have ended as there
+   * are tunnels wanted, at least {@value #CLEAR_AFTER}, or every tunnel has (loading the live ones
+   * again costs a {@code load-key} and a {@code load-conn} each: spread over as many removals); and
+   * only when no tunnel is being set up (each wanted tunnel's IKE_SA is up, or was loaded a minute
+   * ago), since {@code clear-creds} takes every credential and a negotiation in between would find
+   * none, and only when everything charon holds from VICI is this installer's: an operator's own
+   * credentials are never cleared (said once, and then the certificates stay until charon
+   * restarts). The live tunnels' keys and connections are loaded again at once, in one burst.
    */
   private void clearIfDue(ViciClient c)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     int n = ended.get();
-    if (n == 0 || (n < CLEAR_AFTER && !wanted.isEmpty())) {
-      return;
+    if (n == 0 || (n < Math.max(CLEAR_AFTER, wanted.size()) && !wanted.isEmpty())) {
+      return; // as many ended as there are live to load again: the cost is spread over them
     }
     long now = System.nanoTime();
     for (Wanted w : wanted.values()) {

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class PdpTunnels {
   /** What the phase measured, in nanoseconds per tunnel (-1: not seen in time). */
-  record Times(long[] setup, long[] revoke, int failed, int left) {}
+  record Times(long[] setup, long[] revoke, int failed, int left, List<String> why) {}
 
   private PdpTunnels() {}
 
@@ -88,6 +88,7 @@ final class PdpTunnels {
       long[] setup = new long[n];
       String[] ids = new String[n];
       int failed = 0;
+      List<String> why = new java.util.ArrayList<>();
       for (int i = 0; i < n; i++) {
         TunnelRequest r =
             TunnelRequest.client(
@@ -105,6 +106,10 @@ final class PdpTunnels {
         } catch (Exception e) {
           failed++;
           setup[i] = -1;
+          Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+          if (why.size() < 5) {
+            why.add(cause.toString());
+          }
         }
       }
       long[] revoke = new long[n];
@@ -125,7 +130,7 @@ final class PdpTunnels {
         revoke[i] = ga == null || gb == null ? -1 : Math.max(ga, gb) - t0;
       }
       int left = a.listSas(null).size() + b.listSas(null).size();
-      return new Times(setup, revoke, failed, left);
+      return new Times(setup, revoke, failed, left, why);
     }
   }
 

@@ -404,6 +404,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
     out.printf(
         "  failed %d, revocations unseen %d, SAs left %d%n",
         pdp.failed(), pdp.revoke().length - gone.length - pdp.failed(), pdp.left());
+    for (String why : pdp.why()) {
+      out.printf("  failed: %s%n", why);
+    }
   }
 
   private static void stream(PrintWriter out, String what, StreamProbe.Result r) {
