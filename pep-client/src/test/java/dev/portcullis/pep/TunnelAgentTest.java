@@ -611,6 +611,42 @@ class TunnelAgentTest {
     }
   }
 
+  /**
+   * A request waiting for one of its gateway's one-time keys (the gateway sent none ahead) is
+   * answered at once when its subject is revoked meanwhile, with the revocation's reason, rather
+   * than left to the wait's end.
+   */
+  @Test
+  void aRequestWaitingForAGatewayKeyIsRefusedAtOnceWhenItsSubjectIsRevoked() throws Exception {
+    gateway.close(); // the gateway's agent again, with no keys ahead
+    gateway = agent("gw-1", lab.b().vici(), null);
+    TunnelRequest gw =
+        TunnelRequest.gateway("gw-1", InetAddress.getByName(lab.b().outer()), "gw-1.lab");
+    try {
+      gateway.serveGateway(gw, 0).get(10, TimeUnit.SECONDS);
+      try (TunnelAgent carol = agent("carol", lab.a().vici(), null)) {
+        CompletableFuture<String> asked =
+            carol.request(
+                "w1",
+                ask("carol", lab.a().inner() + "/32", Objective.INTEGRITY, "carol@vpn.lab", null));
+        await("the request waits at the desk")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> pdp.tunnels().revokeSubject("carol", "carol revoked") == 1);
+        long t0 = System.nanoTime();
+        String why = refusal(asked);
+        assertEquals("carol revoked", why);
+        assertTrue(
+            System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5),
+            "answered at once, not at the end of the 10 s wait");
+        assertEquals(List.of(), carol.tunnels());
+      }
+    } finally {
+      gateway.close();
+      gateway = agent("gw-1", lab.b().vici(), null);
+      gateway.serveGateway(gw).get(10, TimeUnit.SECONDS);
+    }
+  }
+
   /** A SecureRandom that keeps every 32 bytes it hands out: the seeds of the Ed25519 keys made. */
   static final class Recording extends SecureRandom {
     private static final long serialVersionUID = 1L;

@@ -309,9 +309,13 @@ public final class TunnelDesk implements AutoCloseable {
     for (Waiting w = keys.next(gateway); w != null; w = keys.next(gateway)) {
       w.timeout.cancel(false);
       String id = w.outcome.client().tunnelId();
-      if (!w.client.conn().channel.isActive() || authority.find(id) == null) {
-        authority.ended(id); // its client left, or it was revoked meanwhile
+      if (!w.client.conn().channel.isActive()) {
+        authority.ended(id); // its client left: nobody to answer
         w.outcome.client().zero();
+        continue;
+      }
+      if (authority.find(id) == null) {
+        withdraw(w.client, w.request, w.outcome, "tunnel " + id + " ended before it was keyed");
         continue;
       }
       End gw = book.gateway(gateway);
@@ -335,7 +339,10 @@ public final class TunnelDesk implements AutoCloseable {
     keyed(e, r, c);
   }
 
-  /** The decided tunnel's credential spent, its gateway keyed first, its client answered after. */
+  /**
+   * The decided tunnel's credential spent, then both ends keyed at once: the client holds its end
+   * until the gateway reports its own (then {@link TunnelBook#start}).
+   */
   private void keyed(End e, TunnelRequest r, TunnelAuthority.Outcome o) {
     String id = e.pep();
     TunnelAuthority.Granted g = authority.find(o.client().tunnelId());
@@ -487,6 +494,20 @@ public final class TunnelDesk implements AutoCloseable {
         });
   }
 
+  /**
+   * Tunnels {@code gone} end with {@code reason}: those keyed, at both ends; those still waiting
+   * for a gateway's key, refused to their client at once.
+   */
+  private void ended(List<TunnelAuthority.Granted> gone, String reason) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    gone.forEach(g -> ids.add(g.id()));
+    for (Waiting w : keys.removeWhere(w -> ids.contains(w.outcome.client().tunnelId()))) {
+      w.timeout.cancel(false);
+      withdraw(w.client, w.request, w.outcome, reason);
+    }
+    book.ended(gone, reason);
+  }
+
   /** Requests waiting for a gateway's key whose client left: forgotten, nothing sent. */
   private void forgetWaiting(java.util.function.Predicate<Waiting> which) {
     for (Waiting w : keys.removeWhere(which)) {
@@ -511,14 +532,14 @@ public final class TunnelDesk implements AutoCloseable {
   public void sessionsChanged() {
     run(
         () ->
-            book.ended(
+            ended(
                 authority.review(TunnelAuthority.Sessions.of(mls.get())),
                 "the subject's multilevel session ended"));
   }
 
   /** Tunnels whose lifetime is over end at both ends (housekeeping, every second). */
   public void expire() {
-    run(() -> book.ended(authority.expired(), "lifetime over"));
+    run(() -> ended(authority.expired(), "lifetime over"));
   }
 
   /** Ends every tunnel of {@code subject} (its revocation); returns how many. */
@@ -526,7 +547,7 @@ public final class TunnelDesk implements AutoCloseable {
     return call(
         () -> {
           List<TunnelAuthority.Granted> g = authority.revokeSubject(subject);
-          book.ended(g, reason);
+          ended(g, reason);
           return g.size();
         });
   }
@@ -596,7 +617,7 @@ public final class TunnelDesk implements AutoCloseable {
     log.info(
         "tunnel policy reloaded: {}; {} tunnels no longer granted", next.describe(), gone.size());
     audit.record("policy-reloaded", "clientType", TYPE, "policy", next.describe());
-    book.ended(gone, "the tunnel policy no longer grants it");
+    ended(gone, "the tunnel policy no longer grants it");
   }
 
   /** The tunnels granted now, with where each end stands. */

@@ -126,6 +126,7 @@ public final class TunnelAgent implements Lifecycle {
   private final ExecutorService work =
       Executors.newSingleThreadExecutor(Threads.daemon("tunnel-agent"));
   private volatile TunnelRequest standing;
+  private volatile int keysAhead = GATEWAY_KEYS;
   private volatile boolean closed;
   private final CompletableFuture<Void> ready = new CompletableFuture<>(); // first PDP accept
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -183,9 +184,23 @@ public final class TunnelAgent implements Lifecycle {
    * accepts it; fails with {@link RefusedException} when it does not.
    */
   public CompletableFuture<Void> serveGateway(TunnelRequest r) {
+    return serveGateway(r, GATEWAY_KEYS);
+  }
+
+  /**
+   * As {@link #serveGateway(TunnelRequest)}, with {@code keysAhead} one-time keys made ahead (0 to
+   * {@value TunnelRequest#MAX_PUBLIC_KEYS}): as many tunnels can be set up at once without waiting
+   * for a key; 0 makes every tunnel wait for the report of the one before it.
+   */
+  public CompletableFuture<Void> serveGateway(TunnelRequest r, int keysAhead) {
     if (r.role() != TunnelRequest.Role.GATEWAY) {
       throw new IllegalArgumentException("serveGateway: a gateway's request");
     }
+    if (keysAhead < 0 || keysAhead > TunnelRequest.MAX_PUBLIC_KEYS) {
+      throw new IllegalArgumentException(
+          "keys ahead: " + keysAhead + " (expected: 0 to " + TunnelRequest.MAX_PUBLIC_KEYS + ")");
+    }
+    this.keysAhead = keysAhead;
     standing = r;
     return sendStanding();
   }
@@ -196,7 +211,7 @@ public final class TunnelAgent implements Lifecycle {
     gatewayKeys.clear();
     old.forEach(this::drop);
     List<Bytes> offered = new java.util.ArrayList<>();
-    for (int i = 0; i < GATEWAY_KEYS; i++) {
+    for (int i = 0; i < keysAhead; i++) {
       offered.add(gatewayKey());
     }
     TunnelRequest r = standing.withPublicKeys(offered);
