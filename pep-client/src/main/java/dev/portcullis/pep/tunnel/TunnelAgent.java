@@ -118,6 +118,12 @@ public final class TunnelAgent implements Lifecycle {
   private final Set<String> owesKey = ConcurrentHashMap.newKeySet();
   // client tunnels loaded and held until the PDP says start (the gateway holds its end by then)
   private final Map<String, CompletableFuture<String>> starting = new ConcurrentHashMap<>();
+  // a start, or a Remove, that came before its tunnel's Install was handled: the request's own
+  // stage is submitted by the thread that sent it, which may run after the PDP's next DEC (seen:
+  // a bench thread preempted for the ~1 ms a PSK tunnel's whole round took); tunnel -> START for
+  // a start, or the Remove's reason
+  private final Map<String, Object> early = new ConcurrentHashMap<>();
+  private static final Object START = new Object();
 
   private final PepClient pep;
   private final TunnelInstaller installer;
@@ -263,6 +269,7 @@ public final class TunnelAgent implements Lifecycle {
               try {
                 install(handle, g, now);
               } catch (IOException e) {
+                early.remove(id);
                 starting.remove(id);
                 // reported failed; deleting the request ends the tunnel at the gateway too
                 pep.delete(handle, ReasonCode.UNSPECIFIED);
@@ -270,6 +277,16 @@ public final class TunnelAgent implements Lifecycle {
               }
               if (now) {
                 started.complete(id);
+              }
+              Object before = early.remove(id);
+              if (before == START) {
+                start(handle, id); // the PDP's start came before this stage ran
+              } else if (before != null) { // its Remove did
+                Held h = held.get(id);
+                if (h != null) {
+                  takeDown(h, before.toString());
+                }
+                pep.delete(handle, ReasonCode.PDP_DIRECTIVE);
               }
               return started;
             },
@@ -504,8 +521,14 @@ public final class TunnelAgent implements Lifecycle {
    */
   private void start(String handle, String id) {
     CompletableFuture<String> f = starting.remove(id);
-    if (f == null || !held.containsKey(id)) {
+    if (f == null) {
+      early.put(id, START); // its Install is not handled yet: started once it is
+      log.debug("tunnel {}: its start came before its Install was handled", id);
+      return;
+    }
+    if (!held.containsKey(id)) {
       log.debug("tunnel {}: a start for a tunnel this agent does not hold", id);
+      f.completeExceptionally(new IOException("tunnel " + id + " is not held here"));
       return;
     }
     try {
@@ -629,10 +652,16 @@ public final class TunnelAgent implements Lifecycle {
     }
     if (!d.granted()) { // the PDP took a client's tunnel back
       String reason = g == null || g.reason() == null ? "removed by the PDP" : g.reason();
+      boolean any = false;
       for (Held h : List.copyOf(held.values())) {
         if (h.handle().equals(handle)) {
           takeDown(h, reason);
+          any = true;
         }
+      }
+      if (!any && g != null && g.tunnelId() != null) {
+        early.put(g.tunnelId(), reason); // its Install is not handled yet: removed once it is
+        return;
       }
       pep.delete(handle, ReasonCode.PDP_DIRECTIVE);
     }
