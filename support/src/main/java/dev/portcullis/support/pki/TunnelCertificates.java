@@ -64,51 +64,31 @@ public final class TunnelCertificates {
 
   /**
    * The key type charon is to load for a public key an agent sent ({@code ed25519} or {@code
-   * ecdsa}), after checking it.
+   * ecdsa}), after checking it: its {@link #structure}, then that it is a point of its curve (for
+   * P-256 a point decoded and checked to be on the curve and not at infinity; for Ed25519 RFC
+   * 8032's full check).
    *
    * @throws GeneralSecurityException naming what is wrong with it (never echoing the bytes)
    */
   public static String keyType(byte[] subjectPublicKeyInfo) throws GeneralSecurityException {
-    SubjectPublicKeyInfo spki;
-    try {
-      spki = SubjectPublicKeyInfo.getInstance(subjectPublicKeyInfo);
-      if (spki == null || !Arrays.equals(spki.getEncoded("DER"), subjectPublicKeyInfo)) {
-        throw new GeneralSecurityException(
-            "the public key is not one DER SubjectPublicKeyInfo (bytes after it, or not DER)");
-      }
-    } catch (IOException | IllegalArgumentException | ClassCastException e) {
-      throw new GeneralSecurityException(
-          "the public key is not a DER SubjectPublicKeyInfo: " + e.getMessage());
-    }
-    AlgorithmIdentifier alg = spki.getAlgorithm();
-    ASN1ObjectIdentifier oid = alg.getAlgorithm();
+    SubjectPublicKeyInfo spki = structure(subjectPublicKeyInfo);
     byte[] key = spki.getPublicKeyData().getOctets();
-    if (ID_ED25519.equals(oid)) {
-      if (alg.getParameters() != null) {
-        throw new GeneralSecurityException("an Ed25519 key has no parameters (RFC 8410)");
-      }
-      if (key.length != Ed25519.PUBLIC_KEY_SIZE || !Ed25519.validatePublicKeyFull(key, 0)) {
+    if (ID_ED25519.equals(spki.getAlgorithm().getAlgorithm())) {
+      if (!Ed25519.validatePublicKeyFull(key, 0)) {
         throw new GeneralSecurityException("the Ed25519 public key is not a valid point");
       }
       return "ed25519";
     }
-    if (X9ObjectIdentifiers.id_ecPublicKey.equals(oid)) {
-      if (!SECObjectIdentifiers.secp256r1.equals(alg.getParameters())) {
-        throw new GeneralSecurityException("an ECDSA key must be on P-256 (secp256r1)");
-      }
-      X9ECParameters p = CustomNamedCurves.getByOID(SECObjectIdentifiers.secp256r1);
-      try {
-        var point = new ECDomainParameters(p).getCurve().decodePoint(key);
-        if (point.isInfinity() || !point.isValid()) {
-          throw new GeneralSecurityException("the P-256 public key is not a valid point");
-        }
-      } catch (IllegalArgumentException e) {
+    X9ECParameters p = CustomNamedCurves.getByOID(SECObjectIdentifiers.secp256r1);
+    try {
+      var point = new ECDomainParameters(p).getCurve().decodePoint(key);
+      if (point.isInfinity() || !point.isValid()) {
         throw new GeneralSecurityException("the P-256 public key is not a valid point");
       }
-      return "ecdsa";
+    } catch (IllegalArgumentException e) {
+      throw new GeneralSecurityException("the P-256 public key is not a valid point");
     }
-    throw new GeneralSecurityException(
-        "public key algorithm " + oid.getId() + ": expected Ed25519 or ECDSA P-256");
+    return "ecdsa";
   }
 
   /**
@@ -202,33 +182,49 @@ public final class TunnelCertificates {
   /**
    * The public key's structure, without {@link #keyType}'s point check: one DER
    * SubjectPublicKeyInfo of an Ed25519 key (32 bytes, no parameters) or a P-256 key (an
-   * uncompressed or compressed point's length). {@link #keyType} checks the point itself, once, as
-   * the key arrives; this is what {@link #issue} checks again on the set-up path (the point check
-   * is a scalar multiplication, ~0.15 ms).
+   * uncompressed or compressed point's length), each wrong part named. {@link #keyType} checks the
+   * point itself, once, as the key arrives; this is what {@link #issue} checks again on the set-up
+   * path (the point check is a scalar multiplication, ~0.15 ms).
    */
   private static SubjectPublicKeyInfo structure(byte[] der) throws GeneralSecurityException {
     SubjectPublicKeyInfo spki;
     try {
       spki = SubjectPublicKeyInfo.getInstance(der);
       if (spki == null || !Arrays.equals(spki.getEncoded("DER"), der)) {
-        throw new GeneralSecurityException("the public key is not one DER SubjectPublicKeyInfo");
+        throw new GeneralSecurityException(
+            "the public key is not one DER SubjectPublicKeyInfo (bytes after it, or not DER)");
       }
     } catch (IOException | IllegalArgumentException | ClassCastException e) {
       throw new GeneralSecurityException(
           "the public key is not a DER SubjectPublicKeyInfo: " + e.getMessage());
     }
-    ASN1ObjectIdentifier oid = spki.getAlgorithm().getAlgorithm();
+    AlgorithmIdentifier alg = spki.getAlgorithm();
+    ASN1ObjectIdentifier oid = alg.getAlgorithm();
     int n = spki.getPublicKeyData().getOctets().length;
-    boolean ed = ID_ED25519.equals(oid) && spki.getAlgorithm().getParameters() == null && n == 32;
-    boolean ec =
-        X9ObjectIdentifiers.id_ecPublicKey.equals(oid)
-            && SECObjectIdentifiers.secp256r1.equals(spki.getAlgorithm().getParameters())
-            && (n == 65 || n == 33);
-    if (!ed && !ec) {
-      throw new GeneralSecurityException(
-          "public key algorithm " + oid.getId() + ": expected Ed25519 or ECDSA P-256");
+    if (ID_ED25519.equals(oid)) {
+      if (alg.getParameters() != null) {
+        throw new GeneralSecurityException("an Ed25519 key has no parameters (RFC 8410)");
+      }
+      if (n != Ed25519.PUBLIC_KEY_SIZE) {
+        throw new GeneralSecurityException(
+            "the Ed25519 public key is " + n + " bytes (expected: 32)");
+      }
+      return spki;
     }
-    return spki;
+    if (X9ObjectIdentifiers.id_ecPublicKey.equals(oid)) {
+      if (!SECObjectIdentifiers.secp256r1.equals(alg.getParameters())) {
+        throw new GeneralSecurityException("an ECDSA key must be on P-256 (secp256r1)");
+      }
+      if (n != 65 && n != 33) {
+        throw new GeneralSecurityException(
+            "the P-256 public key is "
+                + n
+                + " bytes (expected: 65, uncompressed, or 33, compressed)");
+      }
+      return spki;
+    }
+    throw new GeneralSecurityException(
+        "public key algorithm " + oid.getId() + ": expected Ed25519 or ECDSA P-256");
   }
 
   /** Null if a certificate can name IKE identity {@code id}; else why not. */

@@ -85,6 +85,9 @@ class TunnelCertificatesTest {
     java.util.Arrays.fill(notAPoint, 12, 44, (byte) 0xff);
     assertTrue(refusal(notAPoint).contains("not a valid point"));
     assertTrue(refusal(new byte[] {0x30, 0x03, 0x02, 0x01}).contains("SubjectPublicKeyInfo"));
+    byte[] short31 =
+        java.util.HexFormat.of().parseHex("3029300506032b65700320" + "00" + "11".repeat(31));
+    assertEquals("the Ed25519 public key is 31 bytes (expected: 32)", refusal(short31));
   }
 
   static String refusal(byte[] spki) {
