@@ -151,6 +151,38 @@ class TunnelFormatTest {
     assertTrue(bad.getMessage().contains("start: 2"), bad.getMessage());
   }
 
+  @Test
+  void theVirtualIpGrantOfTheDocsHandsAlicesAddressOutAtTheGateway() throws Exception {
+    Decision d =
+        (Decision) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel DEC virtual IP"));
+    TunnelGrant g = TunnelGrant.decode(d.decisions().get(0).clientSpecific().data());
+    assertTrue(g.complete());
+    assertEquals(TunnelGrant.VirtualIp.RECEIVED, g.virtualIp());
+    assertEquals("10.8.0.2/32", g.localTs().toString());
+    assertEquals(d.decisions().get(0).clientSpecific().data(), g.encode(), "byte for byte");
+    TunnelGrant gw = g.mirrored();
+    assertEquals(TunnelGrant.VirtualIp.HANDED_OUT, gw.virtualIp());
+    assertEquals("10.8.0.2/32", gw.remoteTs().toString(), "the gateway hands out this address");
+    assertEquals(gw, TunnelGrant.decode(gw.encode()));
+    assertEquals(g.virtualIp(), gw.mirrored().virtualIp());
+    assertTrue(g.toString().contains("virtual IP received"), g.toString());
+    TunnelGrant plain = docGrant();
+    assertNull(plain.virtualIp(), "no VIRTUAL_IP: the client sends from its inner prefix");
+    // (a client's selector of more than one address: badAttributesAreRefusedWithTheirOffset)
+    // a request asking the gateway for an address names no inner prefix
+    TunnelRequest asks =
+        TunnelRequest.client(
+            "alice",
+            "gw-1",
+            InetAddress.getByName("192.0.2.1"),
+            null,
+            TunnelRequest.Objective.CONFIDENTIALITY,
+            "alice@vpn.lab",
+            null);
+    assertEquals(asks, TunnelRequest.decode(asks.encode()));
+    assertNull(TunnelRequest.decode(asks.encode()).innerPrefix());
+  }
+
   static X509Certificate cert(CertificateFactory f, Bytes der) throws Exception {
     return (X509Certificate) f.generateCertificate(new java.io.ByteArrayInputStream(der.toArray()));
   }
@@ -215,7 +247,18 @@ class TunnelFormatTest {
   @Test
   void badAttributesAreRefusedWithTheirOffset() {
     String[][] grants = {
-      {"0001000274310000" + "0010000100000000", "2", "attribute type: 16 at offset 12"},
+      {"0001000274310000" + "0011000100000000", "2", "attribute type: 17 at offset 12"},
+      {"0001000274310000" + "0010000103000000", "2", "virtual IP: 3"},
+      {
+        "0001000274310000" + "000600050a08000018000000" + "0010000101000000",
+        "3",
+        "virtual IP's local traffic selector: 10.8.0.0/24"
+      },
+      {
+        "0001000274310000" + "000700050a08000018000000" + "0010000102000000",
+        "3",
+        "virtual IP's remote traffic selector: 10.8.0.0/24"
+      },
       {"0001000274310000" + "000c000100000000", "2", "certificates: not all three"},
       {"0001000274310000" + "000c0000", "2", "certificate length: 0"},
       {

@@ -366,6 +366,51 @@ class TunnelAgentTest {
   }
 
   @Test
+  void aClientGivenItsAddressFromTheRulesPoolSendsFromItAloneAndTheGatewayUnloadsThePool()
+      throws Exception {
+    withRule(
+        "<allow id=\"roaming\" subject=\"frank\" gateway=\"gw-1\" objectives=\"confidentiality\""
+            + " lifetime=\"1h\" pool=\"10.9.0.0/24\" ike-id=\"{subject}@vpn.lab\""
+            + " credential=\"none\"/>",
+        unchecked(
+            () -> {
+              try (TunnelAgent frank = agent("frank", lab.a().vici(), null)) {
+                TunnelRequest r =
+                    TunnelRequest.client(
+                        "frank",
+                        "gw-1",
+                        InetAddress.getByName(lab.a().outer()),
+                        null, // the client names no address: the gateway hands one out
+                        Objective.CONFIDENTIALITY,
+                        "frank@vpn.lab",
+                        null);
+                String id = frank.request("t1", r).get(30, TimeUnit.SECONDS);
+                assertEquals("10.9.0.1/32", frank.inner(id), "the pool's first address");
+                ViciMessage ike = atA.listSas(id).get(0).section(id);
+                assertEquals(List.of("10.9.0.1"), ike.list("local-vips"), ike.toString());
+                pingThrough("10.9.0.1");
+                // a's own inner address is nothing the tunnel carries: it never crosses
+                assertThrows(
+                    IOException.class,
+                    () ->
+                        LabCapture.pingAcross(lab, dir, lab.a().inner(), lab.b().inner(), PATTERN));
+                ViciMessage pools = atB.await(atB.command("get-pools", ViciMessage.EMPTY));
+                assertEquals(List.of(id), pools.keys(), "one pool, of this tunnel alone");
+                assertEquals(1, pdp.tunnels().revokeSubject("frank", "revoked by the operator"));
+                goneAtBothEnds(id);
+                await("the gateway's pool of the tunnel unloaded")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(
+                        () ->
+                            atB.await(atB.command("get-pools", ViciMessage.EMPTY))
+                                .keys()
+                                .isEmpty());
+                await().atMost(Duration.ofSeconds(10)).until(() -> frank.tunnels().isEmpty());
+              }
+            }));
+  }
+
+  @Test
   void refusalsSayWhy() throws Exception {
     try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
       String inner = lab.a().inner() + "/32";

@@ -20,6 +20,9 @@ import java.util.Objects;
  * @param remoteTs what it reaches through it (CIDR)
  * @param objective what the tunnel protects (needs a tunnel)
  * @param lifetime how long the CHILD_SA lives before charon takes it down (no rekey past it)
+ * @param virtualIp the client's inner address as a virtual IP, handed out by the gateway in IKE's
+ *     configuration payload rather than named by the client (null: none; the client's traffic
+ *     selector is its inner prefix)
  */
 public record TunnelConnection(
     String name,
@@ -30,10 +33,60 @@ public record TunnelConnection(
     String localTs,
     String remoteTs,
     ProtectionObjective objective,
-    Duration lifetime) {
+    Duration lifetime,
+    VirtualIp virtualIp) {
 
   /** The CHILD_SA's name within the connection. */
   public static final String CHILD = "net";
+
+  /**
+   * A client's inner address that its gateway hands out (RFC 7296, 3.15: the configuration
+   * payload's INTERNAL_IP4_ADDRESS or INTERNAL_IP6_ADDRESS).
+   *
+   * @param address the one address, literal
+   * @param received true at the client, which asks for a virtual IP ({@code vips}) and sends from
+   *     what it is given; false at the gateway, which hands out {@code address} from a pool of it
+   *     alone named after the tunnel, and reaches only it through the tunnel
+   */
+  public record VirtualIp(String address, boolean received) {
+    public VirtualIp {
+      Objects.requireNonNull(address, "virtual IP");
+    }
+
+    /** The address as a host prefix (/32 or /128). */
+    public String prefix() {
+      return address + (address.indexOf(':') >= 0 ? "/128" : "/32");
+    }
+
+    /** What a client asks for: any address of the same family. */
+    String any() {
+      return address.indexOf(':') >= 0 ? "::" : "0.0.0.0";
+    }
+  }
+
+  /** A tunnel between the two prefixes, with no virtual IP. */
+  public TunnelConnection(
+      String name,
+      String localAddress,
+      String remoteAddress,
+      String localId,
+      String remoteId,
+      String localTs,
+      String remoteTs,
+      ProtectionObjective objective,
+      Duration lifetime) {
+    this(
+        name,
+        localAddress,
+        remoteAddress,
+        localId,
+        remoteId,
+        localTs,
+        remoteTs,
+        objective,
+        lifetime,
+        null);
+  }
 
   public TunnelConnection {
     Objects.requireNonNull(name, "name");
@@ -41,6 +94,17 @@ public record TunnelConnection(
     objective.espProposals(); // refuses none and ah+esp, with the reason
     if (lifetime.isNegative() || lifetime.isZero()) {
       throw new IllegalArgumentException("tunnel lifetime: " + lifetime + " (expected: positive)");
+    }
+    if (virtualIp != null
+        && !virtualIp.prefix().equals(virtualIp.received() ? localTs : remoteTs)) {
+      throw new IllegalArgumentException(
+          "virtual IP "
+              + virtualIp.address()
+              + ": the client's traffic selector is "
+              + (virtualIp.received() ? localTs : remoteTs)
+              + " (expected: "
+              + virtualIp.prefix()
+              + ", the address alone)");
     }
   }
 
@@ -55,7 +119,21 @@ public record TunnelConnection(
         remoteTs,
         localTs,
         objective,
-        lifetime);
+        lifetime,
+        virtualIp == null ? null : new VirtualIp(virtualIp.address(), !virtualIp.received()));
+  }
+
+  /**
+   * The pool a gateway hands this tunnel's client its address from, as {@code load-pool} takes it:
+   * named after the tunnel, holding that one address; null where this end hands out none.
+   */
+  public ViciMessage pool() {
+    if (virtualIp == null || virtualIp.received()) {
+      return null;
+    }
+    return ViciMessage.builder()
+        .section(name, ViciMessage.builder().put("addrs", virtualIp.prefix()).build())
+        .build();
   }
 
   /** The connection as {@code load-conn} takes it, authenticated by a pre-shared key. */
@@ -95,12 +173,21 @@ public record TunnelConnection(
       local = ViciMessage.builder().put("auth", "psk").put("id", localId).build();
       remote = ViciMessage.builder().put("auth", "psk").put("id", remoteId).build();
     }
-    return ViciMessage.builder()
-        .put("version", "2")
-        .list("local_addrs", List.of(localAddress))
-        .list("remote_addrs", List.of(remoteAddress))
-        .put("encap", "yes")
-        .list("proposals", List.of("aes256gcm16-prfsha256-x25519", "aes128gcm16-prfsha256-x25519"))
+    ViciMessage.Builder conn =
+        ViciMessage.builder()
+            .put("version", "2")
+            .list("local_addrs", List.of(localAddress))
+            .list("remote_addrs", List.of(remoteAddress))
+            .put("encap", "yes");
+    String ownTs = localTs;
+    if (virtualIp != null && virtualIp.received()) {
+      conn.list("vips", List.of(virtualIp.any()));
+      ownTs = "dynamic"; // the address the gateway gives, whichever it is
+    } else if (virtualIp != null) {
+      conn.list("pools", List.of(name));
+    }
+    return conn.list(
+            "proposals", List.of("aes256gcm16-prfsha256-x25519", "aes128gcm16-prfsha256-x25519"))
         .section("local", local)
         .section("remote", remote)
         .section(
@@ -109,7 +196,7 @@ public record TunnelConnection(
                 .section(
                     CHILD,
                     ViciMessage.builder()
-                        .list("local_ts", List.of(localTs))
+                        .list("local_ts", List.of(ownTs))
                         .list("remote_ts", List.of(remoteTs))
                         .list("esp_proposals", objective.espProposals())
                         .put("life_time", seconds)

@@ -110,6 +110,9 @@ public final class TunnelInstaller implements AutoCloseable {
   private record Ahead(String type, byte[] pkcs8) {}
 
   private volatile boolean foreignSaid;
+  // pools of ended tunnels that charon still leased when their tunnel was removed (its IKE_SA
+  // not yet destroyed): unloaded at a later removal
+  private final Set<String> poolsLeft = ConcurrentHashMap.newKeySet();
 
   private TunnelInstaller(Path socket, Duration timeout, Listener listener) {
     this.socket = socket;
@@ -306,6 +309,12 @@ public final class TunnelInstaller implements AutoCloseable {
                 "IKE",
                 ((TunnelKeying.SharedKey) w.keys).key(),
                 List.of(t.localId(), t.remoteId()));
+    ViciMessage pool = t.pool();
+    if (pool != null) {
+      // the client's address, handed out from a pool of it alone: loaded before the connection
+      // that names it (charon takes one client's commands in order)
+      return List.of(secret, c.loadPool(pool), c.loadConn(t.name(), t.toVici(w.keys)));
+    }
     return List.of(secret, c.loadConn(t.name(), t.toVici(w.keys)));
   }
 
@@ -315,7 +324,9 @@ public final class TunnelInstaller implements AutoCloseable {
     if (w.keys instanceof TunnelKeying.OneTimeKeyPair && key.text("id") != null) {
       w.keyId = key.text("id"); // what unload-key names it by
     }
-    c.await(loads.get(1));
+    for (CompletableFuture<ViciMessage> f : loads.subList(1, loads.size())) {
+      c.await(f);
+    }
   }
 
   private static String fingerprint(byte[] certificate) {
@@ -356,6 +367,9 @@ public final class TunnelInstaller implements AutoCloseable {
         }
       }
       c.await(c.unloadConn(id));
+      if (w.connection.pool() != null) {
+        unloadPool(c, id);
+      }
       if (w.keys instanceof TunnelKeying.SharedKey) {
         c.await(c.unloadShared(id));
       } else {
@@ -479,6 +493,27 @@ public final class TunnelInstaller implements AutoCloseable {
     return null;
   }
 
+  /**
+   * Unloads tunnel {@code id}'s pool, and those of earlier tunnels charon still leased then; one
+   * still leased now stays for a later removal (charon refuses to unload a pool with a lease).
+   */
+  private void unloadPool(ViciClient c, String id)
+      throws IOException, TimeoutException, InterruptedException {
+    poolsLeft.add(id);
+    for (String p : List.copyOf(poolsLeft)) {
+      try {
+        c.await(c.unloadPool(p));
+        poolsLeft.remove(p);
+      } catch (ViciCommandException e) {
+        if (e.getMessage().contains("not found")) {
+          poolsLeft.remove(p); // gone with a charon that restarted
+        } else {
+          log.debug("pool {} stays for a later removal: {}", p, e.getMessage());
+        }
+      }
+    }
+  }
+
   private static Accounting accounting(ViciClient c, String id)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     for (ViciMessage sa : c.listSas(id)) {
@@ -554,8 +589,14 @@ public final class TunnelInstaller implements AutoCloseable {
       w.keyId = null; // charon forgot it: loaded again
       try {
         load(c, w, w.initiate);
-        if (!w.initiate) {
+        if (!w.initiate && w.connection.pool() == null) {
           reinitiate(c, id);
+        } else if (!w.initiate) {
+          // IKEv2 hands a virtual IP only to the initiator that asks for it (RFC 7296, 2.19)
+          log.info(
+              "tunnel {} re-installed: it hands out its client's address, so only the client"
+                  + " can bring it up again",
+              id);
         }
         ok++;
         listener.installed(id);

@@ -185,4 +185,58 @@ class TunnelLabTest {
                 esp.stream().anyMatch(p -> p.contains(PATTERN)),
                 "ESP-NULL protects integrity, not confidentiality: the payload shows"));
   }
+
+  @Test
+  void aClientGivenItsAddressByTheGatewaySendsFromItAndFromNothingElse() throws Exception {
+    NetworkLab.Side a = lab.a();
+    NetworkLab.Side b = lab.b();
+    String vip = "10.9.0.7";
+    TunnelConnection gw =
+        new TunnelConnection(
+            "vip-1",
+            b.outer(),
+            a.outer(),
+            "vip-1@b.lab",
+            "vip-1@a.lab",
+            b.inner() + "/32",
+            vip + "/32",
+            ProtectionObjective.CONFIDENTIALITY,
+            Duration.ofHours(1),
+            new TunnelConnection.VirtualIp(vip, false));
+    TunnelConnection client = gw.mirrored();
+    assertTrue(client.virtualIp().received());
+    assertEquals(null, client.pool(), "a client hands out nothing");
+    byte[] psk = new byte[32];
+    new SecureRandom().nextBytes(psk);
+    try {
+      for (ViciClient c : List.of(atA, atB)) {
+        c.await(c.loadShared("vip-1", "IKE", psk, List.of(gw.localId(), gw.remoteId())));
+      }
+    } finally {
+      Arrays.fill(psk, (byte) 0);
+    }
+    atB.await(atB.loadPool(gw.pool()));
+    atB.await(atB.loadConn("vip-1", gw.toVici()));
+    atA.await(atA.loadConn("vip-1", client.toVici()));
+    try {
+      ViciMessage up =
+          atA.await(atA.initiate(TunnelConnection.CHILD, "vip-1", Duration.ofSeconds(10)));
+      assertEquals("yes", up.text("success"));
+      ViciMessage ike = atA.listSas("vip-1").get(0).section("vip-1");
+      assertEquals(List.of(vip), ike.list("local-vips"), ike.toString());
+      ViciMessage child = ike.section("child-sas").section(ike.section("child-sas").keys().get(0));
+      assertEquals(List.of(vip + "/32"), child.list("local-ts"), child.toString());
+      espOnly(LabCapture.pingAcross(lab, dir, vip, b.inner(), PATTERN));
+      // a's own inner address is not the one it was given: nothing from it crosses
+      assertThrows(IOException.class, TunnelLabTest::pingAndCapture);
+    } finally {
+      atA.await(atA.terminateIke("vip-1", Duration.ofSeconds(5)));
+      for (ViciClient c : List.of(atA, atB)) {
+        c.await(c.unloadConn("vip-1"));
+        c.await(c.unloadShared("vip-1"));
+      }
+      await().until(() -> atB.listSas("vip-1").isEmpty());
+      atB.await(atB.unloadPool("vip-1"));
+    }
+  }
 }

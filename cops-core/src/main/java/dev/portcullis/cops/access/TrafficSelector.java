@@ -55,6 +55,11 @@ public record TrafficSelector(InetAddress address, int prefixLength) {
     return other.prefixLength >= prefixLength && sameLeadingBits(other, prefixLength);
   }
 
+  /** Whether it is one address (a /32, or a /128). */
+  public boolean isHost() {
+    return prefixLength == address.getAddress().length * 8;
+  }
+
   /** Whether this prefix and {@code other} share an address (one contains the other). */
   public boolean overlaps(TrafficSelector other) {
     return sameLeadingBits(other, Math.min(prefixLength, other.prefixLength));

@@ -8,6 +8,7 @@ import dev.portcullis.cops.DecisionData;
 import dev.portcullis.cops.DecisionDataKind;
 import java.net.InetAddress;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -41,6 +42,9 @@ import java.util.TreeMap;
  *     {@code false}: it loads the tunnel and waits for the PDP's start, an Install naming the
  *     tunnel with {@code start} true and nothing else ({@link #start(String)}), sent once the
  *     gateway holds the tunnel
+ * @param virtualIp where the client's inner prefix (one address) is a virtual IP the gateway hands
+ *     out in IKE_AUTH's configuration payload: which end of it the receiving agent is; null: none
+ *     (the client sends from its inner prefix as granted)
  */
 public record TunnelGrant(
     String tunnelId,
@@ -58,6 +62,7 @@ public record TunnelGrant(
     Bytes peerCertificate,
     Bytes authority,
     Boolean start,
+    VirtualIp virtualIp,
     Map<Integer, Bytes> extensions) {
 
   /** Attribute types. */
@@ -77,6 +82,32 @@ public record TunnelGrant(
     int PEER_CERTIFICATE = 13;
     int AUTHORITY = 14;
     int START = 15;
+    int VIRTUAL_IP = 16;
+  }
+
+  /** Which end of a virtual IP the receiving agent is (attribute VIRTUAL_IP's value). */
+  public enum VirtualIp {
+    /**
+     * 1: the client. Its local traffic selector, one address, is what the gateway will hand it: it
+     * asks for a virtual IP in IKE_AUTH and sends from what it is given.
+     */
+    RECEIVED(1),
+    /**
+     * 2: the gateway. Its remote traffic selector, one address, is what it hands the client, from a
+     * pool of that address alone.
+     */
+    HANDED_OUT(2);
+
+    public final int code;
+
+    VirtualIp(int code) {
+      this.code = code;
+    }
+
+    /** The other end's. */
+    public VirtualIp mirrored() {
+      return this == RECEIVED ? HANDED_OUT : RECEIVED;
+    }
   }
 
   public TunnelGrant {
@@ -95,8 +126,79 @@ public record TunnelGrant(
       throw new IllegalArgumentException(
           "a tunnel is keyed by a pre-shared key or by certificates, not both");
     }
+    TrafficSelector client = virtualIp == VirtualIp.RECEIVED ? localTs : remoteTs;
+    if (virtualIp != null && client != null && !client.isHost()) {
+      throw new IllegalArgumentException(
+          "virtual IP: the client's traffic selector "
+              + client
+              + " is not one address (a gateway hands out one)");
+    }
     psk = psk == null ? null : psk.clone();
     extensions = Tlv.extensions(extensions);
+  }
+
+  /** A grant's fields, to copy one with changes. */
+  private static final class Draft {
+    String tunnelId;
+    InetAddress localAddress;
+    InetAddress remoteAddress;
+    String localId;
+    String remoteId;
+    TrafficSelector localTs;
+    TrafficSelector remoteTs;
+    TunnelRequest.Objective objective;
+    byte[] psk;
+    Long lifetimeSeconds;
+    String reason;
+    Bytes certificate;
+    Bytes peerCertificate;
+    Bytes authority;
+    Boolean start;
+    VirtualIp virtualIp;
+    Map<Integer, Bytes> extensions;
+
+    Draft() {}
+
+    Draft(TunnelGrant g) {
+      tunnelId = g.tunnelId;
+      localAddress = g.localAddress;
+      remoteAddress = g.remoteAddress;
+      localId = g.localId;
+      remoteId = g.remoteId;
+      localTs = g.localTs;
+      remoteTs = g.remoteTs;
+      objective = g.objective;
+      psk = g.psk; // cloned by the constructor
+      lifetimeSeconds = g.lifetimeSeconds;
+      reason = g.reason;
+      certificate = g.certificate;
+      peerCertificate = g.peerCertificate;
+      authority = g.authority;
+      start = g.start;
+      virtualIp = g.virtualIp;
+      extensions = g.extensions;
+    }
+
+    TunnelGrant build() {
+      return new TunnelGrant(
+          tunnelId,
+          localAddress,
+          remoteAddress,
+          localId,
+          remoteId,
+          localTs,
+          remoteTs,
+          objective,
+          psk,
+          lifetimeSeconds,
+          reason,
+          certificate,
+          peerCertificate,
+          authority,
+          start,
+          virtualIp,
+          extensions);
+    }
   }
 
   /**
@@ -104,23 +206,12 @@ public record TunnelGrant(
    * pre-shared key, if any, is dropped).
    */
   public TunnelGrant withCertificates(Bytes own, Bytes peer, Bytes issuer) {
-    return new TunnelGrant(
-        tunnelId,
-        localAddress,
-        remoteAddress,
-        localId,
-        remoteId,
-        localTs,
-        remoteTs,
-        objective,
-        null,
-        lifetimeSeconds,
-        reason,
-        own,
-        peer,
-        issuer,
-        start,
-        extensions);
+    Draft d = new Draft(this);
+    d.psk = null;
+    d.certificate = own;
+    d.peerCertificate = peer;
+    d.authority = issuer;
+    return d.build();
   }
 
   /** Whether certificates key it (rather than a pre-shared key). */
@@ -130,51 +221,25 @@ public record TunnelGrant(
 
   /** A Remove's data: the tunnel and why. */
   public static TunnelGrant removal(String tunnelId, String reason) {
-    return new TunnelGrant(
-        tunnelId, null, null, null, null, null, null, null, null, null, reason, null, null, null,
-        null, null);
+    Draft d = new Draft();
+    d.tunnelId = tunnelId;
+    d.reason = reason;
+    return d.build();
   }
 
   /** A refused request's data: no tunnel, only why. */
   public static TunnelGrant refusal(String reason) {
-    return new TunnelGrant(
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        Objects.requireNonNull(reason, "reason"),
-        null,
-        null,
-        null,
-        null,
-        null);
+    Draft d = new Draft();
+    d.reason = Objects.requireNonNull(reason, "reason");
+    return d.build();
   }
 
   /** The PDP's start for held tunnel {@code tunnelId}: its client initiates now. */
   public static TunnelGrant start(String tunnelId) {
-    return new TunnelGrant(
-        tunnelId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        Boolean.TRUE,
-        null);
+    Draft d = new Draft();
+    d.tunnelId = tunnelId;
+    d.start = Boolean.TRUE;
+    return d.build();
   }
 
   /** Whether this is the PDP's start for a held tunnel (and not a tunnel to install). */
@@ -189,23 +254,9 @@ public record TunnelGrant(
 
   /** This grant with {@code start} (false: the client loads it and waits for the start). */
   public TunnelGrant withStart(boolean now) {
-    return new TunnelGrant(
-        tunnelId,
-        localAddress,
-        remoteAddress,
-        localId,
-        remoteId,
-        localTs,
-        remoteTs,
-        objective,
-        psk,
-        lifetimeSeconds,
-        reason,
-        certificate,
-        peerCertificate,
-        authority,
-        now,
-        extensions);
+    Draft d = new Draft(this);
+    d.start = now;
+    return d.build();
   }
 
   /** Whether it carries all an agent needs to install the tunnel. */
@@ -240,23 +291,19 @@ public record TunnelGrant(
    * dropped).
    */
   public TunnelGrant mirrored() {
-    return new TunnelGrant(
-        tunnelId,
-        remoteAddress,
-        localAddress,
-        remoteId,
-        localId,
-        remoteTs,
-        localTs,
-        objective,
-        psk,
-        lifetimeSeconds,
-        null,
-        peerCertificate,
-        certificate,
-        authority,
-        null,
-        extensions);
+    Draft d = new Draft(this);
+    d.localAddress = remoteAddress;
+    d.remoteAddress = localAddress;
+    d.localId = remoteId;
+    d.remoteId = localId;
+    d.localTs = remoteTs;
+    d.remoteTs = localTs;
+    d.reason = null;
+    d.certificate = peerCertificate;
+    d.peerCertificate = certificate;
+    d.start = null;
+    d.virtualIp = virtualIp == null ? null : virtualIp.mirrored();
+    return d.build();
   }
 
   /** The Client Specific Decision Data object carrying this. */
@@ -311,6 +358,9 @@ public record TunnelGrant(
     if (start != null) {
       w.u8(Type.START, start ? 1 : 0);
     }
+    if (virtualIp != null) {
+      w.u8(Type.VIRTUAL_IP, virtualIp.code);
+    }
     extensions.forEach((t, v) -> w.put(t, v.toArray()));
     return w.toBytes();
   }
@@ -332,11 +382,12 @@ public record TunnelGrant(
           String reason;
           final Bytes[] certs = new Bytes[3];
           Boolean start;
+          VirtualIp virtualIp;
         };
     Map<Integer, Bytes> ext = new TreeMap<>();
     Tlv.each(
         data,
-        15,
+        16,
         -1,
         ext,
         a -> {
@@ -383,6 +434,19 @@ public record TunnelGrant(
               }
               f.start = v == 1;
             }
+            case Type.VIRTUAL_IP -> {
+              int v = Tlv.u8(a, "virtual IP");
+              if (v < 1 || v > 2) {
+                throw CopsCodecException.at(
+                    BAD_MESSAGE_FORMAT,
+                    0,
+                    a.offset() + 4,
+                    "virtual IP",
+                    v,
+                    "1 (received by the client) or 2 (handed out by the gateway)");
+              }
+              f.virtualIp = v == 1 ? VirtualIp.RECEIVED : VirtualIp.HANDED_OUT;
+            }
             default -> {
               if (a.length() == 0) {
                 throw CopsCodecException.at(
@@ -406,7 +470,7 @@ public record TunnelGrant(
             }
             : certs == 3 && f.psk != null
                 ? new String[] {"keying", "a pre-shared key and certificates", "one of the two"}
-                : null;
+                : virtualIp(f.virtualIp, f.localTs, f.remoteTs);
     if (wrong != null) {
       if (f.psk != null) {
         Arrays.fill(f.psk, (byte) 0);
@@ -430,11 +494,25 @@ public record TunnelGrant(
             f.certs[1],
             f.certs[2],
             f.start,
+            f.virtualIp,
             ext);
     if (f.psk != null) {
       Arrays.fill(f.psk, (byte) 0); // the grant holds its own copy
     }
     return g;
+  }
+
+  /** Null, or what is wrong with a virtual IP: the client's selector is not one address. */
+  private static String[] virtualIp(VirtualIp v, TrafficSelector local, TrafficSelector remote) {
+    TrafficSelector client = v == VirtualIp.RECEIVED ? local : remote;
+    if (v == null || client == null || client.isHost()) {
+      return null;
+    }
+    return new String[] {
+      "virtual IP's " + (v == VirtualIp.RECEIVED ? "local" : "remote") + " traffic selector",
+      client.toString(),
+      "one address (/32 or /128)"
+    };
   }
 
   /** Everything but the key. */
@@ -462,6 +540,7 @@ public record TunnelGrant(
         + lifetimeSeconds
         + " s"
         + (start == null ? "" : start ? ", start" : ", hold")
+        + (virtualIp == null ? "" : ", virtual IP " + virtualIp.name().toLowerCase(Locale.ROOT))
         + (reason == null ? "" : ", " + reason)
         + "]";
   }

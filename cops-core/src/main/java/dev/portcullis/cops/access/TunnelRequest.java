@@ -23,7 +23,8 @@ import java.util.TreeMap;
  * @param subject the user the tunnel is for (client role; null for a gateway)
  * @param gateway the gateway asked for (client), or the gateway's own name (gateway)
  * @param outerAddress the agent's address IKE and ESP travel from
- * @param innerPrefix what the client sends into the tunnel (client role; null for a gateway)
+ * @param innerPrefix what the client sends into the tunnel (client role; null for a gateway, and
+ *     for a client that asks its gateway for an address from the rule's pool)
  * @param objective what the tunnel is to protect (client role; null for a gateway)
  * @param ikeId the agent's IKE identity
  * @param credentialId the one-time credential the user presents (client role; null if none)
@@ -112,7 +113,6 @@ public record TunnelRequest(
     Objects.requireNonNull(ikeId, "IKE identity");
     if (role == Role.CLIENT) {
       Objects.requireNonNull(subject, "a client's request names its subject");
-      Objects.requireNonNull(innerPrefix, "a client's request names its inner prefix");
       Objects.requireNonNull(objective, "a client's request names its protection objective");
     }
     publicKeys = publicKeys == null ? List.of() : List.copyOf(publicKeys);
@@ -247,7 +247,6 @@ public record TunnelRequest(
     missing(f.ikeId, "IKE identity", Type.IKE_ID);
     if (f.role == Role.CLIENT) {
       missing(f.subject, "subject", Type.SUBJECT);
-      missing(f.inner, "inner prefix", Type.INNER_PREFIX);
       missing(f.objective, "protection objective", Type.OBJECTIVE);
       if (f.keys.size() > 1) {
         throw CopsCodecException.at(

@@ -24,7 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the client's, and the gateway's mirror). The key lives only in those two grants: the caller
  * sends each to its agent (over TLS) and zeroes it. The authority remembers which tunnels it
  * granted — to whom, to which gateway, until when — but no key, so that a revocation (the
- * subject's, the gateway's, the lifetime's end) can name what to remove. Thread-safe.
+ * subject's, the gateway's, the lifetime's end) can name what to remove. Its decisions are made on
+ * one thread (the tunnel desk's), so that what a decision checks against the tunnels granted (an
+ * identity held, a prefix overlapped, the address a pool gives) is not changed under it; what was
+ * granted may be read from any thread.
  */
 public final class TunnelAuthority {
   /**
@@ -65,7 +68,8 @@ public final class TunnelAuthority {
 
   /**
    * A tunnel this authority granted (no key): {@code inner} is the prefix its client may send from,
-   * {@code ikeId} the client's IKE identity, both as the policy gave them.
+   * {@code ikeId} the client's IKE identity, both as the policy gave them; {@code pooled} whether
+   * {@code inner} is an address of its rule's pool, which the gateway hands out.
    */
   public record Granted(
       String id,
@@ -75,7 +79,8 @@ public final class TunnelAuthority {
       String rule,
       Instant until,
       TrafficSelector inner,
-      String ikeId) {}
+      String ikeId,
+      boolean pooled) {}
 
   /**
    * The multilevel sessions a rule may require ({@code mls-session}, {@code confidential-from}):
@@ -178,6 +183,29 @@ public final class TunnelAuthority {
     if (beyond != null) {
       return refused(rule.id(), beyond);
     }
+    TrafficSelector inner = r.innerPrefix();
+    if (rule.pool() != null) {
+      List<TrafficSelector> taken = new ArrayList<>();
+      for (Granted g : granted.values()) {
+        if (g.gateway().equals(gw.name())) {
+          taken.add(g.inner());
+        }
+      }
+      inner = AddressPool.pick(rule.pool(), taken);
+      if (inner == null) {
+        return refused(
+            rule.id(),
+            "rule "
+                + rule.id()
+                + "'s pool "
+                + rule.pool()
+                + " has no address left that no tunnel to "
+                + gw.name()
+                + " carries ("
+                + taken.size()
+                + " live)");
+      }
+    }
     Bytes clientKey = null;
     if (rule.certificates()) {
       if (r.publicKeys().isEmpty()) {
@@ -210,7 +238,7 @@ public final class TunnelAuthority {
               gw.address(),
               r.ikeId(), // the policy's identity, as checked above
               gw.ikeId(),
-              r.innerPrefix(),
+              inner,
               gw.network(),
               r.objective(),
               psk,
@@ -220,6 +248,7 @@ public final class TunnelAuthority {
               null,
               null,
               null,
+              rule.pool() == null ? null : TunnelGrant.VirtualIp.RECEIVED,
               null);
       granted.put(
           tunnel,
@@ -230,8 +259,9 @@ public final class TunnelAuthority {
               r.objective(),
               rule.id(),
               clock.instant().plus(rule.lifetime()),
-              r.innerPrefix(),
-              r.ikeId()));
+              inner,
+              r.ikeId(),
+              rule.pool() != null));
       return new Outcome(rule.id(), null, client, client.mirrored(), clientKey);
     } finally {
       if (psk != null) {
@@ -288,6 +318,24 @@ public final class TunnelAuthority {
   private String beyondTerms(
       TunnelPolicy.Allow rule, TunnelPolicy.Terms terms, TunnelRequest r, String gateway) {
     String subject = r.subject();
+    if (rule.pool() != null && r.innerPrefix() != null) {
+      return "inner prefix "
+          + r.innerPrefix()
+          + ": rule "
+          + rule.id()
+          + " gives each tunnel's client one address of its pool "
+          + rule.pool()
+          + ", handed out by the gateway: a request names none";
+    }
+    if (rule.pool() == null && r.innerPrefix() == null) {
+      return "the request names no inner prefix, and rule "
+          + rule.id()
+          + " hands out no addresses (no pool=)"
+          + (terms.inner() == null ? "" : ": ask for " + terms.inner() + " or a part of it");
+    }
+    if (rule.pool() != null) {
+      return identityOrCredential(rule, terms, r, gateway); // the address comes from the pool
+    }
     if (terms.inner() == null) {
       return "the tunnel policy gives "
           + subject
@@ -306,6 +354,17 @@ public final class TunnelAuthority {
           + subject
           + ": a request may ask for less, never for more";
     }
+    return identityOrCredential(rule, terms, r, gateway);
+  }
+
+  /**
+   * Null, or why request {@code r}'s IKE identity or credential is beyond {@code terms}, or its
+   * inner prefix (a pool's tunnel has none yet) overlaps another subject's live tunnel to the same
+   * gateway.
+   */
+  private String identityOrCredential(
+      TunnelPolicy.Allow rule, TunnelPolicy.Terms terms, TunnelRequest r, String gateway) {
+    String subject = r.subject();
     if (!terms.identity(r.ikeId())) {
       return "IKE identity "
           + r.ikeId()
@@ -335,6 +394,7 @@ public final class TunnelAuthority {
       }
       if (g.gateway().equals(gateway)
           && !g.subject().equals(subject)
+          && r.innerPrefix() != null
           && g.inner().overlaps(r.innerPrefix())) {
         return "inner prefix "
             + r.innerPrefix()
@@ -424,8 +484,9 @@ public final class TunnelAuthority {
 
   /**
    * A new policy: tunnels it would no longer grant (the gateway gone, no rule, not at their
-   * objective, their inner prefix or IKE identity no longer what it gives) are forgotten and
-   * returned, to be removed at both ends.
+   * objective, their inner prefix or IKE identity no longer what it gives, an address no longer in
+   * its rule's pool, or one handed out where the rule now has the client name its prefix, or the
+   * other way round) are forgotten and returned, to be removed at both ends.
    */
   public List<Granted> reload(TunnelPolicy next) {
     policy = next;
@@ -438,6 +499,12 @@ public final class TunnelAuthority {
             return true;
           }
           TunnelPolicy.Terms terms = next.terms(rule, g.subject());
+          if (rule.pool() != null || g.pooled()) { // an address handed out, and still to be
+            return rule.pool() == null
+                || !g.pooled()
+                || !rule.pool().contains(g.inner())
+                || !terms.identity(g.ikeId());
+          }
           return terms.inner() == null
               || !terms.inner().contains(g.inner())
               || !terms.identity(g.ikeId());

@@ -81,6 +81,8 @@ public final class TunnelPolicy {
    * @param credential whether each tunnel takes a fresh one-time credential
    * @param certificates whether its tunnels are keyed by one-time key pairs the PDP's authority
    *     certifies (the default), rather than by a pre-shared key
+   * @param pool where its tunnels' clients get their inner address: one address of it each, which
+   *     the gateway hands out as a virtual IP (null: the client names its inner prefix)
    */
   record Allow(
       String id,
@@ -94,7 +96,8 @@ public final class TunnelPolicy {
       TrafficSelector inner,
       String ikeId,
       boolean credential,
-      boolean certificates) {
+      boolean certificates,
+      TrafficSelector pool) {
     boolean matches(String subject, String gw) {
       if (!gateway.equals(gw)) {
         return false;
@@ -200,6 +203,26 @@ public final class TunnelPolicy {
       }
       int max = XmlConfigReader.integer(a, "max-tunnels", 1, 100_000);
       TrafficSelector inner = a.hasAttribute("inner") ? prefix(a, "inner") : null;
+      TrafficSelector pool = a.hasAttribute("pool") ? prefix(a, "pool") : null;
+      if (pool != null && inner != null) {
+        throw error(
+            a,
+            "pool",
+            "inner= and pool= both: a rule's tunnels either send from a prefix their clients"
+                + " name (inner) or get one address each from its pool (pool)");
+      }
+      if (pool != null && pool.overlaps(gateways.get(gw).network())) {
+        throw error(
+            a,
+            "pool",
+            "pool "
+                + pool
+                + " overlaps gateway "
+                + gw
+                + "'s network "
+                + gateways.get(gw).network()
+                + ": a client's address is on its side of the tunnel, not the gateway's");
+      }
       String ike = identity(a);
       boolean credential =
           switch (attr(a, "credential", "")) {
@@ -241,7 +264,8 @@ public final class TunnelPolicy {
               inner,
               ike,
               credential,
-              certificates));
+              certificates,
+              pool));
     }
     return new TunnelPolicy(
         Map.copyOf(gateways), Map.copyOf(subjects), List.copyOf(rules), file.toString());

@@ -248,6 +248,111 @@ class TunnelAuthorityTest {
         a.decide(ask("alice", Objective.CONFIDENTIALITY)).reason());
   }
 
+  /** The ops rule handing out addresses from 10.8.0.0/29 instead of taking the client's. */
+  static final String POOLED = POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "pool=\"10.8.0.0/29\"");
+
+  static TunnelRequest pooled(String subject) throws Exception {
+    return TunnelRequest.client(
+            subject,
+            "gw-1",
+            InetAddress.getByName("192.0.2.1"),
+            null,
+            Objective.CONFIDENTIALITY,
+            subject + "." + TAGS.incrementAndGet() + "@vpn.lab",
+            null)
+        .withPublicKeys(List.of(KEY));
+  }
+
+  @Test
+  void aPoolsTunnelsGetTheLowestFreeAddressEachHandedOutByTheGateway() throws Exception {
+    TunnelAuthority a = authority(POOLED);
+    TunnelAuthority.Outcome o = a.decide(pooled("alice"));
+    assertTrue(o.granted(), o.reason());
+    // a /29 of more than two addresses: not its first (10.8.0.0) nor its last (10.8.0.7)
+    assertEquals("10.8.0.1/32", o.client().localTs().toString());
+    assertEquals(TunnelGrant.VirtualIp.RECEIVED, o.client().virtualIp());
+    assertEquals(TunnelGrant.VirtualIp.HANDED_OUT, o.gateway().virtualIp());
+    assertEquals("10.8.0.1/32", o.gateway().remoteTs().toString());
+    assertTrue(a.granted().get(0).pooled());
+    List<String> given = new java.util.ArrayList<>(List.of("10.8.0.1/32"));
+    for (int i = 0; i < 5; i++) {
+      TunnelAuthority.Outcome next = a.decide(pooled(i % 2 == 0 ? "alice" : "bob-1"));
+      assertTrue(next.granted(), next.reason());
+      given.add(next.client().localTs().toString());
+    }
+    assertEquals(
+        List.of(
+            "10.8.0.1/32",
+            "10.8.0.2/32",
+            "10.8.0.3/32",
+            "10.8.0.4/32",
+            "10.8.0.5/32",
+            "10.8.0.6/32"),
+        given,
+        "one address each, never one twice");
+    TunnelAuthority.Outcome full = a.decide(pooled("bob-2"));
+    assertEquals(
+        "rule ops's pool 10.8.0.0/29 has no address left that no tunnel to gw-1 carries (6 live)",
+        full.reason());
+    String third =
+        a.granted().stream()
+            .filter(g -> g.inner().toString().equals("10.8.0.3/32"))
+            .findFirst()
+            .orElseThrow()
+            .id();
+    a.ended(third);
+    assertEquals(
+        "10.8.0.3/32",
+        a.decide(pooled("bob-2")).client().localTs().toString(),
+        "an ended tunnel's address is given again");
+  }
+
+  @Test
+  void aPoolsRequestNamesNoInnerPrefixAndOtherRulesRequestsDo() throws Exception {
+    TunnelAuthority a = authority(POOLED);
+    assertEquals(
+        "inner prefix 10.1.0.1/32: rule ops gives each tunnel's client one address of its pool"
+            + " 10.8.0.0/29, handed out by the gateway: a request names none",
+        a.decide(ask("alice", "10.1.0.1/32", "alice.1@vpn.lab", null, Objective.CONFIDENTIALITY))
+            .reason());
+    assertEquals(
+        "the request names no inner prefix, and rule sensors hands out no addresses (no pool=):"
+            + " ask for 10.1.0.0/16 or a part of it",
+        a.decide(pooled("sensor-1")).reason());
+    // the address a pool gives is never one another subject's tunnel carries
+    TunnelAuthority.Outcome s =
+        a.decide(ask("sensor-1", "10.8.0.0/30", "sensor-1.1@vpn.lab", null, Objective.INTEGRITY));
+    assertFalse(s.granted(), "10.8/30 is not within the sensors' 10.1/16");
+    TunnelAuthority wide =
+        authority(
+            POOLED.replace(
+                "lifetime=\"10m\" inner=\"10.1.0.0/16\"",
+                "lifetime=\"10m\" inner=\"10.8.0.0/16\""));
+    assertTrue(
+        wide.decide(ask("sensor-1", "10.8.0.0/30", "sensor-1.1@vpn.lab", null, Objective.INTEGRITY))
+            .granted());
+    assertEquals(
+        "10.8.0.4/32",
+        wide.decide(pooled("alice")).client().localTs().toString(),
+        "past the sensor's 10.8.0.0/30");
+  }
+
+  @Test
+  void aReloadEndsPooledTunnelsWhoseAddressIsNoLongerInTheirRulesPool() throws Exception {
+    TunnelAuthority a = authority(POOLED);
+    String first = a.decide(pooled("alice")).client().tunnelId();
+    String second = a.decide(pooled("alice")).client().tunnelId(); // 10.8.0.2
+    assertEquals(List.of(), a.reload(policy(POOLED)), "the same policy ends nothing");
+    List<TunnelAuthority.Granted> gone =
+        a.reload(policy(POOLED.replace("10.8.0.0/29", "10.8.0.0/31")));
+    assertEquals(List.of(second), gone.stream().map(TunnelAuthority.Granted::id).toList());
+    gone = a.reload(policy(POLICY));
+    assertEquals(
+        List.of(first),
+        gone.stream().map(TunnelAuthority.Granted::id).toList(),
+        "a rule that now takes the client's prefix: the address handed out goes");
+  }
+
   @Test
   void aReloadThatNarrowsTheSubjectsTermsEndsItsTunnels() throws Exception {
     TunnelAuthority a = authority(POLICY);
@@ -358,6 +463,15 @@ class TunnelAuthorityTest {
       {POLICY.replace("id=\"sensors\"", "id=\"ops\""), "rule id ops used twice"},
       {POLICY.replace("inner=\"10.1.0.0/16\"", "inner=\"10.1.0.1/16\""), "host bits set"},
       {POLICY.replace("{subject}.{tag}", "{subject}{tag}"), "put a separator between them"},
+      {
+        POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "inner=\"10.1.0.0/16\" pool=\"10.8.0.0/24\""),
+        "inner= and pool= both"
+      },
+      {
+        POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "pool=\"10.2.3.0/24\""),
+        "pool 10.2.3.0/24 overlaps gateway gw-1's network 10.2.0.0/16"
+      },
+      {POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "pool=\"10.8.0.1/24\""), "host bits set"},
       {POLICY.replace("credential=\"none\"", "credential=\"maybe\""), "credential"},
       {
         POLICY.replace(

@@ -81,7 +81,7 @@ final class TunnelAgentCommand implements Callable<Integer> {
         out.printf(
             "tunnel %s up: %s through gateway %s (%s)%n",
             id,
-            r.innerPrefix(),
+            agent.inner(id) != null ? agent.inner(id) : r.innerPrefix(),
             r.gateway(),
             r.objective().name().toLowerCase(java.util.Locale.ROOT));
       }

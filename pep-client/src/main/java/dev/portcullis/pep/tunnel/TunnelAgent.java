@@ -87,7 +87,7 @@ public final class TunnelAgent implements Lifecycle {
   }
 
   /** A tunnel held: on which handle it came, and since when. */
-  private record Held(String id, String handle, long since) {}
+  private record Held(String id, String handle, long since, String inner) {}
 
   /**
    * How many one-time public keys a gateway's standing request carries: the PDP certifies one for
@@ -232,6 +232,15 @@ public final class TunnelAgent implements Lifecycle {
   }
 
   /**
+   * What tunnel {@code id}'s client sends from, as granted (an address its gateway handed out,
+   * where the rule has a pool); null when this agent holds no such tunnel.
+   */
+  public String inner(String id) {
+    Held h = held.get(id);
+    return h == null ? null : h.inner();
+  }
+
+  /**
    * Asks for a tunnel (client side) on {@code handle}; completes with the tunnel's id once charon
    * has it up, or fails with {@link RefusedException} (the PDP's reason) or charon's refusal.
    */
@@ -373,7 +382,13 @@ public final class TunnelAgent implements Lifecycle {
             g.localTs().toString(),
             g.remoteTs().toString(),
             ProtectionObjective.valueOf(g.objective().name()),
-            Duration.ofSeconds(g.lifetimeSeconds()));
+            Duration.ofSeconds(g.lifetimeSeconds()),
+            g.virtualIp() == null
+                ? null
+                : g.virtualIp() == TunnelGrant.VirtualIp.RECEIVED
+                    ? new TunnelConnection.VirtualIp(g.localTs().address().getHostAddress(), true)
+                    : new TunnelConnection.VirtualIp(
+                        g.remoteTs().address().getHostAddress(), false));
     TunnelKeying keys;
     String[] keyAhead = new String[1];
     try {
@@ -385,7 +400,13 @@ public final class TunnelAgent implements Lifecycle {
     } finally {
       g.zero();
     }
-    held.put(g.tunnelId(), new Held(g.tunnelId(), handle, System.nanoTime()));
+    held.put(
+        g.tunnelId(),
+        new Held(
+            g.tunnelId(),
+            handle,
+            System.nanoTime(),
+            handle.equals(STANDING) ? c.remoteTs() : c.localTs()));
     try {
       installer.install(c, keys, initiate, keyAhead[0]); // reports up via Charon.installed
     } catch (ViciCommandException | IOException | TimeoutException e) {

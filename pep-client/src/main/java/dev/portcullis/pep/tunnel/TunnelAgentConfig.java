@@ -79,9 +79,11 @@ public record TunnelAgentConfig(
     }
     List<TunnelRequest> tunnels = new ArrayList<>();
     for (Element e : children(t, "tunnel")) {
-      TrafficSelector inner;
+      TrafficSelector inner = null; // none: the gateway hands one out from the rule's pool
       try {
-        inner = TrafficSelector.parse(attr(e, "inner", ""));
+        if (e.hasAttribute("inner")) {
+          inner = TrafficSelector.parse(attr(e, "inner", ""));
+        }
       } catch (IllegalArgumentException x) {
         throw error(e, "inner", x.getMessage());
       }

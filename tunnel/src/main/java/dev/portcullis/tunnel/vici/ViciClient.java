@@ -423,6 +423,19 @@ public final class ViciClient implements AutoCloseable {
     return command("unload-shared", ViciMessage.builder().put("id", id).build());
   }
 
+  /**
+   * {@code load-pool}: the virtual IP pools in {@code pools} (each a section named after its pool,
+   * with its {@code addrs}).
+   */
+  public CompletableFuture<ViciMessage> loadPool(ViciMessage pools) {
+    return command("load-pool", pools);
+  }
+
+  /** {@code unload-pool}: pool {@code name} (refused while an address of it is leased). */
+  public CompletableFuture<ViciMessage> unloadPool(String name) {
+    return command("unload-pool", ViciMessage.builder().put("name", name).build());
+  }
+
   /** {@code load-cert}: a certificate ({@code type} {@code X509}, PEM or DER). */
   public CompletableFuture<ViciMessage> loadCert(String type, String flag, byte[] data) {
     return command(
