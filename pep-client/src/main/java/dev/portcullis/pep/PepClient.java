@@ -189,17 +189,53 @@ public final class PepClient implements AutoCloseable {
    * {@link PepDecision#clientData()} holds what the PDP answered.
    */
   public CompletableFuture<PepDecision> exchange(String handle, Context context, ClientSI si) {
+    CompletableFuture<PepDecision> f = new CompletableFuture<>();
+    send(handle, context, si, f);
+    return f;
+  }
+
+  private void send(String handle, Context context, ClientSI si, CompletableFuture<PepDecision> f) {
     Objects.requireNonNull(handle, "handle");
     Objects.requireNonNull(context, "context");
     Objects.requireNonNull(si, "si");
-    CompletableFuture<PepDecision> f = new CompletableFuture<>();
     loop.execute(
         () -> {
           if (state.admit(handle, f)) {
             state.channel.writeAndFlush(state.requestMessage(handle, context, si, false));
           }
         });
-    return f;
+  }
+
+  /**
+   * As {@link #exchange(String, Context, ClientSI)}, the answer (or the failure) handed to {@code
+   * answer} by a task submitted to {@code executor} from the event loop the moment the decision
+   * arrives: in order with whatever else the loop hands to that executor, such as a listener's
+   * {@code decisionChanged} that hands over to it. So a decision the PDP pushes on the handle after
+   * its answer is never handled before the answer, however late the calling thread runs (with the
+   * future form, a continuation registered after the answer came runs on the registering thread,
+   * after pushes the loop handed over meanwhile). Nothing is handed over once {@code executor}
+   * refuses work (it stopped).
+   */
+  public void exchange(
+      String handle,
+      Context context,
+      ClientSI si,
+      java.util.concurrent.Executor executor,
+      BiConsumer<PepDecision, Throwable> answer) {
+    Objects.requireNonNull(executor, "executor");
+    Objects.requireNonNull(answer, "answer");
+    CompletableFuture<PepDecision> f = new CompletableFuture<>();
+    // registered before the request is even handed to the loop: whoever completes f (the loop, on
+    // the answer) submits the task there and then
+    f.whenComplete(
+        (d, e) -> {
+          try {
+            executor.execute(() -> answer.accept(d, e));
+          } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            // the executor's owner stopped: nobody to answer
+          }
+        });
+    send(handle, context, si, f);
   }
 
   /** Reports the outcome of applying a decision (or an accounting update). */

@@ -118,13 +118,6 @@ public final class TunnelAgent implements Lifecycle {
   private final Set<String> owesKey = ConcurrentHashMap.newKeySet();
   // client tunnels loaded and held until the PDP says start (the gateway holds its end by then)
   private final Map<String, CompletableFuture<String>> starting = new ConcurrentHashMap<>();
-  // a start, or a Remove, that came before its tunnel's Install was handled: the request's own
-  // stage is submitted by the thread that sent it, which may run after the PDP's next DEC (seen:
-  // a bench thread preempted for the ~1 ms a PSK tunnel's whole round took); tunnel -> START for
-  // a start, or the Remove's reason
-  private final Map<String, Object> early = new ConcurrentHashMap<>();
-  private static final Object START = new Object();
-
   private final PepClient pep;
   private final TunnelInstaller installer;
   private final Listener listener;
@@ -256,50 +249,70 @@ public final class TunnelAgent implements Lifecycle {
       }
       r = r.withPublicKeys(List.of(Bytes.of(k.key().publicKeyInfo())));
     }
-    return pep.exchange(handle, CONTEXT, r.toClientSI())
-        .thenComposeAsync(
-            d -> {
-              if (!d.granted()) {
-                dropKey(handle);
-                throw new CompletionException(new RefusedException(reason(d)));
-              }
-              TunnelGrant g = grant(d);
-              if (g == null || !g.complete()) {
-                pep.delete(handle, ReasonCode.MALFORMED_DECISION);
-                throw new CompletionException(
-                    new RefusedException("the PDP's Install carries no complete tunnel"));
-              }
-              boolean now = g.startsNow();
-              String id = g.tunnelId();
-              CompletableFuture<String> started = new CompletableFuture<>();
-              if (!now) {
-                starting.put(id, started); // before the install: held, it is not reported up
-              }
-              try {
-                install(handle, g, now);
-              } catch (IOException e) {
-                early.remove(id);
-                starting.remove(id);
-                // reported failed; deleting the request ends the tunnel at the gateway too
-                pep.delete(handle, ReasonCode.UNSPECIFIED);
-                throw new CompletionException(e);
-              }
-              if (now) {
-                started.complete(id);
-              }
-              Object before = early.remove(id);
-              if (before == START) {
-                start(handle, id); // the PDP's start came before this stage ran
-              } else if (before != null) { // its Remove did
-                Held h = held.get(id);
-                if (h != null) {
-                  takeDown(h, before.toString());
-                }
-                pep.delete(handle, ReasonCode.PDP_DIRECTIVE);
-              }
-              return started;
-            },
-            work);
+    // the answer is handled on the agent's thread in the order the PDP sent it, before the start
+    // (or the Remove) the PDP sends on this handle after it
+    CompletableFuture<String> out = new CompletableFuture<>();
+    pep.exchange(
+        handle,
+        CONTEXT,
+        r.toClientSI(),
+        work,
+        (d, e) -> {
+          if (e != null) {
+            out.completeExceptionally(e);
+            return;
+          }
+          try {
+            answered(handle, d)
+                .whenComplete(
+                    (id, x) -> {
+                      if (x != null) {
+                        out.completeExceptionally(x);
+                      } else {
+                        out.complete(id);
+                      }
+                    });
+          } catch (RuntimeException x) {
+            out.completeExceptionally(x instanceof CompletionException c ? c.getCause() : x);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The PDP's answer {@code d} to the request on {@code handle} (agent's thread): refused, or the
+   * tunnel installed and, where the PDP holds the client until the gateway has its end, waiting for
+   * the start. Completes with the tunnel's id once it is up.
+   */
+  private CompletableFuture<String> answered(String handle, PepDecision d) {
+    if (!d.granted()) {
+      dropKey(handle);
+      throw new CompletionException(new RefusedException(reason(d)));
+    }
+    TunnelGrant g = grant(d);
+    if (g == null || !g.complete()) {
+      pep.delete(handle, ReasonCode.MALFORMED_DECISION);
+      throw new CompletionException(
+          new RefusedException("the PDP's Install carries no complete tunnel"));
+    }
+    boolean now = g.startsNow();
+    String id = g.tunnelId();
+    CompletableFuture<String> started = new CompletableFuture<>();
+    if (!now) {
+      starting.put(id, started); // before the install: held, it is not reported up
+    }
+    try {
+      install(handle, g, now);
+    } catch (IOException e) {
+      starting.remove(id);
+      // reported failed; deleting the request ends the tunnel at the gateway too
+      pep.delete(handle, ReasonCode.UNSPECIFIED);
+      throw new CompletionException(e);
+    }
+    if (now) {
+      started.complete(id);
+    }
+    return started;
   }
 
   /**
@@ -542,14 +555,11 @@ public final class TunnelAgent implements Lifecycle {
    */
   private void start(String handle, String id) {
     CompletableFuture<String> f = starting.remove(id);
-    if (f == null) {
-      early.put(id, START); // its Install is not handled yet: started once it is
-      log.debug("tunnel {}: its start came before its Install was handled", id);
-      return;
-    }
-    if (!held.containsKey(id)) {
+    if (f == null || !held.containsKey(id)) {
       log.debug("tunnel {}: a start for a tunnel this agent does not hold", id);
-      f.completeExceptionally(new IOException("tunnel " + id + " is not held here"));
+      if (f != null) {
+        f.completeExceptionally(new IOException("tunnel " + id + " is not held here"));
+      }
       return;
     }
     try {
@@ -673,16 +683,10 @@ public final class TunnelAgent implements Lifecycle {
     }
     if (!d.granted()) { // the PDP took a client's tunnel back
       String reason = g == null || g.reason() == null ? "removed by the PDP" : g.reason();
-      boolean any = false;
       for (Held h : List.copyOf(held.values())) {
         if (h.handle().equals(handle)) {
           takeDown(h, reason);
-          any = true;
         }
-      }
-      if (!any && g != null && g.tunnelId() != null) {
-        early.put(g.tunnelId(), reason); // its Install is not handled yet: removed once it is
-        return;
       }
       pep.delete(handle, ReasonCode.PDP_DIRECTIVE);
     }
