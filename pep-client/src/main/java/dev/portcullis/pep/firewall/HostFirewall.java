@@ -5,9 +5,7 @@ import dev.portcullis.cops.Context;
 import dev.portcullis.cops.access.AccessMode;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
-import dev.portcullis.netfilter.Conntrack;
 import dev.portcullis.netfilter.Flow;
-import dev.portcullis.netfilter.Nftables;
 import dev.portcullis.netfilter.PacketQueue;
 import dev.portcullis.netfilter.QueuedPacket;
 import dev.portcullis.pep.PepClient;
@@ -182,7 +180,6 @@ public final class HostFirewall implements AutoCloseable {
   private final FirewallAudit audit;
   private final FirewallCounters counters = new FirewallCounters();
   private final FirewallSessions sessions; // the kernel thread's
-  private final String table;
   private final ScheduledExecutorService kernel;
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
   private final Map<Key, Grant> grants = new HashMap<>(); // the kernel thread's
@@ -192,16 +189,14 @@ public final class HostFirewall implements AutoCloseable {
   private long handles;
   private boolean full; // the kernel thread's: max-flows reached, said once
   private volatile boolean closing;
-  private Nftables nft; // the kernel thread's
   // opened, read, given verdicts and closed on the kernel thread; woken from any (wakeup)
-  private volatile PacketQueue queue;
+  private volatile FirewallKernel kernelSide;
   private volatile String queueFailure; // why the kernel thread stopped reading the queue, or null
 
   private HostFirewall(Settings settings, PepClient pep, AuditLog audit) {
     this.settings = settings;
     this.pep = pep;
     this.audit = new FirewallAudit(audit, pep.pepId());
-    this.table = "portcullis_" + settings.tag();
     this.kernel = Threads.owner("host-firewall-" + settings.tag());
     this.sessions =
         new FirewallSessions(
@@ -264,20 +259,7 @@ public final class HostFirewall implements AutoCloseable {
                 if (onKernelThread != null) {
                   onKernelThread.run();
                 }
-                // the queue first: a second firewall on it fails here, before it touches the
-                // first one's table and rules
-                f.queue = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
-                try {
-                  f.nft = Nftables.open(); // one context for every command: see Nftables
-                  f.setUp();
-                } catch (IOException | RuntimeException e) {
-                  if (f.nft != null) {
-                    f.nft.close();
-                  }
-                  f.queue.close();
-                  f.queue = null;
-                  throw e;
-                }
+                f.kernelSide = FirewallKernel.open(settings);
                 return null;
               })
           .get();
@@ -310,142 +292,6 @@ public final class HostFirewall implements AutoCloseable {
     void run() throws Exception;
   }
 
-  /** A flow's key in the set, read from a packet's headers. */
-  private static final String KEY = "ip saddr . meta l4proto . th sport . ip daddr . th dport";
-
-  private void setUp() throws IOException {
-    String bit = "0x" + Integer.toHexString(settings.mark());
-    String others = "0x" + Integer.toHexString(~settings.mark());
-    long validity = Math.max(1, settings.grantValidity().toSeconds());
-    StringBuilder rules = new StringBuilder();
-    rules.append("add table inet ").append(table).append('\n');
-    rules.append("delete table inet ").append(table).append('\n'); // what an earlier run left
-    rules.append("add table inet ").append(table).append('\n');
-    rules
-        .append("add set inet ")
-        .append(table)
-        .append(" allowed { type ipv4_addr . inet_proto . inet_service . ipv4_addr . inet_service;")
-        .append(" flags timeout, dynamic; size ")
-        .append(settings.maxFlows())
-        .append("; }\n");
-    // before the queue (xtables' filter, priority 0) and after it
-    rules
-        .append("add chain inet ")
-        .append(table)
-        .append(" input { type filter hook input priority -5; policy accept; }\n");
-    rules
-        .append("add chain inet ")
-        .append(table)
-        .append(" admit { type filter hook input priority 10; policy accept; }\n");
-    for (Service s : settings.services()) {
-      String to =
-          "ip daddr "
-              + s.address().getHostAddress()
-              + " meta l4proto "
-              + s.protocol()
-              + " th dport "
-              + s.port()
-              + " ";
-      // an allowed flow's packets: accepted in the kernel, each renewing its element's timeout
-      rules
-          .append("add rule inet ")
-          .append(table)
-          .append(" input ")
-          .append(to)
-          .append(KEY)
-          .append(" @allowed update @allowed { ")
-          .append(KEY)
-          .append(" timeout ")
-          .append(validity)
-          .append("s } accept\n");
-      // the bit cleared before the queue: only the verdict on an allowed flow's packet sets it
-      rules
-          .append("add rule inet ")
-          .append(table)
-          .append(" input ")
-          .append(to)
-          .append("meta mark set meta mark & ")
-          .append(others)
-          .append('\n');
-      // anything else to the service but a new flow's first packet (those go to the queue):
-      // dropped
-      rules
-          .append("add rule inet ")
-          .append(table)
-          .append(" input ")
-          .append(to)
-          .append(s.protocol() == Flow.TCP ? "tcp flags & (syn | ack) != syn" : "ct state != new")
-          .append(" drop\n");
-      // after the queue: a packet the verdict allowed adds its flow to the set, in the kernel, so
-      // the flow's next packets find it; no command from here on a flow's way in
-      rules
-          .append("add rule inet ")
-          .append(table)
-          .append(" admit ")
-          .append(to)
-          .append("meta mark & ")
-          .append(bit)
-          .append(" == ")
-          .append(bit)
-          .append(" add @allowed { ")
-          .append(KEY)
-          .append(" timeout ")
-          .append(validity)
-          .append("s } meta mark set meta mark & ")
-          .append(others)
-          .append('\n');
-    }
-    nft.execute(rules.toString());
-    for (Service s : settings.services()) {
-      iptables("-I", s);
-    }
-  }
-
-  /**
-   * The xtables rule that queues a service's new flows ({@code -I} adds it, {@code -D} deletes it).
-   */
-  private void iptables(String op, Service s) throws IOException {
-    List<String> c = new ArrayList<>(List.of("iptables", op, "INPUT"));
-    // a TCP flow's SYN; a UDP flow's first datagram (and those behind it before the verdict)
-    c.addAll(
-        s.protocol() == Flow.TCP
-            ? List.of("-p", "tcp", "--syn")
-            : List.of("-p", "udp", "-m", "conntrack", "--ctstate", "NEW"));
-    c.addAll(
-        List.of(
-            "-d",
-            s.address().getHostAddress(),
-            "--dport",
-            Integer.toString(s.port()),
-            "-j",
-            "NFQUEUE",
-            "--queue-num",
-            Integer.toString(settings.queue())));
-    run(c);
-  }
-
-  /**
-   * Runs a command from the calling thread (so in its network namespace), failing with its output.
-   */
-  private static void run(List<String> command) throws IOException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    try {
-      String out =
-          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      if (!p.waitFor(10, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IOException(String.join(" ", command) + ": no answer in 10 s");
-      }
-      if (p.exitValue() != 0) {
-        throw new IOException(
-            String.join(" ", command) + ": exit " + p.exitValue() + ": " + out.strip());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException(String.join(" ", command) + ": interrupted", e);
-    }
-  }
-
   /**
    * On the kernel thread: reads the queue for at most 50 ms (a {@link PacketQueue#wakeup} from
    * {@link #onKernel} ends the wait at once: a task has come), decides the packets that came, up to
@@ -459,12 +305,12 @@ public final class HostFirewall implements AutoCloseable {
       return;
     }
     try {
-      QueuedPacket p = queue.receive(50);
+      QueuedPacket p = kernelSide.receive(50);
       for (int n = 1; p != null; n++) {
         queued(p);
-        p = n < 64 ? queue.receive(0) : null;
+        p = n < 64 ? kernelSide.receive(0) : null;
       }
-      counters.readerDropped.set(queue.overflows());
+      counters.readerDropped.set(kernelSide.overflows());
     } catch (IOException e) {
       if (!closing) {
         queueFailure = e.getMessage();
@@ -499,13 +345,14 @@ public final class HostFirewall implements AutoCloseable {
     Flow f = p.flow();
     Service s = f == null ? null : serviceOf(f);
     if (s == null || (s.protocol() == Flow.TCP && !p.syn())) {
-      verdict(p, false); // not a first packet this firewall queues: never let through blind
+      kernelSide.verdict(
+          p, false); // not a first packet this firewall queues: never let through blind
       return;
     }
     Tracked t = flows.get(f);
     if (t != null) {
       if (t.allowed) {
-        verdict(p, true); // a SYN sent again, a datagram that was behind the first
+        kernelSide.verdict(p, true); // a SYN sent again, a datagram that was behind the first
       } else {
         t.waiting.add(p);
       }
@@ -521,7 +368,7 @@ public final class HostFirewall implements AutoCloseable {
       full = true;
       counters.overLimit.incrementAndGet();
       audit.refused(f, s.name(), "max-flows");
-      verdict(p, false);
+      kernelSide.verdict(p, false);
       return;
     }
     full = false;
@@ -530,7 +377,7 @@ public final class HostFirewall implements AutoCloseable {
       log.debug("host firewall: {}: no subject for {}, dropped", f, f.source());
       counters.noSubject.incrementAndGet();
       audit.refused(f, s.name(), "no subject");
-      verdict(p, false);
+      kernelSide.verdict(p, false);
       return;
     }
     Key key = new Key(subject, s, f.source());
@@ -659,9 +506,9 @@ public final class HostFirewall implements AutoCloseable {
 
   /** Ends the kernel thread's wait on the queue, so that a task handed to it runs now. */
   private void wakeReader() {
-    PacketQueue q = queue;
-    if (q != null) {
-      q.wakeup();
+    FirewallKernel k = kernelSide;
+    if (k != null) {
+      k.wakeup();
     }
   }
 
@@ -744,7 +591,7 @@ public final class HostFirewall implements AutoCloseable {
     t.allowed = true;
     counters.flows.incrementAndGet();
     for (QueuedPacket p : t.waiting) {
-      verdict(p, true);
+      kernelSide.verdict(p, true);
     }
     t.waiting.clear();
     expireLater(t);
@@ -757,7 +604,7 @@ public final class HostFirewall implements AutoCloseable {
       counters.denied.incrementAndGet(); // refused; an allowed flow that ends was counted ended
     }
     for (QueuedPacket p : t.waiting) {
-      verdict(p, false);
+      kernelSide.verdict(p, false);
     }
     t.waiting.clear();
     forget(t);
@@ -794,16 +641,13 @@ public final class HostFirewall implements AutoCloseable {
     if (flows.get(t.flow) != t || closing) {
       return;
     }
-    try {
-      nft.execute("get element inet " + table + " allowed { " + element(t.flow) + " }");
+    if (kernelSide.holds(t.flow)) {
       expireLater(t);
       return;
-    } catch (IOException gone) {
-      // no such element: it timed out in the kernel
     }
     try {
       // so that the flow's next packet is a new flow's again (a UDP flow's: to the queue)
-      Conntrack.delete(t.flow);
+      kernelSide.forgetConnection(t.flow);
     } catch (IOException e) {
       log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
     }
@@ -868,42 +712,16 @@ public final class HostFirewall implements AutoCloseable {
   }
 
   /**
-   * Ends {@code flows} (a grant's, all of them): the allowed ones' elements in one nftables
-   * transaction, their conntrack entries on one handle, and their sockets with one {@code ss -K} (a
-   * process per flow took seconds for 200 flows: FirewallBench); each flow forgotten, its waiting
-   * packets dropped.
+   * Ends {@code flows} (a grant's, all of them): the allowed ones in the kernel ({@link
+   * FirewallKernel#end}: their elements, conntrack entries and sockets), audited; each flow
+   * forgotten, its waiting packets dropped.
    */
   private void endAll(List<Tracked> flows, String why) {
     List<Tracked> all = List.copyOf(flows);
     List<Tracked> allowed = all.stream().filter(t -> t.allowed).toList();
     if (!allowed.isEmpty()) {
       // the kernel first, the records after: nothing crosses while they are written
-      long t0 = System.nanoTime();
-      StringBuilder elements = new StringBuilder();
-      for (Tracked t : allowed) {
-        elements.append(elements.length() == 0 ? "" : ", ").append(element(t.flow));
-      }
-      try {
-        nft.execute("delete element inet " + table + " allowed { " + elements + " }");
-      } catch (IOException e) {
-        // one of them timed out already (the transaction is all or nothing): one by one
-        for (Tracked t : allowed) {
-          try {
-            nft.execute("delete element inet " + table + " allowed { " + element(t.flow) + " }");
-          } catch (IOException gone) {
-            log.debug("host firewall: {}: element gone already", t.flow);
-          }
-        }
-      }
-      long t1 = System.nanoTime();
-      try {
-        Conntrack.deleteAll(allowed.stream().map(t -> t.flow).toList());
-      } catch (IOException e) {
-        log.warn("host firewall: conntrack entries not all deleted: {}", e.getMessage());
-      }
-      long t2 = System.nanoTime();
-      destroySockets(allowed);
-      long t3 = System.nanoTime();
+      FirewallKernel.Ended e = kernelSide.end(allowed.stream().map(t -> t.flow).toList());
       counters.revoked.addAndGet(allowed.size());
       for (Tracked t : allowed) {
         audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
@@ -913,9 +731,9 @@ public final class HostFirewall implements AutoCloseable {
               + " sockets {} ms",
           allowed.size(),
           why,
-          ms(t1 - t0),
-          ms(t2 - t1),
-          ms(t3 - t2));
+          ms(e.setNanos()),
+          ms(e.conntrackNanos()),
+          ms(e.socketsNanos()));
     }
     for (Tracked t : all) {
       deny(t);
@@ -926,74 +744,11 @@ public final class HostFirewall implements AutoCloseable {
     return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
   }
 
-  /**
-   * This host's TCP sockets of {@code ended} destroyed ({@code SOCK_DESTROY}, the client reset), by
-   * one {@code ss -K} whose filter names each service port and its clients' addresses.
-   */
-  private static void destroySockets(List<Tracked> ended) {
-    Map<Integer, java.util.Set<String>> clients = new java.util.TreeMap<>();
-    for (Tracked t : ended) {
-      if (t.flow.protocol() == Flow.TCP) {
-        clients
-            .computeIfAbsent(t.flow.destinationPort(), k -> new java.util.TreeSet<>())
-            .add(t.flow.source().getHostAddress());
-      }
-    }
-    if (clients.isEmpty()) {
-      return;
-    }
-    List<String> c = new ArrayList<>(List.of("ss", "-K", "-t"));
-    for (Map.Entry<Integer, java.util.Set<String>> e : clients.entrySet()) {
-      c.addAll(List.of(c.size() == 3 ? "(" : "or", "(", "sport", "=", ":" + e.getKey(), "and"));
-      c.add("(");
-      boolean first = true;
-      for (String a : e.getValue()) {
-        if (!first) {
-          c.add("or");
-        }
-        first = false;
-        c.addAll(List.of("dst", a));
-      }
-      c.addAll(List.of(")", ")"));
-    }
-    c.add(")");
-    try {
-      run(c);
-    } catch (IOException e) {
-      log.warn("host firewall: sockets not destroyed: {}", e.getMessage());
-    }
-  }
-
   private void forget(Tracked t) {
     if (flows.remove(t.flow, t) && t.allowed) {
       counters.flows.decrementAndGet();
     }
     t.grant.flows.remove(t);
-  }
-
-  private static String element(Flow f) {
-    return f.source().getHostAddress()
-        + " . "
-        + f.protocol()
-        + " . "
-        + f.sourcePort()
-        + " . "
-        + f.destination().getHostAddress()
-        + " . "
-        + f.destinationPort();
-  }
-
-  /** Accepts {@code p} with the firewall's mark bit (its rule after the queue admits the flow). */
-  private void verdict(QueuedPacket p, boolean accept) {
-    try {
-      if (accept) {
-        queue.accept(p.id(), p.mark() | settings.mark());
-      } else {
-        queue.drop(p.id());
-      }
-    } catch (IOException e) {
-      log.warn("host firewall: verdict on packet {} not given: {}", p.id(), e.getMessage());
-    }
   }
 
   /** What this firewall enforces. */
@@ -1026,30 +781,13 @@ public final class HostFirewall implements AutoCloseable {
     try {
       onKernelAndWait(
           () -> {
-            counters.kernelDropped.set(kernelDrops(settings.queue()));
+            counters.kernelDropped.set(FirewallKernel.kernelDrops(settings.queue()));
             return null;
           },
           1);
     } catch (Exception e) {
       log.debug("host firewall {}: kernel counters not read: {}", settings.tag(), e.toString());
     }
-  }
-
-  /**
-   * The kernel's drops on queue {@code number} in the calling thread's namespace: its line of
-   * {@code nfnetlink_queue} is "queue peer-portid queue-total copy-mode copy-range queue-dropped
-   * user-dropped id-sequence 1"; 0 when the queue has no line (no reader bound).
-   */
-  static long kernelDrops(int number) throws IOException {
-    java.nio.file.Path proc =
-        java.nio.file.Path.of("/proc/thread-self/net/netfilter/nfnetlink_queue");
-    for (String line : java.nio.file.Files.readAllLines(proc)) {
-      String[] f = line.trim().split("\\s+");
-      if (f.length >= 7 && f[0].equals(Integer.toString(number))) {
-        return Long.parseLong(f[5]) + Long.parseLong(f[6]);
-      }
-    }
-    return 0;
   }
 
   /** Flows allowed now (for tests and the stats line). */
@@ -1071,22 +809,8 @@ public final class HostFirewall implements AutoCloseable {
     try {
       onKernelAndWait(
           () -> {
-            for (Service s : settings.services()) {
-              try {
-                iptables("-D", s);
-              } catch (IOException e) {
-                log.warn("host firewall: {}", e.getMessage());
-              }
-            }
-            try {
-              nft.execute("delete table inet " + table);
-            } catch (IOException e) {
-              log.warn("host firewall: {}", e.getMessage());
-            } finally {
-              nft.close();
-            }
-            if (queue != null) {
-              queue.close();
+            if (kernelSide != null) {
+              kernelSide.close();
             }
             return null;
           },

@@ -1,0 +1,372 @@
+package dev.portcullis.pep.firewall;
+
+import dev.portcullis.netfilter.Conntrack;
+import dev.portcullis.netfilter.Flow;
+import dev.portcullis.netfilter.Nftables;
+import dev.portcullis.netfilter.PacketQueue;
+import dev.portcullis.netfilter.QueuedPacket;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The host firewall's hands on the kernel: its netfilter queue (read, verdicts), its table in
+ * nftables ({@code inet portcullis_TAG}: the set of allowed flows and each service's rules, made at
+ * {@link #open} and taken away at {@link #close}), the xtables rules that queue a service's new
+ * flows, and the ending of flows in the kernel (their set elements, conntrack entries and this
+ * host's sockets). {@link HostFirewall} decides which flows; this says so to the kernel. Owned by
+ * the firewall's kernel thread, the only one that calls it ({@link #wakeup} excepted: it ends that
+ * thread's wait on the queue from any other).
+ */
+final class FirewallKernel implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FirewallKernel.class);
+
+  /** How long each of the three steps of ending flows took, in nanoseconds. */
+  record Ended(long setNanos, long conntrackNanos, long socketsNanos) {}
+
+  private final HostFirewall.Settings settings;
+  private final String table;
+  private final PacketQueue queue;
+  private final Nftables nft;
+
+  private FirewallKernel(HostFirewall.Settings settings, PacketQueue queue, Nftables nft) {
+    this.settings = settings;
+    this.table = "portcullis_" + settings.tag();
+    this.queue = queue;
+    this.nft = nft;
+  }
+
+  /**
+   * Binds {@code settings}' queue and sets the kernel up: the table, the set, the rules. The queue
+   * first: a second firewall on it fails there, before it touches the first one's table and rules.
+   *
+   * @throws IOException when the kernel refuses (not root, the queue taken, nft's error)
+   */
+  static FirewallKernel open(HostFirewall.Settings settings) throws IOException {
+    PacketQueue q = PacketQueue.open(settings.queue(), 4096, Duration.ofMillis(100));
+    Nftables n = null;
+    try {
+      n = Nftables.open(); // one context for every command: see Nftables
+      FirewallKernel k = new FirewallKernel(settings, q, n);
+      k.setUp();
+      return k;
+    } catch (IOException | RuntimeException e) {
+      if (n != null) {
+        n.close();
+      }
+      q.close();
+      throw e;
+    }
+  }
+
+  /** A flow's key in the set, read from a packet's headers. */
+  private static final String KEY = "ip saddr . meta l4proto . th sport . ip daddr . th dport";
+
+  private void setUp() throws IOException {
+    String bit = "0x" + Integer.toHexString(settings.mark());
+    String others = "0x" + Integer.toHexString(~settings.mark());
+    long validity = Math.max(1, settings.grantValidity().toSeconds());
+    StringBuilder rules = new StringBuilder();
+    rules.append("add table inet ").append(table).append('\n');
+    rules.append("delete table inet ").append(table).append('\n'); // what an earlier run left
+    rules.append("add table inet ").append(table).append('\n');
+    rules
+        .append("add set inet ")
+        .append(table)
+        .append(" allowed { type ipv4_addr . inet_proto . inet_service . ipv4_addr . inet_service;")
+        .append(" flags timeout, dynamic; size ")
+        .append(settings.maxFlows())
+        .append("; }\n");
+    // before the queue (xtables' filter, priority 0) and after it
+    rules
+        .append("add chain inet ")
+        .append(table)
+        .append(" input { type filter hook input priority -5; policy accept; }\n");
+    rules
+        .append("add chain inet ")
+        .append(table)
+        .append(" admit { type filter hook input priority 10; policy accept; }\n");
+    for (HostFirewall.Service s : settings.services()) {
+      String to =
+          "ip daddr "
+              + s.address().getHostAddress()
+              + " meta l4proto "
+              + s.protocol()
+              + " th dport "
+              + s.port()
+              + " ";
+      // an allowed flow's packets: accepted in the kernel, each renewing its element's timeout
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" input ")
+          .append(to)
+          .append(KEY)
+          .append(" @allowed update @allowed { ")
+          .append(KEY)
+          .append(" timeout ")
+          .append(validity)
+          .append("s } accept\n");
+      // the bit cleared before the queue: only the verdict on an allowed flow's packet sets it
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" input ")
+          .append(to)
+          .append("meta mark set meta mark & ")
+          .append(others)
+          .append('\n');
+      // anything else to the service but a new flow's first packet (those go to the queue):
+      // dropped
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" input ")
+          .append(to)
+          .append(s.protocol() == Flow.TCP ? "tcp flags & (syn | ack) != syn" : "ct state != new")
+          .append(" drop\n");
+      // after the queue: a packet the verdict allowed adds its flow to the set, in the kernel, so
+      // the flow's next packets find it; no command from here on a flow's way in
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" admit ")
+          .append(to)
+          .append("meta mark & ")
+          .append(bit)
+          .append(" == ")
+          .append(bit)
+          .append(" add @allowed { ")
+          .append(KEY)
+          .append(" timeout ")
+          .append(validity)
+          .append("s } meta mark set meta mark & ")
+          .append(others)
+          .append('\n');
+    }
+    nft.execute(rules.toString());
+    for (HostFirewall.Service s : settings.services()) {
+      iptables("-I", s);
+    }
+  }
+
+  /**
+   * The xtables rule that queues a service's new flows ({@code -I} adds it, {@code -D} deletes it).
+   */
+  private void iptables(String op, HostFirewall.Service s) throws IOException {
+    List<String> c = new ArrayList<>(List.of("iptables", op, "INPUT"));
+    // a TCP flow's SYN; a UDP flow's first datagram (and those behind it before the verdict)
+    c.addAll(
+        s.protocol() == Flow.TCP
+            ? List.of("-p", "tcp", "--syn")
+            : List.of("-p", "udp", "-m", "conntrack", "--ctstate", "NEW"));
+    c.addAll(
+        List.of(
+            "-d",
+            s.address().getHostAddress(),
+            "--dport",
+            Integer.toString(s.port()),
+            "-j",
+            "NFQUEUE",
+            "--queue-num",
+            Integer.toString(settings.queue())));
+    run(c);
+  }
+
+  /**
+   * Runs a command from the calling thread (so in its network namespace), failing with its output.
+   */
+  private static void run(List<String> command) throws IOException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    try {
+      String out =
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException(String.join(" ", command) + ": no answer in 10 s");
+      }
+      if (p.exitValue() != 0) {
+        throw new IOException(
+            String.join(" ", command) + ": exit " + p.exitValue() + ": " + out.strip());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(String.join(" ", command) + ": interrupted", e);
+    }
+  }
+
+  /** The next queued packet, waiting at most {@code millis} (0: none waited for); null: none. */
+  QueuedPacket receive(int millis) throws IOException {
+    return queue.receive(millis);
+  }
+
+  /** Packets the queue's socket could not take (its receive buffer full). */
+  long overflows() {
+    return queue.overflows();
+  }
+
+  /** Ends the kernel thread's wait in {@link #receive} (from any thread). */
+  void wakeup() {
+    queue.wakeup();
+  }
+
+  /** Accepts {@code p} with the firewall's mark bit (its rule after the queue admits the flow). */
+  void verdict(QueuedPacket p, boolean accept) {
+    try {
+      if (accept) {
+        queue.accept(p.id(), p.mark() | settings.mark());
+      } else {
+        queue.drop(p.id());
+      }
+    } catch (IOException e) {
+      log.warn("host firewall: verdict on packet {} not given: {}", p.id(), e.getMessage());
+    }
+  }
+
+  /** Whether allowed flow {@code f}'s element is still in the set (packets kept renewing it). */
+  boolean holds(Flow f) {
+    try {
+      nft.execute("get element inet " + table + " allowed { " + element(f) + " }");
+      return true;
+    } catch (IOException gone) {
+      return false; // no such element: it timed out in the kernel
+    }
+  }
+
+  /** Deletes {@code f}'s conntrack entry, so that its next packet is a new flow's again. */
+  void forgetConnection(Flow f) throws IOException {
+    Conntrack.delete(f);
+  }
+
+  /**
+   * Ends allowed {@code flows} in the kernel, in this order: their elements in one nftables
+   * transaction (nothing of theirs is accepted from then on, and a new flow on the same addresses
+   * and ports goes to the queue), their conntrack entries on one handle, and this host's sockets
+   * with one {@code ss -K} (a process per flow took seconds for 200 flows: FirewallBench). A step
+   * that fails is logged and the next still runs.
+   */
+  Ended end(List<Flow> flows) {
+    long t0 = System.nanoTime();
+    StringBuilder elements = new StringBuilder();
+    for (Flow f : flows) {
+      elements.append(elements.length() == 0 ? "" : ", ").append(element(f));
+    }
+    try {
+      nft.execute("delete element inet " + table + " allowed { " + elements + " }");
+    } catch (IOException e) {
+      // one of them timed out already (the transaction is all or nothing): one by one
+      for (Flow f : flows) {
+        try {
+          nft.execute("delete element inet " + table + " allowed { " + element(f) + " }");
+        } catch (IOException gone) {
+          log.debug("host firewall: {}: element gone already", f);
+        }
+      }
+    }
+    long t1 = System.nanoTime();
+    try {
+      Conntrack.deleteAll(flows);
+    } catch (IOException e) {
+      log.warn("host firewall: conntrack entries not all deleted: {}", e.getMessage());
+    }
+    long t2 = System.nanoTime();
+    destroySockets(flows);
+    return new Ended(t1 - t0, t2 - t1, System.nanoTime() - t2);
+  }
+
+  /**
+   * This host's TCP sockets of {@code ended} destroyed ({@code SOCK_DESTROY}, the client reset), by
+   * one {@code ss -K} whose filter names each service port and its clients' addresses.
+   */
+  private static void destroySockets(List<Flow> ended) {
+    Map<Integer, java.util.Set<String>> clients = new java.util.TreeMap<>();
+    for (Flow f : ended) {
+      if (f.protocol() == Flow.TCP) {
+        clients
+            .computeIfAbsent(f.destinationPort(), k -> new java.util.TreeSet<>())
+            .add(f.source().getHostAddress());
+      }
+    }
+    if (clients.isEmpty()) {
+      return;
+    }
+    List<String> c = new ArrayList<>(List.of("ss", "-K", "-t"));
+    for (Map.Entry<Integer, java.util.Set<String>> e : clients.entrySet()) {
+      c.addAll(List.of(c.size() == 3 ? "(" : "or", "(", "sport", "=", ":" + e.getKey(), "and"));
+      c.add("(");
+      boolean first = true;
+      for (String a : e.getValue()) {
+        if (!first) {
+          c.add("or");
+        }
+        first = false;
+        c.addAll(List.of("dst", a));
+      }
+      c.addAll(List.of(")", ")"));
+    }
+    c.add(")");
+    try {
+      run(c);
+    } catch (IOException e) {
+      log.warn("host firewall: sockets not destroyed: {}", e.getMessage());
+    }
+  }
+
+  private static String element(Flow f) {
+    return f.source().getHostAddress()
+        + " . "
+        + f.protocol()
+        + " . "
+        + f.sourcePort()
+        + " . "
+        + f.destination().getHostAddress()
+        + " . "
+        + f.destinationPort();
+  }
+
+  /**
+   * The kernel's drops on queue {@code number} in the calling thread's namespace: its line of
+   * {@code nfnetlink_queue} is "queue peer-portid queue-total copy-mode copy-range queue-dropped
+   * user-dropped id-sequence 1"; 0 when the queue has no line (no reader bound).
+   */
+  static long kernelDrops(int number) throws IOException {
+    java.nio.file.Path proc =
+        java.nio.file.Path.of("/proc/thread-self/net/netfilter/nfnetlink_queue");
+    for (String line : java.nio.file.Files.readAllLines(proc)) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 7 && f[0].equals(Integer.toString(number))) {
+        return Long.parseLong(f[5]) + Long.parseLong(f[6]);
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Takes the firewall out of the kernel: the xtables rules, then the table (flows allowed so far
+   * then pass as any unprotected traffic would: the host's own rules decide), then the queue. Each
+   * step that fails is logged and the next still runs.
+   */
+  @Override
+  public void close() {
+    for (HostFirewall.Service s : settings.services()) {
+      try {
+        iptables("-D", s);
+      } catch (IOException e) {
+        log.warn("host firewall: {}", e.getMessage());
+      }
+    }
+    try {
+      nft.execute("delete table inet " + table);
+    } catch (IOException e) {
+      log.warn("host firewall: {}", e.getMessage());
+    } finally {
+      nft.close();
+    }
+    queue.close();
+  }
+}
