@@ -223,6 +223,22 @@ public final class TunnelPolicy {
                 + gateways.get(gw).network()
                 + ": a client's address is on its side of the tunnel, not the gateway's");
       }
+      if (pool != null
+          && pool.contains(
+              new TrafficSelector(
+                  gateways.get(gw).address(),
+                  gateways.get(gw).address().getAddress().length * 8))) {
+        throw error(
+            a,
+            "pool",
+            "pool "
+                + pool
+                + " holds gateway "
+                + gw
+                + "'s own address "
+                + gateways.get(gw).address().getHostAddress()
+                + ": a client given it would route the gateway's IKE and ESP into its tunnel");
+      }
       String ike = identity(a);
       boolean credential =
           switch (attr(a, "credential", "")) {

@@ -472,6 +472,10 @@ class TunnelAuthorityTest {
         "pool 10.2.3.0/24 overlaps gateway gw-1's network 10.2.0.0/16"
       },
       {POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "pool=\"10.8.0.1/24\""), "host bits set"},
+      {
+        POLICY.replaceFirst("inner=\"10.1.0.0/16\"", "pool=\"192.0.2.0/24\""),
+        "pool 192.0.2.0/24 holds gateway gw-1's own address 192.0.2.2"
+      },
       {POLICY.replace("credential=\"none\"", "credential=\"maybe\""), "credential"},
       {
         POLICY.replace(

@@ -105,6 +105,28 @@ class TunnelAgentCliTest {
   }
 
   @Test
+  void aTunnelWithoutAnInnerPrefixAsksTheGatewayForAnAddress() throws Exception {
+    TunnelAgentConfig c =
+        TunnelAgentConfig.load(
+            agentXml(
+                "0xC0A8",
+                "<tunnels>"
+                    + TUNNEL.formatted("integrity").replace(" inner=\"10.1.0.1/32\"", "")
+                    + "</tunnels>"));
+    assertEquals(null, c.tunnels().get(0).innerPrefix(), "from the rule's pool");
+    c.pep().close();
+    String bad =
+        agent(
+            2,
+            agentXml(
+                "0xC0A8",
+                "<tunnels>\n"
+                    + TUNNEL.formatted("integrity").replace("10.1.0.1/32", "10.1.0.1/24")
+                    + "\n</tunnels>\n"));
+    assertTrue(bad.contains("agent.xml:5") && bad.contains("host bits set"), bad);
+  }
+
+  @Test
   void aCharonThatIsNotThereIsSaidSo() throws Exception {
     Path vici = dir.resolve("no-charon.vici");
     String out =
