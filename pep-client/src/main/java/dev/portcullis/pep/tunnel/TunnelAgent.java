@@ -13,7 +13,6 @@ import dev.portcullis.pep.PepException;
 import dev.portcullis.pep.PepListener;
 import dev.portcullis.support.Lifecycle;
 import dev.portcullis.support.Threads;
-import dev.portcullis.tunnel.OneTimeKey;
 import dev.portcullis.tunnel.ProtectionObjective;
 import dev.portcullis.tunnel.TunnelConnection;
 import dev.portcullis.tunnel.TunnelInstaller;
@@ -27,7 +26,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,26 +94,7 @@ public final class TunnelAgent implements Lifecycle {
    */
   public static final int GATEWAY_KEYS = 32;
 
-  private final SecureRandom random;
-  // one-time keys made here, their private halves never sent: a client's per request handle until
-  // its grant comes; a gateway's sent ahead in its standing request, by public key
-  private final Map<String, Made> clientKeys = new ConcurrentHashMap<>();
-  private final Map<Bytes, Made> gatewayKeys = new ConcurrentHashMap<>();
-
-  /**
-   * A one-time key made here, and charon's identifier of it once loaded ahead of its tunnel (while
-   * the request is on its way, or as a gateway's key is made): the install then loads only the
-   * connection.
-   */
-  private record Made(OneTimeKey key, CompletableFuture<String> ahead) {
-    void zero() {
-      key.zero();
-    }
-  }
-
-  // gateway tunnels whose report brings a fresh key in place of the one they took: made when the
-  // report goes, after the tunnel's own loads (a key loaded ahead would queue before them)
-  private final Set<String> owesKey = ConcurrentHashMap.newKeySet();
+  private final AgentKeys keys;
   // client tunnels loaded and held until the PDP says start (the gateway holds its end by then)
   private final Map<String, CompletableFuture<String>> starting = new ConcurrentHashMap<>();
   private final PepClient pep;
@@ -138,8 +117,8 @@ public final class TunnelAgent implements Lifecycle {
       SecureRandom random)
       throws IOException {
     this.listener = listener;
-    this.random = random;
     this.installer = TunnelInstaller.connect(vici, viciTimeout, new Charon());
+    this.keys = new AgentKeys(random, installer);
     this.pep = pep.clientType(TunnelRequest.CLIENT_TYPE).listener(new Pdp()).build();
   }
 
@@ -206,14 +185,7 @@ public final class TunnelAgent implements Lifecycle {
 
   private CompletableFuture<Void> sendStanding() {
     // fresh keys for a fresh standing request: those sent before were for a PDP that forgot them
-    List<Made> old = List.copyOf(gatewayKeys.values());
-    gatewayKeys.clear();
-    old.forEach(this::drop);
-    List<Bytes> offered = new java.util.ArrayList<>();
-    for (int i = 0; i < keysAhead; i++) {
-      offered.add(gatewayKey());
-    }
-    TunnelRequest r = standing.withPublicKeys(offered);
+    TunnelRequest r = standing.withPublicKeys(keys.freshGatewaySet(keysAhead));
     return pep.exchange(STANDING, CONTEXT, r.toClientSI())
         .thenAccept(
             d -> {
@@ -242,12 +214,7 @@ public final class TunnelAgent implements Lifecycle {
       throw new IllegalArgumentException("request: a client's request");
     }
     if (r.publicKeys().isEmpty()) { // a key of its own for this tunnel: only its public half goes
-      Made k = make();
-      Made before = clientKeys.put(handle, k);
-      if (before != null) {
-        drop(before);
-      }
-      r = r.withPublicKeys(List.of(Bytes.of(k.key().publicKeyInfo())));
+      r = r.withPublicKeys(List.of(keys.forRequest(handle)));
     }
     // the answer is handled on the agent's thread in the order the PDP sent it, before the start
     // (or the Remove) the PDP sends on this handle after it
@@ -286,7 +253,7 @@ public final class TunnelAgent implements Lifecycle {
    */
   private CompletableFuture<String> answered(String handle, PepDecision d) {
     if (!d.granted()) {
-      dropKey(handle);
+      keys.dropRequest(handle);
       throw new CompletionException(new RefusedException(reason(d)));
     }
     TunnelGrant g = grant(d);
@@ -329,7 +296,7 @@ public final class TunnelAgent implements Lifecycle {
             }
           }
           pep.delete(handle, ReasonCode.MANAGEMENT);
-          dropKey(handle);
+          keys.dropRequest(handle);
           return a;
         },
         work);
@@ -377,8 +344,7 @@ public final class TunnelAgent implements Lifecycle {
     work.shutdown();
     pep.close();
     installer.close();
-    clientKeys.values().forEach(Made::zero);
-    gatewayKeys.values().forEach(Made::zero);
+    keys.zeroAll();
     stopped.complete(null);
   }
 
@@ -450,102 +416,19 @@ public final class TunnelAgent implements Lifecycle {
   private TunnelKeying keying(String handle, TunnelGrant g, String[] keyAhead) throws IOException {
     if (!g.certified()) {
       if (!handle.equals(STANDING)) {
-        dropKey(handle); // the policy keys this tunnel by a PSK: the key made for it goes
+        keys.dropRequest(handle); // the policy keys this tunnel by a PSK: the key made for it goes
       }
       return new TunnelKeying.SharedKey(g.psk());
     }
-    Bytes certified;
-    try {
-      certified =
-          Bytes.of(
-              java.security.cert.CertificateFactory.getInstance("X.509")
-                  .generateCertificate(new java.io.ByteArrayInputStream(g.certificate().toArray()))
-                  .getPublicKey()
-                  .getEncoded());
-    } catch (java.security.cert.CertificateException e) {
-      throw new IOException("tunnel " + g.tunnelId() + ": its certificate: " + e.getMessage(), e);
-    }
-    Made made;
-    if (handle.equals(STANDING)) {
-      made = gatewayKeys.remove(certified);
-      owesKey.add(g.tunnelId());
-    } else {
-      made = clientKeys.get(handle);
-      if (made != null && made.key().matches(certified.toArray())) {
-        clientKeys.remove(handle);
-      } else {
-        made = null;
-      }
-    }
-    if (made == null) {
-      throw new IOException(
-          "tunnel "
-              + g.tunnelId()
-              + ": its certificate is for no one-time key this agent made (or one used already)");
-    }
-    OneTimeKey k = made.key();
-    keyAhead[0] = loadedAhead(made);
-    try {
-      return new TunnelKeying.OneTimeKeyPair(
-          OneTimeKey.KEY_TYPE,
-          k.pkcs8(),
-          g.certificate().toArray(),
-          g.authority().toArray(),
-          g.peerCertificate().toArray());
-    } finally {
-      k.zero(); // each key keys one tunnel: charon has it now, and the installer its copy
-    }
-  }
-
-  /** A fresh one-time key for a gateway's next tunnel; its public half, to send. */
-  private Bytes gatewayKey() {
-    Made k = make();
-    Bytes pub = Bytes.of(k.key().publicKeyInfo());
-    gatewayKeys.put(pub, k);
-    return pub;
-  }
-
-  /** A fresh one-time key, loaded into charon ahead of its tunnel. */
-  private Made make() {
-    OneTimeKey k = OneTimeKey.generate(random);
-    byte[] pkcs8 = k.pkcs8();
-    try {
-      return new Made(k, installer.loadAhead(OneTimeKey.KEY_TYPE, pkcs8));
-    } finally {
-      java.util.Arrays.fill(pkcs8, (byte) 0);
-    }
-  }
-
-  /** charon's identifier of {@code made}'s key if it was loaded ahead by now; else null. */
-  private static String loadedAhead(Made made) {
-    try {
-      return made.ahead().get(5, TimeUnit.SECONDS); // loaded while the request was on its way
-    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-      return null; // the install loads it itself
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
-  }
-
-  /** A key whose tunnel never came: zeroed here, unloaded from charon. */
-  private void drop(Made made) {
-    made.zero();
-    made.ahead().thenAccept(installer::dropAhead);
-  }
-
-  /** A client request's key, no longer needed (refused, released): zeroed and unloaded. */
-  private void dropKey(String handle) {
-    Made k = clientKeys.remove(handle);
-    if (k != null) {
-      drop(k);
-    }
+    AgentKeys.Keyed k = keys.keying(handle, handle.equals(STANDING), g);
+    keyAhead[0] = k.keyAhead();
+    return k.keying();
   }
 
   /** A Failure report, carrying a gateway's fresh key in place of the one the tunnel took. */
   private TunnelReport failed(String id, String why) {
     TunnelReport r = TunnelReport.failed(id, why);
-    Bytes fresh = owesKey.remove(id) ? gatewayKey() : null;
+    Bytes fresh = keys.repay(id);
     return fresh == null ? r : r.withPublicKey(fresh);
   }
 
@@ -734,7 +617,7 @@ public final class TunnelAgent implements Lifecycle {
     public void installed(String id) {
       Held h = held.get(id);
       if (h != null && !starting.containsKey(id)) { // a held tunnel is up once started
-        Bytes fresh = owesKey.remove(id) ? gatewayKey() : null;
+        Bytes fresh = keys.repay(id);
         TunnelReport up = TunnelReport.up(id);
         report(h.handle(), fresh == null ? up : up.withPublicKey(fresh));
         listener.up(id);
