@@ -365,25 +365,40 @@ class TunnelAgentTest {
     assertTrue(AuditChain.verify(dir.resolve("audit.jsonl")).intact());
   }
 
+  /** A rule giving frank's tunnels an address each from 10.9.0.0/24, and his request for one. */
+  static final String ROAMING =
+      "<allow id=\"roaming\" subject=\"frank\" gateway=\"gw-1\" objectives=\"confidentiality\""
+          + " lifetime=\"1h\" pool=\"10.9.0.0/24\" ike-id=\"{subject}@vpn.lab\""
+          + " credential=\"none\"/>";
+
+  /** Tunnel {@code id} gone from both charons, and its pool from the gateway's. */
+  static void goneWithItsPool(String id) {
+    goneAtBothEnds(id);
+    await("the gateway's pool of " + id + " unloaded")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> atB.await(atB.command("get-pools", ViciMessage.EMPTY)).keys().isEmpty());
+  }
+
+  static TunnelRequest franksRequest() throws Exception {
+    return TunnelRequest.client(
+        "frank",
+        "gw-1",
+        InetAddress.getByName(lab.a().outer()),
+        null, // the client names no address: the gateway hands one out
+        Objective.CONFIDENTIALITY,
+        "frank@vpn.lab",
+        null);
+  }
+
   @Test
   void aClientGivenItsAddressFromTheRulesPoolSendsFromItAloneAndTheGatewayUnloadsThePool()
       throws Exception {
     withRule(
-        "<allow id=\"roaming\" subject=\"frank\" gateway=\"gw-1\" objectives=\"confidentiality\""
-            + " lifetime=\"1h\" pool=\"10.9.0.0/24\" ike-id=\"{subject}@vpn.lab\""
-            + " credential=\"none\"/>",
+        ROAMING,
         unchecked(
             () -> {
               try (TunnelAgent frank = agent("frank", lab.a().vici(), null)) {
-                TunnelRequest r =
-                    TunnelRequest.client(
-                        "frank",
-                        "gw-1",
-                        InetAddress.getByName(lab.a().outer()),
-                        null, // the client names no address: the gateway hands one out
-                        Objective.CONFIDENTIALITY,
-                        "frank@vpn.lab",
-                        null);
+                TunnelRequest r = franksRequest();
                 String id = frank.request("t1", r).get(30, TimeUnit.SECONDS);
                 assertEquals("10.9.0.1/32", frank.inner(id), "the pool's first address");
                 ViciMessage ike = atA.listSas(id).get(0).section(id);
@@ -397,15 +412,55 @@ class TunnelAgentTest {
                 ViciMessage pools = atB.await(atB.command("get-pools", ViciMessage.EMPTY));
                 assertEquals(List.of(id), pools.keys(), "one pool, of this tunnel alone");
                 assertEquals(1, pdp.tunnels().revokeSubject("frank", "revoked by the operator"));
-                goneAtBothEnds(id);
-                await("the gateway's pool of the tunnel unloaded")
-                    .atMost(Duration.ofSeconds(10))
+                goneWithItsPool(id);
+                await().atMost(Duration.ofSeconds(10)).until(() -> frank.tunnels().isEmpty());
+              }
+            }));
+  }
+
+  @Test
+  void aPoolTunnelTheGatewaysRestartedCharonCannotHoldIsEndedAtBothEndsAndAskedForAgain()
+      throws Exception {
+    withRule(
+        ROAMING,
+        unchecked(
+            () -> {
+              List<String> removed = new java.util.concurrent.CopyOnWriteArrayList<>();
+              TunnelAgent.Listener heard =
+                  new TunnelAgent.Listener() {
+                    @Override
+                    public void removed(
+                        String tunnel,
+                        String reason,
+                        dev.portcullis.tunnel.TunnelInstaller.Accounting a) {
+                      removed.add(tunnel + ": " + reason);
+                    }
+                  };
+              try (TunnelAgent frank = agent("frank", lab.a().vici(), heard)) {
+                TunnelRequest r = franksRequest();
+                String id = frank.request("r1", r).get(30, TimeUnit.SECONDS);
+                pingThrough("10.9.0.1");
+                atB.close();
+                lab.killCharon(lab.b());
+                lab.startCharon(lab.b());
+                atB = ViciClient.connect(lab.b().vici(), Duration.ofSeconds(10));
+                // before: loaded again at the gateway, but down for good, and nobody told
+                await("ended at the client, with why")
+                    .atMost(Duration.ofSeconds(20))
                     .until(
                         () ->
-                            atB.await(atB.command("get-pools", ViciMessage.EMPTY))
-                                .keys()
-                                .isEmpty());
-                await().atMost(Duration.ofSeconds(10)).until(() -> frank.tunnels().isEmpty());
+                            !removed.isEmpty()
+                                && frank.tunnels().isEmpty()
+                                && pdp.tunnels().list().isEmpty());
+                assertTrue(
+                    removed.stream().anyMatch(x -> x.startsWith(id) && x.contains("gateway")),
+                    removed.toString());
+                goneWithItsPool(id);
+                String again = frank.request("r2", r).get(30, TimeUnit.SECONDS);
+                assertEquals("10.9.0.1/32", frank.inner(again), "its address free again");
+                pingThrough("10.9.0.1");
+                frank.release("r2").get(30, TimeUnit.SECONDS);
+                goneAtBothEnds(again);
               }
             }));
   }
@@ -639,7 +694,8 @@ class TunnelAgentTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> atA.listSas(null).isEmpty() && atB.listSas(null).isEmpty());
       await().atMost(Duration.ofSeconds(10)).until(() -> pdp.tunnels().list().isEmpty());
-      assertEquals(List.of(), gateway.tunnels());
+      // the gateway's agent takes its ends down as the PDP's Removes come, one after another
+      await().atMost(Duration.ofSeconds(10)).until(() -> gateway.tunnels().isEmpty());
       assertEquals(List.of(), erin.tunnels());
       assertEquals(n, ids.stream().distinct().count());
       // keyed by one-time key pairs (the policy's default): every tunnel's key unloaded, and

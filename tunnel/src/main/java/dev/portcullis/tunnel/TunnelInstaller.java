@@ -340,8 +340,10 @@ public final class TunnelInstaller implements AutoCloseable {
 
   /**
    * Takes tunnel {@code id} down at this end and forgets it: its accounting first (what charon
-   * counted on its CHILD_SA; none if it was not up), then terminate, unload, and the key zeroed.
-   * With charon gone, the tunnel is only forgotten (charon holds nothing of it).
+   * counted on its CHILD_SA; none if it was not up), then terminate (at once, not waiting for the
+   * peer), unload, and the key zeroed; a terminate charon refuses is thrown once the connection and
+   * key are unloaded all the same. With charon gone, the tunnel is only forgotten (charon holds
+   * nothing of it).
    */
   public Accounting remove(String id)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
@@ -355,14 +357,16 @@ public final class TunnelInstaller implements AutoCloseable {
         return Accounting.NONE;
       }
       Accounting a = accounting(c, id);
+      ViciCommandException notTerminated = null;
       if (a != Accounting.NONE) {
         try {
-          c.await(c.terminateIke(id, timeout));
+          // at once: this end is done with it whatever the peer says (its agent removes its end)
+          c.await(c.terminateIkeAtOnce(id));
         } catch (ViciCommandException e) {
           // the peer's delete may come between the accounting and the terminate (both ends
           // remove a revoked tunnel at once): what matters is that it is gone
           if (!c.listSas(id).isEmpty()) {
-            throw e;
+            notTerminated = e; // said once its connection and key are unloaded all the same
           }
         }
       }
@@ -384,6 +388,9 @@ public final class TunnelInstaller implements AutoCloseable {
           // removal tries the clearing again
           log.warn("charon's credentials not cleared of ended tunnels': {}", e.getMessage());
         }
+      }
+      if (notTerminated != null) {
+        throw notTerminated;
       }
       return a;
     } finally {
@@ -589,14 +596,20 @@ public final class TunnelInstaller implements AutoCloseable {
       w.keyId = null; // charon forgot it: loaded again
       try {
         load(c, w, w.initiate);
-        if (!w.initiate && w.connection.pool() == null) {
+        if (!w.initiate && w.connection.pool() != null) {
+          // IKEv2 hands a virtual IP only to the initiator that asks for it (RFC 7296, 2.19),
+          // and the client's charon does not know this one forgot its IKE_SA: no end can bring
+          // it back, so it is said to have failed, for the agent to end it
+          failed++;
+          String why =
+              "it hands out its client's address, which IKEv2 gives only to an initiator that"
+                  + " asks (RFC 7296, 2.19): its client must ask for a tunnel again";
+          log.warn("tunnel {} not brought back after charon came back: {}", id, why);
+          listener.reinstallFailed(id, why);
+          continue;
+        }
+        if (!w.initiate) {
           reinitiate(c, id);
-        } else if (!w.initiate) {
-          // IKEv2 hands a virtual IP only to the initiator that asks for it (RFC 7296, 2.19)
-          log.info(
-              "tunnel {} re-installed: it hands out its client's address, so only the client"
-                  + " can bring it up again",
-              id);
         }
         ok++;
         listener.installed(id);

@@ -478,6 +478,9 @@ public final class TunnelDesk implements AutoCloseable {
     } else if (atGateway && r.state() == TunnelReport.State.FAILED && t.held) {
       book.end(
           t, "gateway " + t.granted.gateway() + " could not install the tunnel: " + r.reason());
+    } else if (atGateway && r.state() == TunnelReport.State.DOWN) {
+      // the gateway took a live tunnel down itself (it could not hold it): its client's end goes
+      book.end(t, "gateway " + t.granted.gateway() + " took the tunnel down: " + r.reason());
     }
   }
 

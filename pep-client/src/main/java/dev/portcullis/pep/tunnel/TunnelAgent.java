@@ -636,7 +636,11 @@ public final class TunnelAgent implements Lifecycle {
     @Override
     public void reinstallFailed(String id, String why) {
       Held h = held.get(id);
-      if (h != null) {
+      if (h != null && h.handle().equals(STANDING)) {
+        // the gateway cannot hold it: taken down here and reported so, for the PDP to end it at
+        // its client too (a client's end is reported failed: its charon may come back)
+        onWork(() -> takeDown(h, "not re-installed at the gateway: " + why));
+      } else if (h != null) {
         report(h.handle(), TunnelReport.failed(id, "not re-installed: " + why));
         listener.failed(id, why);
       }

@@ -539,6 +539,20 @@ public final class ViciClient implements AutoCloseable {
     return controlLogRegistered;
   }
 
+  /**
+   * {@code terminate} with {@code force}, not waited for: the IKE_SA of connection {@code ike} and
+   * its CHILD_SAs destroyed as soon as the DELETE is sent, without waiting for the peer's answer,
+   * and charon answers at once. A peer whose charon restarted knows the SA no more and never
+   * answers: charon would retransmit the DELETE for minutes, and with a timeout it answers only
+   * when that runs out, and then that terminating failed although the SA is gone (strongSwan 5.9.8,
+   * measured: 3,003 ms for a timeout of 3 s; none: 3 ms, the SA gone).
+   */
+  public CompletableFuture<ViciMessage> terminateIkeAtOnce(String ike) {
+    return command(
+        "terminate",
+        ViciMessage.builder().put("ike", ike).put("force", "yes").put("timeout", "-1").build());
+  }
+
   /** {@code terminate}: the IKE_SA of connection {@code ike}, with its CHILD_SAs. */
   public CompletableFuture<ViciMessage> terminateIke(String ike, Duration within) {
     return command(
