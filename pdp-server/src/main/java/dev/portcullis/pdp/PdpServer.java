@@ -8,6 +8,7 @@ import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.connection.RevokedSubjects;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.fleet.FleetMembers;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -170,7 +171,8 @@ public final class PdpServer implements Lifecycle {
                 tunnelIssuer(security.enroller),
                 () -> s.mlsEngine(),
                 audit,
-                clock));
+                clock,
+                s.context.revoked()));
       } catch (ConfigException | RuntimeException e) {
         s.close();
         throw e;
@@ -265,6 +267,63 @@ public final class PdpServer implements Lifecycle {
       housekeeping.scheduleWithFixedDelay(desk::expire, 1, 1, TimeUnit.SECONDS);
       housekeeping.scheduleWithFixedDelay(desk::watchPolicy, 2, 2, TimeUnit.SECONDS);
     }
+  }
+
+  // ---- an operator's revocations ----------------------------------------------------------------
+
+  /**
+   * Revokes {@code subject} on this PDP, now (docs/operate.md, "Revoking a subject"): from this
+   * moment every decision for it is a Remove saying who revoked it and why, whatever the policy
+   * says; every connection decides the subject's installed requests of every client type again and
+   * pushes the Removes; its tunnels are taken down at both ends. Audited with {@code by}, the
+   * operator. It lasts until {@link #restoreSubject}. Returns at once, from any thread: the pushes
+   * go out on the connections' event loops, the tunnels' Removes from the tunnel desk's thread.
+   * (The fleet's other members do not hear of it yet: docs/operate.md.)
+   *
+   * @return false if {@code subject} was revoked already (nothing is done again)
+   */
+  public boolean revokeSubject(String subject, String by, String reason) {
+    RevokedSubjects.Revocation r =
+        new RevokedSubjects.Revocation(subject, by, reason, context.clock().instant());
+    if (!context.revoked().revoke(r)) {
+      return false;
+    }
+    audit.record("subject-revoked", "subject", subject, "by", by, "reason", reason);
+    log.warn("subject {} revoked by {}: {}", subject, by, reason);
+    for (PepConnection c : context.connections()) {
+      for (int type : context.policies().keySet()) {
+        c.execute(
+            () ->
+                c.reevaluate(
+                    type, context.engine(type), q -> subject.equals(q.access().subject())));
+      }
+    }
+    TunnelDesk desk = context.tunnels();
+    if (desk != null) {
+      desk.revokeSubjectSoon(subject, r.decision().data().reason());
+    }
+    return true;
+  }
+
+  /**
+   * Ends {@code subject}'s revocation: its requests are decided by the policy again (a PEP asks
+   * again; nothing is pushed). Audited with {@code by}.
+   *
+   * @return false if it was not revoked
+   */
+  public boolean restoreSubject(String subject, String by) {
+    RevokedSubjects.Revocation was = context.revoked().restore(subject);
+    if (was == null) {
+      return false;
+    }
+    audit.record("subject-restored", "subject", subject, "by", by, "revokedBy", was.by());
+    log.warn("subject {} restored by {} (revoked by {})", subject, by, was.by());
+    return true;
+  }
+
+  /** The subjects revoked on this PDP now. */
+  public List<RevokedSubjects.Revocation> revokedSubjects() {
+    return context.revoked().all();
   }
 
   // ---- tunnels ----------------------------------------------------------------------------------

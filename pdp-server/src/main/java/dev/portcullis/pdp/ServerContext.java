@@ -57,6 +57,8 @@ final class ServerContext implements PdpContext {
 
   private final ConnectionLimits limits;
   private final Set<PepConnection> connections = ConcurrentHashMap.newKeySet();
+  private final dev.portcullis.pdp.connection.RevokedSubjects revoked =
+      new dev.portcullis.pdp.connection.RevokedSubjects();
 
   /** Notified as decisions end and connections go: what a drain waits on. */
   private final Object settled = new Object();
@@ -116,6 +118,11 @@ final class ServerContext implements PdpContext {
   @Override
   public ConnectionLimits limits() {
     return limits;
+  }
+
+  @Override
+  public dev.portcullis.pdp.connection.RevokedSubjects revoked() {
+    return revoked;
   }
 
   @Override

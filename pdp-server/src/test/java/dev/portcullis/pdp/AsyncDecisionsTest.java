@@ -128,6 +128,28 @@ class AsyncDecisionsTest extends EmbeddedPdpTest {
     assertEquals(1, pdp.stats.decisions(TYPE, false));
   }
 
+  /**
+   * An operator revokes alice while the engine is deciding her request: its grant, when it comes,
+   * is sent as the revocation's Remove; and a new request of hers is not even asked of the engine.
+   */
+  @Test
+  void aSubjectRevokedWhileItsDecisionIsBeingMadeGetsTheRevocationsRemove() throws Exception {
+    connect(10);
+    send(req("h1", "alice"));
+    pdp.revoked.revoke(
+        new dev.portcullis.pdp.connection.RevokedSubjects.Revocation(
+            "alice", "ops-1", "incident 42", java.time.Instant.EPOCH));
+    engine.grant("alice");
+    engine.asked.clear();
+    Decision d = decision();
+    assertEquals(Handle.of("h1"), d.handle());
+    assertEquals(
+        DecisionCommand.REMOVE, command(d), "the engine's grant came after the revocation");
+    send(req("h3", "alice"));
+    assertEquals(DecisionCommand.REMOVE, command(decision()));
+    assertTrue(engine.asked.isEmpty(), "a revoked subject's request is not asked of the engine");
+  }
+
   @Test
   void aDecisionNotMadeInTimeIsUnableToProcessAndALateAnswerIsReleased() throws Exception {
     connect(10);

@@ -27,6 +27,8 @@ final class FakePdpContext implements PdpContext {
   final Map<Integer, PolicyEngine> engines = new HashMap<>();
   final Set<PepConnection> connections = new LinkedHashSet<>();
   final PdpStats stats = new PdpStats();
+  final dev.portcullis.pdp.connection.RevokedSubjects revoked =
+      new dev.portcullis.pdp.connection.RevokedSubjects();
   private final ConnectionCounters counters = stats.counters();
   final LogSummary refusals =
       new LogSummary(
@@ -81,6 +83,11 @@ final class FakePdpContext implements PdpContext {
   @Override
   public PolicyEngine engine(int clientType) {
     return engines.get(clientType);
+  }
+
+  @Override
+  public dev.portcullis.pdp.connection.RevokedSubjects revoked() {
+    return revoked;
   }
 
   @Override

@@ -56,7 +56,9 @@ class RevocationTest {
             + "\"/><client-type code=\"0xC0A5\" engine=\"rules\" policy=\""
             + name
             + "-rules.xml\"/><client-type code=\"0xC0A6\" engine=\"mls\" policy=\"mls.xml\"/>"
-            + "</pdp>");
+            + "<audit file=\""
+            + name
+            + "-audit.jsonl\"/></pdp>");
     Files.writeString(dir.resolve("mls.xml"), Pdps.MLS);
     return PdpServer.start(PdpConfig.load(cfg), 1);
   }
@@ -101,6 +103,44 @@ class RevocationTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> heard.changed.containsKey("alice-ssh"));
     assertFalse(heard.changed.get("alice-ssh").granted(), "alice's ssh is removed");
     assertEquals(List.of("alice-ssh"), List.copyOf(heard.changed.keySet()), "nothing else changed");
+  }
+
+  /**
+   * An operator revokes alice on the PDP (issue 48): her installed decisions are removed at once,
+   * with who did it and why, whatever the policy says; her new requests are refused the same way
+   * while bob's are decided as before; once restored, the policy decides her requests again.
+   */
+  @Test
+  void anOperatorsRevocationRemovesASubjectsDecisionsAtOnceUntilRestored() throws Exception {
+    Heard heard = new Heard();
+    try (PdpServer a = pdp("a", 0, ALLOW_BOTH);
+        PepClient pep = pep(List.of(a.address()), AccessRequest.CLIENT_TYPE, heard)) {
+      installThree(pep);
+      assertTrue(a.revokeSubject("alice", "ops-1", "incident 42"));
+      assertFalse(a.revokeSubject("alice", "ops-2", "again"), "revoked once");
+      onlyAliceRemoved(heard);
+      String why = heard.changed.get("alice-ssh").data().reason();
+      assertTrue(why.contains("revoked by ops-1") && why.contains("incident 42"), why);
+      PepDecision again = decide(pep, "alice-ssh-2", "alice", "ssh");
+      assertFalse(again.granted(), "a new request of hers is refused");
+      assertTrue(again.data().reason().contains("revoked by ops-1"), again.data().reason());
+      assertTrue(decide(pep, "bob-web-2", "bob", "web").granted(), "bob is decided as before");
+      assertEquals(List.of("alice"), a.revokedSubjects().stream().map(r -> r.subject()).toList());
+      assertTrue(a.restoreSubject("alice", "ops-2"));
+      assertFalse(a.restoreSubject("alice", "ops-2"), "restored once");
+      assertTrue(decide(pep, "alice-ssh-3", "alice", "ssh").granted(), "the policy decides again");
+    }
+    // who did what, in the audit's hash chain
+    List<String> acts = new java.util.ArrayList<>();
+    for (com.fasterxml.jackson.databind.JsonNode r :
+        SecureCopsTest.audit(dir.resolve("a-audit.jsonl"))) {
+      String e = r.path("event").asText();
+      if (e.startsWith("subject-")) {
+        acts.add(e + " " + r.path("subject").asText() + " by " + r.path("by").asText());
+      }
+    }
+    assertEquals(
+        List.of("subject-revoked alice by ops-1", "subject-restored alice by ops-2"), acts);
   }
 
   @Test

@@ -465,6 +465,30 @@ class TunnelAgentTest {
             }));
   }
 
+  /**
+   * An operator revokes bob on the PDP (docs/operate.md): his tunnel comes down at both ends, his
+   * next request is refused with who revoked him and why, and once restored he gets one again.
+   */
+  @Test
+  void aSubjectAnOperatorRevokedLosesItsTunnelAndGetsNoneUntilRestored() throws Exception {
+    try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {
+      TunnelRequest r =
+          ask("bob", lab.a().inner() + "/32", Objective.CONFIDENTIALITY, "bob@vpn.lab", null);
+      String id = bob.request("o1", r).get(30, TimeUnit.SECONDS);
+      assertTrue(pdp.revokeSubject("bob", "ops-1", "incident 43"));
+      try {
+        goneAtBothEnds(id);
+        String why = refusal(bob.request("o2", r));
+        assertTrue(why.contains("revoked by ops-1") && why.contains("incident 43"), why);
+      } finally {
+        assertTrue(pdp.restoreSubject("bob", "ops-1"));
+      }
+      String again = bob.request("o3", r).get(30, TimeUnit.SECONDS);
+      bob.release("o3").get(30, TimeUnit.SECONDS);
+      goneAtBothEnds(again);
+    }
+  }
+
   @Test
   void refusalsSayWhy() throws Exception {
     try (TunnelAgent bob = agent("bob", lab.a().vici(), null)) {

@@ -20,6 +20,11 @@ public interface PdpContext {
   /** The engine serving {@code clientType} now, or null if the type is not served. */
   PolicyEngine engine(int clientType);
 
+  /** The subjects an operator revoked, whose every decision is a Remove (none by default). */
+  default RevokedSubjects revoked() {
+    return RevokedSubjects.NONE;
+  }
+
   /** The PDP's security settings, or null for plain COPS. */
   PdpSecurity security();
 

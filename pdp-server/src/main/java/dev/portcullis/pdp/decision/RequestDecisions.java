@@ -14,6 +14,7 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.pdp.connection.PdpContext;
 import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.RevokedSubjects;
 import dev.portcullis.pdp.connection.Sessions;
 import dev.portcullis.pdp.connection.Sessions.Installed;
 import dev.portcullis.pdp.policy.AsyncPolicyEngine;
@@ -97,6 +98,11 @@ public final class RequestDecisions implements AsyncDecisions.Completions, Reque
     String pepId = link.pepId();
     PolicyRequest pr =
         new PolicyRequest(pepId, type, r.context().rType(), r.context().mType(), access);
+    RevokedSubjects.Revocation revoked = server.revoked().of(access.subject());
+    if (revoked != null) { // an operator revoked the subject: the engine is not asked
+      answer(r.handle(), r.context(), pr, revoked.decision(), arrived, s);
+      return;
+    }
     PolicyEngine engine = server.engine(type);
     if (engine instanceof AsyncPolicyEngine a) {
       if (later.inFlight() >= server.limits().maxPendingDecisions() && !pendingHandle) {
@@ -151,6 +157,7 @@ public final class RequestDecisions implements AsyncDecisions.Completions, Reque
       PolicyDecision d,
       long arrived,
       Map<Handle, Installed> s) {
+    d = unlessRevoked(pr, d); // an asynchronous engine's answer may come after a revocation
     int type = pr.clientType();
     // A REQ on an existing handle updates that request state (RFC 2748 section 3.1); the engine
     // hears of a release only when the state is deleted.
@@ -238,9 +245,19 @@ public final class RequestDecisions implements AsyncDecisions.Completions, Reque
     }
   }
 
+  /** {@code d}, or the revocation's Remove where {@code d} installs for a revoked subject. */
+  private PolicyDecision unlessRevoked(PolicyRequest pr, PolicyDecision d) {
+    if (!d.install()) {
+      return d;
+    }
+    RevokedSubjects.Revocation revoked = server.revoked().of(pr.access().subject());
+    return revoked == null ? d : revoked.decision();
+  }
+
   /** Sends {@code d} unsolicited if it differs from what {@code i} holds; true if sent. */
   @Override
   public boolean push(int type, Handle h, Installed i, PolicyDecision d) {
+    d = unlessRevoked(i.request(), d);
     if (d.equals(i.decision())) {
       return false;
     }

@@ -8,6 +8,7 @@ import dev.portcullis.cops.access.TunnelGrant;
 import dev.portcullis.cops.access.TunnelReport;
 import dev.portcullis.cops.access.TunnelRequest;
 import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.RevokedSubjects;
 import dev.portcullis.pdp.enrol.CredentialStore;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelBook.End;
@@ -61,6 +62,7 @@ public final class TunnelDesk implements AutoCloseable {
   private final TunnelAdmission admission;
   private final java.util.function.Supplier<MlsEngine> mls; // gives null: no MLS client type
   private final AuditLog audit;
+  private final RevokedSubjects revoked;
   private final ScheduledExecutorService thread = Threads.owner("portcullis-pdp-tunnels");
   private final TunnelBook book;
   private final TunnelAuthority.Issuer issuer; // null: no CA, no certificate tunnels
@@ -88,7 +90,9 @@ public final class TunnelDesk implements AutoCloseable {
       CredentialStore credentials,
       TunnelAuthority.Issuer issuer,
       java.util.function.Supplier<MlsEngine> mls,
-      AuditLog audit) {
+      AuditLog audit,
+      RevokedSubjects revoked) {
+    this.revoked = revoked;
     this.authority = authority;
     this.issuer = issuer;
     this.book = new TunnelBook(authority);
@@ -105,6 +109,7 @@ public final class TunnelDesk implements AutoCloseable {
    *     when the PDP has none: then no rule may key its tunnels by certificates
    * @param mls the engine of the PDP's MLS client type now (it changes on reload), giving null when
    *     the PDP serves none
+   * @param revoked the subjects an operator revoked: their requests are refused
    */
   public static TunnelDesk open(
       Path policyFile,
@@ -112,7 +117,8 @@ public final class TunnelDesk implements AutoCloseable {
       TunnelAuthority.Issuer issuer,
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit,
-      Clock clock)
+      Clock clock,
+      RevokedSubjects revoked)
       throws ConfigException {
     WatchedFile watched = new WatchedFile(policyFile);
     TunnelPolicy p = TunnelPolicy.load(policyFile);
@@ -131,7 +137,8 @@ public final class TunnelDesk implements AutoCloseable {
             credentials,
             issuer,
             mls,
-            audit);
+            audit,
+            revoked);
     log.info("tunnels: {}", p.describe()); // describe() names the file
     return d;
   }
@@ -245,6 +252,11 @@ public final class TunnelDesk implements AutoCloseable {
             r.credentialId(),
             "certificate",
             e.conn().certificateSerial());
+    RevokedSubjects.Revocation revocation = revoked.of(r.subject());
+    if (revocation != null) { // an operator revoked the subject: whatever the policy says
+      refuse(e, r, RevokedSubjects.RULE, revocation.decision().data().reason());
+      return;
+    }
     // Authorization (steps 2 and 4): the policy, then a fresh key for this tunnel.
     TunnelAuthority.Outcome o = authority.decide(r, TunnelAuthority.Sessions.of(mls.get()));
     if (!o.granted()) {
@@ -553,6 +565,14 @@ public final class TunnelDesk implements AutoCloseable {
           ended(g, reason);
           return g.size();
         });
+  }
+
+  /**
+   * As {@link #revokeSubject}, handed to the desk's thread without waiting for it (an operator's
+   * revocation, which may come from an event loop).
+   */
+  public void revokeSubjectSoon(String subject, String reason) {
+    run(() -> ended(authority.revokeSubject(subject), reason));
   }
 
   /** Ends tunnel {@code id} at both ends; false if no such tunnel is granted. */
