@@ -257,7 +257,8 @@ public final class PdpLoad implements Callable<Integer> {
         null,
         null,
         null,
-        PdpConfig.DEFAULT_DRAIN);
+        PdpConfig.DEFAULT_DRAIN,
+        null);
   }
 
   static long[] concat(long[] a, long[] b) {

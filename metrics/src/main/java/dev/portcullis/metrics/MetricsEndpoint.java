@@ -197,6 +197,42 @@ public final class MetricsEndpoint extends Lifecycle.Bound {
   }
 
   /**
+   * The endpoint's HTTPS (TLS 1.3 and 1.2): {@code certificate} and {@code key} (PEM), and client
+   * certificates from {@code clientCa} asked for, not required (probes and scrapes come without;
+   * the routes that need one check {@link HttpRoute.Request#clientNames}); null {@code clientCa}:
+   * none asked for. {@code where} names the configuration element in the error.
+   *
+   * @throws IOException naming the files when they cannot be used together
+   */
+  public static SslContext https(
+      java.nio.file.Path certificate,
+      java.nio.file.Path key,
+      java.nio.file.Path clientCa,
+      String where)
+      throws IOException {
+    try {
+      io.netty.handler.ssl.SslContextBuilder b =
+          io.netty.handler.ssl.SslContextBuilder.forServer(certificate.toFile(), key.toFile())
+              .protocols("TLSv1.3", "TLSv1.2");
+      if (clientCa != null) {
+        b.trustManager(clientCa.toFile()).clientAuth(io.netty.handler.ssl.ClientAuth.OPTIONAL);
+      }
+      return b.build();
+    } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+      throw new IOException(
+          where
+              + ": cannot use "
+              + certificate
+              + " with "
+              + key
+              + (clientCa == null ? "" : " and " + clientCa)
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
    * As {@link #start(InetSocketAddress, String, SslContext)}, its summaries paced by {@code clock}.
    */
   public static MetricsEndpoint start(

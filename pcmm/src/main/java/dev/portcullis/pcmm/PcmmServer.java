@@ -13,9 +13,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,7 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,30 +171,11 @@ public final class PcmmServer implements Lifecycle {
 
   /** The endpoint's HTTPS, or null for plain HTTP. */
   private static SslContext tls(PcmmConfig.HttpTls t) throws IOException {
-    if (t == null) {
-      return null;
-    }
-    try {
-      SslContextBuilder b =
-          SslContextBuilder.forServer(t.certificate().toFile(), t.key().toFile())
-              .protocols("TLSv1.3", "TLSv1.2");
-      if (t.clientCa() != null) {
-        // asked for, not required: probes and scrapes come without one; /gates checks the
-        // application manager's binding
-        b.trustManager(t.clientCa().toFile()).clientAuth(ClientAuth.OPTIONAL);
-      }
-      return b.build();
-    } catch (SSLException | IllegalArgumentException e) {
-      throw new IOException(
-          "<http><tls>: cannot use "
-              + t.certificate()
-              + " with "
-              + t.key()
-              + (t.clientCa() == null ? "" : " and " + t.clientCa())
-              + ": "
-              + e.getMessage(),
-          e);
-    }
+    // client certificates asked for, not required: probes and scrapes come without one; /gates
+    // checks the application manager's binding
+    return t == null
+        ? null
+        : MetricsEndpoint.https(t.certificate(), t.key(), t.clientCa(), "<http><tls>");
   }
 
   private void instrument(MeterRegistry r) {

@@ -12,14 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,26 +72,10 @@ class GateApiTlsTest {
 
   /** A client trusting the development CA, presenting {@code pep}'s certificate (null: none). */
   private HttpClient client(String pep) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", DevCertificates.certificateFile(pki.caCertificate()));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
-    tmf.init(trust);
-    KeyManagerFactory kmf = KeyManagerFactory.getInstance("PKIX");
-    KeyStore keys = KeyStore.getInstance("PKCS12");
-    keys.load(null, null);
-    if (pep != null) {
-      DevCertificates.Credential c = pki.peps().get(pep);
-      keys.setKeyEntry(
-          pep,
-          DevCertificates.privateKeyFile(c.privateKey()),
-          new char[0],
-          new Certificate[] {DevCertificates.certificateFile(c.certificateChain())});
-    }
-    kmf.init(keys, new char[0]);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-    return HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5)).build();
+    return HttpClient.newBuilder()
+        .sslContext(DevCertificates.clientContext(pki, pep))
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
   }
 
   private int get(HttpClient client, String scheme, String path, String tokenFile)

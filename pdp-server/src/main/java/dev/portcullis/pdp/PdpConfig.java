@@ -69,7 +69,26 @@ public record PdpConfig(
     StateConfig state,
     Fleet fleet,
     InetSocketAddress metrics,
-    Duration drain) {
+    Duration drain,
+    Control control) {
+
+  /**
+   * The operator endpoint's HTTPS and who may use its control interface (docs/operate.md): null
+   * without a {@code <tls>} in {@code <metrics>}.
+   *
+   * @param clientCa what operators' client certificates chain to (null: none asked for)
+   * @param operators each operator's name (a client certificate's CN or DNS name) and what they may
+   *     do ({@link #VIEW}, {@link #REVOKE})
+   */
+  public record Control(
+      Path certificate, Path key, Path clientCa, Map<String, java.util.Set<String>> operators) {
+    public static final String VIEW = "view";
+    public static final String REVOKE = "revoke";
+
+    public Control {
+      operators = Map.copyOf(operators);
+    }
+  }
 
   private static final XmlConfigReader READER =
       XmlConfigReader.forSchema(PdpConfig.class, "/dev/portcullis/pdp/pdp.xsd");
@@ -155,7 +174,8 @@ public record PdpConfig(
         state,
         fleet,
         metrics,
-        drain);
+        drain,
+        control);
   }
 
   /** Reads and validates {@code pdp.xml}. */
@@ -241,7 +261,55 @@ public record PdpConfig(
         StateConfig.parse(child(root, "state"), dir),
         fleet(child(root, "fleet"), drain),
         metrics(child(root, "metrics")),
-        drain);
+        drain,
+        control(child(root, "metrics"), dir));
+  }
+
+  /** {@code <metrics>}'s {@code <tls>} and {@code <operator>}s, or null without a {@code <tls>}. */
+  static Control control(Element metrics, Path dir) throws ConfigException {
+    if (metrics == null) {
+      return null;
+    }
+    Element tls = child(metrics, "tls");
+    List<Element> ops = children(metrics, "operator");
+    if (tls == null) {
+      if (!ops.isEmpty()) {
+        throw error(
+            ops.get(0),
+            "name",
+            "an operator is known by the client certificate they present: <metrics> needs"
+                + " <tls certificate=... key=... client-ca=...>");
+      }
+      return null;
+    }
+    Path clientCa =
+        tls.hasAttribute("client-ca") ? ConfigFiles.pemFile(tls, "client-ca", dir) : null;
+    Map<String, java.util.Set<String>> operators = new LinkedHashMap<>();
+    for (Element o : ops) {
+      if (clientCa == null) {
+        throw error(
+            o,
+            "name",
+            "an operator is known by the client certificate they present: <tls> needs"
+                + " client-ca=, the CA their certificates chain to");
+      }
+      java.util.Set<String> may = new java.util.TreeSet<>();
+      for (String m : attr(o, "may", "").trim().split("\\s+")) {
+        if (!m.equals(Control.VIEW) && !m.equals(Control.REVOKE)) {
+          throw error(o, "may", "may " + m + " (expected: view, revoke)");
+        }
+        may.add(m);
+      }
+      String name = attr(o, "name", "");
+      if (operators.putIfAbsent(name, java.util.Set.copyOf(may)) != null) {
+        throw error(o, "name", "operator " + name + " named twice");
+      }
+    }
+    return new Control(
+        ConfigFiles.pemFile(tls, "certificate", dir),
+        ConfigFiles.pemFile(tls, "key", dir),
+        clientCa,
+        operators);
   }
 
   /** Where the metrics and health endpoint listens ({@code <metrics listen=...>}), or null. */

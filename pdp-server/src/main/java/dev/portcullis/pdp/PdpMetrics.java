@@ -59,7 +59,14 @@ final class PdpMetrics {
    * fails keeps the last good one, so they never make it unready.
    */
   static MetricsEndpoint open(Sources pdp) throws IOException {
-    MetricsEndpoint m = MetricsEndpoint.start(pdp.config().metrics(), "pdp");
+    PdpConfig.Control c = pdp.config().control();
+    MetricsEndpoint m =
+        MetricsEndpoint.start(
+            pdp.config().metrics(),
+            "pdp",
+            c == null
+                ? null
+                : MetricsEndpoint.https(c.certificate(), c.key(), c.clientCa(), "<metrics><tls>"));
     StateStore store = pdp.store();
     bind(pdp, m, store);
     m.readiness("listening", pdp.notServing());

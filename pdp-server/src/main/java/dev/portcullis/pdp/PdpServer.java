@@ -192,6 +192,9 @@ public final class PdpServer implements Lifecycle {
             PdpMetrics.open(
                 new PdpMetrics.Sources(
                     config, s.stats(), s.audit, s::notServing, s::cryptoRegistry, store));
+        if (config.control() != null && !config.control().operators().isEmpty()) {
+          s.metrics.route(new ControlApi(s, config.control()));
+        }
       }
     } catch (IOException | RuntimeException e) {
       s.close();

@@ -23,21 +23,30 @@ public final class PdpTunnels {
    * failed} or {@code down} (from the agents' reports).
    */
   public List<String> list() {
+    return desk == null ? List.of() : lines(desk.view());
+  }
+
+  /** As {@link #list}, completed by the tunnel desk's thread without waiting for it. */
+  public java.util.concurrent.CompletableFuture<List<String>> listSoon() {
     return desk == null
-        ? List.of()
-        : desk.view().stream()
-            .map(
-                v ->
-                    String.format(
-                        Locale.ROOT,
-                        "%s %s -> %s %s client=%s gateway=%s",
-                        v.id(),
-                        v.subject(),
-                        v.gateway(),
-                        v.objective().name().toLowerCase(Locale.ROOT),
-                        v.clientState(),
-                        v.gatewayState()))
-            .toList();
+        ? java.util.concurrent.CompletableFuture.completedFuture(List.of())
+        : desk.viewSoon().thenApply(PdpTunnels::lines);
+  }
+
+  private static List<String> lines(List<dev.portcullis.pdp.tunnel.TunnelBook.View> views) {
+    return views.stream()
+        .map(
+            v ->
+                String.format(
+                    Locale.ROOT,
+                    "%s %s -> %s %s client=%s gateway=%s",
+                    v.id(),
+                    v.subject(),
+                    v.gateway(),
+                    v.objective().name().toLowerCase(Locale.ROOT),
+                    v.clientState(),
+                    v.gatewayState()))
+        .toList();
   }
 
   /** The gateways whose tunnel agents stand by now. */

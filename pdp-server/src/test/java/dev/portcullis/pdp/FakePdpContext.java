@@ -72,7 +72,8 @@ final class FakePdpContext implements PdpContext {
             null,
             null,
             null,
-            PdpConfig.DEFAULT_DRAIN);
+            PdpConfig.DEFAULT_DRAIN,
+            null);
   }
 
   @Override

@@ -648,6 +648,15 @@ public final class TunnelDesk implements AutoCloseable {
     return call(book::view);
   }
 
+  /** As {@link #view}, completed on the desk's thread without waiting for it (a loop asks). */
+  public java.util.concurrent.CompletableFuture<List<TunnelBook.View>> viewSoon() {
+    try {
+      return java.util.concurrent.CompletableFuture.supplyAsync(book::view, thread);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      return java.util.concurrent.CompletableFuture.completedFuture(List.of());
+    }
+  }
+
   /** The gateways whose agents stand by. */
   public List<String> gateways() {
     return call(book::gateways);
