@@ -78,13 +78,10 @@ public record PdpConfig(
    *
    * @param clientCa what operators' client certificates chain to (null: none asked for)
    * @param operators each operator's name (a client certificate's CN or DNS name) and what they may
-   *     do ({@link #VIEW}, {@link #REVOKE})
+   *     do ({@link dev.portcullis.pdp.control.ControlApi#VIEW}, {@code REVOKE})
    */
   public record Control(
       Path certificate, Path key, Path clientCa, Map<String, java.util.Set<String>> operators) {
-    public static final String VIEW = "view";
-    public static final String REVOKE = "revoke";
-
     public Control {
       operators = Map.copyOf(operators);
     }
@@ -295,7 +292,8 @@ public record PdpConfig(
       }
       java.util.Set<String> may = new java.util.TreeSet<>();
       for (String m : attr(o, "may", "").trim().split("\\s+")) {
-        if (!m.equals(Control.VIEW) && !m.equals(Control.REVOKE)) {
+        if (!m.equals(dev.portcullis.pdp.control.ControlApi.VIEW)
+            && !m.equals(dev.portcullis.pdp.control.ControlApi.REVOKE)) {
           throw error(o, "may", "may " + m + " (expected: view, revoke)");
         }
         may.add(m);

@@ -193,7 +193,9 @@ public final class PdpServer implements Lifecycle {
                 new PdpMetrics.Sources(
                     config, s.stats(), s.audit, s::notServing, s::cryptoRegistry, store));
         if (config.control() != null && !config.control().operators().isEmpty()) {
-          s.metrics.route(new ControlApi(s, config.control()));
+          s.metrics.route(
+              new dev.portcullis.pdp.control.ControlApi(
+                  s.controls(), config.control().operators()));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -322,6 +324,36 @@ public final class PdpServer implements Lifecycle {
     audit.record("subject-restored", "subject", subject, "by", by, "revokedBy", was.by());
     log.warn("subject {} restored by {} (revoked by {})", subject, by, was.by());
     return true;
+  }
+
+  /** What the operators' control interface reaches of this PDP. */
+  private dev.portcullis.pdp.control.ControlApi.Pdp controls() {
+    return new dev.portcullis.pdp.control.ControlApi.Pdp() {
+      @Override
+      public List<String> peps() {
+        return connectedPeps();
+      }
+
+      @Override
+      public CompletableFuture<List<String>> tunnels() {
+        return PdpServer.this.tunnels().listSoon();
+      }
+
+      @Override
+      public List<RevokedSubjects.Revocation> revoked() {
+        return revokedSubjects();
+      }
+
+      @Override
+      public boolean revoke(String subject, String by, String reason) {
+        return revokeSubject(subject, by, reason);
+      }
+
+      @Override
+      public boolean restore(String subject, String by) {
+        return restoreSubject(subject, by);
+      }
+    };
   }
 
   /** The subjects revoked on this PDP now. */

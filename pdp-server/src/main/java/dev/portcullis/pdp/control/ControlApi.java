@@ -1,10 +1,11 @@
-package dev.portcullis.pdp;
+package dev.portcullis.pdp.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.portcullis.metrics.HttpRoute;
 import dev.portcullis.pdp.connection.RevokedSubjects;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -30,19 +31,47 @@ import org.slf4j.LoggerFactory;
  * Answered on the endpoint's event loop: each call is a look-up or hands its work to the
  * connections' loops and the tunnel desk's thread, never waits.
  */
-final class ControlApi implements HttpRoute {
+public final class ControlApi implements HttpRoute {
   private static final Logger log = LoggerFactory.getLogger(ControlApi.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The permission to see: the PEPs, the tunnels, the revoked subjects. */
+  public static final String VIEW = "view";
+
+  /** The permission to revoke and restore subjects. */
+  public static final String REVOKE = "revoke";
+
+  /** What the interface reaches of the PDP, and nothing more (the server gives it). */
+  public interface Pdp {
+    /** The PEP ids connected now. */
+    List<String> peps();
+
+    /** The tunnels, one line each, completed off the caller's thread. */
+    CompletableFuture<List<String>> tunnels();
+
+    /** The subjects revoked now. */
+    List<RevokedSubjects.Revocation> revoked();
+
+    /** Revokes {@code subject} now; false if it was revoked already. */
+    boolean revoke(String subject, String by, String reason);
+
+    /** Ends {@code subject}'s revocation; false if it was not revoked. */
+    boolean restore(String subject, String by);
+  }
 
   /** The longest subject or reason taken (a subject is a COPS string; a reason is a sentence). */
   static final int MAX_TEXT = 256;
 
-  private final PdpServer pdp;
+  private final Pdp pdp;
   private final Map<String, Set<String>> operators;
 
-  ControlApi(PdpServer pdp, PdpConfig.Control control) {
+  /**
+   * The interface over {@code pdp} for {@code operators}: each operator's name (a client
+   * certificate's CN or DNS name) and what they may ({@link #VIEW}, {@link #REVOKE}).
+   */
+  public ControlApi(Pdp pdp, Map<String, Set<String>> operators) {
     this.pdp = pdp;
-    this.operators = control.operators();
+    this.operators = Map.copyOf(operators);
   }
 
   @Override
@@ -68,19 +97,13 @@ final class ControlApi implements HttpRoute {
     String path = r.path();
     boolean get = r.method().equals("GET");
     return switch (path) {
-      case "/control/peps" ->
-          get ? allowed(operator, PdpConfig.Control.VIEW, this::peps) : method("GET");
+      case "/control/peps" -> get ? allowed(operator, VIEW, this::peps) : method("GET");
       case "/control/tunnels" -> get ? tunnels(operator) : method("GET");
-      case "/control/revoked" ->
-          get ? allowed(operator, PdpConfig.Control.VIEW, this::revoked) : method("GET");
+      case "/control/revoked" -> get ? allowed(operator, VIEW, this::revoked) : method("GET");
       case "/control/revoke" ->
-          get
-              ? method("POST")
-              : allowed(operator, PdpConfig.Control.REVOKE, () -> revoke(r, operator));
+          get ? method("POST") : allowed(operator, REVOKE, () -> revoke(r, operator));
       case "/control/restore" ->
-          get
-              ? method("POST")
-              : allowed(operator, PdpConfig.Control.REVOKE, () -> restore(r, operator));
+          get ? method("POST") : allowed(operator, REVOKE, () -> restore(r, operator));
       default ->
           done(
               Reply.text(
@@ -127,18 +150,17 @@ final class ControlApi implements HttpRoute {
   private Reply peps() {
     ObjectNode o = JSON.createObjectNode();
     ArrayNode a = o.putArray("peps");
-    pdp.connectedPeps().forEach(a::add);
+    pdp.peps().forEach(a::add);
     return json(o);
   }
 
   /** The tunnel desk's view, asked of its thread: the endpoint's loop does not wait for it. */
   private CompletableFuture<Reply> tunnels(String operator) {
-    Reply refused = refusal(operator, PdpConfig.Control.VIEW);
+    Reply refused = refusal(operator, VIEW);
     if (refused != null) {
       return done(refused);
     }
     return pdp.tunnels()
-        .listSoon()
         .thenApply(
             lines -> {
               ObjectNode o = JSON.createObjectNode();
@@ -151,7 +173,7 @@ final class ControlApi implements HttpRoute {
   private Reply revoked() {
     ObjectNode o = JSON.createObjectNode();
     ArrayNode a = o.putArray("revoked");
-    for (RevokedSubjects.Revocation r : pdp.revokedSubjects()) {
+    for (RevokedSubjects.Revocation r : pdp.revoked()) {
       a.addObject()
           .put("subject", r.subject())
           .put("by", r.by())
@@ -167,7 +189,7 @@ final class ControlApi implements HttpRoute {
     if (subject == null || reason == null) {
       return badText(r);
     }
-    boolean done = pdp.revokeSubject(subject, operator, reason);
+    boolean done = pdp.revoke(subject, operator, reason);
     ObjectNode o = JSON.createObjectNode().put("subject", subject).put("revoked", done);
     if (!done) {
       o.put("detail", "revoked already: the first revocation stays");
@@ -180,7 +202,7 @@ final class ControlApi implements HttpRoute {
     if (subject == null) {
       return badText(r);
     }
-    boolean done = pdp.restoreSubject(subject, operator);
+    boolean done = pdp.restore(subject, operator);
     ObjectNode o = JSON.createObjectNode().put("subject", subject).put("restored", done);
     if (!done) {
       o.put("detail", "not revoked");
