@@ -114,6 +114,24 @@ final class PdpPolicies {
     if (desk != null) {
       desk.sessionsChanged(); // a tunnel may rest on a multilevel session
     }
+    decideAgain(clientType, affected);
+  }
+
+  /**
+   * An operator revoked {@code subject} (the list the decisions read changed first): every
+   * connection decides its installed requests of {@code subject}, of every client type, again and
+   * pushes the Removes.
+   */
+  void revoked(String subject) {
+    for (int type : context.policies().keySet()) {
+      decideAgain(type, q -> subject.equals(q.access().subject()));
+    }
+  }
+
+  /**
+   * Every connection decides its installed requests {@code affected} selects again, on its loop.
+   */
+  private void decideAgain(int clientType, Predicate<PolicyRequest> affected) {
     for (PepConnection c : context.connections()) {
       c.execute(() -> c.reevaluate(clientType, context.engine(clientType), affected));
     }

@@ -295,14 +295,7 @@ public final class PdpServer implements Lifecycle {
     }
     audit.record("subject-revoked", "subject", subject, "by", by, "reason", reason);
     log.warn("subject {} revoked by {}: {}", subject, by, reason);
-    for (PepConnection c : context.connections()) {
-      for (int type : context.policies().keySet()) {
-        c.execute(
-            () ->
-                c.reevaluate(
-                    type, context.engine(type), q -> subject.equals(q.access().subject())));
-      }
-    }
+    policies.revoked(subject);
     TunnelDesk desk = context.tunnels();
     if (desk != null) {
       desk.revokeSubjectSoon(subject, r.decision().data().reason());
