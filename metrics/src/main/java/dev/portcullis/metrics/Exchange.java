@@ -155,6 +155,8 @@ final class Exchange extends ChannelInboundHandlerAdapter {
             q.parameters(),
             r.headers().get(HttpHeaderNames.AUTHORIZATION),
             r.headers().get(HttpHeaderNames.CONTENT_TYPE),
+            r.headers().get(HttpHeaderNames.ORIGIN),
+            r.headers().get(HttpHeaderNames.HOST),
             body.toByteArray(),
             (InetSocketAddress) ctx.channel().remoteAddress(),
             ClientNames.of(ctx.pipeline().get(SslHandler.class)));

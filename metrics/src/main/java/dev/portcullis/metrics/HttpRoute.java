@@ -37,6 +37,8 @@ public interface HttpRoute {
    * @param path the decoded path, no query
    * @param query the query's parameters, decoded
    * @param authorization the Authorization header, or null
+   * @param origin the Origin header a browser sends with a script's or a form's request, or null
+   * @param host the Host header, or null
    * @param remote who sent it
    * @param clientNames over TLS with a client certificate the endpoint verified: its subject's CN
    *     and its DNS names; else empty
@@ -47,11 +49,35 @@ public interface HttpRoute {
       Map<String, List<String>> query,
       String authorization,
       String contentType,
+      String origin,
+      String host,
       byte[] body,
       InetSocketAddress remote,
       Set<String> clientNames) {
     public Request {
       clientNames = Set.copyOf(clientNames);
+    }
+
+    /**
+     * True when a browser sent this request from a page of another site than this endpoint (its
+     * Origin's host and port are not the Host it was sent to): a page elsewhere making an
+     * operator's browser act with the operator's client certificate. Requests without an Origin
+     * (curl, scripts, a page's own GETs) are not.
+     */
+    public boolean crossSite() {
+      if (origin == null) {
+        return false;
+      }
+      if (host == null) {
+        return true;
+      }
+      try {
+        java.net.URI o = java.net.URI.create(origin);
+        String authority = o.getRawAuthority();
+        return authority == null || !authority.equalsIgnoreCase(host);
+      } catch (IllegalArgumentException e) {
+        return true; // "null" (a sandboxed page) and anything unreadable
+      }
     }
 
     /** The first value of query parameter {@code name}, or null. */

@@ -292,9 +292,15 @@ public record PdpConfig(
       }
       java.util.Set<String> may = new java.util.TreeSet<>();
       for (String m : attr(o, "may", "").trim().split("\\s+")) {
-        if (!m.equals(dev.portcullis.pdp.control.ControlApi.VIEW)
-            && !m.equals(dev.portcullis.pdp.control.ControlApi.REVOKE)) {
-          throw error(o, "may", "may " + m + " (expected: view, revoke)");
+        if (!dev.portcullis.pdp.control.ControlApi.PERMISSIONS.contains(m)) {
+          throw error(
+              o,
+              "may",
+              "may "
+                  + m
+                  + " (expected: "
+                  + String.join(", ", dev.portcullis.pdp.control.ControlApi.PERMISSIONS)
+                  + ")");
         }
         may.add(m);
       }

@@ -8,15 +8,20 @@ import dev.portcullis.crypto.algorithm.Algorithm;
 import dev.portcullis.metrics.MetricsEndpoint;
 import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pdp.connection.PepConnection;
+import dev.portcullis.pdp.connection.PepView;
 import dev.portcullis.pdp.connection.RevokedSubjects;
+import dev.portcullis.pdp.control.ControlApi;
 import dev.portcullis.pdp.enrol.Enroller;
 import dev.portcullis.pdp.fleet.FleetMembers;
+import dev.portcullis.pdp.fleet.FleetRevocations;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyRequest;
 import dev.portcullis.pdp.policy.mls.MlsEngine;
 import dev.portcullis.pdp.tunnel.TunnelAuthority;
+import dev.portcullis.pdp.tunnel.TunnelBook;
 import dev.portcullis.pdp.tunnel.TunnelDesk;
 import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StoreException;
 import dev.portcullis.support.AcceptFailures;
 import dev.portcullis.support.Binding;
 import dev.portcullis.support.ConfigException;
@@ -75,6 +80,7 @@ public final class PdpServer implements Lifecycle {
   private volatile boolean draining; // SIGTERM: sending PEPs away before stopping
   private final StateStore store; // null: nothing shared
   private FleetMember fleet; // with a ZooKeeper store: this PDP's part in the fleet
+  private volatile FleetRevocations fleetRevocations; // and the fleet's revocations
 
   /**
    * Shared state changed under installed decisions (engines call it from store threads): bound to
@@ -179,6 +185,14 @@ public final class PdpServer implements Lifecycle {
       }
     }
     try {
+      if (store != null && config.state().zookeeper()) {
+        // before binding: no PEP is served before the fleet's revocations are applied here
+        try {
+          s.fleetRevocations = new FleetRevocations(store, s::memberId, s.fleetRevocationsHere());
+        } catch (StoreException e) {
+          throw new IOException("the fleet's revocations: " + e.getMessage(), e);
+        }
+      }
       s.bind();
       if (store != null && config.state().zookeeper()) {
         // after binding: nothing shared changes before the start holds
@@ -193,9 +207,7 @@ public final class PdpServer implements Lifecycle {
                 new PdpMetrics.Sources(
                     config, s.stats(), s.audit, s::notServing, s::cryptoRegistry, store));
         if (config.control() != null && !config.control().operators().isEmpty()) {
-          s.metrics.route(
-              new dev.portcullis.pdp.control.ControlApi(
-                  s.controls(), config.control().operators()));
+          s.metrics.route(new ControlApi(s.controls(), config.control().operators()));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -280,22 +292,57 @@ public final class PdpServer implements Lifecycle {
    * Revokes {@code subject} on this PDP, now (docs/operate.md, "Revoking a subject"): from this
    * moment every decision for it is a Remove saying who revoked it and why, whatever the policy
    * says; every connection decides the subject's installed requests of every client type again and
-   * pushes the Removes; its tunnels are taken down at both ends. Audited with {@code by}, the
-   * operator. It lasts until {@link #restoreSubject}. Returns at once, from any thread: the pushes
-   * go out on the connections' event loops, the tunnels' Removes from the tunnel desk's thread.
-   * (The fleet's other members do not hear of it yet: docs/operate.md.)
+   * pushes the Removes; its MLS sessions end; its tunnels are taken down at both ends. Audited with
+   * {@code by}, the operator. On a fleet, the revocation is written to the fleet's store, and every
+   * member applies it the same way (docs/operate.md, "On a fleet"). It lasts until {@link
+   * #restoreSubject}. Returns at once, from any thread: the pushes go out on the connections' event
+   * loops, the tunnels' Removes from the tunnel desk's thread, the store write from housekeeping.
    *
    * @return false if {@code subject} was revoked already (nothing is done again)
    */
   public boolean revokeSubject(String subject, String by, String reason) {
     RevokedSubjects.Revocation r =
         new RevokedSubjects.Revocation(subject, by, reason, context.clock().instant());
+    if (!applyRevocation(r, null)) {
+      return false;
+    }
+    FleetRevocations f = fleetRevocations;
+    if (f != null) {
+      soon(
+          () -> {
+            try {
+              f.publish(r);
+            } catch (StoreException e) {
+              log.error(
+                  "subject {} revoked on this PDP but not carried to the fleet: {}",
+                  subject,
+                  e.getMessage());
+              audit.record("fleet-revocation-failed", "subject", subject, "detail", e.getMessage());
+            }
+          });
+    }
+    return true;
+  }
+
+  /**
+   * Applies revocation {@code r} here, once: an operator's on this PDP ({@code via} null), or one
+   * the fleet's store carried from member {@code via}.
+   */
+  private boolean applyRevocation(RevokedSubjects.Revocation r, String via) {
+    String subject = r.subject();
     if (!context.revoked().revoke(r)) {
       return false;
     }
-    audit.record("subject-revoked", "subject", subject, "by", by, "reason", reason);
-    log.warn("subject {} revoked by {}: {}", subject, by, reason);
+    if (via == null) {
+      audit.record("subject-revoked", "subject", subject, "by", r.by(), "reason", r.reason());
+      log.warn("subject {} revoked by {}: {}", subject, r.by(), r.reason());
+    } else {
+      audit.record(
+          "subject-revoked", "subject", subject, "by", r.by(), "reason", r.reason(), "via", via);
+      log.warn("subject {} revoked by {} at {}: {}", subject, r.by(), via, r.reason());
+    }
     policies.revoked(subject);
+    soon(() -> endSessions(subject)); // a fleet's are in its store: not on the caller's thread
     TunnelDesk desk = context.tunnels();
     if (desk != null) {
       desk.revokeSubjectSoon(subject, r.decision().data().reason());
@@ -303,14 +350,86 @@ public final class PdpServer implements Lifecycle {
     return true;
   }
 
+  /** What the fleet's revocations do here: apply them as this PDP's own. */
+  private FleetRevocations.Listener fleetRevocationsHere() {
+    return new FleetRevocations.Listener() {
+      @Override
+      public void revoked(RevokedSubjects.Revocation r, String member) {
+        applyRevocation(r, member);
+      }
+
+      @Override
+      public void restored(String subject, String by) {
+        RevokedSubjects.Revocation was = context.revoked().restore(subject);
+        if (was != null) {
+          String who = by == null ? "(unknown)" : by;
+          audit.record(
+              "subject-restored",
+              "subject",
+              subject,
+              "by",
+              who,
+              "revokedBy",
+              was.by(),
+              "via",
+              "fleet");
+          log.warn("subject {} restored by {} through the fleet", subject, who);
+        }
+      }
+    };
+  }
+
+  /** This PDP as the fleet's revocations name it: the address it serves COPS on. */
+  private String memberId() {
+    InetSocketAddress a = address();
+    return a.getAddress().getHostAddress() + ":" + a.getPort();
+  }
+
+  /** Runs {@code task} on the housekeeping thread; nothing once the PDP stopped. */
+  private void soon(Runnable task) {
+    try {
+      housekeeping.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+      log.debug("stopped: {} not run", task);
+    }
+  }
+
+  /** Ends the MLS sessions of a subject just revoked (housekeeping). */
+  private void endSessions(String subject) {
+    for (ClientTypePolicy p : context.policies().values()) {
+      if (p.engine() instanceof MlsEngine m) {
+        int ended = m.endSessions(subject);
+        if (ended > 0) {
+          log.info("subject {} revoked: {} MLS sessions ended", subject, ended);
+        }
+      }
+    }
+  }
+
   /**
    * Ends {@code subject}'s revocation: its requests are decided by the policy again (a PEP asks
-   * again; nothing is pushed). Audited with {@code by}.
+   * again; nothing is pushed). Audited with {@code by}; on a fleet, ended for every member.
    *
    * @return false if it was not revoked
    */
   public boolean restoreSubject(String subject, String by) {
     RevokedSubjects.Revocation was = context.revoked().restore(subject);
+    FleetRevocations f = fleetRevocations;
+    if (f != null) {
+      soon(
+          () -> {
+            try {
+              f.withdraw(subject, by);
+            } catch (StoreException e) {
+              log.error(
+                  "subject {} restored on this PDP but still revoked in the fleet: {}",
+                  subject,
+                  e.getMessage());
+              audit.record(
+                  "fleet-restoration-failed", "subject", subject, "detail", e.getMessage());
+            }
+          });
+    }
     if (was == null) {
       return false;
     }
@@ -320,16 +439,49 @@ public final class PdpServer implements Lifecycle {
   }
 
   /** What the operators' control interface reaches of this PDP. */
-  private dev.portcullis.pdp.control.ControlApi.Pdp controls() {
-    return new dev.portcullis.pdp.control.ControlApi.Pdp() {
+  private ControlApi.Pdp controls() {
+    return new ControlApi.Pdp() {
       @Override
-      public List<String> peps() {
-        return connectedPeps();
+      public CompletableFuture<List<PepView>> peps(boolean decisions, String subject) {
+        List<CompletableFuture<PepView>> each =
+            context.connections().stream()
+                .map(c -> c.view(decisions, subject).exceptionally(gone -> null))
+                .toList();
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+            .thenApply(
+                v -> each.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList());
       }
 
       @Override
-      public CompletableFuture<List<String>> tunnels() {
-        return PdpServer.this.tunnels().listSoon();
+      public CompletableFuture<List<TunnelBook.View>> tunnels() {
+        TunnelDesk desk = context.tunnels();
+        return desk == null ? CompletableFuture.completedFuture(List.of()) : desk.viewSoon();
+      }
+
+      @Override
+      public List<MlsEngine.Session> sessions() {
+        MlsEngine m = mlsEngine();
+        return m == null ? List.of() : m.sessions();
+      }
+
+      @Override
+      public java.util.Map<String, FleetMembers.Load> fleet() {
+        FleetMembers m = context.members();
+        return m == null ? java.util.Map.of() : m.members();
+      }
+
+      @Override
+      public ControlApi.Status status() {
+        PdpStats s = stats();
+        Channel listening = serverChannel;
+        return new ControlApi.Status(
+            listening == null
+                ? "-"
+                : address().getAddress().getHostAddress() + ":" + address().getPort(),
+            notServing(),
+            s.connectedPeps(),
+            s.decisions(),
+            s.unsolicitedDecisions());
       }
 
       @Override
@@ -346,7 +498,110 @@ public final class PdpServer implements Lifecycle {
       public boolean restore(String subject, String by) {
         return restoreSubject(subject, by);
       }
+
+      @Override
+      public int close(String pepId, String by) {
+        return closePep(pepId, by);
+      }
+
+      @Override
+      public CompletableFuture<Boolean> endTunnel(String id, String by, String reason) {
+        TunnelDesk desk = context.tunnels();
+        if (desk == null) {
+          return CompletableFuture.completedFuture(false);
+        }
+        return desk.revokeSoon(id, "ended by " + by + ": " + reason);
+      }
+
+      @Override
+      public CompletableFuture<List<String>> reload(String by) {
+        return CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return reloadPolicies(by);
+              } catch (ConfigException e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            },
+            housekeeping);
+      }
+
+      @Override
+      public boolean drain(String by) {
+        return drainSoon(by);
+      }
     };
+  }
+
+  /**
+   * Closes every connection of PEP {@code pepId} (an operator's action): a Client-Close
+   * "Unspecified" for each open client type, then the close. The PEP may connect again; to keep a
+   * subject out, revoke it. Audited with {@code by}.
+   *
+   * @return how many connections it had
+   */
+  public int closePep(String pepId, String by) {
+    int n = 0;
+    for (PepConnection c : context.connections()) {
+      if (pepId.equals(c.pepId())) {
+        n++;
+        c.execute(() -> c.closeAll(ErrorCode.UNSPECIFIED));
+      }
+    }
+    if (n > 0) {
+      audit.record("pep-closed", "pep", pepId, "by", by, "connections", n);
+      log.warn("PEP {} closed by {} ({} connections)", pepId, by, n);
+    }
+    return n;
+  }
+
+  /**
+   * Reads every policy again now (an operator's action, audited with {@code by}): each client
+   * type's and the tunnel policy; a file refused leaves its running policy in force.
+   *
+   * @return each policy in force afterwards, described
+   * @throws ConfigException the first file refused, naming it and the line
+   */
+  public List<String> reloadPolicies(String by) throws ConfigException {
+    audit.record("reload-asked", "by", by);
+    log.info("policies reloaded at the request of {}", by);
+    ConfigException failed = null;
+    try {
+      reloadAll();
+    } catch (ConfigException e) {
+      failed = e;
+    }
+    try {
+      tunnels().reload();
+    } catch (ConfigException e) {
+      failed = failed == null ? e : failed;
+    }
+    if (failed != null) {
+      throw failed;
+    }
+    List<String> inForce = new java.util.ArrayList<>();
+    for (ClientTypePolicy p : context.policies().values()) {
+      inForce.add(dev.portcullis.cops.ClientTypes.hex(p.clientType) + ": " + p.engine().describe());
+    }
+    return inForce;
+  }
+
+  /**
+   * Starts draining this PDP as SIGTERM would ({@link #drain}), on a thread of its own, without
+   * stopping it: it reports not ready, takes no new connection, and a fleet member sends its PEPs
+   * to the others. Audited with {@code by}.
+   *
+   * @return false if it was draining already
+   */
+  public boolean drainSoon(String by) {
+    if (draining || closed.get()) {
+      return false;
+    }
+    audit.record("drain-asked", "by", by);
+    log.warn("draining at the request of {}", by);
+    draining = true;
+    Threads.start("portcullis-pdp-drain", () -> drain(config.drainTime()));
+    return true;
   }
 
   /** The subjects revoked on this PDP now. */
@@ -459,9 +714,11 @@ public final class PdpServer implements Lifecycle {
 
   /** Null while this PDP serves; else why not (stopping, draining, not bound). */
   String notServing() {
-    return closed.get() || draining
+    return closed.get()
         ? "stopping"
-        : serverChannel == null || !serverChannel.isActive() ? "not bound" : null;
+        : draining
+            ? "draining"
+            : serverChannel == null || !serverChannel.isActive() ? "not bound" : null;
   }
 
   /**
@@ -572,6 +829,10 @@ public final class PdpServer implements Lifecycle {
       audit.abandon(); // a start that failed leaves no log it made (docs/security.md)
     }
     context.release();
+    FleetRevocations revocations = fleetRevocations;
+    if (revocations != null) {
+      revocations.close();
+    }
     if (fleet != null) {
       fleet.close(); // anchors the audit head at stop, after the "stopped" record
     }

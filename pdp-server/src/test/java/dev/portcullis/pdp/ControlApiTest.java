@@ -1,9 +1,17 @@
 package dev.portcullis.pdp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.cops.ClientClose;
+import dev.portcullis.cops.ErrorCode;
+import dev.portcullis.cops.access.AccessMode;
+import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.support.ConfigException;
 import dev.portcullis.support.pki.DevCertificates;
 import java.net.URI;
@@ -41,6 +49,7 @@ class ControlApiTest {
         <pdp>
           <listen address="127.0.0.1" port="0"/>
           <client-type code="0xC0A5" engine="rules" policy="rules.xml"/>
+          <client-type code="0xC0A6" engine="mls" policy="mls.xml"/>
           <audit file="audit.jsonl"/>
           <metrics listen="127.0.0.1:0">
             <tls certificate="%s" key="%s" client-ca="%s"/>
@@ -58,10 +67,11 @@ class ControlApiTest {
         DevCertificates.ensure(
             dir.resolve("pki"), List.of(), List.of("ops-1", "viewer", "intruder"));
     Files.writeString(dir.resolve("rules.xml"), RULES);
+    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("mls.xml"));
     Files.writeString(
         dir.resolve("pdp.xml"),
         config(
-            "<operator name=\"ops-1\" may=\"view revoke\"/>"
+            "<operator name=\"ops-1\" may=\"view revoke close reload drain\"/>"
                 + "<operator name=\"viewer\" may=\"view\"/>"));
     pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
   }
@@ -82,13 +92,209 @@ class ControlApiTest {
   }
 
   HttpResponse<String> call(String who, String method, String pathAndQuery) throws Exception {
-    HttpRequest r =
+    return call(who, method, pathAndQuery, null);
+  }
+
+  /** As {@link #call(String, String, String)}, with an Origin header as a browser's page sends. */
+  HttpResponse<String> call(String who, String method, String pathAndQuery, String origin)
+      throws Exception {
+    HttpRequest.Builder r =
         HttpRequest.newBuilder(
                 URI.create("https://localhost:" + pdp.metricsAddress().getPort() + pathAndQuery))
             .timeout(Duration.ofSeconds(10))
-            .method(method, HttpRequest.BodyPublishers.noBody())
-            .build();
-    return client(who).send(r, HttpResponse.BodyHandlers.ofString());
+            .method(method, HttpRequest.BodyPublishers.noBody());
+    if (origin != null) {
+      r.header("Origin", origin);
+    }
+    return client(who).send(r.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static JsonNode json(HttpResponse<String> r) throws Exception {
+    assertEquals(200, r.statusCode(), r.body());
+    return new ObjectMapper().readTree(r.body());
+  }
+
+  /**
+   * "Who is connected and what do they hold": each PEP with its address, client types, the
+   * decisions it holds (all, or one subject's), the MLS sessions, and the PDP's figures.
+   */
+  @Test
+  void anOperatorSeesEachPepTheDecisionsItHoldsAndTheSessions() throws Exception {
+    try (BlockingPep rules = new BlockingPep(pdp.address(), AccessRequest.CLIENT_TYPE, "gw-1");
+        BlockingPep mls = new BlockingPep(pdp.address(), 0xC0A6, "desk-7")) {
+      assertTrue(rules.ask("h-alice", AccessRequest.of(AccessOperation.ACCESS, "alice")));
+      assertFalse(rules.ask("h-bob", AccessRequest.of(AccessOperation.ACCESS, "bob")));
+      assertTrue(mls.ask("login", AccessRequest.login("alice", 2, List.of("NATO"))));
+
+      JsonNode peps = json(call("viewer", "GET", "/control/peps")).get("peps");
+      assertEquals(2, peps.size(), peps.toString());
+      JsonNode desk = peps.get(0);
+      assertEquals("desk-7", desk.get("pep").asText());
+      assertEquals("[\"0xC0A6\"]", desk.get("clientTypes").toString());
+      assertEquals(1, desk.get("handles").asInt());
+      assertTrue(desk.get("address").asText().startsWith("127.0.0.1:"), desk.toString());
+      assertTrue(desk.get("tlsIdentity").isNull(), "plain COPS: no TLS identity");
+      assertTrue(desk.get("since").asText().endsWith("Z"), desk.toString());
+      assertTrue(desk.path("decisions").isMissingNode(), "decisions only when asked");
+      assertEquals("gw-1", peps.get(1).get("pep").asText());
+      assertEquals(2, peps.get(1).get("handles").asInt());
+
+      JsonNode all = json(call("viewer", "GET", "/control/peps?pep=gw-1&decisions=true"));
+      assertEquals(1, all.get("peps").size());
+      assertEquals(
+          "[{\"clientType\":\"0xC0A5\",\"handle\":\"682d616c696365\",\"subject\":\"alice\","
+              + "\"operation\":\"access\",\"decision\":\"install\",\"rule\":\"ssh\"},"
+              + "{\"clientType\":\"0xC0A5\",\"handle\":\"682d626f62\",\"subject\":\"bob\","
+              + "\"operation\":\"access\",\"decision\":\"remove\",\"rule\":\"default\"}]",
+          all.get("peps").get(0).get("decisions").toString());
+
+      JsonNode alices = json(call("viewer", "GET", "/control/peps?subject=alice")).get("peps");
+      assertEquals(2, alices.size(), "both PEPs hold a decision of hers");
+      for (JsonNode p : alices) {
+        assertEquals(1, p.get("decisions").size(), p.toString());
+        assertEquals("alice", p.get("decisions").get(0).get("subject").asText());
+      }
+      assertEquals(
+          0, json(call("viewer", "GET", "/control/peps?subject=carol")).get("peps").size());
+
+      assertEquals(
+          "{\"sessions\":[{\"subject\":\"alice\",\"pep\":\"desk-7\",\"level\":\"SECRET\","
+              + "\"categories\":[\"NATO\"]}]}\n",
+          call("viewer", "GET", "/control/sessions").body());
+      JsonNode status = json(call("viewer", "GET", "/control/status"));
+      assertEquals(2, status.get("connections").asInt(), status.toString());
+      assertEquals(3, status.get("decisions").asInt(), status.toString());
+      assertEquals(1, status.get("sessions").asInt(), status.toString());
+      assertTrue(status.get("serving").asBoolean(), status.toString());
+      assertEquals("[\"view\"]", status.get("may").toString());
+      assertEquals("{\"members\":[]}\n", call("viewer", "GET", "/control/fleet").body());
+    }
+  }
+
+  /**
+   * Revoking from the interface is revoking everywhere on this PDP: the MLS PEP hears its login
+   * removed, the session ends (a restore does not bring it back: she logs in again), and her
+   * decisions at the other PEP are removed too.
+   */
+  @Test
+  void aRevocationRemovesTheSubjectsDecisionsAndEndsHerSessions() throws Exception {
+    try (BlockingPep rules = new BlockingPep(pdp.address(), AccessRequest.CLIENT_TYPE, "gw-1");
+        BlockingPep mls = new BlockingPep(pdp.address(), 0xC0A6, "desk-7")) {
+      assertTrue(rules.ask("h-alice", AccessRequest.of(AccessOperation.ACCESS, "alice")));
+      assertTrue(mls.ask("login", AccessRequest.login("alice", 2, List.of("NATO"))));
+      assertTrue(mls.ask("login-bob", AccessRequest.login("bob", 1, List.of())));
+      assertEquals(200, call("ops-1", "POST", "/control/revoke?subject=alice").statusCode());
+      dev.portcullis.cops.Decision removed = mls.pushed(5_000);
+      assertFalse(BlockingPep.installs(removed), "her login is removed: " + removed);
+      assertFalse(BlockingPep.installs(rules.pushed(5_000)), "her access is removed");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !call("viewer", "GET", "/control/sessions").body().contains("alice"));
+      assertTrue(call("viewer", "GET", "/control/sessions").body().contains("\"bob\""));
+      assertEquals(200, call("ops-1", "POST", "/control/restore?subject=alice").statusCode());
+      assertFalse(
+          mls.ask("read", AccessRequest.access("alice", "intel-db", AccessMode.READ)),
+          "no session of hers came back with the restore");
+    }
+  }
+
+  /**
+   * Every action needs its own permission; each one done is audited with the operator's name: a
+   * PEP's connection closed (a Client-Close it can read), the policies read again (a refused file
+   * named with its line, the running policy kept), this PDP drained.
+   */
+  @Test
+  void eachActionNeedsItsPermissionAndIsAuditedWithTheOperator() throws Exception {
+    for (String action :
+        List.of("close?pep=gw-1", "end-tunnel?id=t-1", "reload", "drain", "revoke?subject=x")) {
+      HttpResponse<String> no = call("viewer", "POST", "/control/" + action);
+      assertEquals(403, no.statusCode(), action);
+      assertTrue(no.body().startsWith("operator viewer may not "), no.body());
+    }
+    try (BlockingPep pep = new BlockingPep(pdp.address(), AccessRequest.CLIENT_TYPE, "gw-1")) {
+      assertTrue(pep.ask("h-alice", AccessRequest.of(AccessOperation.ACCESS, "alice")));
+      assertEquals(404, call("ops-1", "POST", "/control/close?pep=gw-9").statusCode());
+      assertEquals(
+          "{\"pep\":\"gw-1\",\"closed\":1}\n",
+          call("ops-1", "POST", "/control/close?pep=gw-1").body());
+      ClientClose cc = pep.clientClose(5_000);
+      assertEquals(ErrorCode.UNSPECIFIED.code(), cc.error().code(), cc.toString());
+    }
+    HttpResponse<String> none = call("ops-1", "POST", "/control/end-tunnel?id=t-1");
+    assertEquals(404, none.statusCode());
+    assertEquals("no tunnel t-1 is granted\n", none.body());
+
+    JsonNode reloaded = json(call("ops-1", "POST", "/control/reload")).get("reloaded");
+    assertEquals(2, reloaded.size(), reloaded.toString());
+    assertTrue(reloaded.get(0).asText().startsWith("0xC0A5: "), reloaded.toString());
+    Files.writeString(dir.resolve("rules.xml"), "<rules>\n<rule id=\"x\" decision=\"maybe\"/>");
+    HttpResponse<String> refused = call("ops-1", "POST", "/control/reload");
+    assertEquals(422, refused.statusCode(), refused.body());
+    assertTrue(
+        refused.body().startsWith("refused, the running policy stays in force: ")
+            && refused.body().contains("rules.xml"),
+        refused.body());
+
+    HttpResponse<String> drain = call("ops-1", "POST", "/control/drain");
+    assertEquals(202, drain.statusCode(), drain.body());
+    assertEquals("{\"draining\":true}\n", drain.body());
+    assertTrue(call("ops-1", "POST", "/control/drain").body().contains("draining already"));
+    JsonNode status = json(call("viewer", "GET", "/control/status"));
+    assertEquals("draining", status.get("notServing").asText(), status.toString());
+    assertEquals(503, call(null, "GET", "/ready").statusCode(), "not ready while draining");
+
+    pdp.close();
+    List<String> acts = new java.util.ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve("audit.jsonl"))) {
+      JsonNode r = new ObjectMapper().readTree(line);
+      if (r.has("by")) {
+        acts.add(r.get("event").asText() + " by " + r.get("by").asText());
+      }
+    }
+    assertEquals(
+        List.of(
+            "pep-closed by ops-1",
+            "reload-asked by ops-1",
+            "reload-asked by ops-1",
+            "drain-asked by ops-1"),
+        acts);
+  }
+
+  /**
+   * A page of another site cannot make an operator's browser act (the browser would present the
+   * operator's certificate): an action with a foreign Origin is refused; the endpoint's own page
+   * may act, and views are not actions.
+   */
+  @Test
+  void anActionFromAnotherSitesPageIsRefused() throws Exception {
+    String self = "https://localhost:" + pdp.metricsAddress().getPort();
+    for (String origin : List.of("https://evil.example", "null", self + ".evil.example")) {
+      HttpResponse<String> r = call("ops-1", "POST", "/control/revoke?subject=alice", origin);
+      assertEquals(403, r.statusCode(), origin);
+      assertTrue(r.body().contains("page of another site"), r.body());
+    }
+    assertEquals(List.of(), pdp.revokedSubjects());
+    assertEquals(
+        200, call("ops-1", "GET", "/control/revoked", "https://evil.example").statusCode());
+    assertEquals(200, call("ops-1", "POST", "/control/revoke?subject=alice", self).statusCode());
+    assertEquals("alice", pdp.revokedSubjects().get(0).subject());
+  }
+
+  /** The status page: served to a viewer with headers that keep it from being framed or mixed. */
+  @Test
+  void theStatusPageIsServedHardened() throws Exception {
+    HttpResponse<String> page = call("viewer", "GET", "/control/");
+    assertEquals(200, page.statusCode());
+    assertTrue(page.body().contains("<title>Portcullis PDP</title>"), page.body());
+    String csp = page.headers().firstValue("Content-Security-Policy").orElse("");
+    assertTrue(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"), csp);
+    assertEquals("DENY", page.headers().firstValue("X-Frame-Options").orElse(""));
+    assertEquals(200, call("viewer", "GET", "/control/status.js").statusCode());
+    assertEquals(200, call("viewer", "GET", "/control/status.css").statusCode());
+    assertEquals(403, call("intruder", "GET", "/control/").statusCode());
+    HttpResponse<String> bare = call("viewer", "GET", "/control");
+    assertEquals(308, bare.statusCode());
+    assertEquals("/control/", bare.headers().firstValue("Location").orElse(""));
   }
 
   @Test
@@ -165,6 +371,8 @@ class ControlApiTest {
         dir.resolve("bad.xml"), config("<operator name=\"ops-1\" may=\"view delete\"/>"));
     ConfigException may =
         assertThrows(ConfigException.class, () -> PdpConfig.load(dir.resolve("bad.xml")));
-    assertTrue(may.getMessage().contains("may delete (expected: view, revoke)"), may.getMessage());
+    assertTrue(
+        may.getMessage().contains("may delete (expected: view, revoke, close, reload, drain)"),
+        may.getMessage());
   }
 }

@@ -103,7 +103,7 @@ class PdpMetricsTest {
       assertEquals("ok\n", get(pdp, "/health", 200));
       assertEquals("ready\n", get(pdp, "/ready", 200));
       pdp.drain(Duration.ZERO); // what SIGTERM does first
-      assertEquals("listening: stopping\n", get(pdp, "/ready", 503));
+      assertEquals("listening: draining\n", get(pdp, "/ready", 503));
       assertEquals("ok\n", get(pdp, "/health", 200));
     }
   }

@@ -63,4 +63,17 @@ public final class StorePaths {
     }
     return ":" + HexFormat.of().formatHex(bytes);
   }
+
+  /**
+   * The name {@link #segment} made {@code segment} from: itself, or the UTF-8 text of the hex after
+   * a leading {@code :}.
+   *
+   * @throws IllegalArgumentException for a {@code :} segment whose rest is not hex
+   */
+  public static String name(String segment) {
+    if (!segment.startsWith(":")) {
+      return segment;
+    }
+    return new String(HexFormat.of().parseHex(segment.substring(1)), StandardCharsets.UTF_8);
+  }
 }

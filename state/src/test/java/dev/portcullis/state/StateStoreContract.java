@@ -86,6 +86,9 @@ abstract class StateStoreContract {
       assertEquals(":434e3d616c6963652c4f3d6c6162", StorePaths.segment("CN=alice,O=lab"));
       assertEquals("alice", StorePaths.segment("alice"));
       assertEquals(":3a78", StorePaths.segment(":x"), "a name that looks encoded is encoded");
+      for (String n : new String[] {"CN=alice,O=lab", "alice", ":x", "..", "\u00e9l\u00e8ve"}) {
+        assertEquals(n, StorePaths.name(StorePaths.segment(n)), "the segment reads back: " + n);
+      }
     }
   }
 

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
       VerifyAudit.class,
       IssueCredential.class,
       FleetCommands.Publish.class,
-      FleetCommands.Status.class
+      FleetCommands.Status.class,
+      ControlCommands.class
     },
     description =
         "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")

@@ -62,6 +62,9 @@ public final class PepLink {
   /** When the connection was accepted (the context's clock). */
   public final long acceptedAt;
 
+  /** When the connection was accepted, as an operator reads it (the context's clock). */
+  public final java.time.Instant acceptedWhen;
+
   private final OpenTypes open;
 
   public PepLink(PdpContext server, Channel channel, OpenTypes open) {
@@ -69,6 +72,7 @@ public final class PepLink {
     this.channel = channel;
     this.open = open;
     this.acceptedAt = server.nanoTime();
+    this.acceptedWhen = server.clock().instant();
     if (channel.remoteAddress() instanceof InetSocketAddress a) {
       this.peer = a.getAddress().getHostAddress() + ":" + a.getPort();
     } else {
@@ -97,6 +101,17 @@ public final class PepLink {
     PepAdmission.Identity i = PepAdmission.identityOf(channel);
     var h = i == null ? null : i.handshake();
     return h == null || h.peer() == null ? null : h.peer().getSerialNumber().toString(16);
+  }
+
+  /** The subject of the PEP's TLS client certificate; null without one. */
+  public String tlsIdentity() {
+    PepAdmission.Identity i = PepAdmission.identityOf(channel);
+    var h = i == null ? null : i.handshake();
+    return h == null || h.peer() == null
+        ? null
+        : h.peer()
+            .getSubjectX500Principal()
+            .getName(javax.security.auth.x500.X500Principal.RFC2253);
   }
 
   /** True once the PDP has decided to end the connection: nothing more is read from the PEP. */

@@ -25,6 +25,7 @@ import dev.portcullis.pdp.connection.PdpTimings;
 import dev.portcullis.pdp.connection.PepAdmission;
 import dev.portcullis.pdp.connection.PepConnection;
 import dev.portcullis.pdp.connection.PepLink;
+import dev.portcullis.pdp.connection.PepView;
 import dev.portcullis.pdp.connection.Sessions;
 import dev.portcullis.pdp.connection.Sessions.Installed;
 import dev.portcullis.pdp.policy.PolicyEngine;
@@ -107,6 +108,57 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
   @Override
   public int openHandles() {
     return sessions.handles();
+  }
+
+  @Override
+  public java.util.concurrent.CompletableFuture<PepView> view(
+      boolean withDecisions, String subject) {
+    java.util.concurrent.CompletableFuture<PepView> f =
+        new java.util.concurrent.CompletableFuture<>();
+    try {
+      execute(() -> f.complete(view0(withDecisions, subject)));
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      f.completeExceptionally(closing);
+    }
+    return f;
+  }
+
+  /** The view, on the event loop that owns the request states it reads. */
+  private PepView view0(boolean withDecisions, String subject) {
+    java.util.List<Integer> types = new java.util.ArrayList<>();
+    java.util.List<PepView.Decision> held = new java.util.ArrayList<>();
+    for (Map.Entry<Integer, Map<Handle, Installed>> s : sessions.all()) {
+      types.add(s.getKey());
+      if (!withDecisions) {
+        continue;
+      }
+      for (Map.Entry<Handle, Installed> e : s.getValue().entrySet()) {
+        Installed i = e.getValue();
+        String who = i.request() == null ? null : i.request().access().subject();
+        if (subject != null && !subject.equals(who)) {
+          continue;
+        }
+        held.add(
+            new PepView.Decision(
+                s.getKey(),
+                e.getKey().value().toHex(),
+                who,
+                i.request() == null
+                    ? null
+                    : i.request().access().operation().name().toLowerCase(java.util.Locale.ROOT),
+                i.decision() == null || i.decision().install(),
+                i.decision() == null ? null : i.decision().data().ruleId()));
+      }
+    }
+    java.util.Collections.sort(types);
+    return new PepView(
+        link.pepId(),
+        link.peer,
+        link.acceptedWhen,
+        types,
+        sessions.handles(),
+        link.tlsIdentity(),
+        held);
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------

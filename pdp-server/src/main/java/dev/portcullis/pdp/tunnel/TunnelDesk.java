@@ -577,15 +577,29 @@ public final class TunnelDesk implements AutoCloseable {
 
   /** Ends tunnel {@code id} at both ends; false if no such tunnel is granted. */
   public boolean revoke(String id, String reason) {
-    return call(
-        () -> {
-          Live t = book.get(id);
-          if (t == null) {
-            return false;
-          }
-          book.end(t, reason);
-          return true;
-        });
+    return call(() -> end(id, reason));
+  }
+
+  /** Ends tunnel {@code id} (on the desk's thread); false if no such tunnel is granted. */
+  private boolean end(String id, String reason) {
+    Live t = book.get(id);
+    if (t == null) {
+      return false;
+    }
+    book.end(t, reason);
+    return true;
+  }
+
+  /**
+   * As {@link #revoke}, on the desk's thread without waiting for it (an operator's, from an event
+   * loop): completes with false if no such tunnel is granted.
+   */
+  public java.util.concurrent.CompletableFuture<Boolean> revokeSoon(String id, String reason) {
+    try {
+      return java.util.concurrent.CompletableFuture.supplyAsync(() -> end(id, reason), thread);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      return java.util.concurrent.CompletableFuture.completedFuture(false);
+    }
   }
 
   /** Reloads the policy when its file changed (housekeeping, every 2 s). */

@@ -228,6 +228,18 @@ final class FleetSessions implements SessionTable {
   }
 
   @Override
+  public java.util.List<Open> list() {
+    java.util.List<Open> all = new java.util.ArrayList<>();
+    view.forEach(
+        (key, held) -> {
+          if (store.live(held.owner())) {
+            all.add(new Open(null, StorePaths.name(key), held.label()));
+          }
+        });
+    return all;
+  }
+
+  @Override
   public String describe() {
     return "fleet sessions ("
         + (linearizable ? "linearizable" : "cached")

@@ -69,6 +69,17 @@ final class LocalSessions implements SessionTable {
   }
 
   @Override
+  public java.util.List<Open> list() {
+    java.util.List<Open> all = new java.util.ArrayList<>();
+    sessions.forEach(
+        (key, label) -> {
+          int cut = key.indexOf('\u0000');
+          all.add(new Open(key.substring(0, cut), key.substring(cut + 1), label));
+        });
+    return all;
+  }
+
+  @Override
   public String describe() {
     return "sessions held by this PDP";
   }

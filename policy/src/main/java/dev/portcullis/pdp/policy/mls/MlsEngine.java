@@ -376,6 +376,49 @@ public final class MlsEngine implements PolicyEngine {
     return sessions.size();
   }
 
+  /**
+   * One open session, for an operator (docs/operate.md).
+   *
+   * @param pepId the PEP it was opened through; null for a fleet's sessions (one per subject)
+   * @param level its level's name
+   */
+  public record Session(
+      String pepId, String subject, String level, java.util.List<String> categories) {}
+
+  /** The open sessions now, by subject (a fleet's: this PDP's view of them). */
+  public java.util.List<Session> sessions() {
+    return sessions.list().stream()
+        .map(
+            o ->
+                new Session(
+                    o.pepId(),
+                    o.subject(),
+                    levelNames.getOrDefault(o.label().rank(), String.valueOf(o.label().rank())),
+                    o.label().categories().stream().sorted().toList()))
+        .sorted(
+            java.util.Comparator.comparing(Session::subject)
+                .thenComparing(s -> String.valueOf(s.pepId())))
+        .toList();
+  }
+
+  /**
+   * Ends every session of {@code subject}, through whichever PEP it was opened (an operator's
+   * revocation, docs/operate.md): as a logout would, so that the installed requests it decided are
+   * decided again. A fleet's session is deleted from the store: call it off the event loops.
+   *
+   * @return how many sessions ended
+   */
+  public int endSessions(String subject) {
+    int ended = 0;
+    for (SessionTable.Open o : sessions.list()) {
+      if (o.subject().equals(subject)) {
+        sessions.remove(sessions.key(o.pepId(), subject));
+        ended++;
+      }
+    }
+    return ended;
+  }
+
   /** Where the sessions are kept, for logs. */
   public String sessionsDescription() {
     return sessions.describe();

@@ -44,6 +44,17 @@ interface SessionTable extends AutoCloseable {
   /** Open sessions this table sees. */
   int size();
 
+  /**
+   * One open session as an operator sees it.
+   *
+   * @param pepId the PEP it was opened through, or null where sessions are the fleet's (one per
+   *     subject, whichever PEP opened it)
+   */
+  record Open(String pepId, String subject, Label label) {}
+
+  /** The open sessions this table sees now (a snapshot; the local view for a fleet's). */
+  java.util.List<Open> list();
+
   /** For logs. */
   String describe();
 

@@ -1,0 +1,165 @@
+package dev.portcullis.pdp.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.portcullis.pdp.connection.RevokedSubjects.Revocation;
+import dev.portcullis.state.StateStore;
+import dev.portcullis.state.StateStore.Lifetime;
+import dev.portcullis.state.StoreEvent;
+import dev.portcullis.state.StoreException;
+import dev.portcullis.state.StorePaths;
+import dev.portcullis.state.Versioned;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An operator's revocations carried across a fleet (docs/operate.md, "On a fleet"): each one is an
+ * entry {@code /revoked/SUBJECT} of the fleet's store that lives until it is restored, whichever
+ * member the operator asked and whichever members come and go; every member watches them and
+ * applies each as its own. A restoration first marks the entry with who restored it, then deletes
+ * it, so that every member's audit names the operator either way.
+ *
+ * <p>Entries are JSON: {@code {"subject","by","reason","at","member"}}, and {@code "restoredBy"}
+ * once restored. Written from the PDP's housekeeping thread (a store write is I/O: never on an
+ * event loop); the listener is called on the store's watch thread.
+ */
+public final class FleetRevocations implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FleetRevocations.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Where the revocations are kept in the fleet's store. */
+  public static final String ROOT = "/revoked";
+
+  /** What a member does with the fleet's revocations. */
+  public interface Listener {
+    /** {@code r} was revoked by an operator at member {@code member} (maybe this one). */
+    void revoked(Revocation r, String member);
+
+    /** {@code subject}'s revocation ended, by {@code by} (null when the entry said not). */
+    void restored(String subject, String by);
+  }
+
+  private final StateStore store;
+  private final Supplier<String> member;
+  private final StateStore.Subscription watch;
+  private final CountDownLatch ready = new CountDownLatch(1);
+
+  /**
+   * Follows the fleet's revocations: those in force now are applied before this returns (a member
+   * that starts applies them before it serves), then each change as it comes.
+   *
+   * @param member this member's id, written with the revocations it makes
+   * @throws StoreException if the store cannot be watched, or its revocations are not read within
+   *     30 s
+   */
+  public FleetRevocations(StateStore store, Supplier<String> member, Listener listener)
+      throws StoreException {
+    this.store = store;
+    this.member = member;
+    this.watch = store.watch(ROOT, e -> changed(e, listener));
+    boolean read;
+    try {
+      read = ready.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      read = false;
+    }
+    if (!read) {
+      watch.close();
+      throw new StoreException("the fleet's revocations were not read within 30 s");
+    }
+  }
+
+  private void changed(StoreEvent e, Listener listener) {
+    if (e.kind() == StoreEvent.Kind.READY) {
+      ready.countDown();
+      return;
+    }
+    String subject;
+    try {
+      subject = StorePaths.name(e.path().substring(ROOT.length() + 1));
+    } catch (IllegalArgumentException bad) {
+      log.warn("fleet revocation {}: not a subject's entry, ignored", e.path());
+      return;
+    }
+    if (e.kind() != StoreEvent.Kind.PUT) {
+      listener.restored(subject, null);
+      return;
+    }
+    JsonNode n;
+    try {
+      n = JSON.readTree(e.value().data());
+    } catch (IOException bad) {
+      n = null;
+    }
+    if (n == null || !n.path("subject").asText("").equals(subject) || !n.hasNonNull("by")) {
+      // a revocation this member cannot read is still one: fail closed, say so
+      log.warn("fleet revocation {}: unreadable entry, the subject is revoked", e.path());
+      listener.revoked(
+          new Revocation(subject, "(unknown)", "unreadable fleet revocation", Instant.EPOCH), "?");
+      return;
+    }
+    if (n.hasNonNull("restoredBy")) {
+      listener.restored(subject, n.get("restoredBy").asText());
+      return;
+    }
+    Instant at;
+    try {
+      at = Instant.parse(n.path("at").asText());
+    } catch (RuntimeException bad) {
+      at = Instant.EPOCH;
+    }
+    listener.revoked(
+        new Revocation(subject, n.get("by").asText(), n.path("reason").asText(""), at),
+        n.path("member").asText("?"));
+  }
+
+  /** Writes {@code r} for the fleet; false if the subject is revoked there already. */
+  public boolean publish(Revocation r) throws StoreException {
+    byte[] data =
+        JSON.createObjectNode()
+            .put("subject", r.subject())
+            .put("by", r.by())
+            .put("reason", r.reason())
+            .put("at", r.at().toString())
+            .put("member", member.get())
+            .toString()
+            .getBytes(StandardCharsets.UTF_8);
+    return store.create(path(r.subject()), data, Lifetime.DURABLE);
+  }
+
+  /** Ends {@code subject}'s revocation for the fleet; false if the fleet did not hold one. */
+  public boolean withdraw(String subject, String by) throws StoreException {
+    String path = path(subject);
+    Optional<Versioned> v = store.read(path);
+    if (v.isEmpty()) {
+      return false;
+    }
+    try {
+      JsonNode n = JSON.readTree(v.get().data());
+      if (n.isObject()) {
+        ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("restoredBy", by);
+        store.replace(path, n.toString().getBytes(StandardCharsets.UTF_8), v.get().version());
+      }
+    } catch (IOException unreadable) {
+      // deleted below all the same: the members audit the restoration without its operator
+    }
+    return store.delete(path, Versioned.ANY);
+  }
+
+  private static String path(String subject) {
+    return ROOT + "/" + StorePaths.segment(subject);
+  }
+
+  @Override
+  public void close() {
+    watch.close();
+  }
+}
