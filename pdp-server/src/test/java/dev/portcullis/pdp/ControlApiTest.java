@@ -44,7 +44,8 @@ class ControlApiTest {
       "<rules><rule id=\"ssh\" decision=\"install\"><match subject=\"alice\"/></rule>"
           + "<default decision=\"remove\"/></rules>";
 
-  String config(String operators) {
+  /** The PDP configuration these tests run: rules and MLS, an audit, an operator endpoint. */
+  static String config(DevCertificates.Pki pki, String operators) {
     return """
         <pdp>
           <listen address="127.0.0.1" port="0"/>
@@ -61,19 +62,34 @@ class ControlApiTest {
             pki.pdp().certificateChain(), pki.pdp().privateKey(), pki.caCertificate(), operators);
   }
 
+  String config(String operators) {
+    return config(pki, operators);
+  }
+
+  /**
+   * A PDP in {@code dir} deciding {@link #RULES} and the sample MLS policy, its operator endpoint
+   * over HTTPS with {@code pki}'s certificates, for {@code operators} ({@code <operator>}
+   * elements).
+   */
+  static PdpServer withOperators(Path dir, DevCertificates.Pki pki, String operators)
+      throws Exception {
+    Files.writeString(dir.resolve("rules.xml"), RULES);
+    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("mls.xml"));
+    Files.writeString(dir.resolve("pdp.xml"), config(pki, operators));
+    return PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+  }
+
   @BeforeEach
   void start() throws Exception {
     pki =
         DevCertificates.ensure(
             dir.resolve("pki"), List.of(), List.of("ops-1", "viewer", "intruder"));
-    Files.writeString(dir.resolve("rules.xml"), RULES);
-    Files.copy(Path.of("../config/policy-mls.xml"), dir.resolve("mls.xml"));
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        config(
+    pdp =
+        withOperators(
+            dir,
+            pki,
             "<operator name=\"ops-1\" may=\"view revoke close reload drain\"/>"
-                + "<operator name=\"viewer\" may=\"view\"/>"));
-    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+                + "<operator name=\"viewer\" may=\"view\"/>");
   }
 
   @AfterEach
@@ -288,6 +304,7 @@ class ControlApiTest {
     assertTrue(page.body().contains("<title>Portcullis PDP</title>"), page.body());
     String csp = page.headers().firstValue("Content-Security-Policy").orElse("");
     assertTrue(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"), csp);
+    assertFalse(csp.contains("unsafe"), "no inline script or style: " + csp);
     assertEquals("DENY", page.headers().firstValue("X-Frame-Options").orElse(""));
     assertEquals(200, call("viewer", "GET", "/control/status.js").statusCode());
     assertEquals(200, call("viewer", "GET", "/control/status.css").statusCode());

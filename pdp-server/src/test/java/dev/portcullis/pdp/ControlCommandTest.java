@@ -11,7 +11,6 @@ import dev.portcullis.pdp.cli.PdpMain;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.CommandRun;
 import dev.portcullis.support.pki.DevCertificates;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,23 +34,11 @@ class ControlCommandTest {
   @BeforeEach
   void start() throws Exception {
     pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of("ops-1", "viewer"));
-    Files.writeString(dir.resolve("rules.xml"), ControlApiTest.RULES);
-    Files.writeString(
-        dir.resolve("pdp.xml"),
-        """
-        <pdp>
-          <listen address="127.0.0.1" port="0"/>
-          <client-type code="0xC0A5" engine="rules" policy="rules.xml"/>
-          <audit file="audit.jsonl"/>
-          <metrics listen="127.0.0.1:0">
-            <tls certificate="%s" key="%s" client-ca="%s"/>
-            <operator name="ops-1" may="view revoke close reload"/>
-            <operator name="viewer" may="view"/>
-          </metrics>
-        </pdp>
-        """
-            .formatted(pki.pdp().certificateChain(), pki.pdp().privateKey(), pki.caCertificate()));
-    pdp = PdpServer.start(PdpConfig.load(dir.resolve("pdp.xml")), 1);
+    pdp =
+        ControlApiTest.withOperators(
+            dir,
+            pki,
+            "<operator name=\"ops-1\" may=\"view revoke close reload\"/><operator name=\"viewer\" may=\"view\"/>");
   }
 
   @AfterEach

@@ -73,8 +73,8 @@ public final class ControlApi implements HttpRoute {
   private static final Map<String, String> HARDENED =
       Map.of(
           "Content-Security-Policy",
-          "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline';"
-              + " connect-src 'self'; frame-ancestors 'none'; form-action 'none'",
+          "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
+              + " frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
           "X-Frame-Options",
           "DENY",
           "X-Content-Type-Options",
