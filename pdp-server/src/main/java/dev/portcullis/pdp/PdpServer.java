@@ -208,6 +208,10 @@ public final class PdpServer implements Lifecycle {
                     config, s.stats(), s.audit, s::notServing, s::cryptoRegistry, store));
         if (config.control() != null && !config.control().operators().isEmpty()) {
           s.metrics.route(new ControlApi(s.controls(), config.control().operators()));
+          FleetMembers members = s.context.members();
+          if (members != null) {
+            members.publishControl(s.controlAddress()); // operators find every member's
+          }
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -379,6 +383,18 @@ public final class PdpServer implements Lifecycle {
     };
   }
 
+  /**
+   * Where operators reach this PDP's control interface, as the fleet is told: the endpoint's
+   * address, or this PDP's COPS address with the endpoint's port when the endpoint listens on every
+   * address.
+   */
+  private InetSocketAddress controlAddress() {
+    InetSocketAddress m = metricsAddress();
+    return m.getAddress().isAnyLocalAddress()
+        ? new InetSocketAddress(address().getAddress(), m.getPort())
+        : m;
+  }
+
   /** This PDP as the fleet's revocations name it: the address it serves COPS on. */
   private String memberId() {
     InetSocketAddress a = address();
@@ -465,9 +481,15 @@ public final class PdpServer implements Lifecycle {
       }
 
       @Override
-      public java.util.Map<String, FleetMembers.Load> fleet() {
+      public List<ControlApi.Member> fleet() {
         FleetMembers m = context.members();
-        return m == null ? java.util.Map.of() : m.members();
+        if (m == null) {
+          return List.of();
+        }
+        java.util.Map<String, InetSocketAddress> controls = m.controls();
+        return m.members().entrySet().stream()
+            .map(e -> new ControlApi.Member(e.getKey(), e.getValue(), controls.get(e.getKey())))
+            .toList();
       }
 
       @Override

@@ -125,6 +125,7 @@ class ControlCommandTest {
     failsWith(ctl("ops-1", "close", "gw-9"), Cli.FAILED, "no PEP gw-9 is connected");
     failsWith(ctl("ops-1", "end-tunnel", "t-9"), Cli.FAILED, "no tunnel t-9 is granted");
     failsWith(ctl("ops-1", "drain"), Cli.FAILED, "operator ops-1 may not drain");
+    failsWith(ctl("viewer", "peps", "--fleet"), Cli.FAILED, "is a PDP alone");
     failsWith(ctl("ops-1", "revoke", "a".repeat(300)), Cli.USAGE, "expected: subject=");
     failsWith(
         CommandRun.of(

@@ -11,7 +11,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.portcullis.cops.Decision;
 import dev.portcullis.cops.access.AccessOperation;
 import dev.portcullis.cops.access.AccessRequest;
+import dev.portcullis.pdp.cli.PdpMain;
+import dev.portcullis.support.CommandRun;
 import dev.portcullis.support.DurableFiles;
+import dev.portcullis.support.pki.DevCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,8 +51,88 @@ class FleetRevocationTest {
             + "<client-type code=\"0xC0A5\" engine=\"rules\" policy=\"rules.xml\"/>"
             + "<audit file=\""
             + name
-            + "-audit.jsonl\"/></pdp>");
+            + "-audit.jsonl\"/>"
+            + "<metrics listen=\"127.0.0.1:0\"><tls certificate=\""
+            + pki().pdp().certificateChain()
+            + "\" key=\""
+            + pki().pdp().privateKey()
+            + "\" client-ca=\""
+            + pki().caCertificate()
+            + "\"/><operator name=\"ops-1\" may=\"view revoke\"/></metrics></pdp>");
     return PdpServer.start(PdpConfig.load(cfg), 1);
+  }
+
+  private DevCertificates.Pki pki;
+
+  DevCertificates.Pki pki() throws Exception {
+    if (pki == null) {
+      pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of("ops-1"));
+    }
+    return pki;
+  }
+
+  /** {@code pdp-server ctl ...} as ops-1 at {@code pdp}'s control interface. */
+  CommandRun ctl(PdpServer pdp, String... command) throws Exception {
+    List<String> args = new ArrayList<>(List.of("ctl"));
+    args.addAll(List.of(command));
+    args.addAll(
+        List.of(
+            "--endpoint",
+            "https://127.0.0.1:" + pdp.metricsAddress().getPort(),
+            "--cert",
+            pki().peps().get("ops-1").certificateChain().toString(),
+            "--key",
+            pki().peps().get("ops-1").privateKey().toString(),
+            "--ca",
+            pki().caCertificate().toString()));
+    return CommandRun.of("pdp-server", new PdpMain(), args.toArray(String[]::new));
+  }
+
+  /**
+   * "Who is connected" on a fleet, from one command: each member publishes where its control
+   * interface is, and {@code ctl ... --fleet} asks every member there, each line naming its member.
+   * The revocation there is the fleet's.
+   */
+  @Test
+  void theCommandLineAsksEveryMemberOfTheFleet() throws Exception {
+    String ns = FleetEnsemble.namespace();
+    try (PdpServer a = pdp(ns, "a");
+        PdpServer b = pdp(ns, "b");
+        BlockingPep atA = new BlockingPep(a.address(), AccessRequest.CLIENT_TYPE, "gw-a");
+        BlockingPep atB = new BlockingPep(b.address(), AccessRequest.CLIENT_TYPE, "gw-b")) {
+      assertTrue(atA.ask("h-alice", access("alice")));
+      assertTrue(atB.ask("h-alice", access("alice")));
+      String memberA = "127.0.0.1_" + a.address().getPort();
+      String memberB = "127.0.0.1_" + b.address().getPort();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  ctl(a, "fleet").out().lines().filter(l -> !l.endsWith("control=-")).count() == 2);
+      CommandRun fleet = ctl(a, "fleet");
+      assertTrue(
+          fleet.out().contains(memberB + " 127.0.0.1:" + b.address().getPort() + " connections=")
+              && fleet.out().contains("control=127.0.0.1:" + b.metricsAddress().getPort()),
+          fleet.out());
+
+      CommandRun peps = ctl(a, "peps", "--subject", "alice", "--fleet");
+      assertEquals(0, peps.exitCode(), peps.err());
+      List<String> lines = peps.out().lines().toList();
+      assertEquals(4, lines.size(), peps.out());
+      assertTrue(lines.get(0).startsWith(memberA + " gw-a 127.0.0.1:"), lines.get(0));
+      assertEquals(
+          memberA + "   0xC0A5 682d616c696365 alice access install rule=ssh", lines.get(1));
+      assertTrue(lines.get(2).startsWith(memberB + " gw-b 127.0.0.1:"), lines.get(2));
+
+      assertEquals("alice revoked\n", ctl(a, "revoke", "alice").out());
+      assertFalse(BlockingPep.installs(atB.pushed(10_000)), "the other member's PEP hears it");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ctl(a, "revoked", "--fleet").out().lines().count() == 2);
+      CommandRun json = ctl(a, "revoked", "--fleet", "--json");
+      JsonNode both = new ObjectMapper().readTree(json.out());
+      assertEquals("ops-1", both.get(memberB).get("revoked").get(0).get("by").asText(), json.out());
+    }
   }
 
   static AccessRequest access(String subject) {

@@ -99,6 +99,18 @@ final class ControlCommands implements Callable<Integer> {
         description = "How long to wait for the answer (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    /** These options at another endpoint (a fleet's member). */
+    Endpoint at(String url) {
+      Endpoint e = new Endpoint();
+      e.endpoint = url;
+      e.cert = cert;
+      e.key = key;
+      e.ca = ca;
+      e.json = json;
+      e.timeout = timeout;
+      return e;
+    }
+
     /** The interface's answer to {@code method path?query}: its JSON, or the failure it names. */
     JsonNode call(String method, String path, Map<String, String> query) {
       URI base;
@@ -224,8 +236,11 @@ final class ControlCommands implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      JsonNode answer = endpoint.call(method, path, query());
       PrintWriter out = spec.commandLine().getOut();
+      if (this instanceof Viewing v && v.fleet) {
+        return everyMember(out);
+      }
+      JsonNode answer = endpoint.call(method, path, query());
       if (endpoint.json) {
         out.println(answer.toString());
       } else {
@@ -233,6 +248,59 @@ final class ControlCommands implements Callable<Integer> {
       }
       out.flush();
       return Cli.OK;
+    }
+
+    /**
+     * The view asked of every member of the fleet the endpoint's PDP belongs to, at the control
+     * endpoint each published: each line prefixed with its member; {@code --json}, one object by
+     * member. A member that does not answer is a line saying why, and exit 1 once all were asked.
+     */
+    private int everyMember(PrintWriter out) {
+      JsonNode members = endpoint.call("GET", "fleet", Map.of()).get("members");
+      if (members.isEmpty()) {
+        throw Cli.notDone(endpoint.endpoint + " is a PDP alone: ask it without --fleet");
+      }
+      com.fasterxml.jackson.databind.node.ObjectNode all = JSON.createObjectNode();
+      List<String> failed = new ArrayList<>();
+      for (JsonNode m : members) {
+        String member = text(m, "member");
+        String control = text(m, "control");
+        if (control.equals("-")) {
+          failed.add(member + ": published no control endpoint");
+          continue;
+        }
+        try {
+          JsonNode answer = endpoint.at("https://" + control).call(method, path, query());
+          all.set(member, answer);
+          if (!endpoint.json) {
+            lines(answer).forEach(l -> out.println(member + " " + l));
+          }
+        } catch (RuntimeException e) {
+          failed.add(member + ": " + Cli.message(e));
+        }
+      }
+      if (endpoint.json) {
+        out.println(all.toString());
+      }
+      out.flush();
+      if (!failed.isEmpty()) {
+        throw Cli.notDone(String.join("; ", failed));
+      }
+      return Cli.OK;
+    }
+  }
+
+  /** A view: asked of one PDP, or with {@code --fleet} of every member of its fleet. */
+  abstract static class Viewing extends Asking {
+    @Option(
+        names = "--fleet",
+        description =
+            "Asks every member of the endpoint's fleet, at the control endpoint each published;"
+                + " each line starts with its member.")
+    boolean fleet;
+
+    Viewing(String path) {
+      super("GET", path);
     }
   }
 
@@ -256,9 +324,9 @@ final class ControlCommands implements Callable<Integer> {
   }
 
   @Command(name = "status", description = "The PDP's figures: serving, connections, decisions.")
-  static final class Status extends Asking {
+  static final class Status extends Viewing {
     Status() {
-      super("GET", "status");
+      super("status");
     }
 
     @Override
@@ -284,9 +352,9 @@ final class ControlCommands implements Callable<Integer> {
       description =
           "The PEPs connected: one line each; with --decisions (or --subject) each decision they"
               + " hold, indented below.")
-  static final class Peps extends Asking {
+  static final class Peps extends Viewing {
     Peps() {
-      super("GET", "peps");
+      super("peps");
     }
 
     @Option(names = "--pep", description = "Only this PEP.")
@@ -333,9 +401,9 @@ final class ControlCommands implements Callable<Integer> {
   }
 
   @Command(name = "sessions", description = "The multilevel-security sessions open.")
-  static final class Sessions extends Asking {
+  static final class Sessions extends Viewing {
     Sessions() {
-      super("GET", "sessions");
+      super("sessions");
     }
 
     @Override
@@ -353,9 +421,9 @@ final class ControlCommands implements Callable<Integer> {
   }
 
   @Command(name = "tunnels", description = "The tunnels granted, with where each end stands.")
-  static final class Tunnels extends Asking {
+  static final class Tunnels extends Viewing {
     Tunnels() {
-      super("GET", "tunnels");
+      super("tunnels");
     }
 
     @Override
@@ -376,9 +444,9 @@ final class ControlCommands implements Callable<Integer> {
   }
 
   @Command(name = "revoked", description = "The subjects revoked: by whom, since when, why.")
-  static final class Revoked extends Asking {
+  static final class Revoked extends Viewing {
     Revoked() {
-      super("GET", "revoked");
+      super("revoked");
     }
 
     @Override
@@ -404,11 +472,12 @@ final class ControlCommands implements Callable<Integer> {
           a.get("members"),
           m ->
               String.format(
-                  "%s %s connections=%s draining=%s",
+                  "%s %s connections=%s draining=%s control=%s",
                   text(m, "member"),
                   text(m, "address"),
                   text(m, "connections"),
-                  m.path("draining").asBoolean() ? "yes" : "no"));
+                  m.path("draining").asBoolean() ? "yes" : "no",
+                  text(m, "control")));
     }
   }
 

@@ -12,6 +12,7 @@ import dev.portcullis.pdp.tunnel.TunnelBook;
 import dev.portcullis.support.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -86,6 +87,14 @@ public final class ControlApi implements HttpRoute {
   public record Status(
       String address, String notServing, int connections, long decisions, long pushed) {}
 
+  /**
+   * A member of the fleet as the store shows it.
+   *
+   * @param control where its control interface is, or null if it said of none
+   */
+  public record Member(
+      String id, dev.portcullis.pdp.fleet.FleetMembers.Load load, InetSocketAddress control) {}
+
   /** What the interface reaches of the PDP, and nothing more (the server gives it). */
   public interface Pdp {
     /** The connections now, each seen on its own loop; decisions of {@code subject} (or all). */
@@ -97,8 +106,8 @@ public final class ControlApi implements HttpRoute {
     /** The multilevel-security sessions open now. */
     List<MlsEngine.Session> sessions();
 
-    /** The fleet's members by id with what each said of itself; empty for a PDP alone. */
-    Map<String, dev.portcullis.pdp.fleet.FleetMembers.Load> fleet();
+    /** The fleet's members, with what each said of itself; empty for a PDP alone. */
+    List<Member> fleet();
 
     Status status();
 
@@ -373,19 +382,23 @@ public final class ControlApi implements HttpRoute {
   private Reply fleet() {
     ObjectNode o = JSON.createObjectNode();
     ArrayNode a = o.putArray("members");
-    new java.util.TreeMap<>(pdp.fleet())
+    pdp.fleet().stream()
+        .sorted(java.util.Comparator.comparing(Member::id))
         .forEach(
-            (id, load) ->
+            m ->
                 a.addObject()
-                    .put("member", id)
-                    .put(
-                        "address",
-                        load.address().getAddress().getHostAddress()
-                            + ":"
-                            + load.address().getPort())
-                    .put("connections", load.connections())
-                    .put("draining", load.draining()));
+                    .put("member", m.id())
+                    .put("address", hostPort(m.load().address()))
+                    .put("connections", m.load().connections())
+                    .put("draining", m.load().draining())
+                    .put("control", m.control() == null ? null : hostPort(m.control())));
     return json(o);
+  }
+
+  /** {@code HOST:PORT}, an IPv6 address in brackets (as a URL takes it). */
+  static String hostPort(InetSocketAddress a) {
+    String h = a.getAddress().getHostAddress();
+    return (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort();
   }
 
   // ---- actions ----------------------------------------------------------------------------------

@@ -34,11 +34,72 @@ public final class FleetMembers implements AutoCloseable {
   private final StateStore.Subscription watch;
   private String published;
 
+  /**
+   * Where each member's operators reach its control interface ({@code v1 HOST PORT}, leased), apart
+   * from the load entries so that a member that has none, or an older one, reads {@link #ROOT} as
+   * before: docs/operate.md, "On a fleet".
+   */
+  public static final String CONTROL_ROOT = "/control-endpoints";
+
+  private final Map<String, InetSocketAddress> controls = new ConcurrentHashMap<>();
+  private final StateStore.Subscription controlWatch;
+  private volatile InetSocketAddress control;
+
   public FleetMembers(StateStore store, InetSocketAddress address) throws StoreException {
     this.store = store;
     this.address = address;
     this.self = StorePaths.segment(address.getAddress().getHostAddress() + "_" + address.getPort());
     this.watch = store.watch(ROOT, this::changed);
+    this.controlWatch = store.watch(CONTROL_ROOT, this::controlChanged);
+  }
+
+  private void controlChanged(StoreEvent e) {
+    if (e.kind() == StoreEvent.Kind.READY) {
+      return;
+    }
+    String name = e.path().substring(CONTROL_ROOT.length() + 1);
+    if (e.kind() == StoreEvent.Kind.REMOVED) {
+      controls.remove(name);
+      return;
+    }
+    String[] f = new String(e.value().data(), StandardCharsets.US_ASCII).split(" ");
+    if (f.length == 3
+        && f[0].equals("v1")
+        && f[1].matches("[0-9a-fA-F:.]+")
+        && f[2].matches("[0-9]{1,5}")) {
+      try {
+        controls.put(
+            name, new InetSocketAddress(InetAddress.getByName(f[1]), Integer.parseInt(f[2])));
+      } catch (UnknownHostException | IllegalArgumentException x) {
+        log.debug("member {}: unreadable control endpoint", name);
+      }
+    }
+  }
+
+  /** Says where this member's control interface is (once it serves one). */
+  public void publishControl(InetSocketAddress at) {
+    control = at;
+    writeControl();
+  }
+
+  private void writeControl() {
+    InetSocketAddress c = control;
+    if (c == null) {
+      return;
+    }
+    byte[] v =
+        ("v1 " + c.getAddress().getHostAddress() + " " + c.getPort())
+            .getBytes(StandardCharsets.US_ASCII);
+    try {
+      store.putLeased(CONTROL_ROOT + "/" + self, v);
+    } catch (StoreException e) {
+      log.warn("fleet: this member's control endpoint not published: {}", e.getMessage());
+    }
+  }
+
+  /** Each member's control endpoint, by member id, as the members published them. */
+  public Map<String, InetSocketAddress> controls() {
+    return Map.copyOf(controls);
   }
 
   private void changed(StoreEvent e) {
@@ -73,6 +134,7 @@ public final class FleetMembers implements AutoCloseable {
   public void republish(int connections, boolean draining) {
     published = null;
     publish(connections, draining);
+    writeControl();
   }
 
   /** Says how loaded this member is, if that changed since it last said. */
@@ -125,6 +187,7 @@ public final class FleetMembers implements AutoCloseable {
 
   @Override
   public void close() {
+    controlWatch.close();
     watch.close();
   }
 }
