@@ -223,6 +223,13 @@ class TunnelFormatTest {
     assertEquals(TunnelReport.down("t-7f3a", 1 << 20, 1 << 19, 1024, 512, 600, "revoked"), t);
     assertEquals(TunnelReport.State.DOWN.reportType(), r.reportType().reportType());
     assertEquals(r.clientSI().data(), t.encode(), "re-encoded byte for byte");
+    Report live =
+        (Report) CopsCodec.decode(DocsExamplesTest.examples().get("tunnel RPT accounting"));
+    assertEquals(ReportType.ACCOUNTING, live.reportType().reportType());
+    TunnelReport counted = TunnelReport.decode(live.clientSI().data());
+    assertEquals(TunnelReport.accounting("t-7f3a", 1 << 20, 1 << 19, 1024, 512, 600), counted);
+    assertEquals(TunnelReport.State.ACCOUNTING.reportType(), live.reportType().reportType());
+    assertEquals(live.clientSI().data(), counted.encode(), "re-encoded byte for byte");
     TunnelReport up = TunnelReport.up("t-1");
     assertEquals(up, TunnelReport.decode(up.encode()));
     CopsCodecException big =

@@ -49,6 +49,11 @@ public final class PdpTunnels {
         .toList();
   }
 
+  /** The tunnels granted and not ended, as the control interface shows them. */
+  public List<dev.portcullis.pdp.tunnel.TunnelBook.View> views() {
+    return desk == null ? List.of() : desk.view();
+  }
+
   /** The gateways whose tunnel agents stand by now. */
   public List<String> gateways() {
     return desk == null ? List.of() : desk.gateways();

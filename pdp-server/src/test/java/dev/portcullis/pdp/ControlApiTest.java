@@ -83,13 +83,14 @@ class ControlApiTest {
   void start() throws Exception {
     pki =
         DevCertificates.ensure(
-            dir.resolve("pki"), List.of(), List.of("ops-1", "viewer", "intruder"));
+            dir.resolve("pki"), List.of(), List.of("ops-1", "viewer", "closer", "intruder"));
     pdp =
         withOperators(
             dir,
             pki,
             "<operator name=\"ops-1\" may=\"view revoke close reload drain\"/>"
-                + "<operator name=\"viewer\" may=\"view\"/>");
+                + "<operator name=\"viewer\" may=\"view\"/>"
+                + "<operator name=\"closer\" may=\"close\"/>");
   }
 
   @AfterEach
@@ -219,6 +220,27 @@ class ControlApiTest {
    * PEP's connection closed (a Client-Close it can read), the policies read again (a refused file
    * named with its line, the running policy kept), this PDP drained.
    */
+  /** Seeing is a permission too: an operator who may only act sees nothing, not even the page. */
+  @Test
+  void everyViewNeedsTheViewPermission() throws Exception {
+    for (String view :
+        List.of(
+            "/control/",
+            "/control/status.js",
+            "/control/status",
+            "/control/peps",
+            "/control/peps?decisions=true",
+            "/control/sessions",
+            "/control/tunnels",
+            "/control/revoked",
+            "/control/fleet")) {
+      HttpResponse<String> no = call("closer", "GET", view);
+      assertEquals(403, no.statusCode(), view);
+      assertEquals("operator closer may not view (may close)\n", no.body(), view);
+    }
+    assertEquals(404, call("closer", "POST", "/control/close?pep=gw-1").statusCode(), "may close");
+  }
+
   @Test
   void eachActionNeedsItsPermissionAndIsAuditedWithTheOperator() throws Exception {
     for (String action :

@@ -306,6 +306,14 @@ public final class PepClient implements AutoCloseable {
     return state.accepted;
   }
 
+  /**
+   * The Accounting timer the PDP's last Client-Accept gave (RFC 2748 section 2.2.13): how often, at
+   * most, the PDP wants accounting reports; zero when it asked for none.
+   */
+  public java.time.Duration accountingInterval() {
+    return java.time.Duration.ofSeconds(state.accountingSeconds);
+  }
+
   /** The PEP id this client opens with. */
   public String pepId() {
     return state.pepId;

@@ -202,6 +202,7 @@ final class PepConnectionHandler extends ChannelInboundHandlerAdapter {
     state.route.accepted();
     state.lastPdp = (InetSocketAddress) ctx.channel().remoteAddress();
     int ka = a.kaTimer().seconds();
+    state.accountingSeconds = a.acctTimer() == null ? 0 : a.acctTimer().seconds();
     log.info(
         "PEP {}: client type 0x{} accepted by {} (keep-alive {} s)",
         state.pepId,

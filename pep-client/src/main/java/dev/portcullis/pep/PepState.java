@@ -58,6 +58,9 @@ final class PepState {
 
   volatile boolean accepted;
 
+  /** The Accounting timer of the last Client-Accept, in seconds (0: no reports asked for). */
+  volatile int accountingSeconds;
+
   /** Set once the caller closed or was told opening failed: no silent reconnects. */
   boolean closing;
 

@@ -59,6 +59,12 @@ final class Pdps {
       throws Exception {
     write(dir, "rules.xml", RULES);
     write(dir, "mls.xml", MLS);
+    // a leading <timers .../> goes where timers go; what follows it, where it goes alone
+    String timers =
+        extra.startsWith("<timers")
+            ? extra.substring(0, extra.indexOf("/>") + 2)
+            : "<timers keepalive=\"PT30S\" handshake=\"PT2S\"/>";
+    String rest = extra.startsWith("<timers") ? extra.substring(timers.length()) : extra;
     Path cfg =
         write(
             dir,
@@ -75,15 +81,9 @@ final class Pdps {
               <audit file="audit.jsonl"/>
             </pdp>
             """
-                .replace("%LIMITS%", extra.startsWith("<limits") ? extra : "")
-                .replace(
-                    "%EXTRA%",
-                    extra.startsWith("<limits") || extra.startsWith("<timers") ? "" : extra)
-                .replace(
-                    "%TIMERS%",
-                    extra.startsWith("<timers")
-                        ? extra
-                        : "<timers keepalive=\"PT30S\" handshake=\"PT2S\"/>")
+                .replace("%LIMITS%", rest.startsWith("<limits") ? rest : "")
+                .replace("%EXTRA%", rest.startsWith("<limits") ? "" : rest)
+                .replace("%TIMERS%", timers)
                 .replace("%CRYPTO%", crypto));
     return PdpServer.start(PdpConfig.load(cfg), 2, clock);
   }

@@ -83,8 +83,10 @@ class TunnelAgentTest {
   static final String TERMS =
       " inner=\"10.1.0.0/16\" ike-id=\"{subject}@vpn.lab\" credential=\"none\"";
 
+  /** Accounting reports every second (the view's counters), then the tunnels' security. */
   static final String SECURITY =
-      "<security><tls engine=\"openssl\" dev-pki=\"pki\" client-auth=\"optional\"/>"
+      "<timers keepalive=\"PT30S\" handshake=\"PT2S\" accounting=\"PT1S\"/>"
+          + "<security><tls engine=\"openssl\" dev-pki=\"pki\" client-auth=\"optional\"/>"
           + "<protection pep=\"*\" level=\"confidentiality\"/>"
           + "<enrolment store=\"credentials\" certificate-lifetime=\"P1D\"/>"
           + "<tunnels policy=\"tunnels.xml\"/></security>";
@@ -295,6 +297,17 @@ class TunnelAgentTest {
       for (String p : c.esp()) {
         assertFalse(p.contains(PATTERN), "AES-GCM: the payload does not show: " + p);
       }
+      // each end's agent reports its counters every Accounting timer (1 s here): the pings show
+      await("both ends' accounting shows the pings")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                dev.portcullis.pdp.tunnel.TunnelBook.View v = pdp.tunnels().views().get(0);
+                return v.client() != null
+                    && v.gatewayCounted() != null
+                    && v.client().bytesOut() > 0
+                    && v.gatewayCounted().bytesIn() > 0;
+              });
       // The one-time credential carried its tunnel: never another.
       String again =
           refusal(
@@ -362,6 +375,13 @@ class TunnelAgentTest {
     }
     assertEquals(2, keyed, "a certificate issued to each end, once");
     assertTrue(counted, "the pings' bytes are accounted");
+    // the accounting reports of every second are counted, not recorded one by one
+    assertEquals(
+        0,
+        SecureCopsTest.audit(dir.resolve("audit.jsonl")).stream()
+            .filter(r -> r.path("event").asText().equals("report"))
+            .filter(r -> r.path("type").asText().equals("ACCOUNTING"))
+            .count());
     assertTrue(AuditChain.verify(dir.resolve("audit.jsonl")).intact());
   }
 

@@ -521,6 +521,19 @@ public final class TunnelInstaller implements AutoCloseable {
     }
   }
 
+  /**
+   * What tunnel {@code id} has carried so far, from charon's counters, leaving it up; {@link
+   * Accounting#NONE} if it is not wanted here, not up, or charon is gone.
+   */
+  public Accounting counted(String id)
+      throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    ViciClient c = charon;
+    if (!wanted.containsKey(id) || c == null || !c.isOpen()) {
+      return Accounting.NONE;
+    }
+    return accounting(c, id);
+  }
+
   private static Accounting accounting(ViciClient c, String id)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     for (ViciMessage sa : c.listSas(id)) {

@@ -19,7 +19,8 @@ import java.util.TreeMap;
  *
  * @param tunnelId the tunnel
  * @param state what happened
- * @param bytesIn bytes received through the tunnel (ended tunnels; else null)
+ * @param bytesIn bytes received through the tunnel (ended tunnels, and accounting reports of live
+ *     ones; else null)
  * @param bytesOut bytes sent
  * @param packetsIn packets received
  * @param packetsOut packets sent
@@ -60,7 +61,12 @@ public record TunnelReport(
     /** Ended (removed, or closed by the peer), with its accounting. */
     DOWN(2, ReportType.ACCOUNTING),
     /** Not installed, or lost with its charon: no traffic passes. */
-    FAILED(3, ReportType.FAILURE);
+    FAILED(3, ReportType.FAILURE),
+    /**
+     * Still up, with its counters so far: sent every Accounting timer the PDP's Client-Accept gave
+     * (RFC 2748 section 2.2.13 and 2.3, "Report-Type: Accounting").
+     */
+    ACCOUNTING(4, ReportType.ACCOUNTING);
 
     final int code;
     private final ReportType reportType;
@@ -128,6 +134,27 @@ public record TunnelReport(
         null);
   }
 
+  /** A tunnel still up, with its counters so far (an Accounting timer's report). */
+  public static TunnelReport accounting(
+      String tunnelId,
+      long bytesIn,
+      long bytesOut,
+      long packetsIn,
+      long packetsOut,
+      long durationSeconds) {
+    return new TunnelReport(
+        tunnelId,
+        State.ACCOUNTING,
+        bytesIn,
+        bytesOut,
+        packetsIn,
+        packetsOut,
+        durationSeconds,
+        null,
+        null,
+        null);
+  }
+
   public ClientSI toClientSI() {
     return new ClientSI(false, encode());
   }
@@ -186,14 +213,14 @@ public record TunnelReport(
             case Type.TUNNEL_ID -> f.id = Tlv.utf8(a, "tunnel id");
             case Type.STATE -> {
               int s = Tlv.u8(a, "tunnel state");
-              if (s < 1 || s > 3) {
+              if (s < 1 || s > 4) {
                 throw CopsCodecException.at(
                     BAD_MESSAGE_FORMAT,
                     0,
                     a.offset() + 4,
                     "tunnel state",
                     s,
-                    "1 (up), 2 (down) or 3 (failed)");
+                    "1 (up), 2 (down), 3 (failed) or 4 (accounting)");
               }
               f.state = State.values()[s - 1];
             }

@@ -432,14 +432,20 @@ final class ControlCommands implements Callable<Integer> {
           a.get("tunnels"),
           t ->
               String.format(
-                  "%s %s -> %s %s client=%s gateway=%s until=%s",
+                  "%s %s -> %s %s client=%s gateway=%s since=%s until=%s client-bytes=%s/%s"
+                      + " gateway-bytes=%s/%s",
                   text(t, "id"),
                   text(t, "subject"),
                   text(t, "gateway"),
                   text(t, "objective"),
                   text(t, "client"),
                   text(t, "gatewayEnd"),
-                  text(t, "until")));
+                  text(t, "since"),
+                  text(t, "until"),
+                  text(t, "clientBytesIn"),
+                  text(t, "clientBytesOut"),
+                  text(t, "gatewayBytesIn"),
+                  text(t, "gatewayBytesOut")));
     }
   }
 

@@ -360,7 +360,16 @@ public final class ControlApi implements HttpRoute {
                     .put("objective", v.objective().name().toLowerCase(Locale.ROOT))
                     .put("client", v.clientState())
                     .put("gatewayEnd", v.gatewayState())
-                    .put("until", v.until().toString());
+                    .put("since", v.since().toString())
+                    .put("until", v.until().toString())
+                    .put("clientBytesIn", v.client() == null ? null : v.client().bytesIn())
+                    .put("clientBytesOut", v.client() == null ? null : v.client().bytesOut())
+                    .put(
+                        "gatewayBytesIn",
+                        v.gatewayCounted() == null ? null : v.gatewayCounted().bytesIn())
+                    .put(
+                        "gatewayBytesOut",
+                        v.gatewayCounted() == null ? null : v.gatewayCounted().bytesOut());
               }
               return json(o);
             });

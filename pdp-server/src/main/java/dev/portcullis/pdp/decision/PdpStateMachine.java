@@ -15,6 +15,7 @@ import dev.portcullis.cops.Handle;
 import dev.portcullis.cops.KaTimer;
 import dev.portcullis.cops.PdpAddress;
 import dev.portcullis.cops.Report;
+import dev.portcullis.cops.ReportType;
 import dev.portcullis.cops.Request;
 import dev.portcullis.cops.SyncStateRequest;
 import dev.portcullis.cops.access.Enrolment;
@@ -364,6 +365,11 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
     }
     server.counters().report();
     boolean known = s.containsKey(r.handle());
+    if (known && r.reportType().reportType() == ReportType.ACCOUNTING) {
+      // counters an Accounting timer asks for, every interval: counted, not one audit record each
+      // (a tunnel's last, at its end, is audited as tunnel-down by the desk)
+      return;
+    }
     link.audit(
         "report",
         pepId(),

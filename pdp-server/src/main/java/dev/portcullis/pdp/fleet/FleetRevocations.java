@@ -23,12 +23,14 @@ import org.slf4j.LoggerFactory;
  * An operator's revocations carried across a fleet (docs/operate.md, "On a fleet"): each one is an
  * entry {@code /revoked/SUBJECT} of the fleet's store that lives until it is restored, whichever
  * member the operator asked and whichever members come and go; every member watches them and
- * applies each as its own. A restoration first marks the entry with who restored it, then deletes
- * it, so that every member's audit names the operator either way.
+ * applies each as its own. A restoration marks the entry with who restored it, so that every
+ * member's audit names the operator.
  *
  * <p>Entries are JSON: {@code {"subject","by","reason","at","member"}}, and {@code "restoredBy"}
- * once restored. Written from the PDP's housekeeping thread (a store write is I/O: never on an
- * event loop); the listener is called on the store's watch thread.
+ * once restored. A restored entry stays, so marked, until the subject is revoked again: a watch may
+ * see a change and a deletion that follows it as the deletion alone, which would lose who restored
+ * it (one small entry per subject ever revoked). Written from the PDP's housekeeping thread (a
+ * store write is I/O: never on an event loop); the listener is called on the store's watch thread.
  */
 public final class FleetRevocations implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FleetRevocations.class);
@@ -121,7 +123,10 @@ public final class FleetRevocations implements AutoCloseable {
         n.path("member").asText("?"));
   }
 
-  /** Writes {@code r} for the fleet; false if the subject is revoked there already. */
+  /**
+   * Writes {@code r} for the fleet (over a restored entry of the subject); false if the subject is
+   * revoked there already.
+   */
   public boolean publish(Revocation r) throws StoreException {
     byte[] data =
         JSON.createObjectNode()
@@ -132,26 +137,57 @@ public final class FleetRevocations implements AutoCloseable {
             .put("member", member.get())
             .toString()
             .getBytes(StandardCharsets.UTF_8);
-    return store.create(path(r.subject()), data, Lifetime.DURABLE);
+    String path = path(r.subject());
+    for (int attempt = 0; attempt < 3; attempt++) {
+      if (store.create(path, data, Lifetime.DURABLE)) {
+        return true;
+      }
+      Optional<Versioned> was = store.read(path);
+      if (was.isEmpty()) {
+        continue; // deleted meanwhile: create again
+      }
+      if (!restored(was.get())) {
+        return false; // revoked in the fleet already: the first revocation stays
+      }
+      if (store.replace(path, data, was.get().version())) {
+        return true;
+      }
+    }
+    throw new StoreException("the fleet's revocation of " + r.subject() + " kept changing");
+  }
+
+  private static boolean restored(Versioned v) {
+    try {
+      return JSON.readTree(v.data()).hasNonNull("restoredBy");
+    } catch (IOException unreadable) {
+      return false;
+    }
   }
 
   /** Ends {@code subject}'s revocation for the fleet; false if the fleet did not hold one. */
   public boolean withdraw(String subject, String by) throws StoreException {
     String path = path(subject);
-    Optional<Versioned> v = store.read(path);
-    if (v.isEmpty()) {
-      return false;
-    }
-    try {
-      JsonNode n = JSON.readTree(v.get().data());
-      if (n.isObject()) {
-        ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("restoredBy", by);
-        store.replace(path, n.toString().getBytes(StandardCharsets.UTF_8), v.get().version());
+    for (int attempt = 0; attempt < 3; attempt++) {
+      Optional<Versioned> v = store.read(path);
+      if (v.isEmpty() || restored(v.get())) {
+        return false;
       }
-    } catch (IOException unreadable) {
-      // deleted below all the same: the members audit the restoration without its operator
+      com.fasterxml.jackson.databind.node.ObjectNode n;
+      try {
+        JsonNode read = JSON.readTree(v.get().data());
+        n = read instanceof com.fasterxml.jackson.databind.node.ObjectNode o ? o : null;
+      } catch (IOException unreadable) {
+        n = null;
+      }
+      if (n == null) {
+        return store.delete(path, v.get().version()); // unreadable: gone, without who restored it
+      }
+      n.put("restoredBy", by);
+      if (store.replace(path, n.toString().getBytes(StandardCharsets.UTF_8), v.get().version())) {
+        return true;
+      }
     }
-    return store.delete(path, Versioned.ANY);
+    throw new StoreException("the fleet's revocation of " + subject + " kept changing");
   }
 
   private static String path(String subject) {

@@ -36,7 +36,21 @@ public final class TunnelBook {
     }
   }
 
-  /** A tunnel as the PDP sees it now (no key). */
+  /**
+   * An end's counters as its agent last reported them (an Accounting timer's report).
+   *
+   * @param bytesIn bytes that end received through the tunnel, or null if not said
+   * @param at when the report came
+   */
+  public record Counted(Long bytesIn, Long bytesOut, Instant at) {}
+
+  /**
+   * A tunnel as the PDP sees it now (no key).
+   *
+   * @param since when it was granted
+   * @param client the client end's last counters, or null before its first accounting report
+   * @param gatewayCounted the gateway end's, or null
+   */
   public record View(
       String id,
       String subject,
@@ -44,7 +58,10 @@ public final class TunnelBook {
       TunnelRequest.Objective objective,
       String clientState,
       String gatewayState,
-      Instant until) {}
+      Instant until,
+      Instant since,
+      Counted client,
+      Counted gatewayCounted) {}
 
   /** A granted tunnel. */
   public static final class Live {
@@ -55,11 +72,15 @@ public final class TunnelBook {
     ScheduledFuture<?> waiting;
     String clientState = "granted";
     String gatewayState = "keyed";
+    final Instant since;
+    Counted clientCounted;
+    Counted gatewayCounted;
 
-    Live(TunnelAuthority.Granted granted, End client, End gateway) {
+    Live(TunnelAuthority.Granted granted, End client, End gateway, Instant since) {
       this.granted = granted;
       this.client = client;
       this.gateway = gateway;
+      this.since = since;
     }
 
     String id() {
@@ -230,7 +251,10 @@ public final class TunnelBook {
                     t.granted.objective(),
                     t.clientState,
                     t.gatewayState,
-                    t.granted.until()))
+                    t.granted.until(),
+                    t.since,
+                    t.clientCounted,
+                    t.gatewayCounted))
         .sorted(java.util.Comparator.comparing(View::id))
         .toList();
   }

@@ -67,6 +67,7 @@ public final class TunnelDesk implements AutoCloseable {
   private final TunnelBook book;
   private final TunnelAuthority.Issuer issuer; // null: no CA, no certificate tunnels
   private final GatewayKeys<Waiting> keys = new GatewayKeys<>();
+  private final Clock clock;
 
   /** A client's request decided, waiting for one of its gateway's one-time keys. */
   private static final class Waiting {
@@ -91,8 +92,10 @@ public final class TunnelDesk implements AutoCloseable {
       TunnelAuthority.Issuer issuer,
       java.util.function.Supplier<MlsEngine> mls,
       AuditLog audit,
-      RevokedSubjects revoked) {
+      RevokedSubjects revoked,
+      Clock clock) {
     this.revoked = revoked;
+    this.clock = clock;
     this.authority = authority;
     this.issuer = issuer;
     this.book = new TunnelBook(authority);
@@ -138,7 +141,8 @@ public final class TunnelDesk implements AutoCloseable {
             issuer,
             mls,
             audit,
-            revoked);
+            revoked,
+            clock);
     log.info("tunnels: {}", p.describe()); // describe() names the file
     return d;
   }
@@ -368,7 +372,7 @@ public final class TunnelDesk implements AutoCloseable {
       }
       e.conn().audit("credential-spent", id, "credential", r.credentialId(), "tunnel", g.id());
     }
-    Live t = new Live(g, e, gw);
+    Live t = new Live(g, e, gw, clock.instant());
     book.add(t);
     e.conn()
         .audit(
@@ -458,6 +462,18 @@ public final class TunnelDesk implements AutoCloseable {
     Live t = book.get(r.tunnelId());
     boolean atGateway = t != null && t.gateway.conn() == c && t.gateway.handle().equals(handle);
     boolean atClient = t != null && t.client.conn() == c && t.client.handle().equals(handle);
+    if (r.state() == TunnelReport.State.ACCOUNTING) {
+      // counters of a live tunnel, every Accounting timer: kept for the view, not an event to audit
+      if (atGateway || atClient) {
+        TunnelBook.Counted n = new TunnelBook.Counted(r.bytesIn(), r.bytesOut(), clock.instant());
+        if (atGateway) {
+          t.gatewayCounted = n;
+        } else {
+          t.clientCounted = n;
+        }
+      }
+      return;
+    }
     Object[] counters =
         r.state() == TunnelReport.State.DOWN
             ? new Object[] {

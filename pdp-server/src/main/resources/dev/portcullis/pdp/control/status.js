@@ -110,7 +110,7 @@ async function refresh() {
     rows("revoked", revoked.revoked, (r) => [r.subject, r.by, r.reason, r.at, restore ? restoreButton(r.subject) : ""], "nobody is revoked");
     rows("peps", peps.peps, (p) => [p.pep, p.address, p.clientTypes.join(" "), p.handles, p.tlsIdentity, p.since], "no PEP is connected");
     rows("sessions", sessions.sessions, (s) => [s.subject, s.pep === null ? "(fleet)" : s.pep, s.level, s.categories.join(" ")], "no session is open");
-    rows("tunnels", tunnels.tunnels, (t) => [t.id, t.subject, t.gateway, t.objective, t.client, t.gatewayEnd, t.until], "no tunnel is granted");
+    rows("tunnels", tunnels.tunnels, (t) => [t.id, t.subject, t.gateway, t.objective, t.client, t.gatewayEnd, t.clientBytesIn === null ? "" : t.clientBytesIn + " / " + t.clientBytesOut, t.since, t.until], "no tunnel is granted");
     rows("fleet", fleet.members, (m) => [m.member, m.address, m.connections, m.draining ? "yes" : "no", m.control], "not in a fleet");
   } catch (e) {
     failed(e);

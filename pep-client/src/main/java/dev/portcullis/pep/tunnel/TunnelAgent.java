@@ -29,8 +29,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -101,8 +99,8 @@ public final class TunnelAgent implements Lifecycle {
   private final TunnelInstaller installer;
   private final Listener listener;
   private final Map<String, Held> held = new ConcurrentHashMap<>();
-  private final ExecutorService work =
-      Executors.newSingleThreadExecutor(Threads.daemon("tunnel-agent"));
+  private final java.util.concurrent.ScheduledExecutorService work = Threads.owner("tunnel-agent");
+  private java.util.concurrent.ScheduledFuture<?> accounting; // on the agent's thread
   private volatile TunnelRequest standing;
   private volatile int keysAhead = GATEWAY_KEYS;
   private volatile boolean closed;
@@ -511,6 +509,47 @@ public final class TunnelAgent implements Lifecycle {
     return a;
   }
 
+  /**
+   * Reports every tunnel up here with its counters every {@code seconds} (the Accounting timer the
+   * PDP's Client-Accept gave; none when it gave none), replacing the schedule of an earlier accept.
+   */
+  private void accountEvery(long seconds) {
+    if (accounting != null) {
+      accounting.cancel(false);
+      accounting = null;
+    }
+    if (seconds > 0 && !closed) {
+      accounting = work.scheduleWithFixedDelay(this::account, seconds, seconds, TimeUnit.SECONDS);
+    }
+  }
+
+  /** One accounting report per tunnel up here (the agent's thread). */
+  private void account() {
+    for (Held h : List.copyOf(held.values())) {
+      Accounting a;
+      try {
+        a = installer.counted(h.id());
+      } catch (ViciCommandException | IOException | TimeoutException e) {
+        log.debug("tunnel {}: no counters now: {}", h.id(), e.getMessage());
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (a != Accounting.NONE) { // the same object: not up (an up tunnel may have counted 0)
+        report(
+            h.handle(),
+            TunnelReport.accounting(
+                h.id(),
+                a.bytesIn(),
+                a.bytesOut(),
+                a.packetsIn(),
+                a.packetsOut(),
+                a.installedSeconds()));
+      }
+    }
+  }
+
   private void removeAll(String reason) {
     for (Held h : List.copyOf(held.values())) {
       takeDown(h, reason);
@@ -591,6 +630,8 @@ public final class TunnelAgent implements Lifecycle {
     @Override
     public void opened(InetSocketAddress pdp, int keepAliveSeconds) {
       ready.complete(null);
+      long every = pep.accountingInterval().toSeconds();
+      onWork(() -> accountEvery(every));
       if (standing != null) {
         onWork(
             () ->

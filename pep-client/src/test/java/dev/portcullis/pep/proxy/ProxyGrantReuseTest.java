@@ -147,6 +147,31 @@ class ProxyGrantReuseTest {
         "each reused admission names the request state it stood on");
   }
 
+  /**
+   * "Cut alice off now" reaches her reused grants (docs/operate.md): the operator's revocation
+   * removes the grant's request state, whose own connection has ended, and what stood on it is cut;
+   * she is refused until restored.
+   */
+  @Test
+  void anOperatorsRevocationCutsWhatWasAdmittedOnAReusedGrant() throws Exception {
+    InetSocketAddress at = start("reuse");
+    greeted(at).close();
+    await().until(() -> proxy.open() == 0);
+    try (Socket onGrant = greeted(at)) {
+      assertEquals(1, proxy.counters().allowedOnGrant.get());
+      assertTrue(pdp.revokeSubject("alice", "ops-1", "incident 42"));
+      assertTrue(PepProxyTest.closed(onGrant), "cut with its grant");
+    }
+    await().until(() -> installed() == 0); // the grant's request state deleted (DRQ)
+    try (Socket s = PepProxyTest.connect(at)) {
+      assertTrue(PepProxyTest.closed(s), "asked for again, and refused: she is revoked");
+    }
+    assertTrue(pdp.restoreSubject("alice", "ops-1"));
+    greeted(at).close(); // asked for again, and the policy decides
+    assertEquals(1, proxy.counters().allowedOnGrant.get());
+    assertEquals(1, proxy.counters().denied.get());
+  }
+
   @Test
   void aPolicyChangeCutsWhatWasAdmittedOnAReusedGrant() throws Exception {
     InetSocketAddress at = start("reuse");
