@@ -458,10 +458,10 @@ public final class PdpServer implements Lifecycle {
   private ControlApi.Pdp controls() {
     return new ControlApi.Pdp() {
       @Override
-      public CompletableFuture<List<PepView>> peps(boolean decisions, String subject) {
+      public CompletableFuture<List<PepView>> peps(boolean decisions, String subject, int most) {
         List<CompletableFuture<PepView>> each =
             context.connections().stream()
-                .map(c -> c.view(decisions, subject).exceptionally(gone -> null))
+                .map(c -> c.view(decisions, subject, most).exceptionally(gone -> null))
                 .toList();
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
             .thenApply(
@@ -566,8 +566,12 @@ public final class PdpServer implements Lifecycle {
     int n = 0;
     for (PepConnection c : context.connections()) {
       if (pepId.equals(c.pepId())) {
-        n++;
-        c.execute(() -> c.closeAll(ErrorCode.UNSPECIFIED));
+        try {
+          c.execute(() -> c.closeAll(ErrorCode.UNSPECIFIED));
+          n++;
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+          // its event loop is stopping: the connection is going anyway
+        }
       }
     }
     if (n > 0) {

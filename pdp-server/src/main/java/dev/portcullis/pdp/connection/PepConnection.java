@@ -44,10 +44,12 @@ public interface PepConnection {
   public void reevaluate(int type, PolicyEngine engine, Predicate<PolicyRequest> which);
 
   /**
-   * What an operator sees of this connection, made on its event loop (any thread may ask): with its
-   * installed decisions when {@code decisions}, only those of {@code subject} when it is not null.
+   * What an operator sees of this connection, made on its event loop (any thread may ask): with at
+   * most {@code most} of its installed decisions when {@code decisions}, only those of {@code
+   * subject} when it is not null.
    */
-  public java.util.concurrent.CompletableFuture<PepView> view(boolean decisions, String subject);
+  public java.util.concurrent.CompletableFuture<PepView> view(
+      boolean decisions, String subject, int most);
 
   /** Asks the PEP to resend its request state for {@code type} (SSQ). */
   public void synchronize(int type);

@@ -97,8 +97,11 @@ public final class ControlApi implements HttpRoute {
 
   /** What the interface reaches of the PDP, and nothing more (the server gives it). */
   public interface Pdp {
-    /** The connections now, each seen on its own loop; decisions of {@code subject} (or all). */
-    CompletableFuture<List<PepView>> peps(boolean decisions, String subject);
+    /**
+     * The connections now, each seen on its own loop; at most {@code most} decisions of each, of
+     * {@code subject} (or all).
+     */
+    CompletableFuture<List<PepView>> peps(boolean decisions, String subject, int most);
 
     /** The tunnels granted, completed by the tunnel desk's thread. */
     CompletableFuture<List<TunnelBook.View>> tunnels();
@@ -139,16 +142,36 @@ public final class ControlApi implements HttpRoute {
   /** The longest subject, id or reason taken (a subject is a COPS string; a reason, a sentence). */
   static final int MAX_TEXT = 256;
 
+  /**
+   * The most decisions one answer lists (about 150 bytes of JSON each): a PDP may hold millions,
+   * and an answer is made in memory; the rest are counted in each PEP's {@code handles}, and a
+   * narrower question ({@code pep=}, {@code subject=}) lists them.
+   */
+  public static final int MAX_DECISIONS = 10_000;
+
+  /**
+   * The most subjects revoked at once: a revocation is a hash look-up on every decision and an
+   * entry of the fleet's store; lasting ones belong in the policy.
+   */
+  public static final int MAX_REVOKED = 1_000;
+
   private final Pdp pdp;
   private final Map<String, Set<String>> operators;
+  private final int maxDecisions;
 
   /**
    * The interface over {@code pdp} for {@code operators}: each operator's name (a client
    * certificate's CN or DNS name) and what they may ({@link #PERMISSIONS}).
    */
   public ControlApi(Pdp pdp, Map<String, Set<String>> operators) {
+    this(pdp, operators, MAX_DECISIONS);
+  }
+
+  /** As {@link #ControlApi(Pdp, Map)}, listing at most {@code maxDecisions} in an answer. */
+  ControlApi(Pdp pdp, Map<String, Set<String>> operators, int maxDecisions) {
     this.pdp = pdp;
     this.operators = Map.copyOf(operators);
+    this.maxDecisions = maxDecisions;
   }
 
   @Override
@@ -291,23 +314,34 @@ public final class ControlApi implements HttpRoute {
       return done(badText(r, "pep= and subject="));
     }
     boolean decisions = subject != null || "true".equals(r.param("decisions"));
-    return pdp.peps(decisions, subject)
+    return pdp.peps(decisions, subject, maxDecisions + 1)
         .thenApply(
             views -> {
               ObjectNode o = JSON.createObjectNode();
               ArrayNode a = o.putArray("peps");
+              int[] left = {maxDecisions};
               views.stream()
                   .filter(v -> pep == null || pep.equals(v.pepId()))
                   .filter(v -> subject == null || !v.decisions().isEmpty())
                   .sorted(
                       java.util.Comparator.comparing((PepView v) -> String.valueOf(v.pepId()))
                           .thenComparing(PepView::address))
-                  .forEach(v -> pep(a.addObject(), v, decisions));
+                  .forEach(v -> left[0] = pep(a.addObject(), v, decisions, left[0]));
+              if (left[0] < 0) {
+                o.put("truncated", true);
+                o.put(
+                    "detail",
+                    "at most "
+                        + maxDecisions
+                        + " decisions in one answer: ask of one PEP (pep=) or one subject"
+                        + " (subject=); each PEP's handles counts all it holds");
+              }
               return json(o);
             });
   }
 
-  private static void pep(ObjectNode o, PepView v, boolean decisions) {
+  /** One PEP, with at most {@code left} decisions; returns what is left (-1: some left out). */
+  private static int pep(ObjectNode o, PepView v, boolean decisions, int left) {
     o.put("pep", v.pepId());
     o.put("address", v.address());
     o.put("since", v.since().toString());
@@ -318,6 +352,10 @@ public final class ControlApi implements HttpRoute {
     if (decisions) {
       ArrayNode a = o.putArray("decisions");
       for (PepView.Decision d : v.decisions()) {
+        if (left <= 0) {
+          return -1;
+        }
+        left--;
         a.addObject()
             .put("clientType", ClientTypes.hex(d.clientType()))
             .put("handle", d.handle())
@@ -327,6 +365,7 @@ public final class ControlApi implements HttpRoute {
             .put("rule", d.rule());
       }
     }
+    return left;
   }
 
   private Reply sessions() {
@@ -417,6 +456,14 @@ public final class ControlApi implements HttpRoute {
     String reason = r.param("reason") == null ? "revoked by an operator" : text(r, "reason");
     if (subject == null || reason == null) {
       return badText(r, "subject= (and reason= if given)");
+    }
+    if (pdp.revoked().size() >= MAX_REVOKED) {
+      return Reply.text(
+          409,
+          "refused: "
+              + MAX_REVOKED
+              + " subjects are revoked already, the most at once; restore some, or deny lasting"
+              + " ones in the policy\n");
     }
     boolean done = pdp.revoke(subject, operator, reason);
     ObjectNode o = JSON.createObjectNode().put("subject", subject).put("revoked", done);

@@ -113,11 +113,11 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
 
   @Override
   public java.util.concurrent.CompletableFuture<PepView> view(
-      boolean withDecisions, String subject) {
+      boolean withDecisions, String subject, int most) {
     java.util.concurrent.CompletableFuture<PepView> f =
         new java.util.concurrent.CompletableFuture<>();
     try {
-      execute(() -> f.complete(view0(withDecisions, subject)));
+      execute(() -> f.complete(view0(withDecisions, subject, most)));
     } catch (java.util.concurrent.RejectedExecutionException closing) {
       f.completeExceptionally(closing);
     }
@@ -125,7 +125,7 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
   }
 
   /** The view, on the event loop that owns the request states it reads. */
-  private PepView view0(boolean withDecisions, String subject) {
+  private PepView view0(boolean withDecisions, String subject, int most) {
     java.util.List<Integer> types = new java.util.ArrayList<>();
     java.util.List<PepView.Decision> held = new java.util.ArrayList<>();
     for (Map.Entry<Integer, Map<Handle, Installed>> s : sessions.all()) {
@@ -138,6 +138,9 @@ public final class PdpStateMachine extends ChannelInboundHandlerAdapter implemen
         String who = i.request() == null ? null : i.request().access().subject();
         if (subject != null && !subject.equals(who)) {
           continue;
+        }
+        if (held.size() >= most) {
+          break; // the operator's answer is bounded: the count of all is in handles
         }
         held.add(
             new PepView.Decision(
