@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
       IssueCredential.class,
       FleetCommands.Publish.class,
       FleetCommands.Status.class,
-      ControlCommands.class
+      ControlCommands.class,
+      OperatorCertificate.class
     },
     description =
         "Runs a COPS Policy Decision Point (RFC 2748) with the configured policy engines.")
