@@ -347,26 +347,11 @@ public final class DevCertificates {
    */
   public static javax.net.ssl.SSLContext clientContext(Pki pki, String pepId)
       throws IOException, GeneralSecurityException {
-    java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", certificateFile(pki.caCertificate()));
-    javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
-    tmf.init(trust);
-    java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
-    keys.load(null, null);
-    if (pepId != null) {
-      Credential c = pki.peps().get(pepId);
-      keys.setKeyEntry(
-          pepId,
-          privateKeyFile(c.privateKey()),
-          new char[0],
-          new java.security.cert.Certificate[] {certificateFile(c.certificateChain())});
-    }
-    javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
-    kmf.init(keys, new char[0]);
-    javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
-    ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-    return ssl;
+    Credential c = pepId == null ? null : pki.peps().get(pepId);
+    return TlsFiles.clientContext(
+        c == null ? null : c.certificateChain(),
+        c == null ? null : c.privateKey(),
+        pki.caCertificate());
   }
 
   /** The PEM text of a certificate or of a private key (PKCS#8). */
