@@ -12,7 +12,9 @@ import dev.portcullis.state.Versioned;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -50,6 +52,14 @@ public final class FleetRevocations implements AutoCloseable {
 
   private final StateStore store;
   private final Supplier<String> member;
+
+  /**
+   * The version of each entry this member last wrote: a change the watch delivers later than this
+   * member's own next write (its own revocation, seen after it was restored here) is older than
+   * what this member has already applied, and is not applied again.
+   */
+  private final Map<String, Integer> written = new ConcurrentHashMap<>();
+
   private final StateStore.Subscription watch;
   private final CountDownLatch ready = new CountDownLatch(1);
 
@@ -83,6 +93,10 @@ public final class FleetRevocations implements AutoCloseable {
     if (e.kind() == StoreEvent.Kind.READY) {
       ready.countDown();
       return;
+    }
+    Integer mine = written.get(e.path());
+    if (mine != null && e.kind() == StoreEvent.Kind.PUT && e.value().version() < mine) {
+      return; // older than this member's own last write, which it applied when it wrote it
     }
     String subject;
     try {
@@ -140,6 +154,7 @@ public final class FleetRevocations implements AutoCloseable {
     String path = path(r.subject());
     for (int attempt = 0; attempt < 3; attempt++) {
       if (store.create(path, data, Lifetime.DURABLE)) {
+        written.put(path, 0);
         return true;
       }
       Optional<Versioned> was = store.read(path);
@@ -150,6 +165,7 @@ public final class FleetRevocations implements AutoCloseable {
         return false; // revoked in the fleet already: the first revocation stays
       }
       if (store.replace(path, data, was.get().version())) {
+        written.put(path, was.get().version() + 1);
         return true;
       }
     }
@@ -180,10 +196,12 @@ public final class FleetRevocations implements AutoCloseable {
         n = null;
       }
       if (n == null) {
+        written.remove(path);
         return store.delete(path, v.get().version()); // unreadable: gone, without who restored it
       }
       n.put("restoredBy", by);
       if (store.replace(path, n.toString().getBytes(StandardCharsets.UTF_8), v.get().version())) {
+        written.put(path, v.get().version() + 1);
         return true;
       }
     }
