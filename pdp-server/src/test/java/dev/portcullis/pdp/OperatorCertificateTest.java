@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.portcullis.pdp.cli.PdpMain;
 import dev.portcullis.support.Cli;
 import dev.portcullis.support.CommandRun;
+import dev.portcullis.support.SampleConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,7 +31,10 @@ class OperatorCertificateTest {
 
   @Test
   void theSampleControlConfigurationRunsWithTheCertificatesTheCommandMakes() throws Exception {
-    Path pki = Path.of("..", "target", "dev-pki");
+    // the samples in dir/config, so that their ../target lands in dir/target, not the checkout's
+    Path config = SampleConfigs.copyInto(dir);
+    Path pki = dir.resolve("target").resolve("dev-pki");
+    Files.createDirectories(pki.getParent());
     CommandRun made = run("operator-certificate", "--dev-pki", pki.toString(), "ops-1");
     assertEquals(0, made.exitCode(), made.err());
     List<String> flags = new ArrayList<>();
@@ -43,20 +47,15 @@ class OperatorCertificateTest {
     Path key = pki.resolve("pep-ops-1.key");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)));
 
-    Path sample = Path.of("..", "config", "pdp-control.xml");
+    Path sample = config.resolve("pdp-control.xml");
     assertTrue(PdpConfig.load(sample).control().operators().containsKey("ops-1"));
-    // the sample itself, on free ports, its relative paths made absolute
-    String abs = Path.of("..").toAbsolutePath().normalize() + "/";
-    Path copy = dir.resolve("pdp-control.xml");
+    // the sample itself, on free ports
     Files.writeString(
-        copy,
+        sample,
         Files.readString(sample)
             .replace("port=\"3288\"", "port=\"0\"")
-            .replace("127.0.0.1:9464", "127.0.0.1:0")
-            .replace("\"../", "\"" + abs)
-            .replace("policy=\"policy-", "policy=\"" + abs + "config/policy-")
-            .replace("pdp-control-audit.jsonl", dir.resolve("audit.jsonl").toString()));
-    try (PdpServer pdp = PdpServer.start(PdpConfig.load(copy), 1)) {
+            .replace("127.0.0.1:9464", "127.0.0.1:0"));
+    try (PdpServer pdp = PdpServer.start(PdpConfig.load(sample), 1)) {
       List<String> ctl = new ArrayList<>(List.of("ctl", "status", "--endpoint"));
       ctl.add("https://localhost:" + pdp.metricsAddress().getPort());
       ctl.addAll(flags);
