@@ -215,11 +215,6 @@ class ControlApiTest {
     }
   }
 
-  /**
-   * Every action needs its own permission; each one done is audited with the operator's name: a
-   * PEP's connection closed (a Client-Close it can read), the policies read again (a refused file
-   * named with its line, the running policy kept), this PDP drained.
-   */
   /** Seeing is a permission too: an operator who may only act sees nothing, not even the page. */
   @Test
   void everyViewNeedsTheViewPermission() throws Exception {
@@ -241,6 +236,11 @@ class ControlApiTest {
     assertEquals(404, call("closer", "POST", "/control/close?pep=gw-1").statusCode(), "may close");
   }
 
+  /**
+   * Every action needs its own permission; each one done is audited with the operator's name: a
+   * PEP's connection closed (a Client-Close it can read), the policies read again (a refused file
+   * named with its line, the running policy kept), this PDP drained.
+   */
   @Test
   void eachActionNeedsItsPermissionAndIsAuditedWithTheOperator() throws Exception {
     for (String action :
