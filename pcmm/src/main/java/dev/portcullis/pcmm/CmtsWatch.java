@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,21 +102,36 @@ final class CmtsWatch implements CmtsLink.Events {
                 log.debug("{}: not checked after reconnecting: {}", g, GateRefusedException.why(e));
                 return;
               }
+              CompletableFuture<?> squared;
               if (m.command() == GateCommand.GATE_INFO_ERR
                   && m.error() != null
                   && m.error().code() == PcmmErrorCode.UNKNOWN_GATE_ID.code()) {
-                if (books.unfile(g)) {
-                  lost.incrementAndGet();
-                  log.debug("{}: the CMTS no longer has it after reconnecting; forgotten", g);
-                  listeners.forEach(l -> l.lost(g, "CMTS no longer has it after reconnecting"));
-                }
+                squared =
+                    books
+                        .unfile(g)
+                        .thenAccept(
+                            had -> {
+                              if (had) {
+                                lost.incrementAndGet();
+                                log.debug(
+                                    "{}: the CMTS no longer has it after reconnecting; forgotten",
+                                    g);
+                                listeners.forEach(
+                                    l -> l.lost(g, "CMTS no longer has it after reconnecting"));
+                              }
+                            });
               } else if (m.command() == GateCommand.GATE_INFO_ACK && m.gateState() != null) {
-                stateChanged(g, m.gateState().state());
+                squared = stateChanged(g, m.gateState().state());
+              } else {
+                squared = CompletableFuture.completedFuture(null);
               }
-              if (left.decrementAndGet() == 0) {
-                done.run();
-              }
-              checkNext(todo, left, lost, done);
+              squared.whenComplete(
+                  (x, y) -> {
+                    if (left.decrementAndGet() == 0) {
+                      done.run();
+                    }
+                    checkNext(todo, left, lost, done);
+                  });
             });
   }
 
@@ -161,6 +177,10 @@ final class CmtsWatch implements CmtsLink.Events {
             });
   }
 
+  /**
+   * Squares the books with the gates {@code reports} list, in one change on the books' owner (so no
+   * Gate-Set or report is filed in between); then tells the listeners and says what it did.
+   */
   private void reconcile(CmtsLink link, List<GateMessage> reports) {
     String cmts = link.name();
     Map<Integer, GateMessage> listed = new HashMap<>();
@@ -169,44 +189,67 @@ final class CmtsWatch implements CmtsLink.Events {
         listed.put(m.gateId().id(), m);
       }
     }
-    int lost = 0;
-    for (Gate g : books.of(cmts)) {
-      GateMessage m = listed.remove(g.gateId());
-      if (m == null) {
-        if (books.unfile(g)) {
-          lost++;
-          listeners.forEach(
-              l -> l.lost(g, "CMTS no longer has it (synchronised after reconnecting)"));
-        }
-      } else if (m.gateState() != null) {
-        stateChanged(g, m.gateState().state());
-      }
-    }
-    int found = 0;
-    List<Gate> doubts = new ArrayList<>(server.inDoubt().on(cmts));
-    for (GateMessage m : listed.values()) {
-      Gate d = match(doubts, m);
-      if (d == null) {
-        continue;
-      }
-      int state = m.gateState() != null ? m.gateState().state() : PcmmObject.GateState.AUTHORIZED;
-      Gate g = new Gate(cmts, m.gateId().id(), d.request(), state);
-      if (server.inDoubt().found(d, g)) {
-        doubts.remove(d);
-        found++;
-        listeners.forEach(
-            l -> l.set(g, "found by synchronisation: its Gate-Set's answer was lost"));
-      }
-    }
-    int others = listed.size() - found;
-    log.info(
-        "CMTS {}: synchronised: {} gates listed, {} held here no longer there (forgotten), {}"
-            + " Gate-Sets in doubt found and filed, {} not ours left alone",
-        cmts,
-        reports.size(),
-        lost,
-        found,
-        others);
+    List<Runnable> tell = new ArrayList<>();
+    books
+        .change(
+            () -> {
+              int lost = 0;
+              for (Gate g : books.of(cmts)) {
+                GateMessage m = listed.remove(g.gateId());
+                if (m == null) {
+                  if (books.unfileHere(g)) {
+                    lost++;
+                    tell.add(
+                        () ->
+                            listeners.forEach(
+                                l ->
+                                    l.lost(
+                                        g,
+                                        "CMTS no longer has it (synchronised after reconnecting)")));
+                  }
+                } else if (m.gateState() != null) {
+                  Gate now = stateChangedHere(g, m.gateState().state());
+                  if (now != null) {
+                    tell.add(() -> listeners.forEach(l -> l.stateChanged(now)));
+                  }
+                }
+              }
+              int found = 0;
+              List<Gate> doubts = new ArrayList<>(server.inDoubt().on(cmts));
+              for (GateMessage m : listed.values()) {
+                Gate d = match(doubts, m);
+                if (d == null) {
+                  continue;
+                }
+                int state =
+                    m.gateState() != null ? m.gateState().state() : PcmmObject.GateState.AUTHORIZED;
+                Gate g = new Gate(cmts, m.gateId().id(), d.request(), state);
+                if (server.inDoubt().foundHere(d, g)) {
+                  doubts.remove(d);
+                  found++;
+                  tell.add(
+                      () ->
+                          listeners.forEach(
+                              l ->
+                                  l.set(
+                                      g,
+                                      "found by synchronisation: its Gate-Set's answer was lost")));
+                }
+              }
+              return new int[] {lost, found};
+            })
+        .thenAccept(
+            counts -> {
+              tell.forEach(Runnable::run);
+              log.info(
+                  "CMTS {}: synchronised: {} gates listed, {} held here no longer there (forgotten),"
+                      + " {} Gate-Sets in doubt found and filed, {} not ours left alone",
+                  cmts,
+                  reports.size(),
+                  counts[0],
+                  counts[1],
+                  listed.size() - counts[1]);
+            });
   }
 
   /**
@@ -229,15 +272,27 @@ final class CmtsWatch implements CmtsLink.Events {
     return one;
   }
 
-  private void stateChanged(Gate g, int state) {
+  /** Files {@code g}'s new state, if it is held and has changed, and tells the listeners. */
+  private CompletableFuture<Void> stateChanged(Gate g, int state) {
+    return books
+        .change(() -> stateChangedHere(g, state))
+        .thenAccept(
+            now -> {
+              if (now != null) {
+                listeners.forEach(l -> l.stateChanged(now));
+              }
+            });
+  }
+
+  /** On the books' owner: the gate in its new state, filed; null if not held or not changed. */
+  private Gate stateChangedHere(Gate g, int state) {
     Gate held = books.get(g.cmts(), g.gateId());
     if (held == null || held.state() == state) {
-      return;
+      return null;
     }
     Gate now = held.withState(state);
-    if (books.replace(held, now)) {
-      listeners.forEach(l -> l.stateChanged(now));
-    }
+    books.replaceHere(held, now);
+    return now;
   }
 
   @Override
@@ -284,10 +339,17 @@ final class CmtsWatch implements CmtsLink.Events {
       return;
     }
     if (m.gateState().state() == PcmmObject.GateState.IDLE) {
-      if (books.unfile(held)) {
-        listeners.forEach(
-            l -> l.deleted(held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
-      }
+      books
+          .unfile(held)
+          .thenAccept(
+              had -> {
+                if (had) {
+                  listeners.forEach(
+                      l ->
+                          l.deleted(
+                              held, "the CMTS closed it (reason " + m.gateState().reason() + ")"));
+                }
+              });
     } else {
       stateChanged(held, m.gateState().state());
     }

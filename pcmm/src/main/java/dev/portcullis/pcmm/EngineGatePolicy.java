@@ -7,6 +7,7 @@ import dev.portcullis.cops.access.AccessRequest;
 import dev.portcullis.cops.pcmm.PcmmClassifier;
 import dev.portcullis.cops.pcmm.PcmmCops;
 import dev.portcullis.cops.pcmm.TrafficProfile;
+import dev.portcullis.pdp.policy.AsyncPolicyEngine;
 import dev.portcullis.pdp.policy.PolicyDecision;
 import dev.portcullis.pdp.policy.PolicyEngine;
 import dev.portcullis.pdp.policy.PolicyEngineProvider;
@@ -16,6 +17,8 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Gates decided by a Portcullis policy engine (the PDP's rules or multilevel-security engine, or
@@ -76,18 +79,40 @@ public final class EngineGatePolicy implements GatePolicy {
   @Override
   public Verdict decide(GateRequest request, List<Gate> subscribersGates) {
     PolicyEngine e = engine;
-    String reason = null;
+    Verdict v = Verdict.allow(null);
     for (PcmmClassifier c : request.classifiers()) {
-      PolicyDecision d =
-          e.decide(
-              new PolicyRequest(
-                  "pcmm", PcmmCops.CLIENT_TYPE, Context.R_CONFIGURATION, 0, access(request, c)));
-      if (!d.install()) {
-        return Verdict.deny("rule " + d.data().ruleId() + ": " + d.data().reason());
+      v = verdict(e.decide(policyRequest(request, c)));
+      if (!v.allowed()) {
+        return v;
       }
-      reason = "rule " + d.data().ruleId() + ": " + d.data().reason();
     }
-    return Verdict.allow(reason);
+    return v;
+  }
+
+  /**
+   * As {@link #decide}; an asynchronous engine's decisions are continued as they complete, one
+   * classifier after another, and never waited for.
+   */
+  @Override
+  public CompletionStage<Verdict> decideAsync(GateRequest request, List<Gate> subscribersGates) {
+    if (!(engine instanceof AsyncPolicyEngine a)) {
+      return CompletableFuture.completedFuture(decide(request, subscribersGates));
+    }
+    return Stages.inTurn(
+        request.classifiers(),
+        c -> a.decideAsync(policyRequest(request, c)).thenApply(EngineGatePolicy::verdict),
+        v -> !v.allowed(),
+        vs -> vs.isEmpty() ? Verdict.allow(null) : vs.get(vs.size() - 1));
+  }
+
+  private static PolicyRequest policyRequest(GateRequest request, PcmmClassifier c) {
+    return new PolicyRequest(
+        "pcmm", PcmmCops.CLIENT_TYPE, Context.R_CONFIGURATION, 0, access(request, c));
+  }
+
+  private static Verdict verdict(PolicyDecision d) {
+    String why = "rule " + d.data().ruleId() + ": " + d.data().reason();
+    return d.install() ? Verdict.allow(why) : Verdict.deny(why);
   }
 
   /** The ACCESS request a gate's classifier stands for. */

@@ -1,26 +1,40 @@
 package dev.portcullis.pcmm;
 
+import dev.portcullis.support.Threads;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * A policy server's books: the gates held, by CMTS and Gate ID, and each subscriber's gates with
- * the Gate-Sets in flight for it (Gate ID 0), so that a policy deciding a new gate sees them all.
+ * the Gate-Sets in flight or in doubt for it (Gate ID 0), so that a policy deciding a new gate sees
+ * them all.
  *
- * <p>The policy is never called under the books' lock (docs/architecture.md, "Who owns each piece
- * of state"): a decision is made on a copy of the subscriber's gates, outside it, and filed only if
- * that subscriber's gates have not changed meanwhile (each change stamps them); otherwise it is
- * made again on what is held then. So a slow policy holds up nobody else's gates, no decision is
- * made on gates that have changed, and two Gate-Sets for one subscriber cannot both pass a limit
- * that allows one. The lock guards only the maps, for as long as a look-up or a filing takes.
+ * <p>One owner (docs/architecture.md, "Who owns each piece of state"): the books' own thread makes
+ * every change, each submitted to it through the methods below that return a stage; nobody else
+ * writes them and no lock is taken. What they hold is published as values (a subscriber's gates are
+ * one immutable list with the stamp of its last change, replaced whole), so a look-up ({@link
+ * #get}, {@link #all}, {@link #of}) is read on the caller's thread without a hop. The policy never
+ * runs on the owner: a Gate-Set is decided on the caller's thread (or where an asynchronous policy
+ * completes it) on the subscriber's gates as published, and the owner files it only if that
+ * subscriber's gates have not changed meanwhile (their stamp); otherwise it is decided again, on
+ * one of the server's loops, on what is held then. So a slow policy holds up nobody else's gates,
+ * no decision is filed on gates that have changed, and two Gate-Sets for one subscriber cannot both
+ * pass a limit that allows one.
  */
-final class GateBooks {
+final class GateBooks implements AutoCloseable {
   /** A gate's key: its CMTS and Gate ID (a record: no string made for each look-up). */
   private record Key(String cmts, int gateId) {
     static Key of(Gate g) {
@@ -31,116 +45,231 @@ final class GateBooks {
   /** How often a decision is made again because the subscriber's gates changed meanwhile. */
   static final int ATTEMPTS = 16;
 
-  /** A subscriber's gates and Gate-Sets in flight, and the stamp of their last change. */
-  private static final class Held {
-    final List<Gate> gates = new ArrayList<>(2);
-    long stamp;
+  /**
+   * A subscriber's gates and Gate-Sets in flight or in doubt, and the stamp of their last change.
+   */
+  private record Held(List<Gate> gates, long stamp) {
+    static final Held NONE = new Held(List.of(), 0);
   }
 
-  /** What a decision was made on: the subscriber's gates, and their stamp then (0: none held). */
-  private record Seen(List<Gate> gates, long stamp) {}
+  private final ScheduledExecutorService owner;
+  private final Thread ownerThread;
+  private final Executor deciders;
 
-  private final Map<Key, Gate> gates = new HashMap<>();
-  private final Map<InetAddress, Held> bySubscriber = new HashMap<>();
-  private long stamps; // the last stamp given
+  // written by the owner only; read by anyone (each value immutable)
+  private final Map<Key, Gate> gates = new ConcurrentHashMap<>();
+  private final Map<InetAddress, Held> bySubscriber = new ConcurrentHashMap<>();
+  private long stamps; // the last stamp given; the owner's
 
   /**
-   * Decides {@code inFlight}'s request (outside the lock); if allowed, files it until its answer
-   * ({@link #unfile}). Null, nothing decided, when a Gate-Set for the same request on the same CMTS
-   * is in doubt. If the subscriber's gates changed while the policy decided {@value #ATTEMPTS}
-   * times running, the Gate-Set is denied, saying so: refused, never filed on a decision made on
-   * gates that were no longer there.
+   * Books on a thread of their own named {@code name}; a decision made again (the subscriber's
+   * gates changed while it was made) runs on {@code deciders}.
    */
-  GatePolicy.Verdict reserve(Gate inFlight, GatePolicy policy) {
+  GateBooks(String name, Executor deciders) {
+    this.owner = Threads.owner(name);
+    this.deciders = deciders;
+    try {
+      this.ownerThread = owner.submit(Thread::currentThread).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      owner.shutdownNow();
+      throw new IllegalStateException("interrupted while starting " + name, e);
+    } catch (ExecutionException e) {
+      owner.shutdownNow();
+      throw new IllegalStateException(name + " did not start", e.getCause());
+    }
+  }
+
+  /** Runs {@code change} on the owner; the stage completes there with its result. */
+  <T> CompletableFuture<T> change(Supplier<T> change) {
+    return CompletableFuture.supplyAsync(change, owner);
+  }
+
+  /** Runs {@code task} on the owner after {@code millis}. */
+  void later(Runnable task, long millis) {
+    if (!owner.isShutdown()) {
+      owner.schedule(task, millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Decides {@code inFlight}'s request and, if allowed, files it until its answer ({@link
+   * #unfile}); completes with null, nothing decided, when a Gate-Set for the same request on the
+   * same CMTS is in doubt. If the subscriber's gates changed while the policy decided {@value
+   * #ATTEMPTS} times running, the Gate-Set is denied, saying so: refused, never filed on a decision
+   * made on gates that were no longer there. A policy that throws or fails fails the stage.
+   */
+  CompletableFuture<GatePolicy.Verdict> reserve(Gate inFlight, GatePolicy policy) {
+    return reserve(inFlight, policy, 0);
+  }
+
+  private CompletableFuture<GatePolicy.Verdict> reserve(
+      Gate inFlight, GatePolicy policy, int attempt) {
+    if (attempt == ATTEMPTS) {
+      return CompletableFuture.completedFuture(
+          GatePolicy.Verdict.deny(
+              "the subscriber's gates changed while the policy decided, "
+                  + ATTEMPTS
+                  + " times running; try again"));
+    }
     InetAddress subscriber = subscriber(inFlight);
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      Seen seen;
-      synchronized (this) {
-        for (Gate g : ofSubscriber(inFlight)) {
-          if (g.state() == Gate.IN_DOUBT
-              && g.cmts().equals(inFlight.cmts())
-              && g.request().equals(inFlight.request())) {
-            return null; // the same flows' Gate-Set is in doubt: it may have made this gate already
+    Held seen = held(subscriber);
+    for (Gate g : seen.gates()) {
+      if (g.state() == Gate.IN_DOUBT
+          && g.cmts().equals(inFlight.cmts())
+          && g.request().equals(inFlight.request())) {
+        // the same flows' Gate-Set is in doubt: it may have made this gate already
+        return CompletableFuture.completedFuture(null);
+      }
+    }
+    CompletableFuture<GatePolicy.Verdict> decided;
+    try {
+      decided = policy.decideAsync(inFlight.request(), seen.gates()).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return decided.thenComposeAsync(
+        v -> {
+          // on the owner
+          if (held(subscriber).stamp() != seen.stamp()) {
+            // decided on gates that changed meanwhile: again, on those held now, off the owner
+            return CompletableFuture.supplyAsync(() -> attempt + 1, deciders)
+                .thenCompose(next -> reserve(inFlight, policy, next));
           }
-        }
-        seen = seen(subscriber);
-      }
-      GatePolicy.Verdict v = policy.decide(inFlight.request(), seen.gates());
-      synchronized (this) {
-        if (stamp(subscriber) != seen.stamp()) {
-          continue; // decided on gates that changed meanwhile: again, on those held now
-        }
-        if (v.allowed()) {
-          file(inFlight);
-        }
-        return v;
-      }
-    }
-    return GatePolicy.Verdict.deny(
-        "the subscriber's gates changed while the policy decided, "
-            + ATTEMPTS
-            + " times running; try again");
+          if (v.allowed()) {
+            file(inFlight);
+          }
+          return CompletableFuture.completedFuture(v);
+        },
+        owner);
   }
 
   /**
-   * Decides a change of {@code gate} to {@code changed} (outside the lock), the gate not counted
-   * against itself; null if {@code gate} is not held as it is (deleted, or changed since).
+   * Decides a change of {@code gate} to {@code changed}, the gate not counted against itself;
+   * completes with null if {@code gate} is not held as it is (deleted, or changed since).
    */
-  GatePolicy.Verdict decideChange(Gate gate, GateRequest changed, GatePolicy policy) {
-    List<Gate> others;
-    synchronized (this) {
-      if (!gate.equals(gates.get(Key.of(gate)))) {
-        return null;
-      }
-      others = new ArrayList<>(ofSubscriber(gate));
+  CompletableFuture<GatePolicy.Verdict> decideChange(
+      Gate gate, GateRequest changed, GatePolicy policy) {
+    if (!gate.equals(gates.get(Key.of(gate)))) {
+      return CompletableFuture.completedFuture(null);
     }
+    List<Gate> others = new ArrayList<>(held(subscriber(gate)).gates());
     others.remove(gate);
-    return policy.decide(changed, others);
+    try {
+      return policy.decideAsync(changed, others).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**
-   * The gates {@code affected} selects that {@code decide} no longer allows, each with its reason;
-   * a gate is decided without itself and without those already doomed. Decided on a copy of the
-   * books taken at once, outside the lock: what changes meanwhile is the books' next filing's to
-   * settle (a deletion of a gate no longer held finds nothing to unfile).
+   * The gates {@code affected} selects that {@code decide} no longer allows, each with its reason
+   * (the stage {@code decide} gives completes with null for a gate still allowed); a gate is
+   * decided without itself and without those already doomed, one after another. Decided on the
+   * books as published when asked (each subscriber's gates as one value): what changes meanwhile is
+   * the books' next change's to settle (a deletion of a gate no longer held finds nothing to
+   * unfile).
    */
-  Map<Gate, String> doomed(Predicate<Gate> affected, BiFunction<Gate, List<Gate>, String> decide) {
-    List<Gate> all;
-    Map<InetAddress, List<Gate>> subscribers = new HashMap<>();
-    synchronized (this) {
-      all = new ArrayList<>(gates.values());
-      for (Map.Entry<InetAddress, Held> e : bySubscriber.entrySet()) {
-        subscribers.put(e.getKey(), List.copyOf(e.getValue().gates));
-      }
-    }
-    // by identity: the books hold one instance of each gate (records compare whole requests)
-    Map<Gate, String> why = new IdentityHashMap<>();
-    for (Gate g : all) {
-      if (!affected.test(g)) {
-        continue;
-      }
-      List<Gate> others = new ArrayList<>();
-      for (Gate o : subscribers.getOrDefault(subscriber(g), List.of())) {
-        if (o != g && !why.containsKey(o)) {
-          others.add(o);
+  CompletableFuture<Map<Gate, String>> doomed(
+      Predicate<Gate> affected, BiFunction<Gate, List<Gate>, CompletionStage<String>> decide) {
+    record Todo(Gate gate, List<Gate> subscribers) {}
+    List<Todo> todo = new ArrayList<>();
+    for (Held h : bySubscriber.values()) {
+      for (Gate g : h.gates()) {
+        if (g.gateId() != 0 && affected.test(g)) {
+          todo.add(new Todo(g, h.gates()));
         }
       }
-      String no = decide.apply(g, others);
-      if (no != null) {
-        why.put(g, no);
-      }
     }
-    return why;
+    // by identity: the books hold one instance of each gate (records compare whole requests);
+    // written by one step after another, each after the one before it completed
+    Map<Gate, String> why = new IdentityHashMap<>();
+    return Stages.<Todo, String>inTurn(
+            todo,
+            t -> {
+              List<Gate> others = new ArrayList<>();
+              for (Gate o : t.subscribers()) {
+                if (o != t.gate() && !why.containsKey(o)) {
+                  others.add(o);
+                }
+              }
+              return decide
+                  .apply(t.gate(), others)
+                  .thenApply(
+                      no -> {
+                        if (no != null) {
+                          why.put(t.gate(), no);
+                        }
+                        return no;
+                      });
+            },
+            no -> false,
+            all -> null)
+        .thenApply(x -> why);
   }
 
-  /** Unfiles the Gate-Set {@code inFlight} and files the gate it made, as {@link #fileIfAbsent}. */
-  synchronized Gate settle(Gate inFlight, Gate g) {
-    unfile(inFlight);
-    return fileIfAbsent(g);
+  /**
+   * Unfiles the Gate-Set {@code inFlight} and files the gate it made, unless a gate with its key is
+   * held: then completes with that gate, and nothing filed.
+   */
+  CompletableFuture<Gate> settle(Gate inFlight, Gate g) {
+    return change(() -> settleHere(inFlight, g));
   }
 
-  /** Files {@code g} unless a gate with its key is held: then that gate, and nothing filed. */
-  synchronized Gate fileIfAbsent(Gate g) {
+  /** Puts {@code now} in {@code was}'s place; false (nothing filed) if {@code was} is not held. */
+  CompletableFuture<Boolean> replace(Gate was, Gate now) {
+    return change(() -> replaceHere(was, now));
+  }
+
+  /** Unfiles {@code g}; true if it was filed. */
+  CompletableFuture<Boolean> unfile(Gate g) {
+    return change(() -> unfileHere(g));
+  }
+
+  /** Unfiles every gate, and every Gate-Set in doubt, on {@code cmts} (given to another member). */
+  CompletableFuture<Void> unfileAll(String cmts) {
+    return change(
+        () -> {
+          gates.values().removeIf(g -> g.cmts().equals(cmts));
+          for (InetAddress subscriber : List.copyOf(bySubscriber.keySet())) {
+            Held h = held(subscriber);
+            List<Gate> kept = new ArrayList<>(h.gates());
+            if (kept.removeIf(
+                g -> g.cmts().equals(cmts) && (g.gateId() != 0 || g.state() == Gate.IN_DOUBT))) {
+              put(subscriber, kept);
+            }
+          }
+          return null;
+        });
+  }
+
+  /** The gate held under {@code cmts} and {@code gateId}, or null. */
+  Gate get(String cmts, int gateId) {
+    return gates.get(new Key(cmts, gateId));
+  }
+
+  /** The gates held now. */
+  List<Gate> all() {
+    return List.copyOf(gates.values());
+  }
+
+  /** The gates held now on {@code cmts}. */
+  List<Gate> of(String cmts) {
+    return gates.values().stream().filter(g -> g.cmts().equals(cmts)).toList();
+  }
+
+  // ---- the owner's side: called on the owner's thread only
+  // ---------------------------------------
+
+  /** On the owner: as {@link #settle}. */
+  Gate settleHere(Gate inFlight, Gate g) {
+    unfileHere(inFlight);
+    return fileIfAbsentHere(g);
+  }
+
+  /** On the owner: files {@code g} unless a gate with its key is held: then that gate. */
+  Gate fileIfAbsentHere(Gate g) {
+    owned();
     Gate held = gates.get(Key.of(g));
     if (held == null) {
       file(g);
@@ -148,98 +277,85 @@ final class GateBooks {
     return held;
   }
 
-  /** Puts {@code now} in {@code was}'s place; false (nothing filed) if {@code was} is not held. */
-  synchronized boolean replace(Gate was, Gate now) {
-    if (!unfile(was)) {
+  /** On the owner: as {@link #replace}. */
+  boolean replaceHere(Gate was, Gate now) {
+    if (!unfileHere(was)) {
       return false;
     }
     file(now);
     return true;
   }
 
-  /** The gate held under {@code cmts} and {@code gateId}, or null. */
-  synchronized Gate get(String cmts, int gateId) {
-    return gates.get(new Key(cmts, gateId));
-  }
-
-  synchronized List<Gate> all() {
-    return List.copyOf(gates.values());
-  }
-
-  synchronized List<Gate> of(String cmts) {
-    return gates.values().stream().filter(g -> g.cmts().equals(cmts)).toList();
-  }
-
-  /** Files a Gate-Set in doubt (Gate ID 0): counted against its subscriber until unfiled. */
-  synchronized void fileInDoubt(Gate g) {
+  /** On the owner: files a Gate-Set in doubt (Gate ID 0), counted against its subscriber. */
+  void fileInDoubtHere(Gate g) {
     file(g);
   }
 
-  /** Unfiles every gate, and every Gate-Set in doubt, on {@code cmts} (given to another member). */
-  synchronized void unfileAll(String cmts) {
-    gates.values().removeIf(g -> g.cmts().equals(cmts));
-    for (Held h : bySubscriber.values()) {
-      if (h.gates.removeIf(
-          g -> g.cmts().equals(cmts) && (g.gateId() != 0 || g.state() == Gate.IN_DOUBT))) {
-        h.stamp = ++stamps;
-      }
-    }
-    bySubscriber.values().removeIf(h -> h.gates.isEmpty());
-  }
-
-  /** Unfiles {@code g}; true if it was filed. */
-  synchronized boolean unfile(Gate g) {
+  /** On the owner: unfiles {@code g}; true if it was filed. */
+  boolean unfileHere(Gate g) {
+    owned();
     boolean had = g.gateId() != 0 && gates.remove(Key.of(g)) != null;
-    Held h = bySubscriber.get(subscriber(g));
-    if (h != null) {
-      List<Gate> l = h.gates;
-      for (int i = 0; i < l.size(); i++) {
-        Gate x = l.get(i);
-        if (x.cmts().equals(g.cmts())
-            && x.gateId() == g.gateId()
-            && x.state() == g.state()
-            && x.request().equals(g.request())) {
-          l.remove(i);
-          h.stamp = ++stamps;
-          had |= g.gateId() == 0;
-          break;
-        }
-      }
-      if (l.isEmpty()) {
-        bySubscriber.remove(subscriber(g));
+    InetAddress subscriber = subscriber(g);
+    List<Gate> l = held(subscriber).gates();
+    for (int i = 0; i < l.size(); i++) {
+      Gate x = l.get(i);
+      if (x.cmts().equals(g.cmts())
+          && x.gateId() == g.gateId()
+          && x.state() == g.state()
+          && x.request().equals(g.request())) {
+        List<Gate> kept = new ArrayList<>(l);
+        kept.remove(i);
+        put(subscriber, kept);
+        had |= g.gateId() == 0;
+        break;
       }
     }
     return had;
   }
 
   private void file(Gate g) {
+    owned();
     if (g.gateId() != 0) {
       gates.put(Key.of(g), g);
     }
-    Held h = bySubscriber.computeIfAbsent(subscriber(g), a -> new Held());
-    h.gates.add(g);
-    h.stamp = ++stamps;
+    InetAddress subscriber = subscriber(g);
+    List<Gate> l = new ArrayList<>(held(subscriber).gates());
+    l.add(g);
+    put(subscriber, l);
   }
 
-  /** Under the lock. */
-  private List<Gate> ofSubscriber(Gate g) {
-    Held h = bySubscriber.get(subscriber(g));
-    return h == null ? List.of() : h.gates;
+  /** On the owner: {@code subscriber}'s gates are {@code now}, stamped as changed. */
+  private void put(InetAddress subscriber, List<Gate> now) {
+    if (now.isEmpty()) {
+      bySubscriber.remove(subscriber);
+    } else {
+      bySubscriber.put(subscriber, new Held(List.copyOf(now), ++stamps));
+    }
   }
 
-  /** Under the lock: a copy of {@code subscriber}'s gates, with their stamp. */
-  private Seen seen(InetAddress subscriber) {
+  /** {@code subscriber}'s gates as published, with their stamp (0: none held). */
+  private Held held(InetAddress subscriber) {
     Held h = bySubscriber.get(subscriber);
-    return h == null ? new Seen(List.of(), 0) : new Seen(List.copyOf(h.gates), h.stamp);
+    return h == null ? Held.NONE : h;
   }
 
-  /** Under the lock: the stamp of {@code subscriber}'s gates' last change (0: none held). */
-  private long stamp(InetAddress subscriber) {
-    Held h = bySubscriber.get(subscriber);
-    return h == null ? 0 : h.stamp;
+  private void owned() {
+    if (Thread.currentThread() != ownerThread) {
+      throw new IllegalStateException(
+          "the PCMM books are changed on their own thread ("
+              + ownerThread.getName()
+              + "), not on "
+              + Thread.currentThread().getName());
+    }
   }
 
   private static InetAddress subscriber(Gate g) {
     return g.request().subscriber().address();
+  }
+
+  /** Stops the owner: changes not made yet are dropped (the server stops). */
+  @Override
+  public void close() {
+    owner.shutdownNow();
   }
 }

@@ -1,14 +1,31 @@
 package dev.portcullis.pcmm;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Decides whether a gate may be set: before every Gate-Set, and again for every gate when the
  * policy changes ({@link PolicyServer#reevaluate()}), where a gate it no longer allows is deleted.
  */
 public interface GatePolicy {
-  /** The verdict on {@code request}, given the subscriber's other gates on all CMTSs. */
+  /**
+   * The verdict on {@code request}, given the subscriber's other gates on all CMTSs. Called on the
+   * thread that asked for the gate (the gate API's event loop, an application's thread) or, when a
+   * decision is made again, on one of the server's event loops: it must return promptly. A policy
+   * that waits for another system implements {@link #decideAsync} instead.
+   */
   Verdict decide(GateRequest request, List<Gate> subscribersGates);
+
+  /**
+   * Starts deciding {@code request}; the server continues with the verdict when the stage completes
+   * (on whatever thread completes it) and never waits for it on a thread of its own. Defaults to
+   * {@link #decide}, already completed. A stage that fails denies, as a {@link #decide} that
+   * throws.
+   */
+  default CompletionStage<Verdict> decideAsync(GateRequest request, List<Gate> subscribersGates) {
+    return CompletableFuture.completedFuture(decide(request, subscribersGates));
+  }
 
   /**
    * A policy that allows what every one of {@code policies} allows (the first denial decides), e.g.
@@ -16,16 +33,39 @@ public interface GatePolicy {
    */
   static GatePolicy all(GatePolicy... policies) {
     List<GatePolicy> l = List.of(policies);
-    return (request, gates) -> {
-      StringBuilder why = new StringBuilder();
-      for (GatePolicy p : l) {
-        Verdict v = p.decide(request, gates);
-        if (!v.allowed()) {
-          return v;
+    return new GatePolicy() {
+      @Override
+      public Verdict decide(GateRequest request, List<Gate> gates) {
+        StringBuilder why = new StringBuilder();
+        for (GatePolicy p : l) {
+          Verdict v = p.decide(request, gates);
+          if (!v.allowed()) {
+            return v;
+          }
+          why.append(why.length() == 0 ? "" : "; ").append(v.reason());
         }
-        why.append(why.length() == 0 ? "" : "; ").append(v.reason());
+        return Verdict.allow(why.toString());
       }
-      return Verdict.allow(why.toString());
+
+      @Override
+      public CompletionStage<Verdict> decideAsync(GateRequest request, List<Gate> gates) {
+        return Stages.inTurn(
+            l,
+            p -> p.decideAsync(request, gates),
+            v -> !v.allowed(),
+            vs -> {
+              StringBuilder why = new StringBuilder();
+              for (Verdict v : vs) {
+                why.append(why.length() == 0 ? "" : "; ").append(v.reason());
+              }
+              return Verdict.allow(why.toString());
+            });
+      }
+
+      @Override
+      public String toString() {
+        return l.toString();
+      }
     };
   }
 

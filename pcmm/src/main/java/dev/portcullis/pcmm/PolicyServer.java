@@ -21,7 +21,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -77,7 +79,7 @@ public final class PolicyServer implements Lifecycle {
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
-  private final GateBooks books = new GateBooks();
+  private final GateBooks books;
   private volatile GateJournal journal = GateJournal.NONE;
   private final GateSetsInDoubt doubts;
 
@@ -93,7 +95,8 @@ public final class PolicyServer implements Lifecycle {
     Transport t = Transport.best();
     this.group = t.group(Math.min(cmtss.size(), Runtime.getRuntime().availableProcessors()));
     Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
-    this.doubts = new GateSetsInDoubt(books, group, settings.answerTimeout(), () -> journal);
+    this.books = new GateBooks("pcmm-books", group);
+    this.doubts = new GateSetsInDoubt(books, settings.answerTimeout(), () -> journal);
     CmtsLink.Events events =
         new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null), clock);
     cmtss.forEach(
@@ -139,19 +142,43 @@ public final class PolicyServer implements Lifecycle {
    * (Gate-Info), forgetting those it no longer has. No Gate-Set is sent again.
    */
   void adopt(String cmts, List<Gate> gates, Map<String, GateRequest> inDoubt) {
-    for (Gate g : gates) {
-      if (books.fileIfAbsent(g) != null) {
-        log.warn("{}: recorded twice in the fleet's store; filed once", g);
-      }
-    }
-    inDoubt.forEach((intent, r) -> doubts.file(new Gate(cmts, 0, r, Gate.IN_DOUBT), intent));
+    List<CompletableFuture<?>> filed = new ArrayList<>();
+    filed.add(
+        books.change(
+            () -> {
+              for (Gate g : gates) {
+                if (books.fileIfAbsentHere(g) != null) {
+                  log.warn("{}: recorded twice in the fleet's store; filed once", g);
+                }
+              }
+              return null;
+            }));
+    inDoubt.forEach(
+        (intent, r) -> filed.add(doubts.file(new Gate(cmts, 0, r, Gate.IN_DOUBT), intent)));
+    // connected once all of it is filed, for its watch checks what the books hold then
+    awaitBooks(CompletableFuture.allOf(filed.toArray(CompletableFuture[]::new)));
     link(cmts).hold();
+  }
+
+  /**
+   * Waits for a change of the books, for the fleet's thread (which adopts and gives up CMTSs and
+   * waits on the store as it does), never for an event loop.
+   */
+  private static void awaitBooks(CompletableFuture<?> change) {
+    try {
+      change.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the PCMM books changed", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the PCMM books did not change: " + e, e);
+    }
   }
 
   /** Gives {@code cmts} up (another member takes it): its connection closed, its gates unfiled. */
   void release(String cmts) {
     link(cmts).close();
-    books.unfileAll(cmts);
+    awaitBooks(books.unfileAll(cmts));
     log.info("CMTS {}: given up", cmts);
   }
 
@@ -189,7 +216,16 @@ public final class PolicyServer implements Lifecycle {
     CmtsLink link = link(cmts);
     Gate inFlight = new Gate(cmts, 0, request, 0);
     // counted against the subscriber's limits until answered
-    GatePolicy.Verdict v = books.reserve(inFlight, this::decide);
+    return books
+        .reserve(inFlight, policy)
+        .exceptionally(e -> failed("a Gate-Set for", request, e))
+        .thenCompose(v -> reserved(link, inFlight, v));
+  }
+
+  /** After the policy's verdict {@code v} on {@code inFlight} (null: in doubt). */
+  private CompletableFuture<Gate> reserved(CmtsLink link, Gate inFlight, GatePolicy.Verdict v) {
+    String cmts = inFlight.cmts();
+    GateRequest request = inFlight.request();
     if (v == null || !v.allowed()) {
       // before anything leaves: the same flows in doubt, or the policy's no
       String why =
@@ -207,7 +243,8 @@ public final class PolicyServer implements Lifecycle {
     GateJournal j = journal;
     if (j == GateJournal.NONE) {
       return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null))
-          .handle((m, e) -> answered(inFlight, v, null, m, e));
+          .handle((m, e) -> answered(inFlight, v, null, m, e))
+          .thenCompose(f -> f);
     }
     // write-ahead: the intent is durable before the Gate-Set leaves, or it does not leave
     AtomicReference<String> intent = new AtomicReference<>();
@@ -217,60 +254,96 @@ public final class PolicyServer implements Lifecycle {
               intent.set(id);
               return link.exchange(GateCommand.GATE_SET, request.gateSetObjects(null));
             })
-        .handle((m, e) -> answered(inFlight, v, intent.get(), m, e));
+        .handle((m, e) -> answered(inFlight, v, intent.get(), m, e))
+        .thenCompose(f -> f);
   }
 
-  /** The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal thrown. */
-  private Gate answered(
+  /**
+   * The gate a Gate-Set's answer (or failure) makes, filed and told; else the refusal it fails
+   * with.
+   */
+  private CompletableFuture<Gate> answered(
       Gate inFlight, GatePolicy.Verdict v, String intent, GateMessage m, Throwable e) {
     String cmts = inFlight.cmts();
-    GateRequest request = inFlight.request();
-    Throwable refusal;
     boolean ack = e == null && m.command() == GateCommand.GATE_SET_ACK && m.gateId() != null;
     if (ack && m.gateId().id() != 0) {
-      Gate g = new Gate(cmts, m.gateId().id(), request, PcmmObject.GateState.AUTHORIZED);
-      Gate held = books.settle(inFlight, g); // one lock: the Gate-Set out of flight, its gate in
-      if (held == null) {
-        journal.resolved(intent, g);
-        listeners.forEach(l -> l.set(g, v.reason()));
-        return g;
-      }
-      // the CMTS gave an ID it had given for a gate held here: never file a gate twice
-      refusal =
-          new GateRefusedException(
-              Kind.CMTS,
-              "Gate-Set: CMTS " + cmts + " acknowledged with the ID of " + held + " again",
-              null);
-    } else {
-      books.unfile(inFlight);
-      // an ID of 0 is no gate: these books (and an application) could not tell it from a Gate-Set
-      // in flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
-      refusal =
-          e != null
-              ? GateRefusedException.cause(e)
-              : ack
-                  ? new GateRefusedException(
-                      Kind.CMTS,
-                      "Gate-Set: CMTS "
-                          + cmts
-                          + " acknowledged with Gate ID 0, which names no gate",
-                      null)
-                  : m.command() == GateCommand.GATE_SET_ERR
-                      ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
-                      : new GateRefusedException(
-                          Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
+      Gate g = new Gate(cmts, m.gateId().id(), inFlight.request(), PcmmObject.GateState.AUTHORIZED);
+      // one change: the Gate-Set out of flight, its gate in
+      return books
+          .settle(inFlight, g)
+          .thenApply(
+              held -> {
+                if (held == null) {
+                  journal.resolved(intent, g);
+                  listeners.forEach(l -> l.set(g, v.reason()));
+                  return g;
+                }
+                // the CMTS gave an ID it had given for a gate held here: never file a gate twice
+                throw refused(
+                    inFlight,
+                    intent,
+                    new GateRefusedException(
+                        Kind.CMTS,
+                        "Gate-Set: CMTS "
+                            + cmts
+                            + " acknowledged with the ID of "
+                            + held
+                            + " again",
+                        null));
+              });
     }
-    if (refusal instanceof GateRefusedException r
-        && (r.kind() == Kind.NO_ANSWER || r.kind() == Kind.UNREADABLE)) {
-      // the gate may exist: the same flows wait until it is found (a synchronisation after the
-      // reconnect) or its T1 is over, rather than risk a second gate
-      doubts.file(inFlight, intent);
-    } else if (intent != null) {
+    Throwable refusal = refusal(cmts, ack, m, e);
+    // the gate may exist: the same flows wait until it is found (a synchronisation after the
+    // reconnect) or its T1 is over, rather than risk a second gate; in one change with its
+    // leaving flight, so that no Gate-Set for the same flows slips in between
+    boolean mayExist =
+        refusal instanceof GateRefusedException r
+            && (r.kind() == Kind.NO_ANSWER || r.kind() == Kind.UNREADABLE);
+    return books
+        .change(
+            () -> {
+              books.unfileHere(inFlight);
+              if (mayExist) {
+                doubts.fileHere(inFlight, intent);
+              }
+              return null;
+            })
+        .thenApply(
+            x -> {
+              throw refused(inFlight, mayExist ? null : intent, refusal);
+            });
+  }
+
+  /** Why a Gate-Set that made no gate failed. */
+  private static Throwable refusal(String cmts, boolean ack, GateMessage m, Throwable e) {
+    // an ID of 0 is no gate: these books (and an application) could not tell it from a Gate-Set
+    // in flight, nor delete it by ID; the CMTS's gate, if any, is left to its own timers
+    return e != null
+        ? GateRefusedException.cause(e)
+        : ack
+            ? new GateRefusedException(
+                Kind.CMTS,
+                "Gate-Set: CMTS " + cmts + " acknowledged with Gate ID 0, which names no gate",
+                null)
+            : m.command() == GateCommand.GATE_SET_ERR
+                ? GateRefusedException.byCmts("Gate-Set", cmts, m.error())
+                : new GateRefusedException(
+                    Kind.CMTS, "Gate-Set: CMTS " + cmts + " answered " + m, null);
+  }
+
+  /**
+   * A Gate-Set that made no gate, told; its intent ({@code null}: none, or kept in doubt) resolved
+   * as nothing; the exception to fail with.
+   */
+  private CompletionException refused(Gate inFlight, String intent, Throwable refusal) {
+    String cmts = inFlight.cmts();
+    GateRequest request = inFlight.request();
+    if (intent != null) {
       journal.resolved(intent, null);
     }
     String why = GateRefusedException.why(refusal);
     listeners.forEach(l -> l.refused(cmts, request, why));
-    throw new CompletionException(refusal);
+    return new CompletionException(refusal);
   }
 
   /**
@@ -291,7 +364,15 @@ public final class PolicyServer implements Lifecycle {
               + gate.request().amid()
               + ")");
     }
-    GatePolicy.Verdict v = books.decideChange(gate, changed, this::decide);
+    return books
+        .decideChange(gate, changed, policy)
+        .exceptionally(e -> failed("a Gate-Set for", changed, e))
+        .thenCompose(v -> changeDecided(gate, changed, v));
+  }
+
+  /** After the policy's verdict {@code v} on a change of {@code gate} (null: not held). */
+  private CompletableFuture<Gate> changeDecided(
+      Gate gate, GateRequest changed, GatePolicy.Verdict v) {
     if (v == null) {
       return CompletableFuture.failedFuture(
           new GateRefusedException(
@@ -307,7 +388,7 @@ public final class PolicyServer implements Lifecycle {
     return link(gate.cmts())
         .exchange(
             GateCommand.GATE_SET, changed.gateSetObjects(new PcmmObject.GateId(gate.gateId())))
-        .thenApply(
+        .thenCompose(
             m -> {
               if (m.command() != GateCommand.GATE_SET_ACK
                   || m.gateId() == null
@@ -323,14 +404,20 @@ public final class PolicyServer implements Lifecycle {
                 throw new CompletionException(r);
               }
               Gate now = new Gate(gate.cmts(), gate.gateId(), changed, gate.state());
-              if (!books.replace(gate, now)) {
-                // deleted meanwhile (a policy change, the CMTS's own report): not filed again
-                throw new CompletionException(
-                    new GateRefusedException(
-                        Kind.NOT_HELD, gate + " ended while it was being changed", null));
-              }
-              listeners.forEach(l -> l.modified(gate, now, v.reason()));
-              return now;
+              return books
+                  .replace(gate, now)
+                  .thenApply(
+                      replaced -> {
+                        if (!replaced) {
+                          // deleted meanwhile (a policy change, the CMTS's own report): not filed
+                          // again
+                          throw new CompletionException(
+                              new GateRefusedException(
+                                  Kind.NOT_HELD, gate + " ended while it was being changed", null));
+                        }
+                        listeners.forEach(l -> l.modified(gate, now, v.reason()));
+                        return now;
+                      });
             });
   }
 
@@ -338,7 +425,7 @@ public final class PolicyServer implements Lifecycle {
   public CompletableFuture<Void> delete(Gate gate, String reason) {
     return link(gate.cmts())
         .exchange(GateCommand.GATE_DELETE, idObjects(gate))
-        .thenApply(
+        .thenCompose(
             m -> {
               boolean gone =
                   m.command() == GateCommand.GATE_DELETE_ACK
@@ -354,10 +441,14 @@ public final class PolicyServer implements Lifecycle {
                             "Gate-Delete: CMTS " + gate.cmts() + " answered " + m,
                             null));
               }
-              if (books.unfile(gate)) {
-                listeners.forEach(l -> l.deleted(gate, reason));
-              }
-              return null;
+              return books
+                  .unfile(gate)
+                  .thenAccept(
+                      had -> {
+                        if (had) {
+                          listeners.forEach(l -> l.deleted(gate, reason));
+                        }
+                      });
             });
   }
 
@@ -400,21 +491,33 @@ public final class PolicyServer implements Lifecycle {
    * again.
    */
   public CompletableFuture<Integer> reevaluate(Predicate<Gate> affected) {
-    Map<Gate, String> why =
-        books.doomed(
+    return books
+        .doomed(
             affected,
             (g, others) -> {
-              GatePolicy.Verdict v;
+              CompletableFuture<GatePolicy.Verdict> v;
               try {
-                v = policy.decide(g.request(), others);
+                v = policy.decideAsync(g.request(), others).toCompletableFuture();
               } catch (RuntimeException e) {
-                // a policy that cannot decide takes no gate away: the gate stays, and the failure
-                // is said (a new Gate-Set would be refused)
-                log.warn("{}: kept, the policy failed deciding it again: {}", g, e.toString());
-                return null;
+                v = CompletableFuture.failedFuture(e);
               }
-              return v.allowed() ? null : "policy no longer allows it: " + v.reason();
-            });
+              return v.handle(
+                  (verdict, e) -> {
+                    if (e != null) {
+                      // a policy that cannot decide takes no gate away: the gate stays, and the
+                      // failure is said (a new Gate-Set would be refused)
+                      log.warn("{}: kept, the policy failed deciding it again: {}", g, cause(e));
+                      return null;
+                    }
+                    return verdict.allowed()
+                        ? null
+                        : "policy no longer allows it: " + verdict.reason();
+                  });
+            })
+        .thenCompose(this::deleteDoomed);
+  }
+
+  private CompletableFuture<Integer> deleteDoomed(Map<Gate, String> why) {
     List<Gate> doomed = new ArrayList<>(why.keySet());
     if (!doomed.isEmpty()) {
       log.info("policy change: deleting {} gates it no longer allows", doomed.size());
@@ -436,17 +539,22 @@ public final class PolicyServer implements Lifecycle {
     return CompletableFuture.allOf(all).thenApply(x -> doomed.size());
   }
 
-  /** The policy's verdict; a policy that throws denies (fails closed), with the failure logged. */
-  private GatePolicy.Verdict decide(GateRequest request, List<Gate> subscribersGates) {
-    try {
-      return policy.decide(request, subscribersGates);
-    } catch (RuntimeException e) {
-      log.warn(
-          "policy failed deciding a Gate-Set for {}; refused: {}",
-          request.subscriber().address().getHostAddress(),
-          e.toString());
-      return GatePolicy.Verdict.deny("the policy failed: " + e);
-    }
+  /**
+   * The verdict of a policy that failed (threw, or its stage failed): denied (fails closed), with
+   * the failure logged.
+   */
+  private GatePolicy.Verdict failed(String what, GateRequest request, Throwable e) {
+    Throwable c = cause(e);
+    log.warn(
+        "policy failed deciding {} {}; refused: {}",
+        what,
+        request.subscriber().address().getHostAddress(),
+        c.toString());
+    return GatePolicy.Verdict.deny("the policy failed: " + c);
+  }
+
+  private static Throwable cause(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private List<PcmmObject> idObjects(Gate g) {
@@ -486,6 +594,7 @@ public final class PolicyServer implements Lifecycle {
     }
     links.values().forEach(CmtsLink::close);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    books.close();
     stopped.complete(null);
   }
 }

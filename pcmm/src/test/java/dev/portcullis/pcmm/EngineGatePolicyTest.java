@@ -6,6 +6,7 @@ import static dev.portcullis.pcmm.PolicyServerTest.ip;
 import static dev.portcullis.pcmm.PolicyServerTest.join;
 import static dev.portcullis.pcmm.PolicyServerTest.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,5 +102,42 @@ class EngineGatePolicyTest {
       assertEquals(0, join(ps.reevaluate()), "a policy with a mistake leaves the one in use");
     }
     assertThrows(ConfigException.class, () -> EngineGatePolicy.load("nonesuch", policy));
+  }
+
+  /**
+   * An asynchronous engine's decisions are continued as they complete, never waited for: a Gate-Set
+   * asked while its decision is held is answered once the engine completes it, on the engine's
+   * thread; until then nothing is sent and the caller is not held up. Failed before: the engine's
+   * decisions were joined on the caller's thread.
+   */
+  @Test
+  void anAsynchronousEnginesDecisionsAreContinuedNeverWaitedFor() throws Exception {
+    Path policy = Files.writeString(dir.resolve("gates.xml"), VOICE_ONLY);
+    EngineGatePolicy held = EngineGatePolicy.load("test-held", policy);
+    HeldEngine engine = HeldEngine.last;
+    try (CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT);
+        PolicyServer ps = PolicyServer.start(sim.addresses(), held, FAST)) {
+      join(ps.ready());
+      var voice = ps.set("cmts-1", request(1, "VoIP_UP", 5060));
+      var barred = ps.set("cmts-1", request(9, "BE", 80));
+      assertEquals(2, engine.asked.get(), "both asked of the engine at once");
+      assertFalse(voice.isDone(), "answered before the engine decided");
+      assertFalse(barred.isDone());
+      assertEquals(0, sim.gates(), "nothing sent before the engine decided");
+      engine.release();
+      assertEquals(1, join(voice).request().classifiers().size());
+      Throwable e = failure(barred);
+      assertTrue(e.getMessage().contains("rule barred: subscriber barred"), e.getMessage());
+      assertEquals(1, sim.gates());
+
+      Files.writeString(policy, VOICE_ONLY.replace("VoIP_UP VoIP_DN", "VoIP_DN"));
+      held.reload();
+      HeldEngine reloaded = HeldEngine.last;
+      var reevaluated = ps.reevaluate();
+      assertFalse(reevaluated.isDone(), "a policy change decided by the engine in its own time");
+      reloaded.release();
+      assertEquals(1, join(reevaluated), "the voice gate no longer allowed");
+      assertEquals(0, sim.gates());
+    }
   }
 }
