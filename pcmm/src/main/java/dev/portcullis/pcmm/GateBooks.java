@@ -1,6 +1,6 @@
 package dev.portcullis.pcmm;
 
-import dev.portcullis.support.Threads;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -9,9 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
@@ -22,19 +20,19 @@ import java.util.function.Supplier;
  * the Gate-Sets in flight or in doubt for it (Gate ID 0), so that a policy deciding a new gate sees
  * them all.
  *
- * <p>One owner (docs/architecture.md, "Who owns each piece of state"): the books' own thread makes
- * every change, each submitted to it through the methods below that return a stage; nobody else
- * writes them and no lock is taken. What they hold is published as values (a subscriber's gates are
- * one immutable list with the stamp of its last change, replaced whole), so a look-up ({@link
- * #get}, {@link #all}, {@link #of}) is read on the caller's thread without a hop. The policy never
- * runs on the owner: a Gate-Set is decided on the caller's thread (or where an asynchronous policy
- * completes it) on the subscriber's gates as published, and the owner files it only if that
- * subscriber's gates have not changed meanwhile (their stamp); otherwise it is decided again, on
- * one of the server's loops, on what is held then. So a slow policy holds up nobody else's gates,
- * no decision is filed on gates that have changed, and two Gate-Sets for one subscriber cannot both
- * pass a limit that allows one.
+ * <p>One owner (docs/architecture.md, "Who owns each piece of state"): one of the server's event
+ * loops makes every change, each submitted to it through the methods below that return a stage (a
+ * change asked for on that loop is made at once); nobody else writes them and no lock is taken.
+ * What they hold is published as values (a subscriber's gates are one immutable list with the stamp
+ * of its last change, replaced whole), so a look-up ({@link #get}, {@link #all}, {@link #of}) is
+ * read on the caller's thread without a hop. The policy never runs on the owner: a Gate-Set is
+ * decided on the caller's thread (or where an asynchronous policy completes it) on the subscriber's
+ * gates as published, and the owner files it only if that subscriber's gates have not changed
+ * meanwhile (their stamp); otherwise it is decided again, on one of the server's loops, on what is
+ * held then. So a slow policy holds up nobody else's gates, no decision is filed on gates that have
+ * changed, and two Gate-Sets for one subscriber cannot both pass a limit that allows one.
  */
-final class GateBooks implements AutoCloseable {
+final class GateBooks {
   /** A gate's key: its CMTS and Gate ID (a record: no string made for each look-up). */
   private record Key(String cmts, int gateId) {
     static Key of(Gate g) {
@@ -52,8 +50,8 @@ final class GateBooks implements AutoCloseable {
     static final Held NONE = new Held(List.of(), 0);
   }
 
-  private final ScheduledExecutorService owner;
-  private final Thread ownerThread;
+  private final EventExecutor owner;
+  private final Executor onOwner; // the owner, running at once what is asked on it
   private final Executor deciders;
 
   // written by the owner only; read by anyone (each value immutable)
@@ -62,32 +60,33 @@ final class GateBooks implements AutoCloseable {
   private long stamps; // the last stamp given; the owner's
 
   /**
-   * Books on a thread of their own named {@code name}; a decision made again (the subscriber's
-   * gates changed while it was made) runs on {@code deciders}.
+   * Books changed on {@code owner} (an event loop, which also runs their timers); a decision made
+   * again (the subscriber's gates changed while it was made) runs on {@code deciders}.
    */
-  GateBooks(String name, Executor deciders) {
-    this.owner = Threads.owner(name);
+  GateBooks(EventExecutor owner, Executor deciders) {
+    this.owner = owner;
     this.deciders = deciders;
-    try {
-      this.ownerThread = owner.submit(Thread::currentThread).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      owner.shutdownNow();
-      throw new IllegalStateException("interrupted while starting " + name, e);
-    } catch (ExecutionException e) {
-      owner.shutdownNow();
-      throw new IllegalStateException(name + " did not start", e.getCause());
-    }
+    this.onOwner =
+        task -> {
+          if (owner.inEventLoop()) {
+            task.run();
+          } else {
+            owner.execute(task);
+          }
+        };
   }
 
-  /** Runs {@code change} on the owner; the stage completes there with its result. */
+  /**
+   * Makes {@code change} on the owner (at once when asked there); the stage completes there with
+   * its result.
+   */
   <T> CompletableFuture<T> change(Supplier<T> change) {
-    return CompletableFuture.supplyAsync(change, owner);
+    return CompletableFuture.supplyAsync(change, onOwner);
   }
 
   /** Runs {@code task} on the owner after {@code millis}. */
   void later(Runnable task, long millis) {
-    if (!owner.isShutdown()) {
+    if (!owner.isShuttingDown()) {
       owner.schedule(task, millis, TimeUnit.MILLISECONDS);
     }
   }
@@ -141,7 +140,7 @@ final class GateBooks implements AutoCloseable {
           }
           return CompletableFuture.completedFuture(v);
         },
-        owner);
+        onOwner);
   }
 
   /**
@@ -340,22 +339,14 @@ final class GateBooks implements AutoCloseable {
   }
 
   private void owned() {
-    if (Thread.currentThread() != ownerThread) {
+    if (!owner.inEventLoop()) {
       throw new IllegalStateException(
-          "the PCMM books are changed on their own thread ("
-              + ownerThread.getName()
-              + "), not on "
+          "the PCMM books are changed on their owner's event loop only, not on "
               + Thread.currentThread().getName());
     }
   }
 
   private static InetAddress subscriber(Gate g) {
     return g.request().subscriber().address();
-  }
-
-  /** Stops the owner: changes not made yet are dropped (the server stops). */
-  @Override
-  public void close() {
-    owner.shutdownNow();
   }
 }

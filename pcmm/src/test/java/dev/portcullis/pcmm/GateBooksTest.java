@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.Threads;
+import io.netty.channel.DefaultEventLoop;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -27,11 +29,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class GateBooksTest {
   private final ExecutorService threads = Executors.newFixedThreadPool(2);
-  private final GateBooks books = new GateBooks("test-books", threads);
+  private final DefaultEventLoop owner = new DefaultEventLoop(Threads.daemon("test-books"));
+  private final GateBooks books = new GateBooks(owner, threads);
 
   @AfterEach
   void stop() {
-    books.close();
+    owner.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     threads.shutdownNow();
   }
 
@@ -137,7 +140,7 @@ class GateBooksTest {
     Gate g = new Gate("cmts-1", 7, request(1, "BE", 1), 1);
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> books.fileIfAbsentHere(g));
-    assertTrue(e.getMessage().contains("test-books"), e.getMessage());
+    assertTrue(e.getMessage().contains("owner's event loop only"), e.getMessage());
     assertEquals(null, books.change(() -> books.fileIfAbsentHere(g)).get(5, TimeUnit.SECONDS));
     assertEquals(List.of(g), books.all(), "published to every thread once changed");
   }
