@@ -25,6 +25,7 @@ import dev.portcullis.pcmm.GateRefusedException.Kind;
 import dev.portcullis.support.Backoff;
 import dev.portcullis.support.HostPort;
 import dev.portcullis.support.LogSummary;
+import dev.portcullis.support.ReadIdle;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -35,8 +36,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -130,7 +129,7 @@ final class CmtsLink {
                         // many Gate-Sets or -Deletes at once (a policy change) leave in a few
                         // writes, not one each; a flush inside a read waits for its end
                         .addLast(new FlushConsolidationHandler(256, true))
-                        .addLast(new IdleStateHandler(settings.kaSeconds(), 0, 0))
+                        .addLast(new ReadIdle(Duration.ofSeconds(settings.kaSeconds())))
                         .addLast(new CopsDecoder())
                         .addLast(new CopsEncoder())
                         .addLast(new Connection());
@@ -652,7 +651,7 @@ final class CmtsLink {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof IdleStateEvent) {
+      if (evt == ReadIdle.Event.READ_IDLE) {
         lose(ctx, "nothing from it in " + settings.kaSeconds() + " s (the KA timer)");
       }
     }
