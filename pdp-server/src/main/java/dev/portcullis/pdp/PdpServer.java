@@ -188,7 +188,8 @@ public final class PdpServer implements Lifecycle {
       if (store != null && config.state().zookeeper()) {
         // before binding: no PEP is served before the fleet's revocations are applied here
         try {
-          s.fleetRevocations = new FleetRevocations(store, s::memberId, s.fleetRevocationsHere());
+          s.fleetRevocations =
+              new FleetRevocations(store, s::memberId, s.fleetRevocationsHere(), s::soon);
         } catch (StoreException e) {
           throw new IOException("the fleet's revocations: " + e.getMessage(), e);
         }

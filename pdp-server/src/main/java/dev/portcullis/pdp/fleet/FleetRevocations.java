@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -31,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p>Entries are JSON: {@code {"subject","by","reason","at","member"}}, and {@code "restoredBy"}
  * once restored. A restored entry stays, so marked, until the subject is revoked again: a watch may
  * see a change and a deletion that follows it as the deletion alone, which would lose who restored
- * it (one small entry per subject ever revoked). Written from the PDP's housekeeping thread (a
- * store write is I/O: never on an event loop); the listener is called on the store's watch thread.
+ * it (one small entry per subject ever revoked).
+ *
+ * <p>One owner, the PDP's housekeeping thread: it writes the entries (a store write is I/O: never
+ * on an event loop), and the watch's events are handed to it, so the listener is called there, in
+ * the order the store reported them, each after the writes this member made before it.
  */
 public final class FleetRevocations implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FleetRevocations.class);
@@ -56,7 +60,8 @@ public final class FleetRevocations implements AutoCloseable {
   /**
    * The version of each entry this member last wrote: a change the watch delivers later than this
    * member's own next write (its own revocation, seen after it was restored here) is older than
-   * what this member has already applied, and is not applied again.
+   * what this member has already applied, and is not applied again. The owner's (concurrent only
+   * for tests that write from one thread and deliver from another).
    */
   private final Map<String, Integer> written = new ConcurrentHashMap<>();
 
@@ -68,14 +73,18 @@ public final class FleetRevocations implements AutoCloseable {
    * that starts applies them before it serves), then each change as it comes.
    *
    * @param member this member's id, written with the revocations it makes
+   * @param owner the thread that writes the entries ({@link #publish}, {@link #withdraw}); the
+   *     watch's events are handed to it, and the listener called there. Not the thread that calls
+   *     this constructor, which waits for it
    * @throws StoreException if the store cannot be watched, or its revocations are not read within
    *     30 s
    */
-  public FleetRevocations(StateStore store, Supplier<String> member, Listener listener)
+  public FleetRevocations(
+      StateStore store, Supplier<String> member, Listener listener, Executor owner)
       throws StoreException {
     this.store = store;
     this.member = member;
-    this.watch = store.watch(ROOT, e -> changed(e, listener));
+    this.watch = store.watch(ROOT, e -> owner.execute(() -> changed(e, listener)));
     boolean read;
     try {
       read = ready.await(30, TimeUnit.SECONDS);

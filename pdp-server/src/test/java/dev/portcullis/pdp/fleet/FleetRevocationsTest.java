@@ -92,7 +92,7 @@ class FleetRevocationsTest {
     try (EmbeddedStateStore real = EmbeddedStateStore.inMemory()) {
       HeldEvents store = new HeldEvents(real);
       Heard heard = new Heard();
-      FleetRevocations f = new FleetRevocations(store.store, () -> "a", heard);
+      FleetRevocations f = new FleetRevocations(store.store, () -> "a", heard, Runnable::run);
       assertTrue(f.publish(alice("ops-1")));
       assertTrue(f.withdraw("alice", "ops-2"));
       store.deliver(2); // the revocation (version 0), then its restoration (1): both late
@@ -115,8 +115,8 @@ class FleetRevocationsTest {
     try (EmbeddedStateStore real = EmbeddedStateStore.inMemory()) {
       HeldEvents store = new HeldEvents(real);
       Heard heard = new Heard();
-      FleetRevocations here = new FleetRevocations(store.store, () -> "a", heard);
-      FleetRevocations there = new FleetRevocations(real, () -> "b", new Heard());
+      FleetRevocations here = new FleetRevocations(store.store, () -> "a", heard, Runnable::run);
+      FleetRevocations there = new FleetRevocations(real, () -> "b", new Heard(), Runnable::run);
       assertTrue(there.publish(alice("ops-1")));
       assertTrue(there.withdraw("alice", "ops-2"));
       store.deliver(2);
