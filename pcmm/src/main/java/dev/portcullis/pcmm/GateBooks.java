@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
@@ -81,7 +82,11 @@ final class GateBooks {
    * its result.
    */
   <T> CompletableFuture<T> change(Supplier<T> change) {
-    return CompletableFuture.supplyAsync(change, onOwner);
+    try {
+      return CompletableFuture.supplyAsync(change, onOwner);
+    } catch (RejectedExecutionException stopped) {
+      return CompletableFuture.failedFuture(stopped); // the server stopped: nothing changes
+    }
   }
 
   /** Runs {@code task} on the owner after {@code millis}. */
