@@ -24,8 +24,8 @@ import dev.portcullis.cops.pcmm.PcmmObjects;
 import dev.portcullis.pcmm.GateRefusedException.Kind;
 import dev.portcullis.support.Backoff;
 import dev.portcullis.support.HostPort;
+import dev.portcullis.support.IdleWatch;
 import dev.portcullis.support.LogSummary;
-import dev.portcullis.support.ReadIdle;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -129,7 +129,7 @@ final class CmtsLink {
                         // many Gate-Sets or -Deletes at once (a policy change) leave in a few
                         // writes, not one each; a flush inside a read waits for its end
                         .addLast(new FlushConsolidationHandler(256, true))
-                        .addLast(new ReadIdle(Duration.ofSeconds(settings.kaSeconds())))
+                        .addLast(IdleWatch.reads(Duration.ofSeconds(settings.kaSeconds())))
                         .addLast(new CopsDecoder())
                         .addLast(new CopsEncoder())
                         .addLast(new Connection());
@@ -651,7 +651,7 @@ final class CmtsLink {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt == ReadIdle.Event.READ_IDLE) {
+      if (evt == IdleWatch.Event.READ_IDLE) {
         lose(ctx, "nothing from it in " + settings.kaSeconds() + " s (the KA timer)");
       }
     }

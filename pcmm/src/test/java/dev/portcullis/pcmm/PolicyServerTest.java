@@ -346,7 +346,7 @@ class PolicyServerTest {
         join(ps.ready());
         // the 1 s KA timer on the server's real loop: keep-alives every third of it keep one CMTS,
         // silence ends the other (each waited for as it happens; the timer itself on the loop's
-        // time alone in ReadIdleTest)
+        // time alone in IdleWatchTest)
         CmtsSimulator.Cmts t = talking.cmtss().get(0);
         CmtsSimulator.Cmts s = silent.cmtss().get(0);
         await()

@@ -5,7 +5,7 @@ import dev.portcullis.cops.ClientClose;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.KeepAlive;
-import dev.portcullis.support.ReadIdle;
+import dev.portcullis.support.IdleWatch;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.net.SocketAddress;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The PEP's side of RFC 2748 section 4.4: once the PDP accepts with a keep-alive timer, sends a KA
  * at a random point between 1/4 and 3/4 of it, over and over, and drops a PDP that stays silent for
- * the whole timer ({@link ReadIdle} watches the reads, on the loop's timer alone, so a test moves
+ * the whole timer ({@link IdleWatch} watches the reads, on the loop's timer alone, so a test moves
  * it with the loop's time). A timer of 0 means no keep-alives.
  */
 final class PepKeepAlive extends ChannelInboundHandlerAdapter {
@@ -41,7 +41,7 @@ final class PepKeepAlive extends ChannelInboundHandlerAdapter {
       started = true;
       seconds = a.kaTimer().seconds();
       if (seconds > 0) {
-        ctx.pipeline().addBefore(ctx.name(), "idle", new ReadIdle(Duration.ofSeconds(seconds)));
+        ctx.pipeline().addBefore(ctx.name(), "idle", IdleWatch.reads(Duration.ofSeconds(seconds)));
         scheduleNext(ctx);
       }
     }
@@ -65,7 +65,7 @@ final class PepKeepAlive extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt == ReadIdle.Event.READ_IDLE) {
+    if (evt == IdleWatch.Event.READ_IDLE) {
       SocketAddress pdp = ctx.channel().remoteAddress();
       log.warn("PEP {}: PDP {} silent for {} s; dropping the connection", pepId, pdp, seconds);
       ctx.writeAndFlush(ClientClose.of(0, ErrorCode.COMMUNICATION_FAILURE, 0));

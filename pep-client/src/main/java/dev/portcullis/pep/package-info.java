@@ -5,8 +5,8 @@
  * connections), {@code PepConnector} (the pipeline, connects, the first Client-Open, reconnects),
  * {@code ReconnectPolicy} (home PDP, redirects, back-off on the shared {@code Backoff}), {@code
  * TlsSessionReuse} (the TLS context and its session-reuse policy), {@code PepKeepAlive} (KA sending
- * and loss on Netty's {@code IdleStateHandler}) and {@code PepConnectionHandler} (the protocol on
- * one connection). Also the PEP's configuration, security settings and enrolment. See
+ * and loss on support's {@code IdleWatch}) and {@code PepConnectionHandler} (the protocol on one
+ * connection). Also the PEP's configuration, security settings and enrolment. See
  * docs/pep-client.md.
  */
 package dev.portcullis.pep;

@@ -13,7 +13,7 @@ import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.IntegrityTls;
 import dev.portcullis.cops.KaTimer;
 import dev.portcullis.cops.KeepAlive;
-import dev.portcullis.support.ReadIdle;
+import dev.portcullis.support.IdleWatch;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -32,7 +32,7 @@ class PepKeepAliveTest {
     ch.freezeTime(); // the loop's clock moves only with advanceTimeBy, not with the wall clock
     ch.writeInbound(accept(0xC0A5, 8));
     assertInstanceOf(ClientAccept.class, ch.readInbound(), "the CAT goes on");
-    assertNotNull(ch.pipeline().get(ReadIdle.class));
+    assertNotNull(ch.pipeline().get(IdleWatch.class));
     ch.advanceTimeBy(1999, TimeUnit.MILLISECONDS);
     ch.runPendingTasks();
     assertNull(ch.readOutbound(), "nothing before a quarter of the timer");
@@ -48,9 +48,9 @@ class PepKeepAliveTest {
     ch.writeInbound(
         new ClientAccept(
             0, true, new KaTimer(8), null, new IntegrityTls(IntegrityTls.FLAG_START_TLS)));
-    assertNull(ch.pipeline().get(ReadIdle.class));
+    assertNull(ch.pipeline().get(IdleWatch.class));
     ch.writeInbound(accept(0xC0A5, 0));
-    assertNull(ch.pipeline().get(ReadIdle.class));
+    assertNull(ch.pipeline().get(IdleWatch.class));
     ch.advanceTimeBy(1, TimeUnit.HOURS);
     ch.runPendingTasks();
     assertNull(ch.readOutbound());

@@ -1,11 +1,10 @@
 package dev.portcullis.pep.proxy;
 
+import dev.portcullis.support.IdleWatch;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +28,15 @@ final class IdleCut extends ChannelInboundHandlerAdapter {
 
   /** Puts the idle watch first in {@code ch}'s pipeline. */
   static void install(Channel ch, ProxyConfig.Listener l, ProxyCounters counters) {
-    long ms = l.idleTimeout().toMillis();
+    Duration period = l.idleTimeout();
     ch.pipeline()
         .addFirst("idle-cut", new IdleCut(l, counters))
-        .addFirst("idle", new IdleStateHandler(true, 0, 0, ms, TimeUnit.MILLISECONDS));
+        .addFirst("idle", IdleWatch.traffic(period));
   }
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (!(evt instanceof IdleStateEvent)) {
+    if (evt != IdleWatch.Event.ALL_IDLE) {
       ctx.fireUserEventTriggered(evt);
       return;
     }

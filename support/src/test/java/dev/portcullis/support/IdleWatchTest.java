@@ -11,14 +11,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The read-idle watch on the loop's time alone: moved by the test, never slept through. */
-class ReadIdleTest {
+class IdleWatchTest {
   /** Counts the idle events that reach the end of the pipeline. */
   private static final class Events extends ChannelInboundHandlerAdapter {
     int idle;
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt == ReadIdle.Event.READ_IDLE) {
+      if (evt instanceof IdleWatch.Event) {
         idle++;
       }
     }
@@ -34,7 +34,7 @@ class ReadIdleTest {
     Events events = new Events();
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime(); // the loop's clock moves only with advanceTimeBy
-    ch.pipeline().addLast(new ReadIdle(Duration.ofSeconds(8)), events);
+    ch.pipeline().addLast(IdleWatch.reads(Duration.ofSeconds(8)), events);
     advance(ch, 7_999);
     assertEquals(0, events.idle, "before the period");
     advance(ch, 1);
@@ -49,7 +49,7 @@ class ReadIdleTest {
     Events events = new Events();
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime();
-    ch.pipeline().addLast(new ReadIdle(Duration.ofSeconds(8)), events);
+    ch.pipeline().addLast(IdleWatch.reads(Duration.ofSeconds(8)), events);
     for (int i = 0; i < 20; i++) {
       advance(ch, 3_000);
       ch.writeInbound("keep-alive");
@@ -67,15 +67,44 @@ class ReadIdleTest {
     ch.finishAndReleaseAll();
   }
 
+  /**
+   * Both ways: a write counts, and so does the peer taking queued bytes; bytes that stay queued (a
+   * peer that stopped reading) do not.
+   */
+  @Test
+  void trafficCountsWritesAndTheOutputsProgressButNotAStalledOutput() {
+    Events events = new Events();
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.freezeTime();
+    ch.pipeline().addLast(IdleWatch.traffic(Duration.ofSeconds(8)), events);
+    for (int i = 0; i < 20; i++) {
+      advance(ch, 3_000);
+      ch.writeOneOutbound("out"); // written, not flushed: queued
+      ch.flushOutbound(); // and taken
+      ch.readOutbound();
+    }
+    assertEquals(0, events.idle, "writes every 3 s keep it from idle for a minute");
+    ch.writeOneOutbound("stalled"); // queued, never taken
+    advance(ch, 8_999);
+    assertEquals(0, events.idle, "not before the period");
+    advance(ch, 1_000);
+    assertEquals(1, events.idle, "bytes that stay queued are no traffic");
+    ch.flushOutbound(); // the peer takes them
+    ch.readOutbound();
+    advance(ch, 7_999);
+    assertEquals(1, events.idle, "their progress counted");
+    ch.finishAndReleaseAll();
+  }
+
   @Test
   void aClosedChannelIsWatchedNoMore() {
     Events events = new Events();
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime();
-    ch.pipeline().addLast(new ReadIdle(Duration.ofSeconds(8)), events);
+    ch.pipeline().addLast(IdleWatch.reads(Duration.ofSeconds(8)), events);
     ch.close();
     advance(ch, 60_000);
     assertEquals(0, events.idle);
-    assertThrows(IllegalArgumentException.class, () -> new ReadIdle(Duration.ofNanos(7)));
+    assertThrows(IllegalArgumentException.class, () -> IdleWatch.reads(Duration.ofNanos(7)));
   }
 }
