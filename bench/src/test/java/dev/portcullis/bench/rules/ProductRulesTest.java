@@ -189,6 +189,22 @@ class ProductRulesTest {
   }
 
   /**
+   * Idle timeouts (keep-alive timers, the proxy's idle cut) run on the loop's timer alone, through
+   * {@code support.IdleWatch}, so a test moves them with the loop's time (docs/architecture.md,
+   * "Time"): Netty 4.1's {@code IdleStateHandler} reads {@code System.nanoTime} itself, and the
+   * tests of the three that used it could only sleep through it or fire its event by hand.
+   */
+  @Test
+  void idleTimeoutsRunOnTheLoopsTime() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("io.netty.handler.timeout.IdleStateHandler")
+        .because("an idle timeout is watched by support.IdleWatch (docs/architecture.md, \"Time\")")
+        .check(PRODUCT);
+  }
+
+  /**
    * Every thread the product starts besides Netty's loops (and the JVM's shutdown hooks, which it
    * registers and never starts) is made by {@code support.Threads}: named, a daemon, and most often
    * the one owner of state that has no channel. The same seven lines of thread factory had been
