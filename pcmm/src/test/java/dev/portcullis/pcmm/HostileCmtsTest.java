@@ -227,6 +227,84 @@ class HostileCmtsTest {
     }
   }
 
+  /**
+   * One loop owns every CMTS link and the books (docs/pcmm.md), so a CMTS that never stops sending
+   * must not hold up the others: while one floods its link without end, Gate-Sets on another CMTS
+   * are all answered (Netty reads each channel in turn), and the flood is counted, not filed.
+   */
+  @Test
+  void aCmtsThatFloodsWithoutEndHoldsUpNoOtherCmts() throws Exception {
+    GateRequest r = request(1, "BE", 80);
+    byte[] block;
+    {
+      byte[] one =
+          CopsCodec.encode(
+              PcmmCops.report(
+                  Handle.of("flood"),
+                  GateMessage.of(
+                      new PcmmObject.TransactionId(0, GateCommand.GATE_REPORT_STATE),
+                      r.amid(),
+                      r.subscriber(),
+                      new PcmmObject.GateState(PcmmObject.GateState.IDLE, 13))));
+      block = new byte[one.length * 1_000];
+      for (int i = 0; i < 1_000; i++) {
+        System.arraycopy(one, 0, block, i * one.length, one.length);
+      }
+    }
+    java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    try (ServerSocket flooding = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
+        dev.portcullis.pcmm.cmts.CmtsSimulator sim =
+            new dev.portcullis.pcmm.cmts.CmtsSimulator(
+                1, dev.portcullis.pcmm.cmts.CmtsSimulator.Profile.DEFAULT)) {
+      Thread flood =
+          new Thread(
+              () -> {
+                try (Socket s = flooding.accept()) {
+                  DataInputStream in = new DataInputStream(s.getInputStream());
+                  OutputStream out = s.getOutputStream();
+                  out.write(CopsCodec.encode(ClientOpen.of(PcmmCops.CLIENT_TYPE, "flood")));
+                  if (!(ScriptedCmts.read(in) instanceof ClientAccept)) {
+                    return;
+                  }
+                  out.write(
+                      CopsCodec.encode(
+                          Request.of(
+                              PcmmCops.CLIENT_TYPE,
+                              Handle.of("flood"),
+                              new Context(Context.R_CONFIGURATION, 0))));
+                  while (true) {
+                    out.write(block); // until the test ends
+                    sent.addAndGet(1_000);
+                  }
+                } catch (Exception e) {
+                  // the test ended
+                }
+              },
+              "flooding-cmts");
+      flood.setDaemon(true);
+      flood.start();
+      Map<String, InetSocketAddress> cmtss = new java.util.LinkedHashMap<>();
+      cmtss.put(
+          "flooding",
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), flooding.getLocalPort()));
+      cmtss.put("quiet", sim.cmtss().get(0).address());
+      try (PolicyServer ps = PolicyServer.start(cmtss, new SubscriberLimits(100, Set.of()), FAST)) {
+        join(ps.ready());
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(20))
+            .until(() -> sent.get() >= 100_000); // the flood is under way
+        for (int i = 0; i < 20; i++) {
+          join(ps.set("quiet", request(2, "BE", 1_000 + i)));
+        }
+        long during = sent.get();
+        assertTrue(flood.isAlive(), "the flood never stopped");
+        assertEquals(20, ps.gates("quiet").size(), "every Gate-Set on the quiet CMTS answered");
+        assertEquals(0, ps.gates("flooding").size(), "nothing of the flood filed");
+        assertTrue(during >= 100_000, "flooded with " + during + " reports meanwhile");
+      }
+    }
+  }
+
   @Test
   @SuppressWarnings("try") // the policy server is held open for its link's reconnects
   void aCmtsThatMisbehavesRightAfterItsRequestIsReconnectedWithGrowingBackOff() throws Exception {
