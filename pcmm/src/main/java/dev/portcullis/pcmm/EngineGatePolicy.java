@@ -78,7 +78,10 @@ public final class EngineGatePolicy implements GatePolicy {
 
   @Override
   public Verdict decide(GateRequest request, List<Gate> subscribersGates) {
-    PolicyEngine e = engine;
+    return decide(engine, request);
+  }
+
+  private static Verdict decide(PolicyEngine e, GateRequest request) {
     Verdict v = Verdict.allow(null);
     for (PcmmClassifier c : request.classifiers()) {
       v = verdict(e.decide(policyRequest(request, c)));
@@ -95,8 +98,9 @@ public final class EngineGatePolicy implements GatePolicy {
    */
   @Override
   public CompletionStage<Verdict> decideAsync(GateRequest request, List<Gate> subscribersGates) {
-    if (!(engine instanceof AsyncPolicyEngine a)) {
-      return CompletableFuture.completedFuture(decide(request, subscribersGates));
+    PolicyEngine e = engine; // read once: a reload may swap it meanwhile
+    if (!(e instanceof AsyncPolicyEngine a)) {
+      return CompletableFuture.completedFuture(decide(e, request));
     }
     return Stages.inTurn(
         request.classifiers(),
