@@ -26,12 +26,15 @@ import java.util.function.Supplier;
  * change asked for on that loop is made at once); nobody else writes them and no lock is taken.
  * What they hold is published as values (a subscriber's gates are one immutable list with the stamp
  * of its last change, replaced whole), so a look-up ({@link #get}, {@link #all}, {@link #of}) is
- * read on the caller's thread without a hop. The policy never runs on the owner: a Gate-Set is
- * decided on the caller's thread (or where an asynchronous policy completes it) on the subscriber's
- * gates as published, and the owner files it only if that subscriber's gates have not changed
- * meanwhile (their stamp); otherwise it is decided again, on one of the server's loops, on what is
- * held then. So a slow policy holds up nobody else's gates, no decision is filed on gates that have
- * changed, and two Gate-Sets for one subscriber cannot both pass a limit that allows one.
+ * read on the caller's thread without a hop. A Gate-Set is decided on the caller's thread (or where
+ * an asynchronous policy completes it) on the subscriber's gates as published, and the owner files
+ * it only if that subscriber's gates have not changed meanwhile (their stamp); otherwise it is
+ * decided again, on the owner, on what is held then. So no decision is filed on gates that have
+ * changed, and two Gate-Sets for one subscriber cannot both pass a limit that allows one. The
+ * policy holds no lock while it decides: a slow one called off the owner (the gate API's loop, an
+ * application's thread) holds up nobody else; on the owner (a Gate-Set asked from a CMTS's answer,
+ * a decision made again) a synchronous policy holds up every link, which is why {@link
+ * GatePolicy#decide} must be prompt and a policy that waits implements {@code decideAsync}.
  */
 final class GateBooks {
   /** A gate's key: its CMTS and Gate ID (a record: no string made for each look-up). */
@@ -53,20 +56,15 @@ final class GateBooks {
 
   private final EventExecutor owner;
   private final Executor onOwner; // the owner, running at once what is asked on it
-  private final Executor deciders;
 
   // written by the owner only; read by anyone (each value immutable)
   private final Map<Key, Gate> gates = new ConcurrentHashMap<>();
   private final Map<InetAddress, Held> bySubscriber = new ConcurrentHashMap<>();
   private long stamps; // the last stamp given; the owner's
 
-  /**
-   * Books changed on {@code owner} (an event loop, which also runs their timers); a decision made
-   * again (the subscriber's gates changed while it was made) runs on {@code deciders}.
-   */
-  GateBooks(EventExecutor owner, Executor deciders) {
+  /** Books changed on {@code owner} (an event loop, which also runs their timers). */
+  GateBooks(EventExecutor owner) {
     this.owner = owner;
-    this.deciders = deciders;
     this.onOwner =
         task -> {
           if (owner.inEventLoop()) {
@@ -136,9 +134,8 @@ final class GateBooks {
         v -> {
           // on the owner
           if (held(subscriber).stamp() != seen.stamp()) {
-            // decided on gates that changed meanwhile: again, on those held now, off the owner
-            return CompletableFuture.supplyAsync(() -> attempt + 1, deciders)
-                .thenCompose(next -> reserve(inFlight, policy, next));
+            // decided on gates that changed meanwhile: again, on those held now
+            return reserve(inFlight, policy, attempt + 1);
           }
           if (v.allowed()) {
             file(inFlight);

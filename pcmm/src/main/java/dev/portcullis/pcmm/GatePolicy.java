@@ -1,5 +1,6 @@
 package dev.portcullis.pcmm;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -12,8 +13,8 @@ public interface GatePolicy {
   /**
    * The verdict on {@code request}, given the subscriber's other gates on all CMTSs. Called on the
    * thread that asked for the gate (the gate API's event loop, an application's thread) or, when a
-   * decision is made again, on one of the server's event loops: it must return promptly. A policy
-   * that waits for another system implements {@link #decideAsync} instead.
+   * decision is made again, on the server's event loop: it must return promptly. A policy that
+   * waits for another system implements {@link #decideAsync} instead.
    */
   Verdict decide(GateRequest request, List<Gate> subscribersGates);
 
@@ -36,30 +37,21 @@ public interface GatePolicy {
     return new GatePolicy() {
       @Override
       public Verdict decide(GateRequest request, List<Gate> gates) {
-        StringBuilder why = new StringBuilder();
+        List<Verdict> allowed = new ArrayList<>(l.size());
         for (GatePolicy p : l) {
           Verdict v = p.decide(request, gates);
           if (!v.allowed()) {
             return v;
           }
-          why.append(why.length() == 0 ? "" : "; ").append(v.reason());
+          allowed.add(v);
         }
-        return Verdict.allow(why.toString());
+        return allowedBy(allowed);
       }
 
       @Override
       public CompletionStage<Verdict> decideAsync(GateRequest request, List<Gate> gates) {
         return Stages.inTurn(
-            l,
-            p -> p.decideAsync(request, gates),
-            v -> !v.allowed(),
-            vs -> {
-              StringBuilder why = new StringBuilder();
-              for (Verdict v : vs) {
-                why.append(why.length() == 0 ? "" : "; ").append(v.reason());
-              }
-              return Verdict.allow(why.toString());
-            });
+            l, p -> p.decideAsync(request, gates), v -> !v.allowed(), GatePolicy::allowedBy);
       }
 
       @Override
@@ -67,6 +59,12 @@ public interface GatePolicy {
         return l.toString();
       }
     };
+  }
+
+  /** Allowed by every one of {@link #all}'s policies: their reasons, in order. */
+  private static Verdict allowedBy(List<Verdict> allowed) {
+    return Verdict.allow(
+        String.join("; ", allowed.stream().map(v -> String.valueOf(v.reason())).toList()));
   }
 
   /** Allowed or not, and why (for logs, the audit and the refused caller). */

@@ -99,7 +99,7 @@ public final class PolicyServer implements Lifecycle {
     // sets 22,000 gates a second)
     this.group = t.group(1);
     Bootstrap b = new Bootstrap().group(group).channel(t.socketChannel());
-    this.books = new GateBooks(group.next(), group);
+    this.books = new GateBooks(group.next());
     this.doubts = new GateSetsInDoubt(books, settings.answerTimeout(), () -> journal);
     CmtsLink.Events events =
         new CmtsWatch(this, books, listeners, cmtss.size(), () -> ready.complete(null), clock);

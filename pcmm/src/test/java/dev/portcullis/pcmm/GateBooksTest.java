@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 class GateBooksTest {
   private final ExecutorService threads = Executors.newFixedThreadPool(2);
   private final DefaultEventLoop owner = new DefaultEventLoop(Threads.daemon("test-books"));
-  private final GateBooks books = new GateBooks(owner, threads);
+  private final GateBooks books = new GateBooks(owner);
 
   @AfterEach
   void stop() {

@@ -4,6 +4,7 @@ import static dev.portcullis.pcmm.PolicyServerTest.FAST;
 import static dev.portcullis.pcmm.PolicyServerTest.failure;
 import static dev.portcullis.pcmm.PolicyServerTest.join;
 import static dev.portcullis.pcmm.PolicyServerTest.request;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +21,7 @@ import dev.portcullis.cops.pcmm.GateCommand;
 import dev.portcullis.cops.pcmm.GateMessage;
 import dev.portcullis.cops.pcmm.PcmmCops;
 import dev.portcullis.cops.pcmm.PcmmObject;
+import dev.portcullis.pcmm.cmts.CmtsSimulator;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,9 +29,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -251,11 +256,9 @@ class HostileCmtsTest {
         System.arraycopy(one, 0, block, i * one.length, one.length);
       }
     }
-    java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    AtomicLong sent = new AtomicLong();
     try (ServerSocket flooding = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
-        dev.portcullis.pcmm.cmts.CmtsSimulator sim =
-            new dev.portcullis.pcmm.cmts.CmtsSimulator(
-                1, dev.portcullis.pcmm.cmts.CmtsSimulator.Profile.DEFAULT)) {
+        CmtsSimulator sim = new CmtsSimulator(1, CmtsSimulator.Profile.DEFAULT)) {
       Thread flood =
           new Thread(
               () -> {
@@ -283,15 +286,15 @@ class HostileCmtsTest {
               "flooding-cmts");
       flood.setDaemon(true);
       flood.start();
-      Map<String, InetSocketAddress> cmtss = new java.util.LinkedHashMap<>();
+      Map<String, InetSocketAddress> cmtss = new LinkedHashMap<>();
       cmtss.put(
           "flooding",
           new InetSocketAddress(InetAddress.getLoopbackAddress(), flooding.getLocalPort()));
       cmtss.put("quiet", sim.cmtss().get(0).address());
       try (PolicyServer ps = PolicyServer.start(cmtss, new SubscriberLimits(100, Set.of()), FAST)) {
         join(ps.ready());
-        org.awaitility.Awaitility.await()
-            .atMost(java.time.Duration.ofSeconds(20))
+        await()
+            .atMost(Duration.ofSeconds(20))
             .until(() -> sent.get() >= 100_000); // the flood is under way
         for (int i = 0; i < 20; i++) {
           join(ps.set("quiet", request(2, "BE", 1_000 + i)));
