@@ -12,9 +12,9 @@ import dev.portcullis.state.Versioned;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -60,10 +60,9 @@ public final class FleetRevocations implements AutoCloseable {
   /**
    * The version of each entry this member last wrote: a change the watch delivers later than this
    * member's own next write (its own revocation, seen after it was restored here) is older than
-   * what this member has already applied, and is not applied again. The owner's (concurrent only
-   * for tests that write from one thread and deliver from another).
+   * what this member has already applied, and is not applied again. The owner's alone.
    */
-  private final Map<String, Integer> written = new ConcurrentHashMap<>();
+  private final Map<String, Integer> written = new HashMap<>();
 
   private final StateStore.Subscription watch;
   private final CountDownLatch ready = new CountDownLatch(1);

@@ -8,6 +8,7 @@ import dev.portcullis.state.EmbeddedStateStore;
 import dev.portcullis.state.StateStore;
 import dev.portcullis.state.StoreEvent;
 import dev.portcullis.state.StoreListener;
+import dev.portcullis.support.Threads;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Instant;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -116,13 +118,17 @@ class FleetRevocationsTest {
       HeldEvents store = new HeldEvents(real);
       Heard heard = new Heard();
       FleetRevocations here = new FleetRevocations(store.store, () -> "a", heard, Runnable::run);
-      FleetRevocations there = new FleetRevocations(real, () -> "b", new Heard(), Runnable::run);
-      assertTrue(there.publish(alice("ops-1")));
-      assertTrue(there.withdraw("alice", "ops-2"));
+      // the other member writes, and hears its store's events, on one owner thread, as a PDP's
+      // housekeeping does
+      ScheduledExecutorService b = Threads.owner("member-b");
+      FleetRevocations there = new FleetRevocations(real, () -> "b", new Heard(), b);
+      assertTrue(b.submit(() -> there.publish(alice("ops-1"))).get(5, TimeUnit.SECONDS));
+      assertTrue(b.submit(() -> there.withdraw("alice", "ops-2")).get(5, TimeUnit.SECONDS));
       store.deliver(2);
       assertEquals(List.of("revoked alice by ops-1", "restored alice by ops-2"), heard.said);
       here.close();
       there.close();
+      b.shutdownNow();
     }
   }
 }
