@@ -1,5 +1,6 @@
 package dev.portcullis.active.router;
 
+import dev.portcullis.active.packet.ActivePacket;
 import dev.portcullis.active.packet.PacketView;
 import dev.portcullis.active.service.ActiveService;
 import dev.portcullis.active.verify.Counters;
@@ -78,13 +79,17 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    parked = new ParkedPackets(ctx.channel().eventLoop(), p -> process(ctx, p, true), ctx::flush);
+    parked =
+        new ParkedPackets(
+            ctx.channel().eventLoop(),
+            (p, behind) -> process(ctx, p, behind ? Arrival.HELD_BEHIND : Arrival.PARKED),
+            ctx::flush);
   }
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
     try {
-      process(ctx, packet, false);
+      process(ctx, packet, Arrival.FRESH);
     } finally {
       packet.release();
     }
@@ -96,9 +101,19 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
     ctx.flush();
   }
 
+  /** How a packet came to be processed. */
+  private enum Arrival {
+    /** Just read from the socket. */
+    FRESH,
+    /** Handed back after waiting for its code secret: not parked again. */
+    PARKED,
+    /** Handed back after waiting behind its code's parked packets: processed as if fresh. */
+    HELD_BEHIND
+  }
+
   /** The time to verify a packet at: the batch's clock reading, or a new one. */
-  private long now(boolean wasParked) {
-    if (wasParked) {
+  private long now(Arrival arrival) {
+    if (arrival != Arrival.FRESH) {
       return verifier.clock().millis(); // a parked packet comes back on its own, not in a read
     }
     if (batchMillis == 0 || ++batchPackets > BATCH_LIMIT) {
@@ -113,7 +128,7 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
     failures.warn("socket", "router {}: {}", router, cause.toString()); // keep serving
   }
 
-  private void process(ChannelHandlerContext ctx, DatagramPacket packet, boolean wasParked) {
+  private void process(ChannelHandlerContext ctx, DatagramPacket packet, Arrival arrival) {
     Outcome o;
     Object detail = null;
     try {
@@ -126,14 +141,19 @@ final class PacketHandler extends SimpleChannelInboundHandler<DatagramPacket> {
       if (!verify) {
         detail = plain.wrap(nio, nio.position(), len);
         o = detail != null ? Outcome.MALFORMED : forward(ctx, plain, content, null, null);
+      } else if (arrival != Arrival.PARKED
+          && !parked.isEmpty()
+          && len >= ActivePacket.OFF_CODE + 4
+          && parked.holdBehind(packet, nio.getInt(nio.position() + ActivePacket.OFF_CODE))) {
+        o = Outcome.PENDING; // its code's earlier packets wait for their secret: it goes after them
       } else {
-        Verification v = verifier.verify(now(wasParked), nio, nio.position(), len);
+        Verification v = verifier.verify(now(arrival), nio, nio.position(), len);
         detail = v;
         o =
             switch (v.outcome()) {
               case ACCEPTED -> run(ctx, v, content);
               case PENDING ->
-                  !wasParked && parked.park(packet, v.pending())
+                  arrival != Arrival.PARKED && parked.park(packet, v.packet().code(), v.pending())
                       ? Outcome.PENDING
                       : Outcome.CODE_UNAVAILABLE;
               default -> v.outcome();

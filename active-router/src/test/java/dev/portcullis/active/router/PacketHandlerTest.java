@@ -150,6 +150,34 @@ class PacketHandlerTest {
   }
 
   @Test
+  void aPacketReadWhileItsCodesParkedPacketsAreBeingHandedBackGoesAfterThem() {
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    secrets.gate = gate;
+    PacketSealer s = sealer(CODE, "198.51.100.9");
+    send(s.seal(new byte[] {1, 1}));
+    send(s.seal(new byte[] {1, 2}));
+    assertEquals(2, counters.get(Outcome.PENDING));
+    // The secret arrives: it is cached at once, and the parked packets' hand-back is a task on the
+    // loop. A packet read before that task runs finds the secret; it must still go after them.
+    gate.complete(null);
+    ch.writeOneInbound(
+        new DatagramPacket(Unpooled.wrappedBuffer(s.seal(new byte[] {1, 3})), NEXT, SENDER));
+    sent++;
+    ch.runPendingTasks();
+    ch.flushOutbound();
+    for (int i = 1; i <= 3; i++) {
+      DatagramPacket out = assertInstanceOf(DatagramPacket.class, ch.readOutbound());
+      byte[] bytes = new byte[out.content().readableBytes()];
+      out.content().getBytes(out.content().readerIndex(), bytes);
+      out.release();
+      assertEquals(i, bytes[bytes.length - 16 - 1], "the packets in the order they came");
+    }
+    assertNull(ch.readOutbound());
+    assertEquals(3, counters.get(Outcome.ACCEPTED));
+    assertEquals(sent, total() - 3, "each held packet counted pending, then with its fate");
+  }
+
+  @Test
   void aPayloadThatWillNotDecryptIsDroppedNotForwarded() {
     // A sender holding the flow's MAC key but not its encryption key: the MAC verifies, the GCM
     // tag does not. The service reads payloads, so the router decrypts, and must not forward.
