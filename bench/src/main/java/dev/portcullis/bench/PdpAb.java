@@ -95,6 +95,14 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
       description = "REQ/DEC round trips a side and round (default: ${DEFAULT-VALUE}).")
   int roundTrips;
 
+  @Option(
+      names = "--jfr",
+      description =
+          "A directory for a JFR recording of each PDP (a.jfr, b.jfr; the 'profile' settings,"
+              + " which cost both sides alike): where each side's time goes, read with"
+              + " 'jfr print --events jdk.ExecutionSample'.")
+  Path jfr;
+
   /** One side's measurements, a value per round. */
   private static final class Side {
     final String name;
@@ -295,7 +303,7 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
    * client type, rules over {@code policy}; limits out of a load's way), logging to {@code
    * name.log}; on {@code transport} if not null.
    */
-  private static InetSocketAddress start(
+  private InetSocketAddress start(
       Path jar,
       String name,
       String transport,
@@ -330,6 +338,12 @@ public final class PdpAb implements java.util.concurrent.Callable<Integer> {
     List<String> command = new ArrayList<>(List.of(javaCommand(), "-Dportcullis.log.level=WARN"));
     if (transport != null) {
       command.add("-D" + Transport.PROPERTY + "=" + transport);
+    }
+    if (jfr != null) {
+      Files.createDirectories(jfr);
+      command.add(
+          "-XX:StartFlightRecording=settings=profile,filename="
+              + jfr.resolve(name + ".jfr").toAbsolutePath());
     }
     command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--config", cfg.toString()));
     Process p =
