@@ -175,6 +175,9 @@ public final class HostFirewall implements AutoCloseable {
   /** A grant's key: the subject, the service and the client's address. */
   private record Key(String subject, Service service, InetAddress client) {}
 
+  /** What the kernel knows a grant by: the client's address and the service. */
+  private record Endpoint(Service service, InetAddress client) {}
+
   private final Settings settings;
   private final PepClient pep;
   private final FirewallAudit audit;
@@ -184,6 +187,13 @@ public final class HostFirewall implements AutoCloseable {
   private final Map<Flow, Tracked> flows = new HashMap<>(); // the kernel thread's
   private final Map<Key, Grant> grants = new HashMap<>(); // the kernel thread's
   private final Map<String, Grant> byHandle = new HashMap<>(); // the kernel thread's
+
+  /**
+   * Allowed flows per client address and service: what the kernel's {@code granted} element of that
+   * pair carries (a grant's, or in a moment of re-mapping two subjects'). The kernel thread's.
+   */
+  private final Map<Endpoint, Integer> allowedAt = new HashMap<>();
+
   // the kernel thread's: per subject and service, the grant asking and those waiting their turn
   private final Map<Turn, java.util.ArrayDeque<Grant>> turns = new HashMap<>();
   private long handles;
@@ -588,6 +598,9 @@ public final class HostFirewall implements AutoCloseable {
    * no moment when the flow's next packet could come before its element.
    */
   private void allow(Tracked t) {
+    if (!t.allowed) {
+      allowedAt.merge(new Endpoint(t.grant.service, t.flow.source()), 1, Integer::sum);
+    }
     t.allowed = true;
     counters.flows.incrementAndGet();
     for (QueuedPacket p : t.waiting) {
@@ -652,6 +665,9 @@ public final class HostFirewall implements AutoCloseable {
       log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
     }
     forget(t);
+    if (!allowedAt.containsKey(new Endpoint(t.grant.service, t.flow.source()))) {
+      kernelSide.forgetGrant(t.flow); // its last flow: the kernel's element of it goes too
+    }
     counters.idle.incrementAndGet();
     audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, "idle");
     if (t.grant.flows.isEmpty() && !t.grant.asking) {
@@ -721,23 +737,46 @@ public final class HostFirewall implements AutoCloseable {
     List<Tracked> allowed = all.stream().filter(t -> t.allowed).toList();
     if (!allowed.isEmpty()) {
       // the kernel first, the records after: nothing crosses while they are written
-      FirewallKernel.Ended e = kernelSide.end(allowed.stream().map(t -> t.flow).toList());
+      FirewallKernel.Ended e =
+          kernelSide.end(allowed.stream().map(t -> t.flow).toList(), endingGrants(allowed));
       counters.revoked.addAndGet(allowed.size());
       for (Tracked t : allowed) {
         audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
       }
       log.info(
-          "host firewall: {} flow(s) ended in the kernel ({}): set {} ms, conntrack {} ms,"
-              + " sockets {} ms",
+          "host firewall: {} flow(s) ended in the kernel ({}): their grants' elements {} ms,"
+              + " conntrack and sockets {} ms, the flows' elements {} ms",
           allowed.size(),
           why,
-          ms(e.setNanos()),
-          ms(e.conntrackNanos()),
-          ms(e.socketsNanos()));
+          ms(e.grantsNanos()),
+          ms(e.connectionsNanos()),
+          ms(e.elementsNanos()));
     }
     for (Tracked t : all) {
       deny(t);
     }
+  }
+
+  /**
+   * A flow of each client address and service whose allowed flows are all in {@code ending}: the
+   * grants' elements the kernel deletes. One with other allowed flows (another subject's, mapped
+   * from the same address since) keeps its element; its ending flows' own elements go.
+   */
+  private List<Flow> endingGrants(List<Tracked> ending) {
+    Map<Endpoint, Integer> counts = new HashMap<>();
+    Map<Endpoint, Flow> first = new HashMap<>();
+    for (Tracked t : ending) {
+      Endpoint e = new Endpoint(t.grant.service, t.flow.source());
+      counts.merge(e, 1, Integer::sum);
+      first.putIfAbsent(e, t.flow);
+    }
+    List<Flow> out = new ArrayList<>(first.size());
+    for (Map.Entry<Endpoint, Flow> e : first.entrySet()) {
+      if (counts.get(e.getKey()).equals(allowedAt.get(e.getKey()))) {
+        out.add(e.getValue());
+      }
+    }
+    return out;
   }
 
   private static String ms(long nanos) {
@@ -747,6 +786,8 @@ public final class HostFirewall implements AutoCloseable {
   private void forget(Tracked t) {
     if (flows.remove(t.flow, t) && t.allowed) {
       counters.flows.decrementAndGet();
+      allowedAt.computeIfPresent(
+          new Endpoint(t.grant.service, t.flow.source()), (k, n) -> n == 1 ? null : n - 1);
     }
     t.grant.flows.remove(t);
   }

@@ -1,6 +1,7 @@
 package dev.portcullis.pep.firewall;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -373,6 +374,9 @@ class HostFirewallLabTest {
         .until(
             () ->
                 firewall.allowedFlows() == 0 && pep.installed().get(5, TimeUnit.SECONDS).isEmpty());
+    assertFalse(
+        nft("list", "set", "inet", "TABLE", "granted").contains(lab.clientIp),
+        "its grant's element gone with its last flow");
   }
 
   /**
@@ -771,6 +775,73 @@ class HostFirewallLabTest {
     assertEquals(null, udpRoundTrip(d, "after"), "nothing crosses after the policy change");
     subject.set("mallory");
     assertEquals(null, udpRoundTrip(udpClient(), "mallory"), "no rule for her: nothing back");
+  }
+
+  /** An nft command in the server's namespace on the firewall's table; its output. */
+  String nft(String... words) throws Exception {
+    List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", lab.server, "nft"));
+    for (String w : words) {
+      c.add(w.replace("TABLE", "portcullis_" + firewall.settings().tag()));
+    }
+    return NetfilterLab.run(c.toArray(String[]::new));
+  }
+
+  /**
+   * Revocation deletes a grant's one element in the kernel, not each of its flows' first: a flow
+   * whose own element is still there carries nothing once its grant's is gone.
+   */
+  @Test
+  void aFlowCrossesOnlyWhileItsGrantsElementIsInTheKernel() throws Exception {
+    start();
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("before", roundTrip(s, "before"));
+      String grant = lab.clientIp + " . 6 . " + lab.serverIp + " . " + PORT;
+      String flow =
+          lab.clientIp + " . 6 . " + s.getLocalPort() + " . " + lab.serverIp + " . " + PORT;
+      assertTrue(
+          nft("get", "element", "inet", "TABLE", "granted", "{ " + grant + " }")
+              .contains(lab.clientIp));
+      nft("delete", "element", "inet", "TABLE", "granted", "{ " + grant + " }");
+      assertTrue(
+          nft("get", "element", "inet", "TABLE", "allowed", "{ " + flow + " }")
+              .contains(lab.clientIp),
+          "the flow's own element is still there");
+      s.setSoTimeout(1_000);
+      s.getOutputStream().write("after".getBytes(StandardCharsets.US_ASCII));
+      assertThrows(
+          SocketTimeoutException.class,
+          () -> s.getInputStream().read(),
+          "nothing crosses without the grant's element");
+    }
+  }
+
+  /**
+   * Two subjects' grants on one client address and service (the address mapped to another subject
+   * while the first's flow went on): ending one grant leaves the kernel's element the other's flow
+   * needs.
+   */
+  @Test
+  void endingOneOfTwoGrantsOnAnAddressLeavesTheOthersFlowCrossing() throws Exception {
+    start();
+    Files.writeString(
+        dir.resolve("rules.xml"),
+        ALLOW_ALICE.replace(
+            "<default",
+            "<rule id=\"bob\" decision=\"install\"><match subject=\"bob\" service=\"demo\"/>"
+                + "</rule><default"));
+    pdp.reload(0xC0A5);
+    try (Socket alices = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("alice", roundTrip(alices, "alice"));
+      subject.set("bob");
+      try (Socket bobs = connect().get(10, TimeUnit.SECONDS)) {
+        assertEquals("bob", roundTrip(bobs, "bob"));
+        Files.writeString(dir.resolve("rules.xml"), ALLOW_ALICE.replace("\"alice\"", "\"bob\""));
+        pdp.reload(0xC0A5); // alice's grant removed, bob's kept
+        assertTrue(ended(alices), "alice's flow ended");
+        assertEquals("still", roundTrip(bobs, "still"), "bob's flow still crosses");
+        assertEquals(1, firewall.allowedFlows());
+      }
+    }
   }
 
   @Test
