@@ -20,6 +20,7 @@ class BenchmarkSmokeTest {
         Smoke.run(
             new OptionsBuilder()
                 .include(CopsCodecBenchmark.class.getSimpleName())
+                .include(AccessRequestBenchmark.class.getSimpleName())
                 .include(TlsHandshakeBenchmark.class.getSimpleName())
                 .include(PolicyEngineBenchmark.class.getSimpleName())
                 .include(DecisionAccountingBenchmark.class.getSimpleName()));
