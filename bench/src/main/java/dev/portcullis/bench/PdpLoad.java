@@ -86,7 +86,10 @@ public final class PdpLoad implements Callable<Integer> {
     System.exit(Cli.of("pdp-load", new PdpLoad()).execute(args));
   }
 
-  static byte[] request(int handle) throws Exception {
+  /**
+   * The access REQ every load here sends (on handle {@code handle}): the benchmarks' one request.
+   */
+  public static byte[] request(int handle) throws Exception {
     AccessRequest ar =
         new AccessRequest(
             AccessOperation.ACCESS,

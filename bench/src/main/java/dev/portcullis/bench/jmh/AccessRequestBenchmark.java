@@ -1,12 +1,12 @@
 package dev.portcullis.bench.jmh;
 
+import dev.portcullis.bench.PdpLoad;
 import dev.portcullis.cops.Bytes;
+import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsCodecException;
-import dev.portcullis.cops.access.AccessMode;
-import dev.portcullis.cops.access.AccessOperation;
+import dev.portcullis.cops.Request;
 import dev.portcullis.cops.access.AccessRequest;
-import java.net.InetAddress;
-import java.util.List;
+import io.netty.buffer.Unpooled;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -35,23 +35,10 @@ public class AccessRequestBenchmark {
 
   @Setup
   public void setUp() throws Exception {
+    byte[] req = PdpLoad.request(0);
     clientSi =
-        new AccessRequest(
-                AccessOperation.ACCESS,
-                "alice",
-                2,
-                List.of("nat"),
-                InetAddress.getByName("192.0.2.1"),
-                50000,
-                InetAddress.getByName("10.1.2.3"),
-                22,
-                6,
-                "ssh",
-                AccessMode.READ,
-                null,
-                null)
-            .toClientSI()
-            .data();
+        ((Request) CopsCodec.decode(Unpooled.wrappedBuffer(req), req.length).message())
+            .signaledData("the access request");
   }
 
   @Benchmark
