@@ -14,6 +14,7 @@ import dev.portcullis.netfilter.NetfilterLab;
 import dev.portcullis.pdp.PdpConfig;
 import dev.portcullis.pdp.PdpServer;
 import dev.portcullis.pep.PepClient;
+import dev.portcullis.support.LogLines;
 import dev.portcullis.support.SampleConfigs;
 import dev.portcullis.support.Waits;
 import java.io.IOException;
@@ -333,6 +334,30 @@ class HostFirewallLabTest {
         assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
     assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
     assertEquals(0, firewall.allowedFlows());
+  }
+
+  /**
+   * The PDP lost with grants from two addresses: their flows end in the kernel together (one {@code
+   * ss}, one transaction of each kind), not grant by grant: with a thousand subjects, a thousand of
+   * each, 5-15 ms a transaction here.
+   */
+  @Test
+  void aLostPdpEndsEveryGrantsFlowsInOneGo() throws Exception {
+    lab.addClientAddress(secondIp());
+    start();
+    try (LogLines log = LogLines.of(HostFirewall.class);
+        Socket first = connect().get(10, TimeUnit.SECONDS);
+        Socket second = connectFrom(secondIp()).get(10, TimeUnit.SECONDS)) {
+      assertEquals("one", roundTrip(first, "one"));
+      assertEquals("two", roundTrip(second, "two"));
+      pdp.close();
+      assertTrue(ended(first), "the first grant's flow ended with the PDP");
+      assertTrue(ended(second), "the second grant's flow ended with the PDP");
+      List<String> ends =
+          log.lines().stream().filter(l -> l.contains("ended in the kernel (pdp-lost)")).toList();
+      assertEquals(1, ends.size(), String.join("\n", ends));
+      assertTrue(ends.get(0).contains("2 flow(s)"), ends.get(0));
+    }
   }
 
   /** {@code keep-granted}: the PDP lost, allowed flows go on; new ones are refused. */
