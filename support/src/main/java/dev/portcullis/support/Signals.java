@@ -39,9 +39,21 @@ public final class Signals {
                     return "signal handler for SIG" + name;
                 }
               });
-      signal
-          .getMethod("handle", signal, handler)
-          .invoke(null, signal.getConstructor(String.class).newInstance(name), h);
+      Object old =
+          signal
+              .getMethod("handle", signal, handler)
+              .invoke(null, signal.getConstructor(String.class).newInstance(name), h);
+      if (old == handler.getField("SIG_IGN").get(null)) {
+        // The JVM leaves a signal alone that the process was started ignoring (nohup does that to
+        // SIGHUP): no handler was installed, and without this a reload signal did nothing,
+        // silently.
+        log.warn(
+            "SIG{} is ignored by this process (started under nohup, or with SIG{} ignored), so it"
+                + " reloads nothing; start it without, or use watch=\"true\" to reload",
+            name,
+            name);
+        return false;
+      }
       return true;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       log.info(
