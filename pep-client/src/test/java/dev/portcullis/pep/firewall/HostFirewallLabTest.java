@@ -443,6 +443,37 @@ class HostFirewallLabTest {
   }
 
   /**
+   * {@link FirewallKernel#SPLIT_AT} flows and more of one grant are reset by several {@code ss} at
+   * once, each with a range of the clients' ports: the ranges leave none out.
+   */
+  @Test
+  void aGrantsManyFlowsAreAllResetWhenSeveralSsShareThem() throws Exception {
+    start();
+    allowAliceForAnHour();
+    int n = FirewallKernel.SPLIT_AT + 44;
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        Socket s = connect().get(10, TimeUnit.SECONDS);
+        open.add(s);
+        assertEquals("x", roundTrip(s, "x"));
+      }
+      Files.writeString(dir.resolve("rules.xml"), NOBODY);
+      pdp.reload(0xC0A5);
+      int ended = 0;
+      for (Socket s : open) {
+        ended += ended(s) ? 1 : 0;
+      }
+      assertEquals(n, ended, "every flow under the grant reset");
+      assertEquals(0, firewall.allowedFlows());
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
+  /**
    * A SYN flood from 20 of one subject's addresses at once is 20 requests, one per address (a rule
    * may decide on the address), but never more than one in flight at the PDP: each address waits
    * its turn behind the others of that subject and service, and every connection is admitted.
