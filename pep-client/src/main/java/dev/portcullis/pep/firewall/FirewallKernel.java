@@ -216,8 +216,11 @@ final class FirewallKernel implements AutoCloseable {
   /** Waits for {@code p} (at most 10 s), failing with its output unless it exits with 0. */
   private static void await(Process p, String command) throws IOException {
     try {
+      // its output, then its errors (each empty where redirected: ss's list of what it killed)
       String out =
-          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+              + new String(
+                  p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new IOException(command + ": no answer in 10 s");
@@ -286,10 +289,10 @@ final class FirewallKernel implements AutoCloseable {
    * Ends allowed {@code flows} in the kernel, in this order: the elements of the grants that
    * carried them ({@code grants}: a flow of each grant whose flows all end here) in one nftables
    * transaction, after which nothing of those flows is accepted and a new flow on the same
-   * addresses goes to the queue; then their conntrack entries on one handle while one {@code ss -K}
-   * destroys this host's sockets of them (a process per flow took seconds for 200 flows:
-   * FirewallBench); then the flows' own elements, which no packet can renew any more. A step that
-   * fails is logged and the next still runs.
+   * addresses goes to the queue; then their conntrack entries on one handle while {@code ss -K}
+   * destroys this host's sockets of them (one, or from {@link #SPLIT_AT} flows one a core; a
+   * process per flow took seconds for 200 flows: FirewallBench); then the flows' own elements,
+   * which no packet can renew any more. A step that fails is logged and the next still runs.
    *
    * <p>Before 2026-11-29 the flows' own elements were the first step: one transaction of 13-32 ms
    * for 1,000 flows (libnftables parsing and checking each), then conntrack (7 ms), then the
@@ -452,7 +455,8 @@ final class FirewallKernel implements AutoCloseable {
       }
       c.add(")");
       try {
-        started.add(new ProcessBuilder(c).redirectErrorStream(true).start());
+        // what it killed, a line a socket, is not read: several at once must not wait on pipes
+        started.add(new ProcessBuilder(c).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
       } catch (IOException e) {
         log.warn("host firewall: sockets not destroyed: {}", e.getMessage());
       }
