@@ -34,15 +34,11 @@ final class ParkedPackets {
     void accept(DatagramPacket packet, boolean behind);
   }
 
-  private static final class Held {
-    final int code;
-    final ArrayDeque<DatagramPacket> packets = new ArrayDeque<>();
-    final ArrayDeque<Boolean> behind = new ArrayDeque<>();
+  /** A packet held, and whether only to keep its code's order. */
+  private record Entry(DatagramPacket packet, boolean behind) {}
 
-    Held(int code) {
-      this.code = code;
-    }
-  }
+  /** One pending fetch's packets, of one code. */
+  private record Held(int code, ArrayDeque<Entry> entries) {}
 
   private final EventLoop loop;
   private final Replay replay;
@@ -79,7 +75,7 @@ final class ParkedPackets {
     }
     Held q = queues.get(arrival);
     if (q == null) {
-      q = new Held(code);
+      q = new Held(code, new ArrayDeque<>());
       queues.put(arrival, q);
       byCode.put(code, q);
       arrival.whenComplete((x, e) -> loop.execute(() -> handBack(arrival)));
@@ -103,8 +99,7 @@ final class ParkedPackets {
 
   private void add(Held q, DatagramPacket packet, boolean behind) {
     parked++;
-    q.packets.add(packet.retain());
-    q.behind.add(behind);
+    q.entries.add(new Entry(packet.retain(), behind));
   }
 
   private void handBack(CompletableFuture<?> arrival) {
@@ -112,13 +107,12 @@ final class ParkedPackets {
     if (byCode.get(q.code) == q) {
       byCode.remove(q.code);
     }
-    for (DatagramPacket p = q.packets.poll(); p != null; p = q.packets.poll()) {
-      boolean behind = q.behind.poll();
+    for (Entry e = q.entries.poll(); e != null; e = q.entries.poll()) {
       parked--;
       try {
-        replay.accept(p, behind);
+        replay.accept(e.packet, e.behind);
       } finally {
-        p.release();
+        e.packet.release();
       }
     }
     drained.run();
