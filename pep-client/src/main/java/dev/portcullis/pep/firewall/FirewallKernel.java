@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -290,9 +289,10 @@ final class FirewallKernel implements AutoCloseable {
    * carried them ({@code grants}: a flow of each grant whose flows all end here) in one nftables
    * transaction, after which nothing of those flows is accepted and a new flow on the same
    * addresses goes to the queue; then their conntrack entries on one handle while {@code ss -K}
-   * destroys this host's sockets of them (one, or from {@link #SPLIT_AT} flows one a core; a
-   * process per flow took seconds for 200 flows: FirewallBench); then the flows' own elements,
-   * which no packet can renew any more. A step that fails is logged and the next still runs.
+   * destroys this host's sockets of them (one, or from {@link SocketResets#SPLIT_AT} flows one a
+   * core; a process per flow took seconds for 200 flows: FirewallBench); then the flows' own
+   * elements, which no packet can renew any more. A step that fails is logged and the next still
+   * runs.
    *
    * <p>Before 2026-11-29 the flows' own elements were the first step: one transaction of 13-32 ms
    * for 1,000 flows (libnftables parsing and checking each), then conntrack (7 ms), then the
@@ -350,110 +350,22 @@ final class FirewallKernel implements AutoCloseable {
   }
 
   /**
-   * Ended TCP flows from this many on are split between {@code ss} processes run at once, one a
-   * core and at most four: each {@code SOCK_DESTROY} is a netlink round trip that resets its
-   * connection (60-70 us a socket here), and one {@code ss} does them one after another. A shell
-   * test on this 2-core VM: 1,000 sockets in 61-72 ms by one, 41 ms by two.
-   */
-  static final int SPLIT_AT = 256;
-
-  /**
    * Starts destroying this host's TCP sockets of {@code ended} ({@code SOCK_DESTROY}, the client
-   * reset): {@code ss -K} whose filter names each service (its address and port) and its clients:
-   * by address where a grant of {@code grants} ends all its flows from there, else by address and
-   * port, so another grant's flows from the same address go on (before 2026-11-29 the filter named
-   * addresses only). From {@link #SPLIT_AT} flows on, several {@code ss} at once, each with a
-   * share: an address's port range, or named ports dealt in turn. None when there are no TCP flows.
+   * reset): the {@code ss -K} commands {@link SocketResets} makes, at once, one a core from {@link
+   * SocketResets#SPLIT_AT} flows on; a flow whose grant is in {@code grants} is named by its
+   * client's address, the others by address and port. None when there are no TCP flows.
    */
   private static List<Process> destroySockets(List<Flow> ended, List<Flow> grants) {
     java.util.Set<String> whole = new java.util.HashSet<>();
     for (Flow g : grants) {
       whole.add(grant(g));
     }
-    // service ("address port") -> client address -> its ended flows' ports, and whether whole
-    Map<String, Map<String, List<Integer>>> ports = new java.util.TreeMap<>();
-    java.util.Set<String> wholeClients = new java.util.HashSet<>();
-    int tcp = 0;
-    for (Flow f : ended) {
-      if (f.protocol() == Flow.TCP) {
-        String service = f.destination().getHostAddress() + " " + f.destinationPort();
-        String a = f.source().getHostAddress();
-        ports
-            .computeIfAbsent(service, k -> new java.util.TreeMap<>())
-            .computeIfAbsent(a, k -> new ArrayList<>())
-            .add(f.sourcePort());
-        if (whole.contains(grant(f))) {
-          wholeClients.add(service + " " + a);
-        }
-        tcp++;
-      }
-    }
-    if (tcp == 0) {
-      return List.of();
-    }
-    int k =
-        tcp < SPLIT_AT ? 1 : Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-    // each process's filter terms, per service
-    List<Map<String, List<List<String>>>> shares = new ArrayList<>(k);
-    for (int i = 0; i < k; i++) {
-      shares.add(new java.util.TreeMap<>());
-    }
-    int dealt = 0;
-    for (Map.Entry<String, Map<String, List<Integer>>> service : ports.entrySet()) {
-      for (Map.Entry<String, List<Integer>> client : service.getValue().entrySet()) {
-        String a = client.getKey();
-        List<Integer> ps = client.getValue();
-        if (wholeClients.contains(service.getKey() + " " + a)) {
-          // every connection from the address: its ports cut into k ranges that cover them all
-          java.util.Collections.sort(ps);
-          int parts = ps.size() < k ? 1 : k;
-          for (int i = 0; i < parts; i++) {
-            List<String> t = new ArrayList<>(List.of("(", "dst", a));
-            if (i > 0) {
-              t.addAll(List.of("and", "dport", ">=", ":" + ps.get(i * ps.size() / parts)));
-            }
-            if (i < parts - 1) {
-              t.addAll(List.of("and", "dport", "<", ":" + ps.get((i + 1) * ps.size() / parts)));
-            }
-            t.add(")");
-            shares.get(i).computeIfAbsent(service.getKey(), x -> new ArrayList<>()).add(t);
-          }
-        } else {
-          for (int port : ps) {
-            shares
-                .get(dealt++ % k)
-                .computeIfAbsent(service.getKey(), x -> new ArrayList<>())
-                .add(List.of("dst", a + ":" + port));
-          }
-        }
-      }
-    }
-    List<Process> started = new ArrayList<>(k);
-    for (Map<String, List<List<String>>> share : shares) {
-      if (share.isEmpty()) {
-        continue;
-      }
-      List<String> c = new ArrayList<>(List.of("ss", "-K", "-t", "("));
-      boolean firstService = true;
-      for (Map.Entry<String, List<List<String>>> e : share.entrySet()) {
-        String[] service = e.getKey().split(" ");
-        if (!firstService) {
-          c.add("or");
-        }
-        firstService = false;
-        c.addAll(
-            List.of("(", "src", service[0], "and", "sport", "=", ":" + service[1], "and", "("));
-        boolean first = true;
-        for (List<String> term : e.getValue()) {
-          if (!first) {
-            c.add("or");
-          }
-          first = false;
-          c.addAll(term);
-        }
-        c.addAll(List.of(")", ")"));
-      }
-      c.add(")");
+    List<Process> started = new ArrayList<>();
+    for (List<String> c :
+        SocketResets.commands(
+            ended,
+            f -> whole.contains(grant(f)),
+            Math.min(4, Runtime.getRuntime().availableProcessors()))) {
       try {
         // what it killed, a line a socket, is not read: several at once must not wait on pipes
         started.add(new ProcessBuilder(c).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());

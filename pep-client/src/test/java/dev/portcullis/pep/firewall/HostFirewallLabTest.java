@@ -443,14 +443,14 @@ class HostFirewallLabTest {
   }
 
   /**
-   * {@link FirewallKernel#SPLIT_AT} flows and more of one grant are reset by several {@code ss} at
+   * {@link SocketResets#SPLIT_AT} flows and more of one grant are reset by several {@code ss} at
    * once, each with a range of the clients' ports: the ranges leave none out.
    */
   @Test
   void aGrantsManyFlowsAreAllResetWhenSeveralSsShareThem() throws Exception {
     start();
     allowAliceForAnHour();
-    int n = FirewallKernel.SPLIT_AT + 44;
+    int n = SocketResets.SPLIT_AT + 44;
     List<Socket> open = new ArrayList<>();
     try {
       for (int i = 0; i < n; i++) {
