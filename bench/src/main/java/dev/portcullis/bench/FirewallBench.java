@@ -207,10 +207,7 @@ public final class FirewallBench implements Callable<Integer> {
                       return c;
                     })
                 .get();
-        Selector selector = Selector.open();
-        open.add(selector);
-        open.add(s);
-        Threads.start("bench-service-" + port, () -> serve(s, selector));
+        open.add(EchoService.start(s, "bench-service-" + port));
       }
       HostFirewall firewall =
           HostFirewall.start(
@@ -529,56 +526,6 @@ public final class FirewallBench implements Callable<Integer> {
       }
     }
     return 0;
-  }
-
-  /**
-   * The echo service on one port: each connection's bytes back until it ends, every connection on
-   * one selector thread, as an event-driven server (nginx, HAProxy) serves them. Until 2026-11-29 a
-   * thread per connection: ending 1,000 flows then woke 1,000 threads in this JVM, on the cores the
-   * firewall and the client's observer share, and the bench measured their wake-ups (the firewall's
-   * `ss -K` 142-213 ms here, 15 ms with one thread watching all 1,000: docs/host-firewall.md).
-   */
-  static void serve(ServerSocketChannel listening, Selector selector) {
-    try {
-      listening.configureBlocking(false);
-      listening.register(selector, SelectionKey.OP_ACCEPT);
-      while (selector.isOpen() && listening.isOpen()) {
-        selector.select(200);
-        for (SelectionKey k : selector.selectedKeys()) {
-          try {
-            if (k.isAcceptable()) {
-              SocketChannel c = listening.accept();
-              if (c != null) {
-                c.configureBlocking(false);
-                c.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-                c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(1 << 16));
-              }
-            } else {
-              echo(k);
-            }
-          } catch (IOException ended) {
-            k.channel().close(); // by the client, or cut by the firewall
-          }
-        }
-        selector.selectedKeys().clear();
-      }
-    } catch (IOException | java.nio.channels.ClosedSelectorException closed) {
-      // the bench is over
-    }
-  }
-
-  /** A connection's bytes back: read while what was read is written, else wait to write. */
-  private static void echo(SelectionKey k) throws IOException {
-    SocketChannel c = (SocketChannel) k.channel();
-    ByteBuffer b = (ByteBuffer) k.attachment();
-    if (b.position() == 0 && c.read(b) < 0) {
-      c.close();
-      return;
-    }
-    b.flip();
-    c.write(b);
-    b.compact();
-    k.interestOps(b.position() == 0 ? SelectionKey.OP_READ : SelectionKey.OP_WRITE);
   }
 
   static long crr(InetSocketAddress to) throws IOException {
