@@ -31,9 +31,18 @@ public class CopsEncoder extends ChannelOutboundHandlerAdapter {
   private ByteBuf batch;
   private final List<ChannelPromise> promises = new ArrayList<>();
 
-  /** Writes {@code msg}'s bytes to {@code out}. */
+  private final DecisionTails decisions = new DecisionTails();
+
+  /**
+   * Writes {@code msg}'s bytes to {@code out}; a DEC's decisions from the bytes this connection
+   * wrote for the same decision set before ({@link DecisionTails}).
+   */
   protected void encode(CopsMessage msg, ByteBuf out) {
-    CopsCodec.encode(msg, out);
+    if (msg instanceof Decision d) {
+      decisions.encode(d, out);
+    } else {
+      CopsCodec.encode(msg, out);
+    }
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.portcullis.cops;
 import static dev.portcullis.cops.MessageFields.add;
 import static dev.portcullis.cops.MessageFields.required;
 
+import io.netty.buffer.ByteBuf;
 import java.util.List;
 
 /**
@@ -60,6 +61,22 @@ public record DecisionSet(
         return clientSpecific;
       default:
         return named;
+    }
+  }
+
+  /** Writes this decision's objects in wire order, as {@link #addTo} lists them. */
+  void writeTo(ByteBuf out) {
+    write(context, out);
+    CopsCodec.writeObject(flags, out);
+    write(stateless, out);
+    write(replacement, out);
+    write(clientSpecific, out);
+    write(named, out);
+  }
+
+  private static void write(CopsObject o, ByteBuf out) {
+    if (o != null) {
+      CopsCodec.writeObject(o, out);
     }
   }
 

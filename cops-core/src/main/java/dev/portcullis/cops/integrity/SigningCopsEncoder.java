@@ -1,6 +1,5 @@
 package dev.portcullis.cops.integrity;
 
-import dev.portcullis.cops.CopsCodec;
 import dev.portcullis.cops.CopsEncoder;
 import dev.portcullis.cops.CopsMessage;
 import dev.portcullis.cops.IntegrityTls;
@@ -23,7 +22,7 @@ public final class SigningCopsEncoder extends CopsEncoder {
     if (session.signsOutgoing() && !(msg.integrity() instanceof IntegrityTls)) {
       session.encodeSigned(msg, out);
     } else {
-      CopsCodec.encode(msg, out);
+      super.encode(msg, out);
     }
   }
 }

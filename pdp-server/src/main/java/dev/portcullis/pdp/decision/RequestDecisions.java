@@ -3,9 +3,6 @@ package dev.portcullis.pdp.decision;
 import dev.portcullis.cops.Context;
 import dev.portcullis.cops.CopsCodecException;
 import dev.portcullis.cops.Decision;
-import dev.portcullis.cops.DecisionCommand;
-import dev.portcullis.cops.DecisionFlags;
-import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.ErrorCode;
 import dev.portcullis.cops.ErrorObject;
 import dev.portcullis.cops.Handle;
@@ -211,10 +208,7 @@ public final class RequestDecisions implements AsyncDecisions.Completions, Reque
 
   public static Decision decision(
       int type, boolean solicited, Handle h, Context ctx, PolicyDecision d) {
-    DecisionFlags flags =
-        new DecisionFlags(false, d.install() ? DecisionCommand.INSTALL : DecisionCommand.REMOVE);
-    return Decision.of(
-        type, solicited, h, new DecisionSet(ctx, flags, null, null, d.decisionData(), null));
+    return Decision.of(type, solicited, h, d.decisionSet(ctx));
   }
 
   // ---- pushes -----------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 package dev.portcullis.pdp.policy;
 
+import dev.portcullis.cops.Context;
+import dev.portcullis.cops.DecisionCommand;
 import dev.portcullis.cops.DecisionData;
+import dev.portcullis.cops.DecisionFlags;
+import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.access.AccessDecision;
 import java.util.Objects;
 
@@ -13,6 +17,7 @@ public final class PolicyDecision {
   private final boolean install;
   private final AccessDecision data;
   private volatile DecisionData encoded;
+  private volatile DecisionSet lastSet;
 
   /**
    * @param data why and on what terms; never null (use an empty {@link AccessDecision})
@@ -46,6 +51,27 @@ public final class PolicyDecision {
       encoded = d;
     }
     return d;
+  }
+
+  /**
+   * This decision as a DEC's decision in {@code context}: the same instance as long as the context
+   * is (a PEP's requests mostly share one), so that each connection's encoder writes its objects
+   * from the bytes it wrote for it the first time.
+   */
+  public DecisionSet decisionSet(Context context) {
+    DecisionSet s = lastSet;
+    if (s == null || !s.context().equals(context)) {
+      s =
+          new DecisionSet(
+              context,
+              new DecisionFlags(false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
+              null,
+              null,
+              decisionData(),
+              null);
+      lastSet = s;
+    }
+    return s;
   }
 
   @Override
