@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +110,22 @@ public final class TunnelInstaller implements AutoCloseable {
   /** A key loaded ahead of its tunnel: its type and a copy (PKCS#8), zeroed when it is used. */
   private record Ahead(String type, byte[] pkcs8) {}
 
+  private void moveBegins() {
+    moves.incrementAndGet();
+    moving.incrementAndGet();
+  }
+
+  private void moveEnds() {
+    moving.decrementAndGet();
+  }
+
   private volatile boolean foreignSaid;
+  // Credentials on their way into or out of charon (a key or shared secret sent while the maps
+  // above do not say so yet, or no longer do), and how many such moves ever began: charon's
+  // credentials are compared with ours only across a moment in which none moved, so that a key
+  // loaded ahead while a tunnel ends is never taken for an operator's (clearIfDue)
+  private final AtomicInteger moving = new AtomicInteger();
+  private final AtomicLong moves = new AtomicLong();
   // pools of ended tunnels that charon still leased when their tunnel was removed (its IKE_SA
   // not yet destroyed): unloaded at a later removal
   private final Set<String> poolsLeft = ConcurrentHashMap.newKeySet();
@@ -198,16 +214,21 @@ public final class TunnelInstaller implements AutoCloseable {
       TunnelConnection connection, TunnelKeying keys, boolean initiate, String keyAhead)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
     Wanted w = new Wanted(connection, keys.copy(), initiate);
-    Ahead a = keyAhead == null ? null : ahead.remove(keyAhead);
-    if (a != null && keys instanceof TunnelKeying.OneTimeKeyPair) {
-      Arrays.fill(a.pkcs8(), (byte) 0); // the tunnel's own copy is in w
-      w.keyId = keyAhead;
+    moveBegins(); // until its key is the Wanted's, with the identifier charon gave it
+    try {
+      Ahead a = keyAhead == null ? null : ahead.remove(keyAhead);
+      if (a != null && keys instanceof TunnelKeying.OneTimeKeyPair) {
+        Arrays.fill(a.pkcs8(), (byte) 0); // the tunnel's own copy is in w
+        w.keyId = keyAhead;
+      }
+      Wanted before = wanted.put(connection.name(), w);
+      if (before != null) {
+        before.keys.zero();
+      }
+      load(require(), w, w.initiate);
+    } finally {
+      moveEnds();
     }
-    Wanted before = wanted.put(connection.name(), w);
-    if (before != null) {
-      before.keys.zero();
-    }
-    load(require(), w, w.initiate);
     listener.installed(connection.name());
   }
 
@@ -224,30 +245,38 @@ public final class TunnelInstaller implements AutoCloseable {
       return CompletableFuture.failedFuture(new IOException("charon at " + socket + " is gone"));
     }
     byte[] copy = pkcs8.clone();
+    moveBegins(); // charon holds it before its identifier is in ahead
     return c.loadKey(type, copy)
         .handle(
             (m, e) -> {
-              if (e != null) {
-                Arrays.fill(copy, (byte) 0);
-                throw new java.util.concurrent.CompletionException(e);
+              try {
+                if (e != null) {
+                  Arrays.fill(copy, (byte) 0);
+                  throw new java.util.concurrent.CompletionException(e);
+                }
+                String id = m.text("id");
+                ahead.put(id, new Ahead(type, copy));
+                return id;
+              } finally {
+                moveEnds();
               }
-              String id = m.text("id");
-              ahead.put(id, new Ahead(type, copy));
-              return id;
             });
   }
 
   /** A key loaded ahead whose tunnel never came (a refused request, a gateway's unused key). */
   public void dropAhead(String keyId) {
+    moveBegins(); // out of ahead before charon has unloaded it
     Ahead a = keyId == null ? null : ahead.remove(keyId);
-    if (a == null) {
+    ViciClient c = charon;
+    if (a == null || c == null || !c.isOpen()) {
+      if (a != null) {
+        Arrays.fill(a.pkcs8(), (byte) 0);
+      }
+      moveEnds();
       return;
     }
     Arrays.fill(a.pkcs8(), (byte) 0);
-    ViciClient c = charon;
-    if (c != null && c.isOpen()) {
-      c.unloadKey(keyId); // not awaited: nothing waits on it
-    }
+    c.unloadKey(keyId).whenComplete((m, e) -> moveEnds()); // not awaited: nothing waits on it
   }
 
   /**
@@ -347,8 +376,11 @@ public final class TunnelInstaller implements AutoCloseable {
    */
   public Accounting remove(String id)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
+    moveBegins(); // out of wanted before its key or shared secret is out of charon
+    boolean stillMoving = true;
     Wanted w = wanted.remove(id);
     if (w == null) {
+      moveEnds();
       return Accounting.NONE;
     }
     try {
@@ -381,6 +413,8 @@ public final class TunnelInstaller implements AutoCloseable {
           c.await(c.unloadKey(w.keyId)); // the one-time private key leaves charon with its tunnel
         }
         ended.incrementAndGet();
+        stillMoving = false;
+        moveEnds();
         try {
           clearIfDue(c);
         } catch (ViciCommandException | IOException | TimeoutException e) {
@@ -394,6 +428,9 @@ public final class TunnelInstaller implements AutoCloseable {
       }
       return a;
     } finally {
+      if (stillMoving) {
+        moveEnds();
+      }
       w.keys.zero();
     }
   }
@@ -407,7 +444,10 @@ public final class TunnelInstaller implements AutoCloseable {
    * ago), since {@code clear-creds} takes every credential and a negotiation in between would find
    * none, and only when everything charon holds from VICI is this installer's: an operator's own
    * credentials are never cleared (said once, and then the certificates stay until charon
-   * restarts). The live tunnels' keys and connections are loaded again at once, in one burst.
+   * restarts). That is judged only across a moment in which no key or shared secret of ours moved
+   * into or out of charon (a key loaded ahead is charon's a moment before its identifier is ours;
+   * before 2026-11-29 such a key was taken for an operator's); otherwise the next removal tries
+   * again. The live tunnels' keys and connections are loaded again at once, in one burst.
    */
   private void clearIfDue(ViciClient c)
       throws ViciCommandException, IOException, TimeoutException, InterruptedException {
@@ -421,7 +461,14 @@ public final class TunnelInstaller implements AutoCloseable {
         return; // being set up: it needs its credentials now; the next removal tries again
       }
     }
+    long movesBefore = moves.get();
+    if (moving.get() > 0) {
+      return; // a key or secret on its way into or out of charon: the next removal tries again
+    }
     String foreign = foreign(c);
+    if (moving.get() > 0 || moves.get() != movesBefore) {
+      return; // one moved while charon listed what it holds: that list may be a moment's
+    }
     if (foreign != null) {
       if (!foreignSaid) {
         foreignSaid = true;

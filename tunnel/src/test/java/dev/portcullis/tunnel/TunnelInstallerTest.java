@@ -3,9 +3,11 @@ package dev.portcullis.tunnel;
 import static dev.portcullis.support.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.portcullis.support.LogLines;
 import dev.portcullis.support.pki.DevCertificates;
 import dev.portcullis.support.pki.TunnelCertificates;
 import dev.portcullis.tunnel.lab.NetworkLab;
@@ -23,6 +25,8 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -548,6 +552,78 @@ class TunnelInstallerTest {
         client.close();
       }
       assertEquals(List.of(), keys(lab.a()), "unloaded when the installer closed");
+    }
+  }
+
+  /**
+   * Keys loaded ahead while tunnels end (a client's next request on its way while its last tunnel
+   * goes): charon holds such a key a moment before the installer has its identifier, and a key
+   * being dropped a moment after; the check for an operator's own credentials, made as each tunnel
+   * ends, must take neither for one. Before 2026-11-29 it did: "holds a private key that this agent
+   * did not load", and that clearing of ended tunnels' certificates was skipped.
+   */
+  @Test
+  void keysLoadedAheadWhileTunnelsEndAreNeverTakenForAnOperators() throws Exception {
+    DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki-race"), List.of(), List.of());
+    X509Certificate ca = DevCertificates.certificateFile(pki.caCertificate());
+    try (LogLines log = LogLines.of(TunnelInstaller.class);
+        TunnelInstaller gateway = at(lab.b())) {
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Throwable> failed = new AtomicReference<>();
+      Thread ahead =
+          new Thread(
+              () -> {
+                SecureRandom random = new SecureRandom();
+                try {
+                  while (!stop.get()) {
+                    OneTimeKey k = OneTimeKey.generate(random);
+                    byte[] pkcs8 = k.pkcs8();
+                    String id =
+                        gateway.loadAhead(OneTimeKey.KEY_TYPE, pkcs8).get(10, TimeUnit.SECONDS);
+                    Arrays.fill(pkcs8, (byte) 0);
+                    k.zero();
+                    gateway.dropAhead(id);
+                  }
+                } catch (Throwable t) {
+                  failed.set(t);
+                }
+              },
+              "keys-ahead");
+      ahead.start();
+      try {
+        // each removal leaves no tunnel wanted: each makes the check (and clears, unless a key
+        // is on its way then: the next removal tries again)
+        for (int i = 0; i < 150 && log.warnings().isEmpty() && failed.get() == null; i++) {
+          installAndRemove(gateway, pki, ca, "race-" + i);
+        }
+      } finally {
+        stop.set(true);
+        ahead.join(10_000);
+      }
+      assertNull(failed.get(), "loading and dropping keys ahead");
+      assertEquals(List.of(), log.warnings(), "no key of ours taken for an operator's");
+      await().until(() -> keys(lab.b()).isEmpty());
+      installAndRemove(gateway, pki, ca, "race-last");
+      assertEquals(List.of(), log.warnings());
+      assertEquals(List.of(), certs(lab.b()), "the first removal with no key moving cleared");
+      assertEquals(List.of(), keys(lab.b()));
+    }
+  }
+
+  /** Certificate tunnel {@code name} installed at the gateway's end alone, then removed. */
+  private static void installAndRemove(
+      TunnelInstaller gateway, DevCertificates.Pki pki, X509Certificate ca, String name)
+      throws Exception {
+    Duration hour = Duration.ofHours(1);
+    Certified client = certify(pki, name, name + "@a.lab", Instant.now(), hour);
+    Certified gw = certify(pki, name, name + ".b.lab", Instant.now(), hour);
+    try {
+      gateway.install(
+          pinned(name, name + "@a.lab", name + ".b.lab").mirrored(), gw.keying(ca, client), false);
+      gateway.remove(name);
+    } finally {
+      client.key().zero();
+      gw.key().zero();
     }
   }
 
