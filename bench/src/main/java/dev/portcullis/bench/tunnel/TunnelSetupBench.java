@@ -93,10 +93,22 @@ public final class TunnelSetupBench implements Callable<Integer> {
       names = "--warmup",
       defaultValue = "0",
       description =
-          "Tunnels set up through the PDP and revoked, untimed, before each PDP-driven half: a PDP"
-              + " is a long-running server, and the bench's JVM runs it cold, compiling its path"
-              + " beside the two charons on the same cores (default: ${DEFAULT-VALUE}).")
+          "Tunnels set up and taken down, untimed, before each timed round: through the PDP"
+              + " before a PDP-driven one, bare before a bare one. A PDP is a long-running server,"
+              + " and the bench's JVM runs it cold, compiling its path beside the two charons on"
+              + " the same cores; both sides of each ratio are warmed alike"
+              + " (default: ${DEFAULT-VALUE}).")
   int warmup;
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "1",
+      description =
+          "Rounds of the whole sequence (bare PSK, bare certificates, PDP PSK, PDP certificates),"
+              + " each ratio its round's, so that a busy machine's drift falls on both sides of"
+              + " every ratio; the warm-up comes before the first round only"
+              + " (default: ${DEFAULT-VALUE}; at most 20).")
+  int rounds;
 
   @Option(
       names = "--revoke-subject",
@@ -116,8 +128,16 @@ public final class TunnelSetupBench implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (tunnels < 1 || tunnels > 2000 || block < 1 || warmup < 0 || warmup > 2000) {
-      err.println("error: --tunnels must be 1 to 2000, --block at least 1, --warmup 0 to 2000");
+    if (tunnels < 1
+        || tunnels > 2000
+        || block < 1
+        || warmup < 0
+        || warmup > 2000
+        || rounds < 1
+        || rounds > 20) {
+      err.println(
+          "error: --tunnels must be 1 to 2000, --block at least 1, --warmup 0 to 2000, --rounds 1"
+              + " to 20");
       return 2;
     }
     ProtectionObjective po = ProtectionObjective.of(objective);
@@ -147,98 +167,137 @@ public final class TunnelSetupBench implements Callable<Integer> {
       lab.addInnerAddresses(lab.b(), innerB);
       try (ViciClient a = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(30));
           ViciClient b = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(30))) {
-        List<TunnelConnection> all = new ArrayList<>();
-        long[] load = new long[tunnels];
-        for (int i = 0; i < tunnels; i++) {
-          long l0 = System.nanoTime();
-          TunnelConnection t =
-              lab.loadTunnel(a, b, "b-" + i, innerA.get(i), innerB.get(i), po, Duration.ofHours(1));
-          load[i] = System.nanoTime() - l0;
-          all.add(t);
-        }
-        out.printf("setting up, then revoking, %d tunnels one at a time...%n", tunnels);
-        out.flush();
-        long[] setup = new long[tunnels];
-        int failed = 0;
-        for (int i = 0; i < tunnels; i++) {
-          long t0 = System.nanoTime();
-          ViciMessage up =
-              a.await(
-                  a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
-          setup[i] = System.nanoTime() - t0;
-          failed += "yes".equals(up.text("success")) ? 0 : 1;
-        }
-        int installed = a.listSas(null).size();
-        StreamProbe.Result plain = null;
-        StreamProbe.Result tunneled = null;
-        if (streamSeconds > 0 && installed > 0) {
-          Duration d = Duration.ofSeconds(streamSeconds);
-          plain = StreamProbe.run(lab, dir, lab.a().outer(), lab.b().outer(), d);
-          tunneled = StreamProbe.run(lab, dir, host(innerA.get(0)), host(innerB.get(0)), d);
-        }
-        Map<String, Long> down = new ConcurrentHashMap<>();
-        AutoCloseable sub =
-            b.await(
-                b.subscribe(
-                    "ike-updown",
-                    m -> {
-                      if (m.text("up") == null) { // "up" is present only when it came up
-                        long now = System.nanoTime();
-                        m.keys().forEach(k -> down.putIfAbsent(k, now));
-                      }
-                    }));
-        long[] revoke = new long[tunnels];
-        for (int i = 0; i < tunnels; i++) {
-          String name = all.get(i).name();
-          long t0 = System.nanoTime();
-          a.await(a.terminateIke(name, Duration.ofSeconds(5)));
-          long deadline = t0 + TimeUnit.SECONDS.toNanos(5);
-          while (!down.containsKey(name) && System.nanoTime() < deadline) {
-            Thread.onSpinWait(); // the responder's event comes a round trip after the terminate
+        boolean ok = true;
+        List<double[]> ratios = new ArrayList<>(); // per round: PSK, certificates (NaN: none)
+        for (int round = 1; round <= rounds; round++) {
+          if (rounds > 1) {
+            out.printf("%n-- round %d of %d --%n", round, rounds);
           }
-          Long gone = down.get(name);
-          revoke[i] = gone == null ? -1 : gone - t0;
-        }
-        sub.close();
-        int left = a.listSas(null).size() + b.listSas(null).size();
-        for (TunnelConnection t : all) {
-          for (ViciClient c : List.of(a, b)) {
-            c.await(c.unloadConn(t.name()));
-            c.await(c.unloadShared(t.name()));
+          int warm = round == 1 ? warmup : 0; // the JVM stays warm from one round to the next
+          long[] setup = bare(out, lab, a, b, innerA, innerB, po, dir, warm, round == 1);
+          ok &= setup != null;
+          long[] certSetup = null;
+          if (!noCertificates && setup != null) {
+            certSetup = certified(out, lab, a, b, innerA, innerB, po, dir, setup, warm);
+            ok &= certSetup != null;
           }
-        }
-        report(out, po, load, setup, revoke, failed, installed, left);
-        if (plain != null) {
-          out.printf(
-              "TCP stream, %d s each (the dynamic VPN tunnels paper, table 5, 2003: native 92.6"
-                  + " Mbit/s at 14.5 cycles/B, ESP 3DES-MD5 53.9 Mbit/s at 232 cycles/B)%n",
-              streamSeconds);
-          stream(out, "veth, no tunnel", plain);
-          stream(out, "through the tunnel, " + po.configName(), tunneled);
-        }
-        boolean ok = failed == 0 && installed == tunnels && left == 0;
-        long[] certSetup = null;
-        if (!noCertificates) {
-          certSetup = certified(out, lab, a, b, innerA, innerB, po, dir, setup);
-          ok &= certSetup != null;
-        }
-        if (!bareOnly) {
-          PdpTunnels.Times pdp =
-              PdpTunnels.run(lab, dir.resolve("pdp"), innerA, po, false, warmup, revokeSubject);
-          reportPdp(out, "pre-shared keys", setup, pdp);
-          ok &= pdp.failed() == 0 && pdp.left() == 0;
-          if (certSetup != null) {
-            PdpTunnels.Times cert =
-                PdpTunnels.run(lab, dir.resolve("pdp-c"), innerA, po, true, warmup, revokeSubject);
-            reportPdp(out, "one-time key pairs, certificates", certSetup, cert);
-            ok &= cert.failed() == 0 && cert.left() == 0;
+          double[] ratio = {Double.NaN, Double.NaN};
+          if (!bareOnly && setup != null) {
+            PdpTunnels.Times pdp =
+                PdpTunnels.run(
+                    lab, dir.resolve("pdp-" + round), innerA, po, false, warm, revokeSubject);
+            ratio[0] = reportPdp(out, "pre-shared keys", setup, pdp);
+            ok &= pdp.failed() == 0 && pdp.left() == 0;
+            if (certSetup != null) {
+              PdpTunnels.Times cert =
+                  PdpTunnels.run(
+                      lab, dir.resolve("pdp-c-" + round), innerA, po, true, warm, revokeSubject);
+              ratio[1] = reportPdp(out, "one-time key pairs, certificates", certSetup, cert);
+              ok &= cert.failed() == 0 && cert.left() == 0;
+            }
           }
+          ratios.add(ratio);
+        }
+        if (rounds > 1 && !bareOnly) {
+          summary(out, ratios);
         }
         return ok ? 0 : 1;
       }
     } finally {
       Scratch.delete(dir);
     }
+  }
+
+  /**
+   * The bare PSK round: {@code tunnels} tunnels loaded at both ends (a fresh PSK each; timed
+   * apart), warmed {@code warm} times, initiated one after another, with {@code stream} a TCP
+   * stream across the veth and through the first, then terminated one after another with all the
+   * others up, and unloaded. Reports; returns the set-up times, or null if a tunnel failed or
+   * something was left.
+   */
+  private long[] bare(
+      PrintWriter out,
+      NetworkLab lab,
+      ViciClient a,
+      ViciClient b,
+      List<String> innerA,
+      List<String> innerB,
+      ProtectionObjective po,
+      Path dir,
+      int warm,
+      boolean stream)
+      throws Exception {
+    List<TunnelConnection> all = new ArrayList<>();
+    long[] load = new long[tunnels];
+    for (int i = 0; i < tunnels; i++) {
+      long l0 = System.nanoTime();
+      TunnelConnection t =
+          lab.loadTunnel(a, b, "b-" + i, innerA.get(i), innerB.get(i), po, Duration.ofHours(1));
+      load[i] = System.nanoTime() - l0;
+      all.add(t);
+    }
+    out.printf("setting up, then revoking, %d tunnels one at a time...%n", tunnels);
+    out.flush();
+    warmBare(a, b, all, warm);
+    long[] setup = new long[tunnels];
+    int failed = 0;
+    for (int i = 0; i < tunnels; i++) {
+      long t0 = System.nanoTime();
+      ViciMessage up =
+          a.await(a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
+      setup[i] = System.nanoTime() - t0;
+      failed += "yes".equals(up.text("success")) ? 0 : 1;
+    }
+    int installed = a.listSas(null).size();
+    StreamProbe.Result plain = null;
+    StreamProbe.Result tunneled = null;
+    if (stream && streamSeconds > 0 && installed > 0) {
+      Duration d = Duration.ofSeconds(streamSeconds);
+      plain = StreamProbe.run(lab, dir, lab.a().outer(), lab.b().outer(), d);
+      tunneled = StreamProbe.run(lab, dir, host(innerA.get(0)), host(innerB.get(0)), d);
+    }
+    Map<String, Long> down = new ConcurrentHashMap<>();
+    AutoCloseable sub =
+        b.await(
+            b.subscribe(
+                "ike-updown",
+                m -> {
+                  if (m.text("up") == null) { // "up" is present only when it came up
+                    long now = System.nanoTime();
+                    m.keys().forEach(k -> down.putIfAbsent(k, now));
+                  }
+                }));
+    long[] revoke = new long[tunnels];
+    for (int i = 0; i < tunnels; i++) {
+      String name = all.get(i).name();
+      long t0 = System.nanoTime();
+      a.await(a.terminateIke(name, Duration.ofSeconds(5)));
+      long deadline = t0 + TimeUnit.SECONDS.toNanos(5);
+      while (!down.containsKey(name) && System.nanoTime() < deadline) {
+        Thread.onSpinWait(); // the responder's event comes a round trip after the terminate
+      }
+      Long gone = down.get(name);
+      revoke[i] = gone == null ? -1 : gone - t0;
+    }
+    sub.close();
+    int left = a.listSas(null).size() + b.listSas(null).size();
+    for (TunnelConnection t : all) {
+      for (ViciClient c : List.of(a, b)) {
+        c.await(c.unloadConn(t.name()));
+        c.await(c.unloadShared(t.name()));
+      }
+    }
+    report(out, po, load, setup, revoke, failed, installed, left);
+    if (plain != null) {
+      out.printf(
+          "TCP stream, %d s each (the dynamic VPN tunnels paper, table 5, 2003: native 92.6"
+              + " Mbit/s at 14.5 cycles/B, ESP 3DES-MD5 53.9 Mbit/s at 232 cycles/B)%n",
+          streamSeconds);
+      stream(out, "veth, no tunnel", plain);
+      stream(out, "through the tunnel, " + po.configName(), tunneled);
+    }
+    boolean ok = failed == 0 && installed == tunnels && left == 0;
+    return ok ? setup : null;
   }
 
   private void report(
@@ -286,7 +345,8 @@ public final class TunnelSetupBench implements Callable<Integer> {
       List<String> innerB,
       ProtectionObjective po,
       Path dir,
-      long[] pskSetup)
+      long[] pskSetup,
+      int warm)
       throws Exception {
     out.printf("making %d one-time key pairs and their certificates...%n", 2 * tunnels);
     out.flush();
@@ -333,6 +393,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
       all.add(t);
       keyIds.add(new String[] {keyA, keyB});
     }
+    warmBare(a, b, all, warm);
     long[] setup = new long[tunnels];
     int failed = 0;
     for (int i = 0; i < tunnels; i++) {
@@ -378,6 +439,27 @@ public final class TunnelSetupBench implements Callable<Integer> {
     return failed == 0 && installed == tunnels && left == 0 && keysLeft == 0 ? setup : null;
   }
 
+  /**
+   * Untimed: {@code warm} set-ups of the loaded tunnels {@code all}, each taken down before the
+   * next, as the PDP rounds' warm-up goes through the PDP, so that a bare round is measured as warm
+   * as the PDP round it is the base of; then waits (at most 10 s) until neither charon holds an SA.
+   */
+  private static void warmBare(ViciClient a, ViciClient b, List<TunnelConnection> all, int warm)
+      throws Exception {
+    if (warm == 0) {
+      return;
+    }
+    for (int i = 0; i < warm; i++) {
+      String name = all.get(i % all.size()).name();
+      a.await(a.initiate(TunnelConnection.CHILD, name, Duration.ofSeconds(10)));
+      a.await(a.terminateIke(name, Duration.ofSeconds(5)));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (a.listSas(null).size() + b.listSas(null).size() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+  }
+
   private static byte[] cert(
       X509Certificate ca,
       PrivateKey caKey,
@@ -390,7 +472,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
     return TunnelCertificates.issue(ca, caKey, k.publicKeyInfo(), "bench", tunnel, id, now, life);
   }
 
-  private void reportPdp(PrintWriter out, String keying, long[] bare, PdpTunnels.Times pdp) {
+  /** Reports a PDP-driven round; returns its set-up p50 over {@code bare}'s (NaN: none up). */
+  private double reportPdp(PrintWriter out, String keying, long[] bare, PdpTunnels.Times pdp) {
+    double ratio = Double.NaN;
     long[] setup = Arrays.stream(pdp.setup()).filter(v -> v >= 0).toArray();
     long[] gone = Arrays.stream(pdp.revoke()).filter(v -> v >= 0).toArray();
     out.printf(
@@ -406,9 +490,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
           gone.length, ms(Arrays.stream(gone).max().getAsLong()));
     }
     if (setup.length > 0) {
+      ratio = (double) Quantiles.at(setup, 0.5) / Quantiles.at(bare, 0.5);
       out.printf(
-          "  set-up p50, PDP / bare initiate of the same keying: %.2f (aim: at most 2)%n",
-          (double) Quantiles.at(setup, 0.5) / Quantiles.at(bare, 0.5));
+          "  set-up p50, PDP / bare initiate of the same keying: %.2f (aim: at most 2)%n", ratio);
     }
     if (gone.length > 0 && !revokeSubject) {
       out.printf(
@@ -430,6 +514,31 @@ public final class TunnelSetupBench implements Callable<Integer> {
         pdp.failed(), pdp.revoke().length - gone.length - pdp.failed(), pdp.left());
     for (String why : pdp.why()) {
       out.printf("  failed: %s%n", why);
+    }
+    return ratio;
+  }
+
+  /** Each round's PDP / bare ratio of each keying, and their median. */
+  private static void summary(PrintWriter out, List<double[]> ratios) {
+    out.printf(
+        "%nset-up p50, PDP / bare initiate of the same keying, round by round (aim: at most 2)%n");
+    String[] keyings = {"pre-shared keys", "certificates"};
+    for (int k = 0; k < keyings.length; k++) {
+      final int col = k;
+      double[] each =
+          ratios.stream().mapToDouble(r -> r[col]).filter(v -> !Double.isNaN(v)).sorted().toArray();
+      if (each.length == 0) {
+        continue;
+      }
+      StringBuilder rounds = new StringBuilder();
+      for (double[] r : ratios) {
+        rounds.append(String.format(" %.2f", r[col]));
+      }
+      double median =
+          each.length % 2 == 1
+              ? each[each.length / 2]
+              : (each[each.length / 2 - 1] + each[each.length / 2]) / 2;
+      out.printf("  %-16s rounds%s; median %.2f%n", keyings[k], rounds, median);
     }
   }
 
