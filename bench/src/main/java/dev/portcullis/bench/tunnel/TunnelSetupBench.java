@@ -238,16 +238,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
     }
     out.printf("setting up, then revoking, %d tunnels one at a time...%n", tunnels);
     out.flush();
-    warmBare(a, b, all, warm);
-    long[] setup = new long[tunnels];
-    int failed = 0;
-    for (int i = 0; i < tunnels; i++) {
-      long t0 = System.nanoTime();
-      ViciMessage up =
-          a.await(a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
-      setup[i] = System.nanoTime() - t0;
-      failed += "yes".equals(up.text("success")) ? 0 : 1;
-    }
+    Initiated up = upEach(a, b, all, warm);
+    long[] setup = up.setup();
+    int failed = up.failed();
     int installed = a.listSas(null).size();
     StreamProbe.Result plain = null;
     StreamProbe.Result tunneled = null;
@@ -393,16 +386,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
       all.add(t);
       keyIds.add(new String[] {keyA, keyB});
     }
-    warmBare(a, b, all, warm);
-    long[] setup = new long[tunnels];
-    int failed = 0;
-    for (int i = 0; i < tunnels; i++) {
-      long t0 = System.nanoTime();
-      ViciMessage up =
-          a.await(a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
-      setup[i] = System.nanoTime() - t0;
-      failed += "yes".equals(up.text("success")) ? 0 : 1;
-    }
+    Initiated up = upEach(a, b, all, warm);
+    long[] setup = up.setup();
+    int failed = up.failed();
     int installed = a.listSas(null).size();
     for (TunnelConnection t : all) {
       a.await(a.terminateIke(t.name(), Duration.ofSeconds(5)));
@@ -437,6 +423,25 @@ public final class TunnelSetupBench implements Callable<Integer> {
         "  failed %d, up after set-up %d of %d, SAs left %d, keys left %d%n",
         failed, installed, tunnels, left, keysLeft);
     return failed == 0 && installed == tunnels && left == 0 && keysLeft == 0 ? setup : null;
+  }
+
+  /** Each tunnel's time from {@code initiate} to its CHILD_SA up, and how many failed. */
+  private record Initiated(long[] setup, int failed) {}
+
+  /** The loaded tunnels {@code all}, warmed {@code warm} times, then each brought up in turn. */
+  private static Initiated upEach(ViciClient a, ViciClient b, List<TunnelConnection> all, int warm)
+      throws Exception {
+    warmBare(a, b, all, warm);
+    long[] setup = new long[all.size()];
+    int failed = 0;
+    for (int i = 0; i < all.size(); i++) {
+      long t0 = System.nanoTime();
+      ViciMessage up =
+          a.await(a.initiate(TunnelConnection.CHILD, all.get(i).name(), Duration.ofSeconds(10)));
+      setup[i] = System.nanoTime() - t0;
+      failed += "yes".equals(up.text("success")) ? 0 : 1;
+    }
+    return new Initiated(setup, failed);
   }
 
   /**
