@@ -7,8 +7,9 @@ import io.netty.buffer.ByteBuf;
  * Flags and data: everything after the Handle) from bytes encoded the first time that {@link
  * DecisionSet} was written. A PDP answers most requests with a handful of decisions (one per rule
  * outcome, the same instance each time: {@code PolicyDecision.decisionSet}), so a DEC is then its
- * header, its Handle and one copy. The bytes are those {@link CopsCodec#encode(CopsMessage,
- * ByteBuf)} writes ({@code DecisionTailsTest} checks both against each other).
+ * header, its Handle and one copy. A set is kept from the second DEC that carries it. The bytes are
+ * those {@link CopsCodec#encode(CopsMessage, ByteBuf)} writes ({@code DecisionTailsTest} checks
+ * both against each other).
  *
  * <p>Measured (CopsCodecBenchmark, 2026-11-29): encoding the PDP's DEC with the generic encoder 269
  * ns, most of it some 25 small buffer writes with their bounds checks and the object list. A
@@ -25,6 +26,10 @@ final class DecisionTails {
   private final DecisionSet[] sets = new DecisionSet[ENTRIES];
   private final byte[][] tails = new byte[ENTRIES][];
   private int next; // the entry replaced next: round robin
+  // sets written once and not kept: a set is kept from its second DEC on, so that one made for a
+  // single DEC (a PCMM gate's decision, an error) costs no copy and no array
+  private final DecisionSet[] seen = new DecisionSet[ENTRIES];
+  private int nextSeen;
 
   /** Writes {@code d} as {@link CopsCodec#encode(CopsMessage, ByteBuf)} would. */
   void encode(Decision d, ByteBuf out) {
@@ -56,12 +61,25 @@ final class DecisionTails {
     int from = out.writerIndex();
     s.writeTo(out);
     int length = out.writerIndex() - from;
-    if (length <= MAX_TAIL) {
+    if (length <= MAX_TAIL && seenBefore(s)) {
       byte[] tail = new byte[length];
       out.getBytes(from, tail);
       sets[next] = s;
       tails[next] = tail;
       next = (next + 1) % ENTRIES;
     }
+  }
+
+  /** Whether {@code s} was written once before; if not, it is remembered as written now. */
+  private boolean seenBefore(DecisionSet s) {
+    for (int i = 0; i < ENTRIES; i++) {
+      if (seen[i] == s) {
+        seen[i] = null;
+        return true;
+      }
+    }
+    seen[nextSeen] = s;
+    nextSeen = (nextSeen + 1) % ENTRIES;
+    return false;
   }
 }

@@ -6,6 +6,7 @@ import dev.portcullis.cops.DecisionData;
 import dev.portcullis.cops.DecisionFlags;
 import dev.portcullis.cops.DecisionSet;
 import dev.portcullis.cops.access.AccessDecision;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -17,7 +18,11 @@ public final class PolicyDecision {
   private final boolean install;
   private final AccessDecision data;
   private volatile DecisionData encoded;
-  private volatile DecisionSet lastSet;
+  // this decision as a DEC's in each context met so far (copy on write; a handful at most)
+  private volatile DecisionSet[] sets = new DecisionSet[0];
+
+  /** Contexts a decision keeps its DEC decision for; others get a new one each time. */
+  static final int MAX_CONTEXTS = 8;
 
   /**
    * @param data why and on what terms; never null (use an empty {@link AccessDecision})
@@ -54,22 +59,29 @@ public final class PolicyDecision {
   }
 
   /**
-   * This decision as a DEC's decision in {@code context}: the same instance as long as the context
-   * is (a PEP's requests mostly share one), so that each connection's encoder writes its objects
-   * from the bytes it wrote for it the first time.
+   * This decision as a DEC's decision in {@code context}: the same instance for the same context
+   * (requests come in a handful of contexts), so that each connection's encoder writes its objects
+   * from the bytes it kept for it ({@code DecisionTails}).
    */
   public DecisionSet decisionSet(Context context) {
-    DecisionSet s = lastSet;
-    if (s == null || !s.context().equals(context)) {
-      s =
-          new DecisionSet(
-              context,
-              new DecisionFlags(false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
-              null,
-              null,
-              decisionData(),
-              null);
-      lastSet = s;
+    DecisionSet[] known = sets;
+    for (DecisionSet s : known) {
+      if (s.context().equals(context)) {
+        return s;
+      }
+    }
+    DecisionSet s =
+        new DecisionSet(
+            context,
+            new DecisionFlags(false, install ? DecisionCommand.INSTALL : DecisionCommand.REMOVE),
+            null,
+            null,
+            decisionData(),
+            null);
+    if (known.length < MAX_CONTEXTS) {
+      DecisionSet[] more = Arrays.copyOf(known, known.length + 1);
+      more[known.length] = s;
+      sets = more; // two loops adding at once: one's is lost, and made again next time
     }
     return s;
   }
