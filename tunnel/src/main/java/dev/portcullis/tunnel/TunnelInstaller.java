@@ -645,6 +645,16 @@ public final class TunnelInstaller implements AutoCloseable {
       thread.schedule(this::reconnect, backoff.nextDelayMillis(), TimeUnit.MILLISECONDS);
       return;
     }
+    moveBegins(); // every key and secret loaded again, their identifiers recorded as they come
+    try {
+      reinstall(c);
+    } finally {
+      moveEnds();
+    }
+  }
+
+  /** Everything this installer holds loaded into charon {@code c}, back after a restart. */
+  private void reinstall(ViciClient c) {
     attach(c);
     for (Ahead a : ahead.values()) {
       c.loadKey(a.type(), a.pkcs8()); // charon forgot them: the same keys, the same identifiers
