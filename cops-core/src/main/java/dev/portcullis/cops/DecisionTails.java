@@ -4,12 +4,12 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Encodes DECs for one connection's encoder, writing each decision's objects (its Context, Decision
- * Flags and data: everything after the Handle) from bytes encoded the first time that {@link
- * DecisionSet} was written. A PDP answers most requests with a handful of decisions (one per rule
- * outcome, the same instance each time: {@code PolicyDecision.decisionSet}), so a DEC is then its
- * header, its Handle and one copy. A set is kept from the second DEC that carries it. The bytes are
- * those {@link CopsCodec#encode(CopsMessage, ByteBuf)} writes ({@code DecisionTailsTest} checks
- * both against each other).
+ * Flags and data: everything after the Handle) from bytes kept when that {@link DecisionSet} was
+ * written before. A PDP answers most requests with a handful of decisions (one per rule outcome,
+ * the same instance each time: {@code PolicyDecision.decisionSet}), so a DEC is then its header,
+ * its Handle and one copy. A set is kept from the second DEC that carries it. The bytes are those
+ * {@link CopsCodec#encode(CopsMessage, ByteBuf)} writes ({@code DecisionTailsTest} checks both
+ * against each other).
  *
  * <p>Measured (CopsCodecBenchmark, 2026-11-29): encoding the PDP's DEC with the generic encoder 269
  * ns, most of it some 25 small buffer writes with their bounds checks and the object list. A
@@ -27,7 +27,7 @@ final class DecisionTails {
   private final byte[][] tails = new byte[ENTRIES][];
   private int next; // the entry replaced next: round robin
   // sets written once and not kept: a set is kept from its second DEC on, so that one made for a
-  // single DEC (a PCMM gate's decision, an error) costs no copy and no array
+  // single DEC (a PCMM gate's decision, made for its request) costs no copy and no array
   private final DecisionSet[] seen = new DecisionSet[ENTRIES];
   private int nextSeen;
 

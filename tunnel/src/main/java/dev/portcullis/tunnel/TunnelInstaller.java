@@ -110,15 +110,6 @@ public final class TunnelInstaller implements AutoCloseable {
   /** A key loaded ahead of its tunnel: its type and a copy (PKCS#8), zeroed when it is used. */
   private record Ahead(String type, byte[] pkcs8) {}
 
-  private void moveBegins() {
-    moves.incrementAndGet();
-    moving.incrementAndGet();
-  }
-
-  private void moveEnds() {
-    moving.decrementAndGet();
-  }
-
   private volatile boolean foreignSaid;
   // Credentials on their way into or out of charon (a key or shared secret sent while the maps
   // above do not say so yet, or no longer do), and how many such moves ever began: charon's
@@ -433,6 +424,17 @@ public final class TunnelInstaller implements AutoCloseable {
       }
       w.keys.zero();
     }
+  }
+
+  /** A key or shared secret of ours begins to move into or out of charon ({@code moving}). */
+  private void moveBegins() {
+    moves.incrementAndGet();
+    moving.incrementAndGet();
+  }
+
+  /** A move begun by {@code moveBegins} is over: the maps say what charon holds. */
+  private void moveEnds() {
+    moving.decrementAndGet();
   }
 
   /**

@@ -174,15 +174,16 @@ public final class TunnelSetupBench implements Callable<Integer> {
             out.printf("%n-- round %d of %d --%n", round, rounds);
           }
           int warm = round == 1 ? warmup : 0; // the JVM stays warm from one round to the next
-          long[] setup = bare(out, lab, a, b, innerA, innerB, po, dir, warm, round == 1);
-          ok &= setup != null;
+          Bare psk = bare(out, lab, a, b, innerA, innerB, po, dir, warm, round == 1);
+          long[] setup = psk.setup();
+          ok &= psk.ok();
           long[] certSetup = null;
-          if (!noCertificates && setup != null) {
+          if (!noCertificates) {
             certSetup = certified(out, lab, a, b, innerA, innerB, po, dir, setup, warm);
             ok &= certSetup != null;
           }
           double[] ratio = {Double.NaN, Double.NaN};
-          if (!bareOnly && setup != null) {
+          if (!bareOnly) {
             PdpTunnels.Times pdp =
                 PdpTunnels.run(
                     lab, dir.resolve("pdp-" + round), innerA, po, false, warm, revokeSubject);
@@ -212,10 +213,10 @@ public final class TunnelSetupBench implements Callable<Integer> {
    * The bare PSK round: {@code tunnels} tunnels loaded at both ends (a fresh PSK each; timed
    * apart), warmed {@code warm} times, initiated one after another, with {@code stream} a TCP
    * stream across the veth and through the first, then terminated one after another with all the
-   * others up, and unloaded. Reports; returns the set-up times, or null if a tunnel failed or
-   * something was left.
+   * others up, and unloaded. Reports; returns the set-up times, and whether none failed and nothing
+   * was left.
    */
-  private long[] bare(
+  private Bare bare(
       PrintWriter out,
       NetworkLab lab,
       ViciClient a,
@@ -289,9 +290,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
       stream(out, "veth, no tunnel", plain);
       stream(out, "through the tunnel, " + po.configName(), tunneled);
     }
-    boolean ok = failed == 0 && installed == tunnels && left == 0;
-    return ok ? setup : null;
+    return new Bare(setup, failed == 0 && installed == tunnels && left == 0);
   }
+
+  /** A bare PSK round's set-up times, and whether none failed and nothing was left. */
+  private record Bare(long[] setup, boolean ok) {}
 
   private void report(
       PrintWriter out,
