@@ -32,14 +32,28 @@ public final class CopsCodec {
    * a DEC).
    */
   public static void encode(CopsMessage m, ByteBuf out) {
-    int start = out.writerIndex();
-    out.writeByte(CopsMessage.VERSION << 4 | (m.solicited() ? CopsMessage.FLAG_SOLICITED : 0));
-    out.writeByte(m.opCode().code());
-    out.writeShort(m.clientType());
-    out.writeInt(0); // the message length, set below
+    int start = writeHeader(m, out);
     for (CopsObject o : m.objects()) {
       writeObject(o, out);
     }
+    setLength(start, out);
+  }
+
+  /**
+   * Writes {@code m}'s common header, its length 0 until {@link #setLength}, in one write; returns
+   * where the message starts.
+   */
+  static int writeHeader(CopsMessage m, ByteBuf out) {
+    int start = out.writerIndex();
+    out.writeLong(
+        (long) (CopsMessage.VERSION << 4 | (m.solicited() ? CopsMessage.FLAG_SOLICITED : 0)) << 56
+            | (long) m.opCode().code() << 48
+            | (long) m.clientType() << 32);
+    return start;
+  }
+
+  /** Sets the length of the message that starts at {@code start} and ends at the writer index. */
+  static void setLength(int start, ByteBuf out) {
     out.setInt(start + 4, out.writerIndex() - start);
   }
 

@@ -33,11 +33,7 @@ final class DecisionTails {
 
   /** Writes {@code d} as {@link CopsCodec#encode(CopsMessage, ByteBuf)} would. */
   void encode(Decision d, ByteBuf out) {
-    int start = out.writerIndex();
-    out.writeLong(
-        (long) (CopsMessage.VERSION << 4 | (d.solicited() ? CopsMessage.FLAG_SOLICITED : 0)) << 56
-            | (long) OpCode.DEC.code() << 48
-            | (long) d.clientType() << 32); // the message length, set below
+    int start = CopsCodec.writeHeader(d, out);
     CopsCodec.writeObject(d.handle(), out);
     for (DecisionSet s : d.decisions()) {
       write(s, out);
@@ -48,7 +44,7 @@ final class DecisionTails {
     if (d.integrity() != null) {
       CopsCodec.writeObject(d.integrity(), out);
     }
-    out.setInt(start + 4, out.writerIndex() - start);
+    CopsCodec.setLength(start, out);
   }
 
   private void write(DecisionSet s, ByteBuf out) {
