@@ -167,6 +167,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
       lab.addInnerAddresses(lab.b(), innerB);
       try (ViciClient a = ViciClient.connect(lab.startCharon(lab.a()), Duration.ofSeconds(30));
           ViciClient b = ViciClient.connect(lab.startCharon(lab.b()), Duration.ofSeconds(30))) {
+        Lab l = new Lab(out, lab, a, b, innerA, innerB, po, dir);
         boolean ok = true;
         List<double[]> ratios = new ArrayList<>(); // per round: PSK, certificates (NaN: none)
         for (int round = 1; round <= rounds; round++) {
@@ -174,12 +175,12 @@ public final class TunnelSetupBench implements Callable<Integer> {
             out.printf("%n-- round %d of %d --%n", round, rounds);
           }
           int warm = round == 1 ? warmup : 0; // the JVM stays warm from one round to the next
-          Bare psk = bare(out, lab, a, b, innerA, innerB, po, dir, warm, round == 1);
+          Bare psk = bare(l, warm, round == 1);
           long[] setup = psk.setup();
           ok &= psk.ok();
           long[] certSetup = null;
           if (!noCertificates) {
-            certSetup = certified(out, lab, a, b, innerA, innerB, po, dir, setup, warm);
+            certSetup = certified(l, setup, warm);
             ok &= certSetup != null;
           }
           double[] ratio = {Double.NaN, Double.NaN};
@@ -216,18 +217,15 @@ public final class TunnelSetupBench implements Callable<Integer> {
    * others up, and unloaded. Reports; returns the set-up times, and whether none failed and nothing
    * was left.
    */
-  private Bare bare(
-      PrintWriter out,
-      NetworkLab lab,
-      ViciClient a,
-      ViciClient b,
-      List<String> innerA,
-      List<String> innerB,
-      ProtectionObjective po,
-      Path dir,
-      int warm,
-      boolean stream)
-      throws Exception {
+  private Bare bare(Lab l, int warm, boolean stream) throws Exception {
+    PrintWriter out = l.out();
+    NetworkLab lab = l.lab();
+    ViciClient a = l.a();
+    ViciClient b = l.b();
+    List<String> innerA = l.innerA();
+    List<String> innerB = l.innerB();
+    ProtectionObjective po = l.po();
+    Path dir = l.dir();
     List<TunnelConnection> all = new ArrayList<>();
     long[] load = new long[tunnels];
     for (int i = 0; i < tunnels; i++) {
@@ -293,6 +291,20 @@ public final class TunnelSetupBench implements Callable<Integer> {
     return new Bare(setup, failed == 0 && installed == tunnels && left == 0);
   }
 
+  /**
+   * What every bare round works with: where it reports, the lab and its two charons, the tunnels'
+   * inner addresses at each end, their protection, and the scratch directory.
+   */
+  private record Lab(
+      PrintWriter out,
+      NetworkLab lab,
+      ViciClient a,
+      ViciClient b,
+      List<String> innerA,
+      List<String> innerB,
+      ProtectionObjective po,
+      Path dir) {}
+
   /** A bare PSK round's set-up times, and whether none failed and nothing was left. */
   private record Bare(long[] setup, boolean ok) {}
 
@@ -332,18 +344,15 @@ public final class TunnelSetupBench implements Callable<Integer> {
    * certificates cleared; reported beside the PSK set-up of {@code pskSetup}, measured just before.
    * Returns the set-up times, or null if a tunnel failed or something was left.
    */
-  private long[] certified(
-      PrintWriter out,
-      NetworkLab lab,
-      ViciClient a,
-      ViciClient b,
-      List<String> innerA,
-      List<String> innerB,
-      ProtectionObjective po,
-      Path dir,
-      long[] pskSetup,
-      int warm)
-      throws Exception {
+  private long[] certified(Lab l, long[] pskSetup, int warm) throws Exception {
+    PrintWriter out = l.out();
+    NetworkLab lab = l.lab();
+    ViciClient a = l.a();
+    ViciClient b = l.b();
+    List<String> innerA = l.innerA();
+    List<String> innerB = l.innerB();
+    ProtectionObjective po = l.po();
+    Path dir = l.dir();
     out.printf("making %d one-time key pairs and their certificates...%n", 2 * tunnels);
     out.flush();
     DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
