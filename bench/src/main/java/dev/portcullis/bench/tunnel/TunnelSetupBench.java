@@ -219,19 +219,22 @@ public final class TunnelSetupBench implements Callable<Integer> {
    */
   private Bare bare(Lab l, int warm, boolean stream) throws Exception {
     PrintWriter out = l.out();
-    NetworkLab lab = l.lab();
     ViciClient a = l.a();
     ViciClient b = l.b();
-    List<String> innerA = l.innerA();
-    List<String> innerB = l.innerB();
-    ProtectionObjective po = l.po();
-    Path dir = l.dir();
     List<TunnelConnection> all = new ArrayList<>();
     long[] load = new long[tunnels];
     for (int i = 0; i < tunnels; i++) {
       long l0 = System.nanoTime();
       TunnelConnection t =
-          lab.loadTunnel(a, b, "b-" + i, innerA.get(i), innerB.get(i), po, Duration.ofHours(1));
+          l.lab()
+              .loadTunnel(
+                  a,
+                  b,
+                  "b-" + i,
+                  l.innerA().get(i),
+                  l.innerB().get(i),
+                  l.po(),
+                  Duration.ofHours(1));
       load[i] = System.nanoTime() - l0;
       all.add(t);
     }
@@ -245,8 +248,9 @@ public final class TunnelSetupBench implements Callable<Integer> {
     StreamProbe.Result tunneled = null;
     if (stream && streamSeconds > 0 && installed > 0) {
       Duration d = Duration.ofSeconds(streamSeconds);
-      plain = StreamProbe.run(lab, dir, lab.a().outer(), lab.b().outer(), d);
-      tunneled = StreamProbe.run(lab, dir, host(innerA.get(0)), host(innerB.get(0)), d);
+      plain = StreamProbe.run(l.lab(), l.dir(), l.lab().a().outer(), l.lab().b().outer(), d);
+      tunneled =
+          StreamProbe.run(l.lab(), l.dir(), host(l.innerA().get(0)), host(l.innerB().get(0)), d);
     }
     Map<String, Long> down = new ConcurrentHashMap<>();
     AutoCloseable sub =
@@ -279,14 +283,14 @@ public final class TunnelSetupBench implements Callable<Integer> {
         c.await(c.unloadShared(t.name()));
       }
     }
-    report(out, po, load, setup, revoke, failed, installed, left);
+    report(out, l.po(), load, setup, revoke, failed, installed, left);
     if (plain != null) {
       out.printf(
           "TCP stream, %d s each (the dynamic VPN tunnels paper, table 5, 2003: native 92.6"
               + " Mbit/s at 14.5 cycles/B, ESP 3DES-MD5 53.9 Mbit/s at 232 cycles/B)%n",
           streamSeconds);
       stream(out, "veth, no tunnel", plain);
-      stream(out, "through the tunnel, " + po.configName(), tunneled);
+      stream(out, "through the tunnel, " + l.po().configName(), tunneled);
     }
     return new Bare(setup, failed == 0 && installed == tunnels && left == 0);
   }
@@ -346,16 +350,11 @@ public final class TunnelSetupBench implements Callable<Integer> {
    */
   private long[] certified(Lab l, long[] pskSetup, int warm) throws Exception {
     PrintWriter out = l.out();
-    NetworkLab lab = l.lab();
     ViciClient a = l.a();
     ViciClient b = l.b();
-    List<String> innerA = l.innerA();
-    List<String> innerB = l.innerB();
-    ProtectionObjective po = l.po();
-    Path dir = l.dir();
     out.printf("making %d one-time key pairs and their certificates...%n", 2 * tunnels);
     out.flush();
-    DevCertificates.Pki pki = DevCertificates.ensure(dir.resolve("pki"), List.of(), List.of());
+    DevCertificates.Pki pki = DevCertificates.ensure(l.dir().resolve("pki"), List.of(), List.of());
     X509Certificate ca = DevCertificates.certificateFile(pki.caCertificate());
     PrivateKey caKey = DevCertificates.privateKeyFile(pki.directory().resolve("ca.key"));
     byte[] authority = ca.getEncoded();
@@ -367,13 +366,13 @@ public final class TunnelSetupBench implements Callable<Integer> {
       TunnelConnection t =
           new TunnelConnection(
               "c-" + i,
-              lab.a().outer(),
-              lab.b().outer(),
+              l.lab().a().outer(),
+              l.lab().b().outer(),
               "c-" + i + ".a.lab",
               "c-" + i + ".b.lab",
-              innerA.get(i),
-              innerB.get(i),
-              po,
+              l.innerA().get(i),
+              l.innerB().get(i),
+              l.po(),
               Duration.ofHours(1));
       OneTimeKey ka = OneTimeKey.generate(random);
       OneTimeKey kb = OneTimeKey.generate(random);
@@ -424,7 +423,7 @@ public final class TunnelSetupBench implements Callable<Integer> {
     out.printf(
         "tunnel set-up, bare VICI, %d tunnels, %s, one-time key pairs (Ed25519, certified for one"
             + " tunnel by one authority, each end trusting the peer's certificate alone)%n",
-        tunnels, po.configName());
+        tunnels, l.po().configName());
     out.printf("  %-34s %10s %10s %10s%n", "", "p50 ms", "p99 ms", "max ms");
     row(out, "load key + conn at both ends", load);
     row(out, "initiate -> CHILD_SA up", setup);
