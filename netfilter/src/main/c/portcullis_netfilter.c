@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +26,11 @@
 
 #include "dev_portcullis_netfilter_NetfilterNative.h"
 
-#define ABI_VERSION 3
+#define ABI_VERSION 4
 #define PENDING 64   /* packets one recv may hand over before Java takes them */
 #define MAX_COPY 256 /* the most of a packet copied to Java: its headers */
+#define EVENTS 1024  /* flows the kernel admitted itself, held until Java takes them */
+#define TUPLE 13     /* a flow: source, destination (4 each), protocol, ports (2 each) */
 
 struct pending {
   uint32_t id;
@@ -44,6 +47,15 @@ struct pq {
   int head, count;
   struct pending p[PENDING];
   int overflow; /* packets handed over with no room: dropped by verdict at once */
+  /*
+   * Conntrack's new-flow events for flows with the watched mark (queueWatch): the flows the
+   * kernel admitted itself, with no packet queued. Read on the queue's thread, in its poll.
+   */
+  struct nfct_handle *ev;
+  uint32_t evmark;
+  int evcount;
+  int evlost; /* events the kernel or this ring could not hold: the caller looks again */
+  unsigned char evs[EVENTS][TUPLE];
   char buf[0x10000 + 4096] __attribute__((aligned));
 };
 
@@ -54,6 +66,39 @@ static void throw_io(JNIEnv *env, const char *what, int err) {
   if (c != NULL) {
     (*env)->ThrowNew(env, c, m);
   }
+}
+
+/* A conntrack entry's original direction as TUPLE bytes (addresses in network order). */
+static void tuple_of(const struct nf_conntrack *ct, unsigned char *e) {
+  uint32_t s = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC);
+  uint32_t d = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST);
+  uint16_t sp = ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC));
+  uint16_t dp = ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST));
+  memcpy(e, &s, 4);
+  memcpy(e + 4, &d, 4);
+  e[8] = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
+  e[9] = (unsigned char)(sp >> 8);
+  e[10] = (unsigned char)sp;
+  e[11] = (unsigned char)(dp >> 8);
+  e[12] = (unsigned char)dp;
+}
+
+static int marked(const struct nf_conntrack *ct, uint32_t mark) {
+  return nfct_get_attr_u8(ct, ATTR_L3PROTO) == AF_INET &&
+         (nfct_get_attr_u32(ct, ATTR_MARK) & mark) == mark;
+}
+
+static int on_event(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data) {
+  struct pq *q = data;
+  if (type != NFCT_T_NEW || !marked(ct, q->evmark)) {
+    return NFCT_CB_CONTINUE; /* the socket's filter lets only these through; checked again */
+  }
+  if (q->evcount == EVENTS) {
+    q->evlost++;
+    return NFCT_CB_CONTINUE;
+  }
+  tuple_of(ct, q->evs[q->evcount++]);
+  return NFCT_CB_CONTINUE;
 }
 
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
@@ -148,8 +193,10 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceiv
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
   while (q->count == 0) {
-    struct pollfd fds[2] = {{.fd = q->fd, .events = POLLIN}, {.fd = q->wake, .events = POLLIN}};
-    int ready = poll(fds, 2, timeoutMs);
+    struct pollfd fds[3] = {{.fd = q->fd, .events = POLLIN},
+                            {.fd = q->wake, .events = POLLIN},
+                            {.fd = q->ev != NULL ? nfct_fd(q->ev) : -1, .events = POLLIN}};
+    int ready = poll(fds, q->ev != NULL ? 3 : 2, timeoutMs);
     if (ready < 0) {
       if (errno == EINTR) {
         return 0;
@@ -162,8 +209,14 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceiv
       if (read(q->wake, &woken, sizeof woken) < 0) { /* EAGAIN: emptied already */
       }
     }
+    if (q->ev != NULL && (fds[2].revents & (POLLIN | POLLERR))) {
+      /* the fd is non-blocking: nfct_catch reads until it is empty (EAGAIN) */
+      if (nfct_catch(q->ev) < 0 && errno == ENOBUFS) {
+        q->evlost++; /* the kernel dropped events: this reader was behind */
+      }
+    }
     if (!(fds[0].revents & POLLIN)) {
-      return 0; /* woken, or the wait is over */
+      return 0; /* woken, flows the kernel admitted, or the wait is over */
     }
     ssize_t n = recv(q->fd, q->buf, sizeof q->buf, MSG_DONTWAIT);
     if (n < 0) {
@@ -245,7 +298,157 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(
   nfq_destroy_queue(q->qh);
   nfq_close(q->h);
   close(q->wake);
+  if (q->ev != NULL) {
+    nfct_close(q->ev);
+  }
   free(q);
+}
+
+/*
+ * Watches, on the queue's thread, for flows the kernel admits itself: conntrack's new-flow events
+ * (in the calling thread's namespace) of entries whose mark has every bit of `mark`, filtered in
+ * the kernel by a socket filter, the socket's buffer 4 MiB. queueReceive then returns when one
+ * comes, and queueEvents hands them over.
+ */
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(JNIEnv *env,
+                                                                               jclass c,
+                                                                               jlong handle,
+                                                                               jint mark) {
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  if (q->ev != NULL) {
+    throw_io(env, "conntrack events: watched already", EALREADY);
+    return;
+  }
+  struct nfct_handle *h = nfct_open(CONNTRACK, NF_NETLINK_CONNTRACK_NEW);
+  if (h == NULL) {
+    throw_io(env, "conntrack events: nfct_open", errno);
+    return;
+  }
+  struct nfct_filter *f = nfct_filter_create();
+  if (f == NULL) {
+    nfct_close(h);
+    throw_io(env, "conntrack events: nfct_filter_create", ENOMEM);
+    return;
+  }
+  struct nfct_filter_dump_mark m = {.val = (uint32_t)mark, .mask = (uint32_t)mark};
+  nfct_filter_add_attr(f, NFCT_FILTER_MARK, &m);
+  int fd = nfct_fd(h);
+  int rc = nfct_filter_attach(fd, f);
+  int e = errno;
+  nfct_filter_destroy(f);
+  if (rc < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+    nfct_close(h);
+    throw_io(env, "conntrack events: the socket's filter", rc < 0 ? e : errno);
+    return;
+  }
+  int size = 4 << 20;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size); /* capped by rmem_max */
+  }
+  q->evmark = (uint32_t)mark;
+  nfct_callback_register(h, NFCT_T_NEW, on_event, q);
+  q->ev = h;
+}
+
+/*
+ * The flows the kernel admitted since the last call, TUPLE bytes each, into `into` (as many as it
+ * holds; the rest wait for the next call); their count.
+ */
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueEvents(
+    JNIEnv *env, jclass c, jlong handle, jbyteArray into) {
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  int n = (int)((*env)->GetArrayLength(env, into) / TUPLE);
+  if (n > q->evcount) {
+    n = q->evcount;
+  }
+  if (n == 0) {
+    return 0;
+  }
+  (*env)->SetByteArrayRegion(env, into, 0, n * TUPLE, (const jbyte *)q->evs[0]);
+  memmove(q->evs[0], q->evs[n], (size_t)(q->evcount - n) * TUPLE);
+  q->evcount -= n;
+  return n;
+}
+
+/* Events lost since the last call (the kernel's socket or the ring full): a count, then 0. */
+JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueEventsLost(JNIEnv *env,
+                                                                                    jclass c,
+                                                                                    jlong handle) {
+  (void)env;
+  (void)c;
+  struct pq *q = (struct pq *)(intptr_t)handle;
+  int n = q->evlost;
+  q->evlost = 0;
+  return n;
+}
+
+struct dump {
+  uint32_t mark;
+  size_t count, room;
+  unsigned char *tuples;
+  int failed;
+};
+
+static int on_dumped(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data) {
+  (void)type;
+  struct dump *d = data;
+  if (!marked(ct, d->mark)) {
+    return NFCT_CB_CONTINUE;
+  }
+  if (d->count == d->room) {
+    size_t room = d->room == 0 ? 256 : d->room * 2;
+    unsigned char *more = realloc(d->tuples, room * TUPLE);
+    if (more == NULL) {
+      d->failed = ENOMEM;
+      return NFCT_CB_STOP;
+    }
+    d->tuples = more;
+    d->room = room;
+  }
+  tuple_of(ct, d->tuples + TUPLE * d->count++);
+  return NFCT_CB_CONTINUE;
+}
+
+/*
+ * The IPv4 flows whose conntrack entry's mark has every bit of `mark`, in the calling thread's
+ * namespace (a dump the kernel filters by the mark): TUPLE bytes each.
+ */
+JNIEXPORT jbyteArray JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntrackMarked(
+    JNIEnv *env, jclass c, jint mark) {
+  (void)c;
+  struct nfct_handle *h = nfct_open(CONNTRACK, 0);
+  if (h == NULL) {
+    throw_io(env, "conntrack: nfct_open", errno);
+    return NULL;
+  }
+  struct nfct_filter_dump *f = nfct_filter_dump_create();
+  if (f == NULL) {
+    nfct_close(h);
+    throw_io(env, "conntrack: nfct_filter_dump_create", ENOMEM);
+    return NULL;
+  }
+  struct nfct_filter_dump_mark m = {.val = (uint32_t)mark, .mask = (uint32_t)mark};
+  nfct_filter_dump_set_attr(f, NFCT_FILTER_DUMP_MARK, &m);
+  nfct_filter_dump_set_attr_u8(f, NFCT_FILTER_DUMP_L3NUM, AF_INET);
+  struct dump d = {.mark = (uint32_t)mark};
+  nfct_callback_register(h, NFCT_T_ALL, on_dumped, &d);
+  int rc = nfct_query(h, NFCT_Q_DUMP_FILTER, f);
+  int e = errno;
+  nfct_filter_dump_destroy(f);
+  nfct_close(h);
+  if (rc < 0 || d.failed) {
+    free(d.tuples);
+    throw_io(env, "conntrack: the dump", d.failed ? d.failed : e);
+    return NULL;
+  }
+  jbyteArray out = (*env)->NewByteArray(env, (jsize)(d.count * TUPLE));
+  if (out != NULL && d.count > 0) {
+    (*env)->SetByteArrayRegion(env, out, 0, (jsize)(d.count * TUPLE), (const jbyte *)d.tuples);
+  }
+  free(d.tuples);
+  return out;
 }
 
 /* An nft context kept for many commands (its netlink socket in the opener's namespace). */
@@ -320,7 +523,7 @@ JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRun(J
 }
 
 /*
- * Deletes the IPv4 conntrack entries of `count` flows on one handle: each 13 bytes of `flows`,
+ * Deletes the IPv4 conntrack entries of `count` flows on one handle: each TUPLE bytes of `flows`,
  * source and destination address (4 each, network order), protocol, source and destination port
  * (2 each, big-endian), the original direction. Returns each one's 0 or errno (ENOENT: none); an
  * errno for all of them when no handle could be opened.
@@ -328,7 +531,7 @@ JNIEXPORT jstring JNICALL Java_dev_portcullis_netfilter_NetfilterNative_nftRun(J
 JNIEXPORT jintArray JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntrackDelete(
     JNIEnv *env, jclass c, jbyteArray flows, jint count) {
   (void)c;
-  if (count < 0 || (*env)->GetArrayLength(env, flows) < count * 13) {
+  if (count < 0 || (*env)->GetArrayLength(env, flows) < count * TUPLE) {
     return NULL;
   }
   jintArray out = (*env)->NewIntArray(env, count);
@@ -336,13 +539,13 @@ JNIEXPORT jintArray JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntr
     return out;
   }
   jint *rcs = calloc((size_t)count, sizeof *rcs);
-  unsigned char *b = malloc((size_t)count * 13);
+  unsigned char *b = malloc((size_t)count * TUPLE);
   if (rcs == NULL || b == NULL) {
     free(rcs);
     free(b);
     return NULL;
   }
-  (*env)->GetByteArrayRegion(env, flows, 0, count * 13, (jbyte *)b);
+  (*env)->GetByteArrayRegion(env, flows, 0, count * TUPLE, (jbyte *)b);
   struct nfct_handle *h = nfct_open(CONNTRACK, 0);
   struct nf_conntrack *ct = h == NULL ? NULL : nfct_new();
   int failed = h == NULL ? errno : (ct == NULL ? ENOMEM : 0);
@@ -351,7 +554,7 @@ JNIEXPORT jintArray JNICALL Java_dev_portcullis_netfilter_NetfilterNative_conntr
       rcs[i] = failed;
       continue;
     }
-    const unsigned char *f = b + 13 * i;
+    const unsigned char *f = b + TUPLE * i;
     uint32_t s, d;
     memcpy(&s, f, 4); /* network order, as the bytes are */
     memcpy(&d, f + 4, 4);

@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 final class NetfilterNative {
   static final String LIBRARY = "portcullis_netfilter";
-  private static final int ABI_VERSION = 3;
+  private static final int ABI_VERSION = 4;
   private static final Throwable UNAVAILABLE = load();
 
   private NetfilterNative() {}
@@ -93,6 +93,22 @@ final class NetfilterNative {
   static native void queueVerdict(long queue, int id, boolean accept, long mark) throws IOException;
 
   static native void queueClose(long queue);
+
+  /**
+   * Watches, on the queue's thread, conntrack's new-flow events of entries whose mark has every bit
+   * of {@code mark} (the flows the kernel admits itself): {@link #queueReceive} returns when one
+   * comes.
+   */
+  static native void queueWatch(long queue, int mark) throws IOException;
+
+  /** The flows {@link #queueWatch} saw since the last call, 13 bytes each; their count. */
+  static native int queueEvents(long queue, byte[] into);
+
+  /** Events lost since the last call (the kernel's socket full, or the ring): a count, then 0. */
+  static native int queueEventsLost(long queue);
+
+  /** The IPv4 flows whose conntrack entry's mark has every bit of {@code mark}, 13 bytes each. */
+  static native byte[] conntrackMarked(int mark) throws IOException;
 
   /** An nft context for many commands, its netlink socket in the calling thread's namespace. */
   static native long nftOpen() throws IOException;

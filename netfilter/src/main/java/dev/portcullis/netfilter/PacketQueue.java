@@ -15,6 +15,7 @@ public final class PacketQueue implements AutoCloseable {
   private final long handle;
   private final int waitMillis;
   private final byte[] buffer = new byte[8 + 256];
+  private final byte[] events = new byte[Conntrack.TUPLE * 256];
   // wakeup (any thread) against close: held for an eventfd write or the queue's release, no more
   private final Object lifetime = new Object();
   private long overflows;
@@ -76,6 +77,44 @@ public final class PacketQueue implements AutoCloseable {
       if (!closed) {
         NetfilterNative.queueWakeup(handle);
       }
+    }
+  }
+
+  /**
+   * Watches, from now, for the flows the kernel admits itself, with no packet queued: conntrack's
+   * new-flow events of entries whose mark has every bit of {@code mark} (a rule sets it as it
+   * admits). Read in {@link #receive}'s wait, which returns when one comes; {@link #admitted} hands
+   * them over. Called once, on the reading thread, in its namespace.
+   *
+   * @throws IOException with the system's reason (not root)
+   */
+  public void watchAdmitted(int mark) throws IOException {
+    if (mark == 0) {
+      throw new IllegalArgumentException("mark 0: expected at least one bit");
+    }
+    NetfilterNative.queueWatch(handle, mark);
+  }
+
+  /**
+   * The flows the kernel admitted itself since the last call (see {@link #watchAdmitted}), oldest
+   * first; {@code lost} says that some were not seen (the kernel's event socket or the native ring
+   * was full): the caller looks at conntrack itself ({@link Conntrack#marked}).
+   */
+  public Admitted admitted() {
+    if (closed) {
+      return Admitted.NONE;
+    }
+    int n = NetfilterNative.queueEvents(handle, events);
+    int lost = NetfilterNative.queueEventsLost(handle);
+    return n == 0 && lost == 0 ? Admitted.NONE : new Admitted(Conntrack.flows(events, n), lost);
+  }
+
+  /** Flows the kernel admitted itself, and how many events about others were lost. */
+  public record Admitted(java.util.List<Flow> flows, int lost) {
+    static final Admitted NONE = new Admitted(java.util.List.of(), 0);
+
+    public Admitted {
+      flows = java.util.List.copyOf(flows);
     }
   }
 

@@ -227,6 +227,119 @@ class NetfilterLabTest {
     q.wakeup(); // closed: nothing to wake, and no harm
   }
 
+  /**
+   * A flow the kernel admits itself (a rule marks its conntrack entry; nothing is queued) is
+   * reported to the queue's reader: its wait ends at once, and {@link PacketQueue#admitted} names
+   * the flow; one without the mark is not. {@link Conntrack#marked} lists the marked flow too.
+   */
+  @Test
+  void flowsTheKernelAdmitsWithTheMarkAreReportedToTheReader() throws Exception {
+    int marked = 9998;
+    int unmarked = 9997;
+    String table = TAG + "w";
+    in(
+            SERVER,
+            () -> {
+              Nftables.run(
+                  "add table inet "
+                      + table
+                      + "\nadd chain inet "
+                      + table
+                      + " input { type filter hook input priority -5; policy accept; }\n"
+                      + "add rule inet "
+                      + table
+                      + " input tcp dport "
+                      + marked
+                      + " ct mark set ct mark | 0x40");
+              return null;
+            })
+        .get();
+    List<ServerSocket> listening = new ArrayList<>();
+    for (int p : new int[] {marked, unmarked}) {
+      listening.add(
+          in(SERVER, () -> new ServerSocket(p, 50, InetAddress.getByName(SERVER_IP))).get());
+    }
+    PacketQueue q = in(SERVER, () -> PacketQueue.open(QUEUE + 2, 16, Duration.ofSeconds(30))).get();
+    try {
+      in(
+              SERVER,
+              () -> {
+                q.watchAdmitted(0x40);
+                return null;
+              })
+          .get();
+      assertEquals(0, q.admitted().flows().size(), "nothing yet");
+      CompletableFuture<Long> woken = new CompletableFuture<>();
+      NetfilterLab.daemon(
+          "wait",
+          () -> {
+            long t0 = System.nanoTime();
+            try {
+              assertEquals(null, q.receive(30_000), "no packet is queued");
+              woken.complete((System.nanoTime() - t0) / 1_000_000);
+            } catch (Throwable e) {
+              woken.completeExceptionally(e);
+            }
+          });
+      Socket other = connectTo(unmarked);
+      int from = other.getLocalPort();
+      assertThrows(
+          java.util.concurrent.TimeoutException.class,
+          () -> woken.get(500, TimeUnit.MILLISECONDS),
+          "a flow without the mark is not reported");
+      Socket admitted = connectTo(marked);
+      int port = admitted.getLocalPort();
+      long ms = woken.get(5, TimeUnit.SECONDS);
+      assertTrue(ms < 5_000, "woken after " + ms + " ms");
+      PacketQueue.Admitted a = q.admitted();
+      assertEquals(0, a.lost());
+      assertEquals(1, a.flows().size(), a.toString());
+      Flow f = a.flows().get(0);
+      assertEquals(
+          new Flow(
+              InetAddress.getByName(CLIENT_IP),
+              port,
+              InetAddress.getByName(SERVER_IP),
+              marked,
+              Flow.TCP),
+          f);
+      assertEquals(0, q.admitted().flows().size(), "handed over once");
+      List<Flow> inTable = in(SERVER, () -> Conntrack.marked(0x40)).get();
+      assertTrue(inTable.contains(f), "conntrack's marked flows: " + inTable);
+      assertFalse(
+          inTable.stream().anyMatch(x -> x.sourcePort() == from), "the unmarked one is not");
+      other.close();
+      admitted.close();
+    } finally {
+      q.close();
+      for (ServerSocket l : listening) {
+        l.close();
+      }
+      in(
+              SERVER,
+              () -> {
+                Nftables.run("delete table inet " + table);
+                return null;
+              })
+          .get();
+    }
+  }
+
+  /**
+   * Connects from the client's namespace to {@code port}, where a socket of the server's listens
+   * (the kernel completes the handshake; nobody accepts); the connected socket.
+   */
+  static Socket connectTo(int port) throws Exception {
+    return in(
+            CLIENT,
+            () -> {
+              Socket s = new Socket();
+              s.connect(new InetSocketAddress(SERVER_IP, port), 1_500);
+              return s;
+            })
+        .get(10, TimeUnit.SECONDS);
+  }
+
   static int countQueued(BlockingQueue<QueuedPacket> seen) {
     List<QueuedPacket> rest = new ArrayList<>();
     seen.drainTo(rest);
