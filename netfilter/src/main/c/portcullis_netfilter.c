@@ -54,7 +54,7 @@ struct pq {
   struct nfct_handle *ev;
   uint32_t evmark;
   int evcount;
-  int evlost; /* events the kernel or this ring could not hold: the caller looks again */
+  int evlost; /* events the kernel could not hold (ENOBUFS): the caller looks again */
   unsigned char evs[EVENTS][TUPLE];
   char buf[0x10000 + 4096] __attribute__((aligned));
 };
@@ -93,12 +93,9 @@ static int on_event(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, vo
   if (type != NFCT_T_NEW || !marked(ct, q->evmark)) {
     return NFCT_CB_CONTINUE; /* the socket's filter lets only these through; checked again */
   }
-  if (q->evcount == EVENTS) {
-    q->evlost++;
-    return NFCT_CB_CONTINUE;
-  }
   tuple_of(ct, q->evs[q->evcount++]);
-  return NFCT_CB_CONTINUE;
+  /* the ring full: the next events wait in the socket until Java has taken these */
+  return q->evcount == EVENTS ? NFCT_CB_STOP : NFCT_CB_CONTINUE;
 }
 
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
@@ -209,7 +206,7 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceiv
       if (read(q->wake, &woken, sizeof woken) < 0) { /* EAGAIN: emptied already */
       }
     }
-    if (q->ev != NULL && (fds[2].revents & (POLLIN | POLLERR))) {
+    if (q->ev != NULL && (fds[2].revents & (POLLIN | POLLERR)) && q->evcount < EVENTS) {
       /* the fd is non-blocking: nfct_catch reads until it is empty (EAGAIN) */
       if (nfct_catch(q->ev) < 0 && errno == ENOBUFS) {
         q->evlost++; /* the kernel dropped events: this reader was behind */
@@ -307,13 +304,11 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(
 /*
  * Watches, on the queue's thread, for flows the kernel admits itself: conntrack's new-flow events
  * (in the calling thread's namespace) of entries whose mark has every bit of `mark`, filtered in
- * the kernel by a socket filter, the socket's buffer 4 MiB. queueReceive then returns when one
- * comes, and queueEvents hands them over.
+ * the kernel by a socket filter, the socket's buffer `bufferBytes`. queueReceive then returns when
+ * one comes, and queueEvents hands them over.
  */
-JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(JNIEnv *env,
-                                                                               jclass c,
-                                                                               jlong handle,
-                                                                               jint mark) {
+JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(
+    JNIEnv *env, jclass c, jlong handle, jint mark, jint bufferBytes) {
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
   if (q->ev != NULL) {
@@ -342,7 +337,7 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(
     throw_io(env, "conntrack events: the socket's filter", rc < 0 ? e : errno);
     return;
   }
-  int size = 4 << 20;
+  int size = bufferBytes;
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size); /* capped by rmem_max */
   }

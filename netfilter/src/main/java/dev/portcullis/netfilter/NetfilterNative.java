@@ -96,15 +96,15 @@ final class NetfilterNative {
 
   /**
    * Watches, on the queue's thread, conntrack's new-flow events of entries whose mark has every bit
-   * of {@code mark} (the flows the kernel admits itself): {@link #queueReceive} returns when one
-   * comes.
+   * of {@code mark} (the flows the kernel admits itself), the event socket's buffer {@code
+   * bufferBytes}: {@link #queueReceive} returns when one comes.
    */
-  static native void queueWatch(long queue, int mark) throws IOException;
+  static native void queueWatch(long queue, int mark, int bufferBytes) throws IOException;
 
   /** The flows {@link #queueWatch} saw since the last call, 13 bytes each; their count. */
   static native int queueEvents(long queue, byte[] into);
 
-  /** Events lost since the last call (the kernel's socket full, or the ring): a count, then 0. */
+  /** Events lost since the last call (the kernel's socket full): a count, then 0. */
   static native int queueEventsLost(long queue);
 
   /** The IPv4 flows whose conntrack entry's mark has every bit of {@code mark}, 13 bytes each. */

@@ -89,16 +89,24 @@ public final class PacketQueue implements AutoCloseable {
    * @throws IOException with the system's reason (not root)
    */
   public void watchAdmitted(int mark) throws IOException {
+    watchAdmitted(mark, 4 << 20);
+  }
+
+  /**
+   * {@link #watchAdmitted(int)} with the event socket's buffer {@code bufferBytes} (4 MiB there;
+   * the kernel drops the events beyond what it holds, and {@link #admitted} says how many).
+   */
+  public void watchAdmitted(int mark, int bufferBytes) throws IOException {
     if (mark == 0) {
       throw new IllegalArgumentException("mark 0: expected at least one bit");
     }
-    NetfilterNative.queueWatch(handle, mark);
+    NetfilterNative.queueWatch(handle, mark, bufferBytes);
   }
 
   /**
    * The flows the kernel admitted itself since the last call (see {@link #watchAdmitted}), oldest
-   * first; {@code lost} says that some were not seen (the kernel's event socket or the native ring
-   * was full): the caller looks at conntrack itself ({@link Conntrack#marked}).
+   * first; {@code lost} says that some were not seen (the kernel's event socket was full): the
+   * caller looks at conntrack itself ({@link Conntrack#marked}).
    */
   public Admitted admitted() {
     if (closed) {

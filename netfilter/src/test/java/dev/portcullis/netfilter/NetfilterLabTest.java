@@ -237,23 +237,7 @@ class NetfilterLabTest {
     int marked = 9998;
     int unmarked = 9997;
     String table = TAG + "w";
-    in(
-            SERVER,
-            () -> {
-              Nftables.run(
-                  "add table inet "
-                      + table
-                      + "\nadd chain inet "
-                      + table
-                      + " input { type filter hook input priority -5; policy accept; }\n"
-                      + "add rule inet "
-                      + table
-                      + " input tcp dport "
-                      + marked
-                      + " ct mark set ct mark | 0x40");
-              return null;
-            })
-        .get();
+    markConnections(table, marked, 0x40);
     List<ServerSocket> listening = new ArrayList<>();
     for (int p : new int[] {marked, unmarked}) {
       listening.add(
@@ -315,14 +299,94 @@ class NetfilterLabTest {
       for (ServerSocket l : listening) {
         l.close();
       }
+      dropTable(table);
+    }
+  }
+
+  /**
+   * Events the kernel cannot hold (a reader behind, its socket's buffer small) are said lost, never
+   * silently: the reader then finds every marked flow in conntrack's table.
+   */
+  @Test
+  void eventsTheKernelCouldNotHoldAreSaidLostAndConntrackStillListsTheirFlows() throws Exception {
+    int port = 9996;
+    String table = TAG + "l";
+    markConnections(table, port, 0x80);
+    ServerSocket listening =
+        in(SERVER, () -> new ServerSocket(port, 200, InetAddress.getByName(SERVER_IP))).get();
+    PacketQueue q = in(SERVER, () -> PacketQueue.open(QUEUE + 3, 16, Duration.ofSeconds(30))).get();
+    List<Socket> open = new ArrayList<>();
+    try {
       in(
               SERVER,
               () -> {
-                Nftables.run("delete table inet " + table);
+                q.watchAdmitted(0x80, 4096); // the kernel's least: a few events
                 return null;
               })
           .get();
+      int n = 100;
+      for (int i = 0; i < n; i++) {
+        open.add(connectTo(port)); // nobody reads the events meanwhile
+      }
+      assertEquals(null, q.receive(0));
+      int seen = 0;
+      int lost = 0;
+      for (PacketQueue.Admitted a = q.admitted();
+          !a.flows().isEmpty() || a.lost() > 0;
+          a = q.admitted()) {
+        seen += a.flows().size();
+        lost += a.lost();
+        q.receive(0);
+      }
+      assertTrue(seen < n && lost > 0, "seen " + seen + ", lost " + lost + " of " + n);
+      List<Flow> inTable = in(SERVER, () -> Conntrack.marked(0x80)).get();
+      for (Socket s : open) {
+        assertTrue(
+            inTable.stream().anyMatch(f -> f.sourcePort() == s.getLocalPort()),
+            "conntrack lists the flow from port " + s.getLocalPort());
+      }
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+      q.close();
+      listening.close();
+      dropTable(table);
     }
+  }
+
+  /**
+   * Table {@code table} in the server's namespace, marking the entries of flows to {@code port}.
+   */
+  static void markConnections(String table, int port, int mark) throws Exception {
+    in(
+            SERVER,
+            () -> {
+              Nftables.run(
+                  "add table inet "
+                      + table
+                      + "\nadd chain inet "
+                      + table
+                      + " input { type filter hook input priority -5; policy accept; }\n"
+                      + "add rule inet "
+                      + table
+                      + " input tcp dport "
+                      + port
+                      + " ct mark set ct mark | 0x"
+                      + Integer.toHexString(mark));
+              return null;
+            })
+        .get();
+  }
+
+  static void dropTable(String table) throws Exception {
+    in(
+            SERVER,
+            () -> {
+              Nftables.run("delete table inet " + table);
+              return null;
+            })
+        .get();
   }
 
   /**

@@ -20,6 +20,24 @@ public final class FirewallCounters {
   /** Flows allowed on their subject's grant from that address, without a request. */
   public final AtomicLong allowedOnGrant = new AtomicLong();
 
+  /**
+   * Of those, flows the kernel admitted itself on the grant, with no packet queued (the grant's
+   * {@code reusable} element), reported after by conntrack's new-flow events.
+   */
+  public final AtomicLong admittedInKernel = new AtomicLong();
+
+  /**
+   * Flows the kernel admitted on a grant that was over by the time the firewall heard of them (it
+   * ended meanwhile, or the address now maps to another subject): ended at once.
+   */
+  public final AtomicLong admittedAfterGrant = new AtomicLong();
+
+  /**
+   * Conntrack events the firewall did not see (its socket or ring full); each time, it read
+   * conntrack's table of marked flows instead, so no admitted flow goes unrecorded.
+   */
+  public final AtomicLong eventsLost = new AtomicLong();
+
   /** Flows refused by a decision (Remove), or for want of one (no PDP, no answer). */
   public final AtomicLong denied = new AtomicLong();
 
@@ -62,12 +80,16 @@ public final class FirewallCounters {
   @Override
   public String toString() {
     return String.format(
-        "queued %d, allowed %d, allowed on a grant %d, denied %d, refused without a subject %d,"
+        "queued %d, allowed %d, allowed on a grant %d (%d in the kernel, %d of them after the"
+            + " grant, ended; events lost %d), denied %d, refused without a subject %d,"
             + " over max-flows %d, revoked %d, idle %d, dropped by the queue %d (reader) %d"
             + " (kernel), flows held %d",
         queued.get(),
         allowed.get(),
         allowedOnGrant.get(),
+        admittedInKernel.get(),
+        admittedAfterGrant.get(),
+        eventsLost.get(),
         denied.get(),
         noSubject.get(),
         overLimit.get(),

@@ -32,6 +32,13 @@ final class FirewallKernel implements AutoCloseable {
    */
   record Ended(long grantsNanos, long connectionsNanos, long elementsNanos) {}
 
+  /**
+   * The bytes of conntrack events the kernel holds for the firewall while it is busy (4 MiB: about
+   * 5,000 events here, see FirewallBench); beyond them it drops events and the firewall reads
+   * conntrack's table instead. The lab's tests make it small to see that happen.
+   */
+  static volatile int eventBuffer = 4 << 20;
+
   private final HostFirewall.Settings settings;
   private final String table;
   private final PacketQueue queue;
@@ -56,6 +63,8 @@ final class FirewallKernel implements AutoCloseable {
     try {
       n = Nftables.open(); // one context for every command: see Nftables
       FirewallKernel k = new FirewallKernel(settings, q, n);
+      // before the rules: a flow the kernel admits on a grant is never unheard of
+      q.watchAdmitted(settings.mark(), eventBuffer);
       k.setUp();
       return k;
     } catch (IOException | RuntimeException e) {
@@ -102,6 +111,18 @@ final class FirewallKernel implements AutoCloseable {
         .append(table)
         .append(" granted { type ipv4_addr . inet_proto . ipv4_addr . inet_service;")
         .append(" flags dynamic; size ")
+        .append(settings.maxFlows())
+        .append("; }\n");
+    // Grants reused in the kernel: a client address and a service whose grant's validity lasts
+    // (its timeout). A new flow's first packet from there is admitted with no queue: it gets the
+    // mark bit as a verdict would give it (the queue's rule passes it by, the rule after the
+    // queue adds its flow), and its conntrack entry gets the bit too, so that conntrack's
+    // new-flow event tells the firewall of the flow after it (audit, expiry, revocation).
+    rules
+        .append("add set inet ")
+        .append(table)
+        .append(" reusable { type ipv4_addr . inet_proto . ipv4_addr . inet_service;")
+        .append(" flags timeout; size ")
         .append(settings.maxFlows())
         .append("; }\n");
     // before the queue (xtables' filter, priority 0) and after it
@@ -155,6 +176,18 @@ final class FirewallKernel implements AutoCloseable {
           .append(to)
           .append(s.protocol() == Flow.TCP ? "tcp flags & (syn | ack) != syn" : "ct state != new")
           .append(" drop\n");
+      // a new flow's first packet on a grant the kernel may reuse: admitted with no queue
+      rules
+          .append("add rule inet ")
+          .append(table)
+          .append(" input ")
+          .append(to)
+          .append(GRANT)
+          .append(" @reusable meta mark set meta mark | ")
+          .append(bit)
+          .append(" ct mark set ct mark | ")
+          .append(bit)
+          .append('\n');
       // after the queue: a packet the verdict allowed adds its flow and its grant to the sets, in
       // the kernel, so the flow's next packets find them; no command from here on a flow's way in
       rules
@@ -198,6 +231,15 @@ final class FirewallKernel implements AutoCloseable {
             s.address().getHostAddress(),
             "--dport",
             Integer.toString(s.port()),
+            // admitted on a reused grant already (the mark bit): not queued
+            "-m",
+            "mark",
+            "!",
+            "--mark",
+            "0x"
+                + Integer.toHexString(settings.mark())
+                + "/0x"
+                + Integer.toHexString(settings.mark()),
             "-j",
             "NFQUEUE",
             "--queue-num",
@@ -238,6 +280,77 @@ final class FirewallKernel implements AutoCloseable {
     return queue.receive(millis);
   }
 
+  /**
+   * The flows the kernel admitted itself on reused grants since the last call (conntrack's events,
+   * read in {@link #receive}'s wait), and how many events were lost.
+   */
+  PacketQueue.Admitted admitted() {
+    return queue.admitted();
+  }
+
+  /**
+   * The flows whose conntrack entry carries the firewall's bit: each flow the kernel admitted on a
+   * reused grant, for as long as conntrack tracks it (what lost events are recovered from).
+   */
+  List<Flow> admittedInConntrack() throws IOException {
+    return Conntrack.marked(settings.mark());
+  }
+
+  /**
+   * Lets the kernel admit new flows on {@code f}'s grant (its client address and service) by itself
+   * for {@code seconds} from now, in place of any time it had (shorter too).
+   */
+  void reuse(Flow f, long seconds) {
+    String g = grant(f);
+    try {
+      nft.execute(
+          endReuseCommands(List.of(f))
+              + "add element inet "
+              + table
+              + " reusable { "
+              + g
+              + " timeout "
+              + Math.max(1, seconds)
+              + "s }");
+    } catch (IOException e) {
+      log.warn("host firewall: grant {} not reusable in the kernel: {}", g, e.getMessage());
+    }
+  }
+
+  /** Ends the kernel's reuse of the grants of {@code flows} now (none there is not an error). */
+  void endReuse(List<Flow> flows) {
+    if (flows.isEmpty()) {
+      return;
+    }
+    try {
+      nft.execute(endReuseCommands(flows));
+    } catch (IOException e) {
+      log.warn("host firewall: grants still reusable in the kernel: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * The commands that delete the {@code reusable} elements of {@code flows}' grants in a
+   * transaction that cannot fail for one that is gone (timed out): each added first.
+   */
+  private String endReuseCommands(List<Flow> flows) {
+    StringBuilder c = new StringBuilder();
+    for (String g :
+        new java.util.LinkedHashSet<>(flows.stream().map(FirewallKernel::grant).toList())) {
+      c.append("add element inet ")
+          .append(table)
+          .append(" reusable { ")
+          .append(g)
+          .append(" timeout 1s }\n");
+      c.append("delete element inet ")
+          .append(table)
+          .append(" reusable { ")
+          .append(g)
+          .append(" }\n");
+    }
+    return c.toString();
+  }
+
   /** Packets the queue's socket could not take (its receive buffer full). */
   long overflows() {
     return queue.overflows();
@@ -276,7 +389,7 @@ final class FirewallKernel implements AutoCloseable {
    * over; gone already is not an error.
    */
   void forgetGrant(Flow f) {
-    deleteElements("granted", List.of(f), FirewallKernel::grant);
+    deleteElements("granted", List.of(f), FirewallKernel::grant, "");
   }
 
   /** Deletes {@code f}'s conntrack entry, so that its next packet is a new flow's again. */
@@ -298,11 +411,13 @@ final class FirewallKernel implements AutoCloseable {
    * for 1,000 flows (libnftables parsing and checking each), then conntrack (7 ms), then the
    * sockets, one after another.
    */
-  Ended end(List<Flow> flows, List<Flow> grants) {
+  Ended end(List<Flow> flows, List<Flow> grants, List<Flow> unreused) {
     long t0 = System.nanoTime();
     // The grants first, alone: started beside them, ss stretched their transaction from 5-15 to
-    // about 42 ms here (FirewallBench, 1,000 flows), and they are what stops the flows.
-    deleteElements("granted", grants, FirewallKernel::grant);
+    // about 42 ms here (FirewallBench, 1,000 flows), and they are what stops the flows. Their
+    // reuse in the kernel ends in the same transaction: left a moment after them, a new flow on
+    // it would add the grant's element again.
+    deleteElements("granted", grants, FirewallKernel::grant, endReuseCommands(unreused));
     long t1 = System.nanoTime();
     List<Process> sockets = destroySockets(flows, grants);
     try {
@@ -318,17 +433,26 @@ final class FirewallKernel implements AutoCloseable {
       }
     }
     long t2 = System.nanoTime();
-    deleteElements("allowed", flows, FirewallKernel::element);
+    deleteElements("allowed", flows, FirewallKernel::element, "");
     return new Ended(t1 - t0, t2 - t1, System.nanoTime() - t2);
   }
 
   /**
-   * Deletes the elements {@code key} gives for {@code flows} from {@code set}, in one transaction;
-   * when one of them is gone already (timed out: the transaction is all or nothing), one by one.
+   * Deletes the elements {@code key} gives for {@code flows} from {@code set}, in one transaction
+   * after the commands {@code first} (which cannot fail for an element gone); when one of them is
+   * gone already (timed out: the transaction is all or nothing), {@code first} alone and then one
+   * by one.
    */
   private void deleteElements(
-      String set, List<Flow> flows, java.util.function.Function<Flow, String> key) {
+      String set, List<Flow> flows, java.util.function.Function<Flow, String> key, String first) {
     if (flows.isEmpty()) {
+      if (!first.isEmpty()) {
+        try {
+          nft.execute(first);
+        } catch (IOException e) {
+          log.warn("host firewall: {}", e.getMessage());
+        }
+      }
       return;
     }
     java.util.Set<String> keys = new java.util.LinkedHashSet<>();
@@ -337,8 +461,15 @@ final class FirewallKernel implements AutoCloseable {
     }
     String command = "delete element inet " + table + " " + set + " { ";
     try {
-      nft.execute(command + String.join(", ", keys) + " }");
+      nft.execute(first + command + String.join(", ", keys) + " }");
     } catch (IOException e) {
+      if (!first.isEmpty()) {
+        try {
+          nft.execute(first);
+        } catch (IOException again) {
+          log.warn("host firewall: {}", again.getMessage());
+        }
+      }
       for (String k : keys) {
         try {
           nft.execute(command + k + " }");

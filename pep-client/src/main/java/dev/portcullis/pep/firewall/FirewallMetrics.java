@@ -47,6 +47,9 @@ public final class FirewallMetrics {
     m.counter("portcullis.firewall.decisions", c.allowed, "outcome", "allow");
     m.counter("portcullis.firewall.decisions", c.denied, "outcome", "deny");
     m.counter("portcullis.firewall.decisions", c.allowedOnGrant, "outcome", "allow_reused");
+    m.counter("portcullis.firewall.reused.in.kernel", c.admittedInKernel, null, null);
+    m.counter("portcullis.firewall.ended", c.admittedAfterGrant, "reason", "grant_over");
+    m.counter("portcullis.firewall.events.lost", c.eventsLost, null, null);
     m.counter("portcullis.firewall.refused", c.noSubject, "reason", "no_subject");
     m.counter("portcullis.firewall.refused", c.overLimit, "reason", "max_flows");
     m.counter("portcullis.firewall.ended", c.revoked, "reason", "revoked");

@@ -194,6 +194,19 @@ public final class HostFirewall implements AutoCloseable {
    */
   private final Map<Endpoint, Integer> allowedAt = new HashMap<>();
 
+  /**
+   * The grant whose reuse the kernel's {@code reusable} element of a client address and service
+   * stands for: a flow the kernel admits there is that grant's. The kernel thread's.
+   */
+  private final Map<Endpoint, Grant> reusing = new HashMap<>();
+
+  /**
+   * Grants whose reuse in the kernel ends: their elements are deleted with the next flows' ending
+   * ({@link FirewallKernel#end}, in the transaction that stops the flows) or, at the latest, at the
+   * end of the kernel thread's task. The kernel thread's.
+   */
+  private final List<Flow> reuseEnding = new ArrayList<>();
+
   // the kernel thread's: per subject and service, the grant asking and those waiting their turn
   private final Map<Turn, java.util.ArrayDeque<Grant>> turns = new HashMap<>();
   private long handles;
@@ -321,6 +334,8 @@ public final class HostFirewall implements AutoCloseable {
         p = n < 64 ? kernelSide.receive(0) : null;
       }
       counters.readerDropped.set(kernelSide.overflows());
+      admittedByKernel();
+      endReuse();
     } catch (IOException e) {
       if (!closing) {
         queueFailure = e.getMessage();
@@ -411,6 +426,9 @@ public final class HostFirewall implements AutoCloseable {
       audit.allowedOnGrant(g.handle, g.subject, g.service.name(), f);
       counters.allowedOnGrant.incrementAndGet();
       allow(t); // the subject's grant, within its validity: no request
+      if (reusing.get(new Endpoint(s, f.source())) != g) {
+        reuseInKernel(g); // not reused there yet (subjectsChanged): the next flows need no queue
+      }
       return;
     }
     ask(g, f);
@@ -507,7 +525,11 @@ public final class HostFirewall implements AutoCloseable {
       return;
     }
     try {
-      kernel.execute(task);
+      kernel.execute(
+          () -> {
+            task.run();
+            endReuse(); // what the task ended is not reused in the kernel past it
+          });
       wakeReader();
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed meanwhile
@@ -555,6 +577,9 @@ public final class HostFirewall implements AutoCloseable {
     }
     boolean granted = e == null && d != null && d.granted();
     g.validUntil = granted ? validUntil(d) : 0;
+    if (!granted) {
+      stopReuse(g); // with the flows' ending, when they end
+    }
     if (!granted && e == null) {
       endAll(g.flows, "refused-again"); // asked again and refused: the access is over
     }
@@ -570,7 +595,141 @@ public final class HostFirewall implements AutoCloseable {
     }
     if (g.flows.isEmpty()) {
       drop(g, e == null ? dev.portcullis.cops.ReasonCode.MANAGEMENT : null);
+    } else if (granted) {
+      reuseInKernel(g); // after the verdicts: one nft command, off the waiting flows' way
     }
+  }
+
+  /**
+   * On the kernel thread: the kernel admits {@code g}'s new flows by itself while its validity
+   * lasts (from its client address to its service, none asked for and none queued); with no
+   * validity left, no more. The flows admitted so are reported after ({@link #admittedByKernel}).
+   */
+  private void reuseInKernel(Grant g) {
+    long left = g.validUntil == 0 ? 0 : g.validUntil - System.nanoTime();
+    Endpoint ep = new Endpoint(g.service, g.client);
+    if (left <= 0) {
+      stopReuse(g);
+      return;
+    }
+    reusing.put(ep, g);
+    reuseEnding.removeIf(f -> new Endpoint(g.service, f.source()).equals(ep));
+    kernelSide.reuse(
+        new Flow(g.client, 0, g.service.address(), g.service.port(), g.service.protocol()),
+        Math.max(1, TimeUnit.NANOSECONDS.toSeconds(left)));
+  }
+
+  /**
+   * On the kernel thread: {@code g}'s reuse in the kernel ends (if it was the grant its client
+   * address and service were reused for), with the next flows ended or at the end of this task.
+   */
+  private void stopReuse(Grant g) {
+    if (reusing.remove(new Endpoint(g.service, g.client), g)) {
+      reuseEnding.add(
+          new Flow(g.client, 0, g.service.address(), g.service.port(), g.service.protocol()));
+    }
+  }
+
+  /** On the kernel thread, at the end of a task: the reuse its grants lost ends in the kernel. */
+  private void endReuse() {
+    if (!reuseEnding.isEmpty()) {
+      kernelSide.endReuse(List.copyOf(reuseEnding));
+      reuseEnding.clear();
+    }
+  }
+
+  /**
+   * On the kernel thread: the flows the kernel admitted by itself on reused grants (conntrack's
+   * events), each made the grant's as if it had been queued: recorded, held, expired and ended as
+   * any; when events were lost, conntrack's table of marked flows is read for those not seen.
+   */
+  private void admittedByKernel() {
+    for (int i = 0; i < 64; i++) {
+      PacketQueue.Admitted a = kernelSide.admitted();
+      for (Flow f : a.flows()) {
+        admittedByKernel(f);
+      }
+      if (a.lost() > 0) {
+        counters.eventsLost.addAndGet(a.lost());
+        recover();
+      }
+      if (a.flows().isEmpty() && a.lost() == 0) {
+        return;
+      }
+    }
+  }
+
+  /** On the kernel thread: events were lost; the marked flows conntrack holds are looked at. */
+  private void recover() {
+    List<Flow> marked;
+    try {
+      marked = kernelSide.admittedInConntrack();
+    } catch (IOException e) {
+      log.error(
+          "host firewall {}: conntrack events lost and its table unreadable: flows admitted on"
+              + " reused grants may go unrecorded: {}",
+          settings.tag(),
+          e.getMessage());
+      return;
+    }
+    int found = 0;
+    for (Flow f : marked) {
+      // a marked entry of a flow this firewall never heard of, still in its set: one it admitted
+      if (!flows.containsKey(f) && serviceOf(f) != null && kernelSide.holds(f)) {
+        admittedByKernel(f);
+        found++;
+      }
+    }
+    log.warn(
+        "host firewall {}: conntrack events lost; {} flow(s) admitted on reused grants found in"
+            + " its table",
+        settings.tag(),
+        found);
+  }
+
+  /**
+   * On the kernel thread: flow {@code f}, admitted by the kernel on the grant reused for its client
+   * address and service, becomes that grant's. Were that grant over by now (revoked, its last flow
+   * gone, its address mapped to another subject since), the flow is ended at once.
+   */
+  private void admittedByKernel(Flow f) {
+    if (flows.containsKey(f)) {
+      return; // its SYN was queued again before this event came, and was decided then
+    }
+    Service s = serviceOf(f);
+    if (s == null) {
+      return; // the bit on another table's flow: not this firewall's
+    }
+    Grant g = reusing.get(new Endpoint(s, f.source()));
+    if (g == null
+        || byHandle.get(g.handle) != g
+        || !g.subject.equals(settings.subjects().apply(f.source()))) {
+      if (g != null) {
+        stopReuse(g);
+      }
+      Endpoint ep = new Endpoint(s, f.source());
+      counters.admittedAfterGrant.incrementAndGet();
+      kernelSide.end(
+          List.of(f), allowedAt.containsKey(ep) ? List.of() : List.of(f), drainReuseEnding());
+      audit.ended(
+          g == null ? null : g.handle, g == null ? null : g.subject, s.name(), f, "grant-over");
+      log.info("host firewall: {} admitted on a grant that was over: ended", f);
+      return;
+    }
+    Tracked t = new Tracked(f, g);
+    flows.put(f, t);
+    g.flows.add(t);
+    audit.allowedOnGrant(g.handle, g.subject, g.service.name(), f);
+    counters.allowedOnGrant.incrementAndGet();
+    counters.admittedInKernel.incrementAndGet();
+    allow(t);
+  }
+
+  /** The grants' reuse to end now, taken (for {@link FirewallKernel#end}'s first transaction). */
+  private List<Flow> drainReuseEnding() {
+    List<Flow> out = List.copyOf(reuseEnding);
+    reuseEnding.clear();
+    return out;
   }
 
   /** Until when (System.nanoTime) an Install's validity lets its grant be reused; 0: not at all. */
@@ -589,6 +748,11 @@ public final class HostFirewall implements AutoCloseable {
     Grant g = byHandle.get(handle);
     if (g != null) {
       g.validUntil = validUntil(d);
+      if (g.validUntil == 0) {
+        stopReuse(g);
+      } else if (!g.flows.isEmpty()) {
+        reuseInKernel(g); // the kernel's reuse follows it: longer or shorter
+      }
     }
   }
 
@@ -626,6 +790,7 @@ public final class HostFirewall implements AutoCloseable {
 
   /** Forgets {@code g}, deleting its request state at the PDP ({@code reason} null: not sent). */
   private void drop(Grant g, dev.portcullis.cops.ReasonCode reason) {
+    stopReuse(g);
     grants.remove(g.key(), g);
     if (!byHandle.remove(g.handle, g)) {
       return; // dropped already
@@ -665,12 +830,18 @@ public final class HostFirewall implements AutoCloseable {
       log.warn("host firewall: {}: conntrack entry not deleted: {}", t.flow, e.getMessage());
     }
     forget(t);
+    admittedByKernel(); // flows the kernel admitted on the grant meanwhile count before "last"
+    boolean last = t.grant.flows.isEmpty() && !t.grant.asking;
+    if (last) {
+      stopReuse(t.grant); // its reuse ends before its element does: none would add it again
+      endReuse();
+    }
     if (!allowedAt.containsKey(new Endpoint(t.grant.service, t.flow.source()))) {
       kernelSide.forgetGrant(t.flow); // its last flow: the kernel's element of it goes too
     }
     counters.idle.incrementAndGet();
     audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, "idle");
-    if (t.grant.flows.isEmpty() && !t.grant.asking) {
+    if (last) {
       drop(t.grant, dev.portcullis.cops.ReasonCode.TIMEOUT);
     }
     log.debug("host firewall: {} ended: no packet for {}", t.flow, settings.grantValidity());
@@ -745,7 +916,10 @@ public final class HostFirewall implements AutoCloseable {
     if (!allowed.isEmpty()) {
       // the kernel first, the records after: nothing crosses while they are written
       FirewallKernel.Ended e =
-          kernelSide.end(allowed.stream().map(t -> t.flow).toList(), endingGrants(allowed));
+          kernelSide.end(
+              allowed.stream().map(t -> t.flow).toList(),
+              endingGrants(allowed),
+              drainReuseEnding());
       counters.revoked.addAndGet(allowed.size());
       for (Tracked t : allowed) {
         audit.ended(t.grant.handle, t.grant.subject, t.grant.service.name(), t.flow, why);
@@ -797,6 +971,22 @@ public final class HostFirewall implements AutoCloseable {
           new Endpoint(t.grant.service, t.flow.source()), (k, n) -> n == 1 ? null : n - 1);
     }
     t.grant.flows.remove(t);
+  }
+
+  /**
+   * Says that {@link Settings#subjects} may now map some address to another subject (a library
+   * user's mapping that changes): the kernel stops admitting flows on reused grants at once, so
+   * each address's next flow is queued and mapped again. Flows already allowed go on. Without it, a
+   * flow the kernel admitted on the grant of the address's earlier subject is ended as soon as the
+   * firewall hears of it (its first packets may have crossed).
+   */
+  public void subjectsChanged() {
+    onKernel(
+        () -> {
+          for (Grant g : List.copyOf(reusing.values())) {
+            stopReuse(g);
+          }
+        });
   }
 
   /** What this firewall enforces. */
