@@ -182,18 +182,19 @@ JNIEXPORT jlong JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueOpen(
 /*
  * The next queued packet into `into`: its id and its mark (4 bytes each, big-endian) then up to
  * MAX_COPY bytes of it; returns their count, 0 when none came within `timeoutMs` (0: none waiting
- * now) or a wakeup() ended the wait, -1 when the kernel dropped packets because this reader was
- * behind (ENOBUFS; the socket goes on).
+ * now), a wakeup() ended the wait or (`events`) conntrack events are waiting for queueEvents, -1
+ * when the kernel dropped packets because this reader was behind (ENOBUFS; the socket goes on).
  */
 JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceive(
-    JNIEnv *env, jclass c, jlong handle, jbyteArray into, jint timeoutMs) {
+    JNIEnv *env, jclass c, jlong handle, jbyteArray into, jint timeoutMs, jboolean events) {
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
+  int nfds = events && q->ev != NULL ? 3 : 2;
   while (q->count == 0) {
     struct pollfd fds[3] = {{.fd = q->fd, .events = POLLIN},
                             {.fd = q->wake, .events = POLLIN},
                             {.fd = q->ev != NULL ? nfct_fd(q->ev) : -1, .events = POLLIN}};
-    int ready = poll(fds, q->ev != NULL ? 3 : 2, timeoutMs);
+    int ready = poll(fds, (nfds_t)nfds, timeoutMs);
     if (ready < 0) {
       if (errno == EINTR) {
         return 0;
@@ -204,12 +205,6 @@ JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueReceiv
     if (fds[1].revents & POLLIN) {
       uint64_t woken;
       if (read(q->wake, &woken, sizeof woken) < 0) { /* EAGAIN: emptied already */
-      }
-    }
-    if (q->ev != NULL && (fds[2].revents & (POLLIN | POLLERR)) && q->evcount < EVENTS) {
-      /* the fd is non-blocking: nfct_catch reads until it is empty (EAGAIN) */
-      if (nfct_catch(q->ev) < 0 && errno == ENOBUFS) {
-        q->evlost++; /* the kernel dropped events: this reader was behind */
       }
     }
     if (!(fds[0].revents & POLLIN)) {
@@ -304,8 +299,8 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueClose(
 /*
  * Watches, on the queue's thread, for flows the kernel admits itself: conntrack's new-flow events
  * (in the calling thread's namespace) of entries whose mark has every bit of `mark`, filtered in
- * the kernel by a socket filter, the socket's buffer `bufferBytes`. queueReceive then returns when
- * one comes, and queueEvents hands them over.
+ * the kernel by a socket filter, the socket's buffer `bufferBytes`. queueEvents reads them, and
+ * queueReceive, told to, returns when one is waiting.
  */
 JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(
     JNIEnv *env, jclass c, jlong handle, jint mark, jint bufferBytes) {
@@ -348,12 +343,19 @@ JNIEXPORT void JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueWatch(
 
 /*
  * The flows the kernel admitted since the last call, TUPLE bytes each, into `into` (as many as it
- * holds; the rest wait for the next call); their count.
+ * holds; the rest wait for the next call); their count. Reads the event socket first, without
+ * waiting.
  */
 JNIEXPORT jint JNICALL Java_dev_portcullis_netfilter_NetfilterNative_queueEvents(
     JNIEnv *env, jclass c, jlong handle, jbyteArray into) {
   (void)c;
   struct pq *q = (struct pq *)(intptr_t)handle;
+  if (q->ev != NULL && q->evcount < EVENTS) {
+    /* the fd is non-blocking: nfct_catch reads until it is empty (EAGAIN) or the ring is full */
+    if (nfct_catch(q->ev) < 0 && errno == ENOBUFS) {
+      q->evlost++; /* the kernel dropped events: this reader was behind */
+    }
+  }
   int n = (int)((*env)->GetArrayLength(env, into) / TUPLE);
   if (n > q->evcount) {
     n = q->evcount;

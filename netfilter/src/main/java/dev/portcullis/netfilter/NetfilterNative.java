@@ -79,9 +79,11 @@ final class NetfilterNative {
   /**
    * The next packet: its id and mark (4 bytes each, big-endian) and its first bytes into {@code
    * into}; their count, 0 after a wait of {@code timeoutMs} with none (0: none waiting now) or one
-   * a {@link #queueWakeup} ended, -1 when the kernel dropped packets for a reader behind.
+   * a {@link #queueWakeup} ended or ({@code events}) conntrack events are waiting, -1 when the
+   * kernel dropped packets for a reader behind.
    */
-  static native int queueReceive(long queue, byte[] into, int timeoutMs) throws IOException;
+  static native int queueReceive(long queue, byte[] into, int timeoutMs, boolean events)
+      throws IOException;
 
   /** Ends a {@link #queueReceive} wait at once; from any thread. */
   static native void queueWakeup(long queue);
@@ -97,11 +99,14 @@ final class NetfilterNative {
   /**
    * Watches, on the queue's thread, conntrack's new-flow events of entries whose mark has every bit
    * of {@code mark} (the flows the kernel admits itself), the event socket's buffer {@code
-   * bufferBytes}: {@link #queueReceive} returns when one comes.
+   * bufferBytes}: {@link #queueEvents} reads them.
    */
   static native void queueWatch(long queue, int mark, int bufferBytes) throws IOException;
 
-  /** The flows {@link #queueWatch} saw since the last call, 13 bytes each; their count. */
+  /**
+   * The flows {@link #queueWatch} saw since the last call (read from the event socket now, without
+   * waiting), 13 bytes each; their count.
+   */
   static native int queueEvents(long queue, byte[] into);
 
   /** Events lost since the last call (the kernel's socket full): a count, then 0. */

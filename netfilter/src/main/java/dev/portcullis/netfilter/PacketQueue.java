@@ -56,10 +56,18 @@ public final class PacketQueue implements AutoCloseable {
    * now) or {@link #wakeup} ended the wait.
    */
   public QueuedPacket receive(int waitMillis) throws IOException {
+    return receive(waitMillis, false);
+  }
+
+  /**
+   * {@link #receive(int)}, which with {@code admittedToo} also returns null when flows the kernel
+   * admitted are waiting for {@link #admitted} (see {@link #watchAdmitted}).
+   */
+  public QueuedPacket receive(int waitMillis, boolean admittedToo) throws IOException {
     if (closed) {
       throw new IOException("packet queue closed");
     }
-    int n = NetfilterNative.queueReceive(handle, buffer, waitMillis);
+    int n = NetfilterNative.queueReceive(handle, buffer, waitMillis, admittedToo);
     overflows += NetfilterNative.queueOverflow(handle);
     if (n < 0) {
       overflows++; // the kernel dropped packets: this reader was behind
@@ -83,8 +91,8 @@ public final class PacketQueue implements AutoCloseable {
   /**
    * Watches, from now, for the flows the kernel admits itself, with no packet queued: conntrack's
    * new-flow events of entries whose mark has every bit of {@code mark} (a rule sets it as it
-   * admits). Read in {@link #receive}'s wait, which returns when one comes; {@link #admitted} hands
-   * them over. Called once, on the reading thread, in its namespace.
+   * admits). {@link #admitted} hands them over; {@link #receive(int, boolean)} can wait for them
+   * too. Called once, on the reading thread, in its namespace.
    *
    * @throws IOException with the system's reason (not root)
    */
@@ -105,8 +113,9 @@ public final class PacketQueue implements AutoCloseable {
 
   /**
    * The flows the kernel admitted itself since the last call (see {@link #watchAdmitted}), oldest
-   * first; {@code lost} says that some were not seen (the kernel's event socket was full): the
-   * caller looks at conntrack itself ({@link Conntrack#marked}).
+   * first, read now without waiting (at most 256 a call: call again until none); {@code lost} says
+   * that some were not seen (the kernel's event socket was full): the caller looks at conntrack
+   * itself ({@link Conntrack#marked}).
    */
   public Admitted admitted() {
     if (closed) {

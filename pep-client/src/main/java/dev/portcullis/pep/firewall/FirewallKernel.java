@@ -275,9 +275,12 @@ final class FirewallKernel implements AutoCloseable {
     }
   }
 
-  /** The next queued packet, waiting at most {@code millis} (0: none waited for); null: none. */
-  QueuedPacket receive(int millis) throws IOException {
-    return queue.receive(millis);
+  /**
+   * The next queued packet, waiting at most {@code millis} (0: none waited for); null: none, or
+   * ({@code admittedToo}) flows the kernel admitted are waiting for {@link #admitted}.
+   */
+  QueuedPacket receive(int millis, boolean admittedToo) throws IOException {
+    return queue.receive(millis, admittedToo);
   }
 
   /**

@@ -210,6 +210,13 @@ public final class HostFirewall implements AutoCloseable {
   // the kernel thread's: per subject and service, the grant asking and those waiting their turn
   private final Map<Turn, java.util.ArrayDeque<Grant>> turns = new HashMap<>();
   private long handles;
+
+  /** How long the kernel thread reads flows the kernel admitted before it waits for them again. */
+  private static final long EVENT_PAUSE = TimeUnit.MILLISECONDS.toNanos(5);
+
+  /** The kernel thread's: when it last found flows the kernel admitted (System.nanoTime), or 0. */
+  private long eventsSeenAt;
+
   private boolean full; // the kernel thread's: max-flows reached, said once
   private volatile boolean closing;
   // opened, read, given verdicts and closed on the kernel thread; woken from any (wakeup)
@@ -328,10 +335,17 @@ public final class HostFirewall implements AutoCloseable {
       return;
     }
     try {
-      QueuedPacket p = kernelSide.receive(50);
+      // Flows the kernel admitted wake this thread only once per EVENT_PAUSE: woken by each,
+      // this thread took the cores' time from the connections themselves (FirewallBench: a reused
+      // grant 1.04-1.51x no policy, against 0.93-1.01x read in batches)
+      long pause = eventsSeenAt == 0 ? 0 : EVENT_PAUSE - (System.nanoTime() - eventsSeenAt);
+      QueuedPacket p =
+          pause > 0
+              ? kernelSide.receive((int) TimeUnit.NANOSECONDS.toMillis(pause) + 1, false)
+              : kernelSide.receive(50, true);
       for (int n = 1; p != null; n++) {
         queued(p);
-        p = n < 64 ? kernelSide.receive(0) : null;
+        p = n < 64 ? kernelSide.receive(0, false) : null;
       }
       counters.readerDropped.set(kernelSide.overflows());
       admittedByKernel();
@@ -527,6 +541,7 @@ public final class HostFirewall implements AutoCloseable {
     try {
       kernel.execute(
           () -> {
+            admittedByKernel(); // the task sees every flow the kernel admitted so far
             task.run();
             endReuse(); // what the task ended is not reused in the kernel past it
           });
@@ -547,7 +562,14 @@ public final class HostFirewall implements AutoCloseable {
   /** Runs {@code task} on the kernel thread and waits at most {@code seconds} for its answer. */
   private <T> T onKernelAndWait(java.util.concurrent.Callable<T> task, int seconds)
       throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
-    java.util.concurrent.Future<T> f = kernel.submit(task);
+    java.util.concurrent.Future<T> f =
+        kernel.submit(
+            () -> {
+              if (kernelSide != null && !closing) {
+                admittedByKernel(); // the answer counts every flow the kernel admitted so far
+              }
+              return task.call();
+            });
     wakeReader();
     return f.get(seconds, TimeUnit.SECONDS);
   }
@@ -644,8 +666,12 @@ public final class HostFirewall implements AutoCloseable {
    * any; when events were lost, conntrack's table of marked flows is read for those not seen.
    */
   private void admittedByKernel() {
+    eventsSeenAt = 0;
     for (int i = 0; i < 64; i++) {
       PacketQueue.Admitted a = kernelSide.admitted();
+      if (!a.flows().isEmpty()) {
+        eventsSeenAt = System.nanoTime();
+      }
       for (Flow f : a.flows()) {
         admittedByKernel(f);
       }
