@@ -466,6 +466,7 @@ public final class FirewallBench implements Callable<Integer> {
     System.gc();
     long heap0 = usedHeap();
     long slab0 = slabKilobytes();
+    Map<String, Long> caches0 = slabCaches();
     List<CompletableFuture<Integer>> makers = new ArrayList<>();
     for (int i = 0; (long) i * perAddress < held; i++) {
       String from = prefix + (200 + i);
@@ -490,6 +491,7 @@ public final class FirewallBench implements Callable<Integer> {
       m.get(30, TimeUnit.MINUTES);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
+    firewall.allowedFlows(); // once the firewall has heard of every flow the kernel admitted
     long made = admitted(firewall) - before;
     // the closed connections' conntrack entries (CLOSE, 10 s) go first: not the firewall's
     Thread.sleep(12_000);
@@ -504,7 +506,36 @@ public final class FirewallBench implements Callable<Integer> {
         firewall.counters().flows.get(),
         slab / Math.max(1, made),
         heap / Math.max(1, made));
+    // where the slab went: the caches that grew most, in bytes per flow
+    Map<String, Long> caches = slabCaches();
+    caches.replaceAll((name, bytes) -> bytes - caches0.getOrDefault(name, 0L));
+    out.printf(
+        "  the slab caches that grew most, bytes per flow: %s%n",
+        caches.entrySet().stream()
+            .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+            .limit(5)
+            .map(e -> e.getKey() + " " + e.getValue() / Math.max(1, made))
+            .collect(java.util.stream.Collectors.joining(", ")));
     out.flush();
+  }
+
+  /**
+   * The bytes each slab cache holds ({@code num_objs} x {@code objsize} of /proc/slabinfo); empty
+   * where it cannot be read.
+   */
+  static Map<String, Long> slabCaches() {
+    Map<String, Long> out = new java.util.HashMap<>();
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/slabinfo"))) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length > 3 && !line.startsWith("#") && !line.startsWith("slabinfo")) {
+          out.put(f[0], Long.parseLong(f[2]) * Long.parseLong(f[3]));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not root, or another format: the total above stands alone
+    }
+    return out;
   }
 
   /** Flows the firewall has let in so far, by a decision or on a grant. */

@@ -33,9 +33,10 @@ final class FirewallKernel implements AutoCloseable {
   record Ended(long grantsNanos, long connectionsNanos, long elementsNanos) {}
 
   /**
-   * The bytes of conntrack events the kernel holds for the firewall while it is busy (4 MiB: about
-   * 5,000 events here, see FirewallBench); beyond them it drops events and the firewall reads
-   * conntrack's table instead. The lab's tests make it small to see that happen.
+   * The bytes of conntrack events the kernel holds for the firewall between its reads (4 MiB, as
+   * root; the firewall reads them at least every 5 ms while they come); beyond them it drops events
+   * and the firewall reads conntrack's table instead. The lab's tests make it small to see that
+   * happen.
    */
   static volatile int eventBuffer = 4 << 20;
 
