@@ -447,8 +447,9 @@ public final class FirewallBench implements Callable<Integer> {
   /**
    * Makes {@code held} allowed flows on the reused grant (connections from ports of their own on as
    * many client addresses as it takes, each closed with a reset: the flow's element stays for its
-   * validity) and reports the memory each costs: the kernel's slab (the set's elements; after the
-   * closed connections' conntrack entries have timed out) and the firewall's heap.
+   * validity) and reports the memory each costs: the kernel's slab (the set's elements and the
+   * flows' conntrack entries, as a live flow has one: the closed connections' entries, in CLOSE for
+   * 10 s, were still all there 12 s later here, not yet reaped) and the firewall's heap.
    */
   private void hold(
       NetworkLab lab,
@@ -493,7 +494,7 @@ public final class FirewallBench implements Callable<Integer> {
     double seconds = (System.nanoTime() - t0) / 1e9;
     firewall.allowedFlows(); // once the firewall has heard of every flow the kernel admitted
     long made = admitted(firewall) - before;
-    // the closed connections' conntrack entries (CLOSE, 10 s) go first: not the firewall's
+    // the sockets' own memory goes with them; the connections' conntrack entries stay a while
     Thread.sleep(12_000);
     System.gc();
     long heap = usedHeap() - heap0;

@@ -628,17 +628,25 @@ public final class HostFirewall implements AutoCloseable {
    * validity left, no more. The flows admitted so are reported after ({@link #admittedByKernel}).
    */
   private void reuseInKernel(Grant g) {
-    long left = g.validUntil == 0 ? 0 : g.validUntil - System.nanoTime();
+    // whole seconds, rounded down: the kernel never reuses a grant past its validity
+    long left =
+        g.validUntil == 0 ? 0 : TimeUnit.NANOSECONDS.toSeconds(g.validUntil - System.nanoTime());
     Endpoint ep = new Endpoint(g.service, g.client);
     if (left <= 0) {
       stopReuse(g);
       return;
     }
     reusing.put(ep, g);
-    reuseEnding.removeIf(f -> new Endpoint(g.service, f.source()).equals(ep));
-    kernelSide.reuse(
-        new Flow(g.client, 0, g.service.address(), g.service.port(), g.service.protocol()),
-        Math.max(1, TimeUnit.NANOSECONDS.toSeconds(left)));
+    reuseEnding.remove(reuseKey(g)); // reused again before its end went to the kernel
+    kernelSide.reuse(reuseKey(g), left);
+  }
+
+  /**
+   * What the kernel's {@code reusable} element of {@code g} is made from: its client address and
+   * service (a flow with no client port).
+   */
+  private static Flow reuseKey(Grant g) {
+    return new Flow(g.client, 0, g.service.address(), g.service.port(), g.service.protocol());
   }
 
   /**
@@ -647,8 +655,7 @@ public final class HostFirewall implements AutoCloseable {
    */
   private void stopReuse(Grant g) {
     if (reusing.remove(new Endpoint(g.service, g.client), g)) {
-      reuseEnding.add(
-          new Flow(g.client, 0, g.service.address(), g.service.port(), g.service.protocol()));
+      reuseEnding.add(reuseKey(g));
     }
   }
 

@@ -481,6 +481,10 @@ class HostFirewallLabTest {
       Socket first = connect().get(10, TimeUnit.SECONDS);
       open.add(first);
       assertEquals("first", roundTrip(first, "first"));
+      // the grant goes into the kernel's reusable set after the first flow's verdict
+      Waits.await()
+          .alias("the grant reusable in the kernel")
+          .until(() -> nft("list", "set", "inet", "TABLE", "reusable").contains(lab.clientIp));
       long queued = firewall.counters().queued.get();
       long decisions = pdp.stats().decisions();
       for (int i = 0; i < 20; i++) {
