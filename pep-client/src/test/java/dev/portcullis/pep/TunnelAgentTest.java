@@ -583,7 +583,41 @@ class TunnelAgentTest {
                   }
                 }
                 assertEquals(List.of("pre-shared key", "pre-shared key"), keying);
+                // the agent has seen a PSK grant: its next key is not loaded into charon ahead
+                // (before 2026-11-29 it was, and unloaded unused at each PSK grant)
+                long loaded = keysLoaded(lab.a().vici());
+                String second =
+                    carol
+                        .request(
+                            "p2",
+                            ask(
+                                "carol",
+                                lab.a().inner() + "/32",
+                                Objective.INTEGRITY,
+                                "carol@vpn.lab",
+                                null))
+                        .get(30, TimeUnit.SECONDS);
+                carol.release("p2").get(30, TimeUnit.SECONDS);
+                goneAtBothEnds(second);
+                assertEquals(loaded, keysLoaded(lab.a().vici()), "no key loaded for a PSK tunnel");
               }));
+      // a certified grant after them: its key, not loaded ahead, is loaded by the install
+      String id =
+          carol
+              .request(
+                  "c1",
+                  ask("carol", lab.a().inner() + "/32", Objective.INTEGRITY, "carol@vpn.lab", null))
+              .get(30, TimeUnit.SECONDS);
+      pingThrough(lab.a().inner());
+      carol.release("c1").get(30, TimeUnit.SECONDS);
+      goneAtBothEnds(id);
+    }
+  }
+
+  /** How many private keys the charon of VICI socket {@code vici} has loaded (its log says). */
+  static long keysLoaded(Path vici) throws IOException {
+    try (var lines = Files.lines(vici.resolveSibling("charon.log"))) {
+      return lines.filter(l -> l.contains("loaded ED25519 private key")).count();
     }
   }
 

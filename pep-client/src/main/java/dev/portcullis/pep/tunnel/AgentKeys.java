@@ -44,6 +44,16 @@ final class AgentKeys {
   // report goes, after the tunnel's own loads (a key loaded ahead would queue before them)
   private final Set<String> owed = ConcurrentHashMap.newKeySet();
 
+  /**
+   * Whether this agent's last client grant was keyed by a pre-shared key. Its next requests' keys
+   * are then made (their public halves still go with the request) but not loaded into charon ahead:
+   * a PSK grant unloads the key unused, so each PSK tunnel cost the client's charon a {@code
+   * load-key} and an {@code unload-key} beside its set-up, on the cores the set-up needs. A
+   * certified grant after it loads its key at install (what every install did before keys were
+   * loaded ahead) and turns loading ahead on again.
+   */
+  private volatile boolean lastKeyedByPsk;
+
   AgentKeys(SecureRandom random, TunnelInstaller installer) {
     this.random = random;
     this.installer = installer;
@@ -51,12 +61,21 @@ final class AgentKeys {
 
   /** A fresh key for client request {@code handle} (one made for it before is dropped). */
   Bytes forRequest(String handle) {
-    Made k = make();
+    Made k = make(!lastKeyedByPsk);
     Made before = byRequest.put(handle, k);
     if (before != null) {
       drop(before);
     }
     return Bytes.of(k.key().publicKeyInfo());
+  }
+
+  /**
+   * Request {@code handle}'s grant is keyed by a pre-shared key: its key goes, and the next
+   * requests' keys are not loaded ahead until a certified grant comes.
+   */
+  void keyedByPsk(String handle) {
+    lastKeyedByPsk = true;
+    dropRequest(handle);
   }
 
   /** Request {@code handle}'s key, no longer wanted (refused, released, keyed by a PSK). */
@@ -115,6 +134,7 @@ final class AgentKeys {
       made = byPublicKey.remove(certified);
       owed.add(g.tunnelId());
     } else {
+      lastKeyedByPsk = false;
       made = byRequest.get(handle);
       if (made != null && made.key().matches(certified.toArray())) {
         byRequest.remove(handle);
@@ -152,15 +172,18 @@ final class AgentKeys {
 
   /** A fresh key for a gateway's next tunnel; its public half, to send. */
   private Bytes gatewayKey() {
-    Made k = make();
+    Made k = make(true);
     Bytes pub = Bytes.of(k.key().publicKeyInfo());
     byPublicKey.put(pub, k);
     return pub;
   }
 
-  /** A fresh one-time key, loaded into charon ahead of its tunnel. */
-  private Made make() {
+  /** A fresh one-time key, loaded into charon ahead of its tunnel when {@code ahead}. */
+  private Made make(boolean ahead) {
     OneTimeKey k = OneTimeKey.generate(random);
+    if (!ahead) {
+      return new Made(k, CompletableFuture.completedFuture(null)); // the install loads it
+    }
     byte[] pkcs8 = k.pkcs8();
     try {
       return new Made(k, installer.loadAhead(OneTimeKey.KEY_TYPE, pkcs8));

@@ -414,7 +414,7 @@ public final class TunnelAgent implements Lifecycle {
   private TunnelKeying keying(String handle, TunnelGrant g, String[] keyAhead) throws IOException {
     if (!g.certified()) {
       if (!handle.equals(STANDING)) {
-        keys.dropRequest(handle); // the policy keys this tunnel by a PSK: the key made for it goes
+        keys.keyedByPsk(handle); // the policy keys this tunnel by a PSK: the key made for it goes
       }
       return new TunnelKeying.SharedKey(g.psk());
     }

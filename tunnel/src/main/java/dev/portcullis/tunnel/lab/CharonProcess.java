@@ -91,6 +91,7 @@ public final class CharonProcess implements AutoCloseable {
             log {
               path = %LOG%
               default = 1
+              flush_line = yes
             }
           }
         }
