@@ -560,17 +560,7 @@ class TunnelAgentTest {
               + "/>",
           unchecked(
               () -> {
-                String id =
-                    carol
-                        .request(
-                            "p1",
-                            ask(
-                                "carol",
-                                lab.a().inner() + "/32",
-                                Objective.INTEGRITY,
-                                "carol@vpn.lab",
-                                null))
-                        .get(30, TimeUnit.SECONDS);
+                String id = carolsTunnel(carol, "p1");
                 pingThrough(lab.a().inner());
                 assertEquals(List.of(), atA.await(atA.getKeys()).list("keys"), "no private key");
                 carol.release("p1").get(30, TimeUnit.SECONDS);
@@ -586,32 +576,26 @@ class TunnelAgentTest {
                 // the agent has seen a PSK grant: its next key is not loaded into charon ahead
                 // (before 2026-11-29 it was, and unloaded unused at each PSK grant)
                 long loaded = keysLoaded(lab.a().vici());
-                String second =
-                    carol
-                        .request(
-                            "p2",
-                            ask(
-                                "carol",
-                                lab.a().inner() + "/32",
-                                Objective.INTEGRITY,
-                                "carol@vpn.lab",
-                                null))
-                        .get(30, TimeUnit.SECONDS);
+                String second = carolsTunnel(carol, "p2");
                 carol.release("p2").get(30, TimeUnit.SECONDS);
                 goneAtBothEnds(second);
                 assertEquals(loaded, keysLoaded(lab.a().vici()), "no key loaded for a PSK tunnel");
               }));
       // a certified grant after them: its key, not loaded ahead, is loaded by the install
-      String id =
-          carol
-              .request(
-                  "c1",
-                  ask("carol", lab.a().inner() + "/32", Objective.INTEGRITY, "carol@vpn.lab", null))
-              .get(30, TimeUnit.SECONDS);
+      String id = carolsTunnel(carol, "c1");
       pingThrough(lab.a().inner());
       carol.release("c1").get(30, TimeUnit.SECONDS);
       goneAtBothEnds(id);
     }
+  }
+
+  /** Carol's tunnel for integrity, asked for on {@code handle}, once up: its id. */
+  static String carolsTunnel(TunnelAgent carol, String handle) throws Exception {
+    return carol
+        .request(
+            handle,
+            ask("carol", lab.a().inner() + "/32", Objective.INTEGRITY, "carol@vpn.lab", null))
+        .get(30, TimeUnit.SECONDS);
   }
 
   /** How many private keys the charon of VICI socket {@code vici} has loaded (its log says). */
