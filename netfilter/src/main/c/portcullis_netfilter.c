@@ -49,12 +49,12 @@ struct pq {
   int overflow; /* packets handed over with no room: dropped by verdict at once */
   /*
    * Conntrack's new-flow events for flows with the watched mark (queueWatch): the flows the
-   * kernel admitted itself, with no packet queued. Read on the queue's thread, in its poll.
+   * kernel admitted itself, with no packet queued. Read on the queue's thread (queueEvents).
    */
   struct nfct_handle *ev;
   uint32_t evmark;
   int evcount;
-  int evlost; /* events the kernel could not hold (ENOBUFS): the caller looks again */
+  int evlost; /* events not held (the kernel's ENOBUFS): the caller looks again */
   unsigned char evs[EVENTS][TUPLE];
   char buf[0x10000 + 4096] __attribute__((aligned));
 };
@@ -92,6 +92,10 @@ static int on_event(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, vo
   struct pq *q = data;
   if (type != NFCT_T_NEW || !marked(ct, q->evmark)) {
     return NFCT_CB_CONTINUE; /* the socket's filter lets only these through; checked again */
+  }
+  if (q->evcount == EVENTS) { /* never: reading stops when it fills (below); counted if it did */
+    q->evlost++;
+    return NFCT_CB_STOP;
   }
   tuple_of(ct, q->evs[q->evcount++]);
   /* the ring full: the next events wait in the socket until Java has taken these */

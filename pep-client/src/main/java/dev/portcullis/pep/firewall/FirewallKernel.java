@@ -286,7 +286,7 @@ final class FirewallKernel implements AutoCloseable {
 
   /**
    * The flows the kernel admitted itself on reused grants since the last call (conntrack's events,
-   * read in {@link #receive}'s wait), and how many events were lost.
+   * read now without waiting), and how many events were lost.
    */
   PacketQueue.Admitted admitted() {
     return queue.admitted();
