@@ -191,15 +191,10 @@ final class FirewallKernel implements AutoCloseable {
           .append('\n');
       // after the queue: a packet the verdict allowed adds its flow and its grant to the sets, in
       // the kernel, so the flow's next packets find them; no command from here on a flow's way in
+      String admitted =
+          "add rule inet " + table + " admit " + to + "meta mark & " + bit + " == " + bit;
       rules
-          .append("add rule inet ")
-          .append(table)
-          .append(" admit ")
-          .append(to)
-          .append("meta mark & ")
-          .append(bit)
-          .append(" == ")
-          .append(bit)
+          .append(admitted)
           .append(" add @allowed { ")
           .append(KEY)
           .append(" timeout ")
@@ -209,6 +204,10 @@ final class FirewallKernel implements AutoCloseable {
           .append(" } meta mark set meta mark & ")
           .append(others)
           .append('\n');
+      // the sets full (max-flows): the rule above stopped at its add, the bit still set, and the
+      // packet is dropped; let through, a SYN would connect a flow whose next packets find no
+      // element (the client connected, and nothing crossing)
+      rules.append(admitted).append(" drop\n");
     }
     nft.execute(rules.toString());
     for (HostFirewall.Service s : settings.services()) {

@@ -78,6 +78,7 @@ class HostFirewallLabTest {
   final List<AutoCloseable> open = new ArrayList<>();
   boolean closeOnPdpLoss = true;
   Duration validity = Duration.ofSeconds(2); // the flows' validity without packets
+  int maxFlows = 1 << 18;
   Map<String, HostFirewall.SessionLevel> sessions = Map.of(); // no MLS sessions unless a test says
   String clientType = "0xC0A5"; // the PDP's client type and engine, and the service's name
   String engine = "engine=\"rules\" policy=\"rules.xml\"";
@@ -153,7 +154,7 @@ class HostFirewallLabTest {
                       : null;
                 },
                 validity,
-                1 << 18,
+                maxFlows,
                 closeOnPdpLoss,
                 HostFirewall.DEFAULT_MARK,
                 sessions),
@@ -522,6 +523,42 @@ class HostFirewallLabTest {
       assertEquals(20, firewall.counters().admittedInKernel.get(), "none admitted in the kernel");
     } finally {
       for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
+  /**
+   * With {@code max-flows} flows held, a flow the kernel would admit on a reused grant finds its
+   * set full and gets no SYN-ACK, as one refused through the queue; the flows held go on. Before
+   * 2026-11-29 its SYN was let in without an element: the client connected and nothing crossed.
+   */
+  @Test
+  void aFlowTheFullSetCannotTakeGetsNoSynAckEvenOnAReusedGrant() throws Exception {
+    maxFlows = 4;
+    validity = Duration.ofMinutes(1);
+    start();
+    allowAliceForAnHour();
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 4; i++) {
+        Socket s = connect().get(10, TimeUnit.SECONDS);
+        held.add(s);
+        assertEquals("x", roundTrip(s, "x"));
+        if (i == 0) {
+          Waits.await()
+              .alias("the grant reusable in the kernel")
+              .until(() -> nft("list", "set", "inet", "TABLE", "reusable").contains(lab.clientIp));
+        }
+      }
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> connect().get(10, TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof SocketTimeoutException, String.valueOf(e.getCause()));
+      for (Socket s : held) {
+        assertEquals("y", roundTrip(s, "y"), "the flows held go on");
+      }
+    } finally {
+      for (Socket s : held) {
         s.close();
       }
     }
