@@ -211,6 +211,19 @@ final class FirewallKernel implements AutoCloseable {
     }
     nft.execute(rules.toString());
     for (HostFirewall.Service s : settings.services()) {
+      // a firewall killed before on this queue (SIGKILL skips close) left its rule: deleted, so
+      // that a restart does not stack them (and none outlives this one's close)
+      int stale = 0;
+      while (stale < 16 && deleted(s)) {
+        stale++;
+      }
+      if (stale > 0) {
+        log.info(
+            "host firewall: {} queue rule(s) for {}:{} left by an earlier run, deleted",
+            stale,
+            s.address().getHostAddress(),
+            s.port());
+      }
       iptables("-I", s);
     }
   }
@@ -245,6 +258,16 @@ final class FirewallKernel implements AutoCloseable {
             "--queue-num",
             Integer.toString(settings.queue())));
     run(c);
+  }
+
+  /** Whether service {@code s}'s queue rule was there to delete (once). */
+  private boolean deleted(HostFirewall.Service s) {
+    try {
+      iptables("-D", s);
+      return true;
+    } catch (IOException none) {
+      return false; // "Bad rule (does a matching rule exist in that chain?)"
+    }
   }
 
   /**

@@ -499,12 +499,7 @@ class HostFirewallLabTest {
           .alias("the kernel's 20 flows known to the firewall")
           .until(() -> firewall.counters().admittedInKernel.get() == 20);
       assertEquals(21, firewall.allowedFlows());
-      String records = Files.readString(dir.resolve("firewall-audit.jsonl"));
-      for (Socket s : open.subList(1, open.size())) {
-        assertTrue(
-            records.contains(lab.clientIp + ":" + s.getLocalPort()),
-            "a record of the flow from port " + s.getLocalPort());
-      }
+      String records = recordsOf(open.subList(1, open.size()));
       assertEquals(20, records.split("\"firewall-flow\"", -1).length - 1, records);
       Files.writeString(dir.resolve("rules.xml"), NOBODY);
       pdp.reload(0xC0A5);
@@ -640,12 +635,7 @@ class HostFirewallLabTest {
           .alias("the kernel's flows all known to the firewall")
           .until(() -> firewall.counters().admittedInKernel.get() == n);
       assertTrue(firewall.counters().eventsLost.get() > 0, "events lost: " + firewall.counters());
-      String records = Files.readString(dir.resolve("firewall-audit.jsonl"));
-      for (Socket s : open.subList(1, open.size())) {
-        assertTrue(
-            records.contains(lab.clientIp + ":" + s.getLocalPort()),
-            "a record of the flow from port " + s.getLocalPort());
-      }
+      recordsOf(open.subList(1, open.size()));
       try {
         open.add(held.get(10, TimeUnit.SECONDS));
       } catch (ExecutionException timedOut) {
@@ -908,6 +898,60 @@ class HostFirewallLabTest {
         NetfilterLab.run(
             "ip", "netns", "exec", lab.server, "nft", "list", "table", "inet", "portcullis_killed");
     assertTrue(left.contains("set allowed"), "the killed firewall's rules stay: " + left);
+  }
+
+  /**
+   * A queue rule left by a firewall killed before on the same queue (SIGKILL skips its close) is
+   * deleted at start, so a restart does not stack them, and none is left after this one closes
+   * (before 2026-11-29 the stale rule stayed, queueing to a queue with no reader once this one
+   * closed).
+   */
+  @Test
+  void aQueueRuleLeftByAKilledFirewallIsDeletedAtStart() throws Exception {
+    String rule =
+        "INPUT -p tcp -d "
+            + lab.serverIp
+            + " --dport "
+            + PORT
+            + " --syn -m mark ! --mark 0x100000/0x100000 -j NFQUEUE --queue-num 9";
+    List<String> insert = new ArrayList<>(List.of("ip", "netns", "exec", lab.server, "iptables"));
+    insert.add("-I");
+    insert.addAll(List.of(rule.split(" ")));
+    NetfilterLab.run(insert.toArray(String[]::new));
+    assertEquals(1, queueRules(), "the stale rule, by hand");
+    start();
+    assertEquals(2, queueRules(), "one per service (TCP and UDP), the stale one gone");
+    try (Socket s = connect().get(10, TimeUnit.SECONDS)) {
+      assertEquals("kept", roundTrip(s, "kept"));
+    }
+    firewall.close();
+    assertEquals(0, queueRules(), "none left after the close");
+  }
+
+  /**
+   * The firewall's audit once it holds a record of each of {@code flows} (the log's writer thread
+   * writes a moment after the firewall records).
+   */
+  String recordsOf(List<Socket> flows) {
+    Waits.await()
+        .alias("a record of each flow")
+        .until(
+            () -> {
+              String records = Files.readString(dir.resolve("firewall-audit.jsonl"));
+              return flows.stream()
+                  .allMatch(s -> records.contains(lab.clientIp + ":" + s.getLocalPort()));
+            });
+    try {
+      return Files.readString(dir.resolve("firewall-audit.jsonl"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The NFQUEUE rules in the server's INPUT chain. */
+  int queueRules() throws Exception {
+    String rules = NetfilterLab.run("ip", "netns", "exec", lab.server, "iptables", "-S", "INPUT");
+    return (int) rules.lines().filter(l -> l.contains("NFQUEUE")).count();
   }
 
   /** The next {@link #start} with the sample multilevel policy, its client type and intel-db. */
