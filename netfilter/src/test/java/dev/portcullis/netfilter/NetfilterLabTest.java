@@ -175,13 +175,7 @@ class NetfilterLabTest {
       assertEquals(1, countQueued(seen), "only the first packet of the flow is queued");
       String counted = run("ip", "netns", "exec", SERVER, "nft", "list", "table", "inet", after);
       assertTrue(counted.contains("counter packets 1 "), "the marked SYN, once: " + counted);
-      in(
-              SERVER,
-              () -> {
-                Nftables.run("delete table inet " + after);
-                return null;
-              })
-          .get();
+      dropTable(after);
 
       // conntrack has the flow; told to, it forgets it, and says so when it is not there
       Flow f = allowed.flow();

@@ -345,13 +345,18 @@ final class FirewallKernel implements AutoCloseable {
 
   /** Ends the kernel's reuse of the grants of {@code flows} now (none there is not an error). */
   void endReuse(List<Flow> flows) {
-    if (flows.isEmpty()) {
+    executeOrWarn(endReuseCommands(flows), "grants still reusable in the kernel: ");
+  }
+
+  /** Runs nft {@code commands} (none: nothing); a failure is logged, {@code what} before it. */
+  private void executeOrWarn(String commands, String what) {
+    if (commands.isEmpty()) {
       return;
     }
     try {
-      nft.execute(endReuseCommands(flows));
+      nft.execute(commands);
     } catch (IOException e) {
-      log.warn("host firewall: grants still reusable in the kernel: {}", e.getMessage());
+      log.warn("host firewall: {}{}", what, e.getMessage());
     }
   }
 
@@ -472,13 +477,7 @@ final class FirewallKernel implements AutoCloseable {
   private void deleteElements(
       String set, List<Flow> flows, java.util.function.Function<Flow, String> key, String first) {
     if (flows.isEmpty()) {
-      if (!first.isEmpty()) {
-        try {
-          nft.execute(first);
-        } catch (IOException e) {
-          log.warn("host firewall: {}", e.getMessage());
-        }
-      }
+      executeOrWarn(first, "");
       return;
     }
     java.util.Set<String> keys = new java.util.LinkedHashSet<>();
@@ -489,13 +488,7 @@ final class FirewallKernel implements AutoCloseable {
     try {
       nft.execute(first + command + String.join(", ", keys) + " }");
     } catch (IOException e) {
-      if (!first.isEmpty()) {
-        try {
-          nft.execute(first);
-        } catch (IOException again) {
-          log.warn("host firewall: {}", again.getMessage());
-        }
-      }
+      executeOrWarn(first, "");
       for (String k : keys) {
         try {
           nft.execute(command + k + " }");
